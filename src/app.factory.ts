@@ -1,0 +1,67 @@
+import { LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module';
+import { AppConfig } from './common/config';
+import { prepareDataDir } from './common/data-dir';
+import { createValidationPipe, ErrorFilter, requestIdFor } from './common/http';
+import { AppLogger } from './common/logging';
+import { MetricsService } from './modules/health/metrics.service';
+
+/** Routes Nest's own messages into pino; Nest's chatty bootstrap lines go to debug. */
+class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: AppLogger) {}
+  log(message: unknown): void {
+    this.logger.debug({ event: 'nest' }, String(message));
+  }
+  error(message: unknown, trace?: unknown): void {
+    this.logger.error({ event: 'nest_error', trace }, String(message));
+  }
+  warn(message: unknown): void {
+    this.logger.warn({ event: 'nest' }, String(message));
+  }
+}
+
+/** Builds the whole daemon (not yet listening); used by main.ts and by every e2e test. */
+export async function createApp(config: AppConfig, logger: AppLogger): Promise<NestFastifyApplication> {
+  prepareDataDir(config);
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.maxBodyBytes,
+    genReqId: requestIdFor,
+    logger: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+  });
+  app.useGlobalFilters(new ErrorFilter(logger));
+  app.useGlobalPipes(createValidationPipe());
+
+  const metrics = app.get(MetricsService);
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.observeRequest(request.method, route, reply.statusCode, seconds);
+    logger.info(
+      {
+        event: 'http_request',
+        request_id: request.id,
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+    done();
+  });
+  await app.init();
+  return app;
+}

@@ -1,0 +1,17 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig } from './common/config';
+import { CoreModule } from './common/core.module';
+import { DatabaseModule } from './common/database';
+import { AppLogger } from './common/logging';
+import { AccessModule } from './modules/access/access.module';
+import { HealthModule } from './modules/health/health.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule],
+    };
+  }
+}

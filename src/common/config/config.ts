@@ -1,0 +1,147 @@
+import { cpus } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import {
+  base64Key,
+  EnvParser,
+  flag,
+  integer,
+  list,
+  oneOf,
+  optionalText,
+  seconds,
+  smtpUrl,
+  text,
+} from './env-parsers';
+
+/** Every environment variable the daemon reads, with its parser. Nothing else reads process.env. */
+const SCHEMA = {
+  nodeEnv: ['NODE_ENV', oneOf(['production', 'development', 'test'], 'development')],
+  host: ['SERVICE_HOST', text('127.0.0.1')],
+  port: ['SERVICE_PORT', integer(8080, { min: 0, max: 65535 })],
+  dataDir: ['SERVICE_DATA_DIR', text('./var')],
+  logLevel: ['SERVICE_LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info')],
+  maxBodyBytes: ['SERVICE_MAX_BODY_BYTES', integer(16 * 1024 * 1024, { min: 1024 })],
+  maxUploadBytes: ['SERVICE_MAX_UPLOAD_BYTES', integer(2 * 1024 * 1024 * 1024, { min: 1024 })],
+  metricsToken: ['SERVICE_METRICS_TOKEN', optionalText({ secret: true })],
+  shutdownTimeoutS: ['SERVICE_SHUTDOWN_TIMEOUT_S', seconds(10)],
+
+  licenseFile: ['SERVICE_LICENSE_FILE', optionalText()],
+  licensePublicKeyFile: ['SERVICE_LICENSE_PUBLIC_KEY_FILE', optionalText()],
+  licenseKeysDir: ['SERVICE_LICENSE_KEYS_DIR', optionalText()],
+
+  egressAllow: ['SERVICE_EGRESS_ALLOW', list()],
+  egressPolicyFile: ['SERVICE_EGRESS_POLICY_FILE', optionalText()],
+  configEncryptionKey: ['SERVICE_CONFIG_ENCRYPTION_KEY', base64Key(32)],
+
+  signupEnabled: ['SERVICE_SIGNUP_ENABLED', flag(true)],
+  publicBaseUrl: ['SERVICE_PUBLIC_BASE_URL', optionalText()],
+  smtpUrl: ['SERVICE_SMTP_URL', smtpUrl()],
+  mailFrom: ['SERVICE_MAIL_FROM', text('Decision Service <no-reply@localhost>')],
+  jwtSecret: ['SERVICE_JWT_SECRET', optionalText({ secret: true })],
+  apiKeyPepper: ['SERVICE_API_KEY_PEPPER', optionalText({ secret: true })],
+  apiKeyPrefix: ['SERVICE_API_KEY_PREFIX', text('dsk')],
+
+  webhookRetryBaseMs: ['SERVICE_WEBHOOK_RETRY_BASE_MS', integer(5000, { min: 1 })],
+  webhookMaxAttempts: ['SERVICE_WEBHOOK_MAX_ATTEMPTS', integer(8, { min: 1, max: 50 })],
+  repohostWebhookSecret: ['SERVICE_REPOHOST_WEBHOOK_SECRET', optionalText({ secret: true })],
+  jobConcurrency: ['SERVICE_JOB_CONCURRENCY', integer(2, { min: 1, max: 256 })],
+  previewRateLimit: ['SERVICE_PREVIEW_RATE_LIMIT', integer(30, { min: 1 })],
+  importDir: ['SERVICE_IMPORT_DIR', optionalText()],
+
+  runtimeSocket: ['SERVICE_RUNTIME_SOCKET', optionalText()],
+  runtimeBinaryPath: ['SERVICE_RUNTIME_BINARY_PATH', text('./engine_build/runtime')],
+  runtimeSupervise: ['SERVICE_RUNTIME_SUPERVISE', flag(true)],
+  runtimeLibraryHttpApiEnabled: ['SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED', flag(false)],
+
+  engineBinaryPath: ['ENGINE_BINARY_PATH', text('./engine_build/simulate')],
+  runtimeFallbackMode: ['RUNTIME_FALLBACK_MODE', oneOf(['deny', 'allow', 'auto'], 'auto')],
+  engineAllowSubprocessFallback: ['ENGINE_ALLOW_SUBPROCESS_FALLBACK', flag(true)],
+  enginePoolSize: ['ENGINE_POOL_SIZE', integer(Math.max(1, cpus().length - 1), { min: 0, max: 256 })],
+  engineAcquireTimeoutS: ['ENGINE_ACQUIRE_TIMEOUT_S', seconds(10)],
+  engineComputeTimeoutS: ['ENGINE_COMPUTE_TIMEOUT_S', seconds(60)],
+  engineWorkerReadyTimeoutS: ['ENGINE_WORKER_READY_TIMEOUT_S', seconds(5)],
+  engineProbeSocketTimeoutS: ['ENGINE_PROBE_SOCKET_TIMEOUT_S', seconds(30)],
+  engineProbeFrameTimeoutS: ['ENGINE_PROBE_FRAME_TIMEOUT_S', seconds(10)],
+  engineProbeAttempts: ['ENGINE_PROBE_ATTEMPTS', integer(3, { min: 1, max: 100 })],
+  engineRecycleAfter: ['ENGINE_RECYCLE_AFTER_REQUESTS', integer(10000, { min: 0 })],
+  engineHealthIntervalS: ['ENGINE_HEALTH_INTERVAL_S', seconds(30)],
+} as const satisfies Record<string, readonly [string, EnvParser<unknown>]>;
+
+type Schema = typeof SCHEMA;
+type Parsed = { readonly [K in keyof Schema]: ReturnType<Schema[K][1]['parse']> };
+
+/** Paths resolved against the data dir once, so no module joins them itself. */
+export interface DerivedPaths {
+  readonly dataDir: string;
+  readonly databaseFile: string;
+  readonly keysDir: string;
+  readonly mailOutboxDir: string;
+  readonly datasetsDir: string;
+  readonly importDir: string;
+  readonly runDir: string;
+  readonly runtimeSocket: string;
+  readonly licenseFile: string;
+  readonly licenseKeysDir: string;
+  readonly engineBinaryPath: string;
+  readonly runtimeBinaryPath: string;
+}
+
+export type AppConfig = Omit<Parsed, keyof DerivedPaths> & DerivedPaths;
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid environment variable ${variable}: ${problem}`);
+  }
+}
+
+/** Application root (where package.json lives): src/common/config and dist/common/config are both three deep. */
+export const APP_ROOT = resolve(__dirname, '..', '..', '..');
+
+export const SECRET_VARIABLES: readonly string[] = Object.values(SCHEMA)
+  .filter(([, p]) => p.secret === true)
+  .map(([name]) => name);
+
+function parseAll(env: NodeJS.ProcessEnv): Parsed {
+  const out: Record<string, unknown> = {};
+  for (const [key, [name, envParser]] of Object.entries(SCHEMA)) {
+    try {
+      out[key] = envParser.parse(env[name]);
+    } catch (error) {
+      throw new ConfigError(name, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return out as Parsed;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
+  const parsed = parseAll(env);
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
+  const dataDir = abs(parsed.dataDir);
+  const runDir = join(dataDir, 'run');
+  return Object.freeze({
+    ...parsed,
+    dataDir,
+    databaseFile: join(dataDir, 'service.sqlite'),
+    keysDir: join(dataDir, 'keys'),
+    mailOutboxDir: join(dataDir, 'outbox', 'mail'),
+    datasetsDir: join(dataDir, 'datasets'),
+    importDir: abs(parsed.importDir ?? join(dataDir, 'imports')),
+    runDir,
+    runtimeSocket: abs(parsed.runtimeSocket ?? join(runDir, 'runtime.sock')),
+    licenseFile: abs(parsed.licenseFile ?? join(dataDir, 'license.lic')),
+    licenseKeysDir: abs(parsed.licenseKeysDir ?? join(APP_ROOT, 'licenses', 'keys')),
+    engineBinaryPath: resolveFromRoot(parsed.engineBinaryPath, cwd),
+    runtimeBinaryPath: resolveFromRoot(parsed.runtimeBinaryPath, cwd),
+  });
+}
+
+/** A relative binary path is taken from the app root, so the daemon finds its binaries from any directory. */
+function resolveFromRoot(p: string, cwd: string): string {
+  if (isAbsolute(p)) return p;
+  return p.startsWith('./') || p.startsWith('../') ? resolve(APP_ROOT, p) : resolve(cwd, p);
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,2 @@
+export { APP_CONFIG, APP_ROOT, ConfigError, loadConfig, SECRET_VARIABLES } from './config';
+export type { AppConfig } from './config';

@@ -1,0 +1,41 @@
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { EntitySchema } from '@mikro-orm/core';
+import { EntityManager, MikroORM } from '@mikro-orm/sqlite';
+import { APP_CONFIG, AppConfig } from '../config';
+import { registerEntities } from './entity-registry';
+import { AppStateRepository } from './app-state.repository';
+import { openDatabase } from './orm';
+
+/**
+ * Provides the migrated MikroORM instance and its root EntityManager. Repositories fork the EntityManager per unit
+ * of work (`em.fork()` or `em.transactional()`), so background workers and requests never share an identity map.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: MikroORM,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => openDatabase(config.databaseFile),
+    },
+    { provide: EntityManager, inject: [MikroORM], useFactory: (orm: MikroORM) => orm.em },
+    AppStateRepository,
+  ],
+  exports: [MikroORM, EntityManager, AppStateRepository],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+
+  /** Domain modules declare their entity schemas here; they must be imported before the ORM starts. */
+  static forFeature(schemas: readonly EntitySchema[]): DynamicModule {
+    registerEntities(schemas);
+    return { module: DatabaseFeatureModule };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.orm.close(true);
+  }
+}
+
+@Module({})
+class DatabaseFeatureModule {}

@@ -1,0 +1,11 @@
+import { Migration } from '@mikro-orm/migrations';
+
+export class Migration0001Foundation extends Migration {
+  override up(): void {
+    this.addSql(`create table appliance_state (
+      key text not null primary key,
+      value text not null,
+      updated_at text not null
+    )`);
+  }
+}

@@ -1,0 +1,42 @@
+import { ERROR_CATALOGUE, ErrorCode } from './catalogue';
+
+export interface ErrorDetail {
+  readonly field: string;
+  readonly problem: string;
+}
+
+/** The only error services throw; the filter turns it into the body of DESIGN.md §3. */
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: readonly ErrorDetail[],
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = 'AppError';
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+
+  static validation(details: readonly ErrorDetail[], message?: string): AppError {
+    const summary = details.map((d) => `${d.field}: ${d.problem}`).join('; ');
+    return new AppError('validation_failed', message ?? `The request is invalid: ${summary}`, details);
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; request_id: string; details?: readonly ErrorDetail[] };
+}
+
+export function toErrorBody(error: AppError, requestId: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      request_id: requestId,
+      ...(error.details && error.details.length > 0 ? { details: error.details } : {}),
+    },
+  };
+}

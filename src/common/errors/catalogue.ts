@@ -1,0 +1,60 @@
+/**
+ * Every error code the service answers with, its HTTP status and default message (DESIGN.md §3).
+ * The code type is derived from the keys, so a typo does not compile and a duplicate cannot exist.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  cannot_revoke_last_key: { status: 400, message: 'The last active API key of an organization cannot be revoked.' },
+  invalid_token: { status: 400, message: 'The token is invalid, expired or already used.' },
+  authentication_required: { status: 401, message: 'A credential is required: send Authorization: Bearer <key>.' },
+  invalid_api_key: { status: 401, message: 'The API key is invalid, expired or revoked.' },
+  invalid_session: { status: 401, message: 'The session token is invalid or expired.' },
+  invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
+  invalid_signature: { status: 401, message: 'The request signature is missing or does not match.' },
+  device_binding_required: { status: 401, message: 'This key is device-bound: send X-Service-Device-Id.' },
+  device_binding_token_required: {
+    status: 401,
+    message: 'This device is already bound: replay X-Service-Device-Binding-Token.',
+  },
+  device_limit_reached: { status: 402, message: 'All device slots are in use.' },
+  insufficient_role: { status: 403, message: 'Your role does not allow this action.' },
+  forbidden: { status: 403, message: 'This action is not allowed for this credential.' },
+  signup_disabled: { status: 403, message: 'Sign-up is disabled on this appliance.' },
+  not_entitled: { status: 403, message: 'The license does not include this feature.' },
+  device_identity_mismatch: { status: 403, message: 'The device id is already bound to a different machine.' },
+  invalid_device_binding_token: { status: 403, message: 'The device binding token does not match.' },
+  origin_not_allowed: { status: 403, message: 'Requests from this Origin are not allowed.' },
+  not_found: { status: 404, message: 'The resource was not found.' },
+  api_key_not_found: { status: 404, message: 'The API key was not found.' },
+  provider_key_not_found: { status: 404, message: 'No provider key is stored for this backend.' },
+  method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
+  email_taken: { status: 409, message: 'An account with this e-mail address already exists.' },
+  encryption_key_required: {
+    status: 409,
+    message: 'SERVICE_CONFIG_ENCRYPTION_KEY must be configured to store provider keys.',
+  },
+  not_connected: { status: 409, message: 'The connector is not live: test it successfully first.' },
+  conflict: { status: 409, message: 'The request conflicts with the current state of the resource.' },
+  payload_too_large: { status: 413, message: 'The request body is larger than the configured limit.' },
+  unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
+  validation_failed: { status: 422, message: 'The request is invalid.' },
+  invalid_type: { status: 422, message: 'Unknown connector type.' },
+  invalid_device_id: { status: 422, message: 'X-Service-Device-Id must be 16 to 64 characters.' },
+  query_not_understood: { status: 422, message: 'The query could not be resolved unambiguously.' },
+  read_only_violation: { status: 422, message: 'Only one read-only SELECT statement is allowed.' },
+  rate_limited: { status: 429, message: 'Too many requests: retry later.' },
+  internal_error: { status: 500, message: 'An unexpected error occurred.' },
+  engine_unavailable: { status: 503, message: 'The simulation engine is unavailable.' },
+  engine_busy: { status: 503, message: 'All engine workers are busy: retry later.' },
+  runtime_unavailable: {
+    status: 503,
+    message: 'The local runtime-library daemon is not reachable: start the local runtime.',
+  },
+  engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, value);
+}

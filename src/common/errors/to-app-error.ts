@@ -1,0 +1,50 @@
+import { HttpException } from '@nestjs/common';
+import { AppError } from './app-error';
+
+interface FrameworkError {
+  code?: unknown;
+  statusCode?: unknown;
+  status?: unknown;
+}
+
+const FASTIFY_CODES: Readonly<Record<string, () => AppError>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('invalid_json'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('invalid_json', 'The request body is empty but declared as JSON.'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('payload_too_large'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('unsupported_media_type'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('invalid_json', 'Content-Length does not match the body.'),
+  FST_ERR_CTP_INVALID_TYPE: () => new AppError('unsupported_media_type'),
+};
+
+/** Maps anything thrown (our errors, Nest's, Fastify's, the JSON parser's) to an AppError. Unknown → internal_error. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const framework = (error ?? {}) as FrameworkError;
+  if (typeof framework.code === 'string' && FASTIFY_CODES[framework.code]) return FASTIFY_CODES[framework.code]();
+  if (error instanceof SyntaxError && (framework.statusCode === 400 || framework.status === 400)) {
+    return new AppError('invalid_json');
+  }
+  if (error instanceof HttpException) return fromHttpStatus(error.getStatus());
+  const status = typeof framework.statusCode === 'number' ? framework.statusCode : undefined;
+  if (status !== undefined && status >= 400 && status < 500) return fromHttpStatus(status);
+  return new AppError('internal_error');
+}
+
+function fromHttpStatus(status: number): AppError {
+  switch (status) {
+    case 400:
+      return new AppError('invalid_json', 'The request is malformed.');
+    case 404:
+      return new AppError('not_found', 'No route matches this path.');
+    case 405:
+      return new AppError('method_not_allowed');
+    case 413:
+      return new AppError('payload_too_large');
+    case 415:
+      return new AppError('unsupported_media_type');
+    case 429:
+      return new AppError('rate_limited');
+    default:
+      return status >= 500 ? new AppError('internal_error') : new AppError('validation_failed', 'The request is invalid.');
+  }
+}

@@ -1,0 +1,3 @@
+export { ErrorFilter, sendError } from './error.filter';
+export { requestIdFor } from './request-id';
+export { createValidationPipe } from './validation.pipe';

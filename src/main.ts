@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from './app.factory';
+import { AppConfig, ConfigError, loadConfig } from './common/config';
+import { StartupError } from './common/errors';
+import { AppLogger, createLogger } from './common/logging';
+
+function fail(logger: AppLogger, error: unknown): never {
+  if (error instanceof StartupError) {
+    logger.fatal({ event: error.event, ...error.fields }, error.message);
+  } else {
+    logger.fatal({ event: 'daemon_start_failed', err: error }, 'the daemon could not start');
+  }
+  logger.flush();
+  process.exit(1);
+}
+
+function stopOnSignals(app: NestFastifyApplication, config: AppConfig, logger: AppLogger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: 'daemon_stopping', signal }, 'stopping: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      logger.warn({ event: 'daemon_stop_timeout' }, 'in-flight work did not finish in time');
+      logger.flush();
+      process.exit(1);
+    }, config.shutdownTimeoutS * 1000);
+    deadline.unref();
+    app.close().then(
+      () => {
+        logger.info({ event: 'daemon_stopped' }, 'stopped');
+        logger.flush();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ event: 'daemon_stop_failed', err: error }, 'error while stopping');
+        logger.flush();
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    const logger = createLogger('info');
+    if (error instanceof ConfigError) {
+      logger.fatal({ event: 'config_invalid', variable: error.variable }, error.message);
+      process.stderr.write(`${error.message}\n`);
+      logger.flush();
+      process.exit(78);
+    }
+    fail(logger, error);
+  }
+  const logger = createLogger(config.logLevel);
+  let app: NestFastifyApplication;
+  try {
+    app = await createApp(config, logger);
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    fail(logger, error);
+  }
+  stopOnSignals(app, config, logger);
+  logger.info(
+    { event: 'daemon_started', address: await app.getUrl(), data_dir: config.dataDir, pid: process.pid },
+    'decisiond is listening',
+  );
+}
+
+void main();

@@ -1,0 +1,48 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { FastifyReply } from 'fastify';
+import { AppError } from '../../common/errors';
+import { IS_PUBLIC, REQUIRED_ROLE, RequestWithPrincipal } from './access.decorators';
+import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Role, roleRank } from './principal';
+
+export function presentedCredential(headers: RequestWithPrincipal['headers']): PresentedCredential | undefined {
+  const authorization = headers.authorization;
+  if (typeof authorization === 'string' && authorization.trim() !== '') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw new AppError('invalid_api_key', 'The Authorization header must be "Bearer <credential>".');
+    return { value: match[1], scheme: 'bearer' };
+  }
+  const legacy = headers['x-api-key'];
+  if (typeof legacy === 'string' && legacy.trim() !== '') return { value: legacy.trim(), scheme: 'x-api-key' };
+  return undefined;
+}
+
+/** Global guard: every route needs a credential unless marked @Public(); roles come from @RequireRole(). */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(CREDENTIAL_RESOLVER) private readonly resolver: CredentialResolver,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    const http = context.switchToHttp();
+    const request = http.getRequest<RequestWithPrincipal>();
+    const credential = presentedCredential(request.headers);
+    if (!credential) throw new AppError('authentication_required');
+
+    const resolution = await this.resolver.resolve(credential, { ip: request.ip, headers: request.headers });
+    request.principal = resolution.principal;
+    const reply = http.getResponse<FastifyReply>();
+    for (const [name, value] of Object.entries(resolution.responseHeaders ?? {})) void reply.header(name, value);
+
+    const required = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
+    if (required && roleRank(resolution.principal.role) < roleRank(required)) {
+      throw new AppError('insufficient_role', `This action needs the ${required} role or higher.`);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/common/config';
+import { createLogger } from '../../src/common/logging';
+
+export interface HttpResult<T = unknown> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: T;
+  readonly text: string;
+}
+
+export interface RequestOptions {
+  readonly body?: unknown;
+  readonly rawBody?: string | Buffer;
+  readonly token?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  readonly app: NestFastifyApplication;
+  readonly config: AppConfig;
+  readonly baseUrl: string;
+  readonly dataDir: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  close(keepData?: boolean): Promise<void>;
+}
+
+export function makeTempDir(prefix = 'ds-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Boots the real daemon in-process on port 0 with a fresh data dir, and talks HTTP to it. */
+export async function startTestApp(env: Record<string, string> = {}, dataDir = makeTempDir()): Promise<TestApp> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    SERVICE_LOG_LEVEL: 'silent',
+    ENGINE_POOL_SIZE: '1',
+    SERVICE_RUNTIME_SUPERVISE: 'false',
+    ...env,
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_PORT: '0',
+  });
+  const app = await createApp(config, createLogger(config.logLevel));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const testApp: TestApp = {
+    app,
+    config,
+    baseUrl,
+    dataDir,
+    request: (method, path, options = {}) => httpRequest(baseUrl, method, path, options),
+    async close(keepData = false) {
+      await app.close();
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return testApp;
+}
+
+export async function httpRequest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | Buffer | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T, text };
+}

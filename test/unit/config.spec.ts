@@ -1,0 +1,57 @@
+import { ConfigError, loadConfig } from '../../src/common/config';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.port).toBe(8080);
+    expect(config.dataDir).toBe('/srv/app/var');
+    expect(config.databaseFile).toBe('/srv/app/var/service.sqlite');
+    expect(config.importDir).toBe('/srv/app/var/imports');
+    expect(config.runtimeSocket).toBe('/srv/app/var/run/runtime.sock');
+    expect(config.licenseFile).toBe('/srv/app/var/license.lic');
+    expect(config.maxBodyBytes).toBe(16 * 1024 * 1024);
+    expect(config.signupEnabled).toBe(true);
+    expect(config.previewRateLimit).toBe(30);
+    expect(config.runtimeFallbackMode).toBe('auto');
+    expect(config.engineAcquireTimeoutS).toBe(10);
+    expect(config.engineProbeAttempts).toBe(3);
+    expect(config.egressAllow).toEqual([]);
+    expect(config.enginePoolSize).toBeGreaterThanOrEqual(1);
+  });
+
+  it('is frozen', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    ['SERVICE_PORT', 'abc'],
+    ['SERVICE_PORT', '70000'],
+    ['SERVICE_SIGNUP_ENABLED', 'maybe'],
+    ['ENGINE_POOL_SIZE', '-1'],
+    ['ENGINE_ACQUIRE_TIMEOUT_S', 'soon'],
+    ['RUNTIME_FALLBACK_MODE', 'sometimes'],
+    ['SERVICE_CONFIG_ENCRYPTION_KEY', 'c2hvcnQ='],
+    ['SERVICE_PREVIEW_RATE_LIMIT', '2.5'],
+    ['SERVICE_LOG_LEVEL', 'loud'],
+    ['SERVICE_SMTP_URL', 'http://mail'],
+  ])('rejects %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('parses lists, flags and keys', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const config = loadConfig({
+      SERVICE_EGRESS_ALLOW: ' a.example , 10.0.0.0/8:443 ,',
+      SERVICE_SIGNUP_ENABLED: 'false',
+      SERVICE_CONFIG_ENCRYPTION_KEY: key,
+      ENGINE_COMPUTE_TIMEOUT_S: '0.5',
+    });
+    expect(config.egressAllow).toEqual(['a.example', '10.0.0.0/8:443']);
+    expect(config.signupEnabled).toBe(false);
+    expect(config.configEncryptionKey?.equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(config.engineComputeTimeoutS).toBe(0.5);
+  });
+});
