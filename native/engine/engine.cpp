@@ -558,12 +558,33 @@ class Runner {
     sbuf_.assign(S * B, 0.0);
     regs_.assign(static_cast<size_t>(std::max(nregs, 1)) * B, 0.0);
     ybuf_.assign(A * B, 0.0);
-    dy_.assign(A * B, 0.0);
+    yp_.assign(A * B, 0.0);
     dx_.assign(B, 0.0);
     best_.assign(B, 0.0);
     bestidx_.assign(B, 0);
+    counts_.assign(4 * A, 0);
+    ysum_.assign(A, 0.0);
+    xc_.assign(A, 0.0);
     slot_ptrs_.resize(S);
     for (size_t k = 0; k < S; ++k) slot_ptrs_[k] = sbuf_.data() + k * B;
+
+    // A variable keeps its raw uniform when it is not uniform itself or an action re-distributes it.
+    std::vector<bool> raw(V, false);
+    for (size_t k = V; k < S; ++k) raw[static_cast<size_t>(p_.slots[k].base_var)] = true;
+    draw_dst_.resize(V);
+    draw_lo_.resize(V);
+    draw_w_.resize(V);
+    shift_.resize(V);
+    for (size_t v = 0; v < V; ++v) {
+      const dist::Dist& d = p_.slots[v].dist;
+      if (d.kind() != dist::Kind::Uniform) raw[v] = true;
+      draw_dst_[v] = raw[v] ? ubuf_.data() + v * B : slot_ptrs_[v];
+      draw_lo_[v] = raw[v] ? 0.0 : d.low();
+      draw_w_[v] = raw[v] ? 1.0 : d.high() - d.low();
+      if (raw[v]) transforms_.push_back({v, v});
+      shift_[v] = d.quantile(0.5);
+    }
+    for (size_t k = V; k < S; ++k) transforms_.push_back({k, static_cast<size_t>(p_.slots[k].base_var)});
 
     constant_.resize(A);
     store_.resize(A);
@@ -573,7 +594,8 @@ class Runner {
       if (constant_[a]) {
         std::fill(ybuf_.begin() + static_cast<long>(a * B), ybuf_.begin() + static_cast<long>((a + 1) * B), prog.constant());
       } else {
-        store_[a].resize(p_.runs);
+        store_[a].reset(new double[p_.runs]);  // left uninitialized: every element is written once
+        nonconst_.push_back(a);
       }
     }
     if (p_.full) {
@@ -637,7 +659,7 @@ class Runner {
         const double c = p_.actions[a].program.constant();
         q = {c, c, c};
       } else {
-        q = select::quantiles_type7(store_[a].data(), p_.runs, {0.05, 0.5, 0.95});
+        q = select::quantiles_type7(store_[a].get(), p_.runs, {0.05, 0.5, 0.95});
       }
       o.set("mean", means[a]);
       o.set("std_dev", sd);
@@ -713,30 +735,33 @@ class Runner {
  private:
   bool block(rng::Xoshiro256ss& g, size_t global, size_t n) {
     const size_t V = p_.var_names.size();
-    const size_t S = p_.slots.size();
     const size_t A = p_.actions.size();
-    const size_t B = kBlock;
-
-    // Draw per sample, variables in declaration order; store variable-major for the transforms.
-    {
-      rng::Xoshiro256ss r = g;
-      double* u = ubuf_.data();
-      for (size_t s = 0; s < n; ++s)
-        for (size_t v = 0; v < V; ++v) u[v * B + s] = rng::to_unit(r.next());
-      g = r;
-    }
-    for (size_t k = 0; k < S; ++k)
-      p_.slots[k].dist.transform(ubuf_.data() + static_cast<size_t>(p_.slots[k].base_var) * B, slot_ptrs_[k], n);
-
-    block_.reset();
-    block_.n = static_cast<double>(n);
-    block_tally_.reset();
     const double nd = static_cast<double>(n);
 
+    // Draw per sample, variables in declaration order. Uniform variables are transformed on the fly
+    // (lo + w u, the same expression as Dist::transform); the others keep u for a transform pass.
+    {
+      rng::Xoshiro256ss r = g;
+      double* const* dst = draw_dst_.data();
+      const double* lo = draw_lo_.data();
+      const double* w = draw_w_.data();
+      for (size_t s = 0; s < n; ++s)
+        for (size_t v = 0; v < V; ++v) dst[v][s] = lo[v] + w[v] * rng::to_unit(r.next());
+      g = r;
+    }
+    for (const auto& [slot, base] : transforms_)
+      p_.slots[slot].dist.transform(ubuf_.data() + base * kBlock, slot_ptrs_[slot], n);
+
+    block_.reset();
+    block_.n = nd;
+    block_tally_.reset();
+
+    // Each action: values, then one pass of shifted sums (shift = the block's first value, so the
+    // sums stay well conditioned), extremes and counts. yp keeps the shifted values.
     y_.resize(A);
     for (size_t a = 0; a < A; ++a) {
       if (constant_[a]) {
-        y_[a] = ybuf_.data() + a * B;
+        y_[a] = ybuf_.data() + a * kBlock;
         const double c = y_[a][0];
         block_.mean[V + a] = c;
         block_tally_.min[a] = c;
@@ -745,45 +770,65 @@ class Runner {
         if (p_.has_target) block_tally_.target[a] = hits_target(c) ? n : 0;
         continue;
       }
-      double* y = store_[a].data() + global;
+      double* y = store_[a].get() + global;
       y_[a] = y;
-      expr::eval(p_.actions[a].program, slot_ptrs_.data(), regs_.data(), B, n, y);
-      double sum = 0, mn = HUGE_VAL, mx = -HUGE_VAL;
-      for (size_t s = 0; s < n; ++s) {
-        sum += y[s];
-        mn = y[s] < mn ? y[s] : mn;
-        mx = y[s] > mx ? y[s] : mx;
+      expr::eval(p_.actions[a].program, slot_ptrs_.data(), regs_.data(), kBlock, n, y);
+      double* yp = yp_.data() + a * kBlock;
+      const double k = y[0];
+      // Two interleaved accumulators per sum break the add latency chain; named scalars stay in
+      // registers (arrays get spilled to the stack).
+      double s1a = 0, s1b = 0, s2a = 0, s2b = 0;
+      double mn = y[0], mx = y[0];
+      uint64_t pos = 0;
+      size_t s = 0;
+      for (; s + 2 <= n; s += 2) {
+        const double v0 = y[s], v1 = y[s + 1];
+        const double d0 = v0 - k, d1 = v1 - k;
+        yp[s] = d0;
+        yp[s + 1] = d1;
+        s1a += d0;
+        s1b += d1;
+        s2a += d0 * d0;
+        s2b += d1 * d1;
+        mn = v0 < mn ? v0 : mn;
+        mx = v0 > mx ? v0 : mx;
+        mn = v1 < mn ? v1 : mn;
+        mx = v1 > mx ? v1 : mx;
+        pos += (v0 > 0 ? 1 : 0) + (v1 > 0 ? 1 : 0);
       }
-      if (!std::isfinite(sum)) {
-        for (size_t s = 0; s < n; ++s)
-          if (!std::isfinite(y[s])) {
-            bad_ = {a, global + s};
+      for (; s < n; ++s) {
+        const double v = y[s];
+        const double d = v - k;
+        yp[s] = d;
+        s1a += d;
+        s2a += d * d;
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+        pos += v > 0 ? 1 : 0;
+      }
+      const double S1 = s1a + s1b;
+      const double S2 = s2a + s2b;
+      if (!std::isfinite(S1) || !std::isfinite(S2)) {
+        for (size_t i = 0; i < n; ++i)
+          if (!std::isfinite(y[i])) {
+            bad_ = {a, global + i};
             return false;
           }
       }
-      // A block of identical values gets its exact value as mean (no rounding noise in M2).
-      const double mean = mn == mx ? mn : sum / nd;
-      double m2 = 0;
-      double* dy = dy_.data() + a * B;
-      uint64_t pos = 0, tgt = 0;
-      for (size_t s = 0; s < n; ++s) {
-        const double d = y[s] - mean;
-        dy[s] = d;
-        m2 += d * d;
-        pos += y[s] > 0 ? 1 : 0;
-      }
       if (p_.has_target) {
+        uint64_t tgt = 0;
         if (maximize_)
-          for (size_t s = 0; s < n; ++s) tgt += y[s] >= p_.target ? 1 : 0;
+          for (size_t i = 0; i < n; ++i) tgt += y[i] >= p_.target ? 1 : 0;
         else
-          for (size_t s = 0; s < n; ++s) tgt += y[s] <= p_.target ? 1 : 0;
+          for (size_t i = 0; i < n; ++i) tgt += y[i] <= p_.target ? 1 : 0;
+        block_tally_.target[a] = tgt;
       }
-      block_.mean[V + a] = mean;
-      block_.m2[V + a] = m2;
+      ysum_[a] = S1;
+      block_.mean[V + a] = k + S1 / nd;
+      block_.m2[V + a] = std::max(0.0, S2 - S1 * S1 / nd);
       block_tally_.min[a] = mn;
       block_tally_.max[a] = mx;
       block_tally_.positive[a] = pos;
-      block_tally_.target[a] = tgt;
     }
 
     // Best action per sample (ties go to the earlier action), its share, and each action's loss.
@@ -809,40 +854,102 @@ class Runner {
             }
         }
       }
-      for (size_t s = 0; s < n; ++s) ++block_tally_.best[idx[s]];
+      if (A == 1) {
+        block_tally_.best[0] = n;
+      } else {
+        // Four interleaved counters avoid a store-to-load chain on one counter.
+        uint64_t* c = counts_.data();
+        std::fill(counts_.begin(), counts_.end(), 0);
+        size_t s = 0;
+        for (; s + 4 <= n; s += 4) {
+          ++c[idx[s]];
+          ++c[A + idx[s + 1]];
+          ++c[2 * A + idx[s + 2]];
+          ++c[3 * A + idx[s + 3]];
+        }
+        for (; s < n; ++s) ++c[idx[s]];
+        for (size_t a = 0; a < A; ++a) block_tally_.best[a] = c[a] + c[A + a] + c[2 * A + a] + c[3 * A + a];
+      }
       for (size_t a = 0; a < A; ++a) {
         const double* y = y_[a];
-        double loss = 0;
-        for (size_t s = 0; s < n; ++s) loss += std::fabs(best[s] - y[s]);
-        block_tally_.loss[a] = loss;
+        double la = 0, lb = 0;
+        size_t s = 0;
+        for (; s + 2 <= n; s += 2) {
+          la += std::fabs(best[s] - y[s]);
+          lb += std::fabs(best[s + 1] - y[s + 1]);
+        }
+        for (; s < n; ++s) la += std::fabs(best[s] - y[s]);
+        block_tally_.loss[a] = la + lb;
       }
     }
 
-    // Sensitivity co-moments of every variable with every non-constant action.
+    // Sensitivity: shifted sums of each variable (shift = its distribution's median) and their
+    // cross products with every non-constant action's shifted values.
+    const size_t nc = nonconst_.size();
     for (size_t v = 0; v < V; ++v) {
+      const double* x = slot_ptrs_[v];
       if (p_.slots[v].dist.is_constant()) {
-        block_.mean[v] = slot_ptrs_[v][0];
+        block_.mean[v] = x[0];
         continue;
       }
-      const double* x = slot_ptrs_[v];
-      double sum = 0;
-      for (size_t s = 0; s < n; ++s) sum += x[s];
-      const double mean = sum / nd;
-      double* dx = dx_.data();
-      double m2 = 0;
-      for (size_t s = 0; s < n; ++s) {
-        dx[s] = x[s] - mean;
-        m2 += dx[s] * dx[s];
+      const double k = shift_[v];
+      double s1a = 0, s1b = 0, s2a = 0, s2b = 0;
+      if (nc == 1) {
+        const size_t a = nonconst_[0];
+        const double* yp = yp_.data() + a * kBlock;
+        double ca = 0, cb = 0;
+        size_t s = 0;
+        for (; s + 2 <= n; s += 2) {
+          const double d0 = x[s] - k, d1 = x[s + 1] - k;
+          s1a += d0;
+          s1b += d1;
+          s2a += d0 * d0;
+          s2b += d1 * d1;
+          ca += d0 * yp[s];
+          cb += d1 * yp[s + 1];
+        }
+        for (; s < n; ++s) {
+          const double d = x[s] - k;
+          s1a += d;
+          s2a += d * d;
+          ca += d * yp[s];
+        }
+        xc_[a] = ca + cb;
+      } else {
+        double* dx = dx_.data();
+        size_t s = 0;
+        for (; s + 2 <= n; s += 2) {
+          const double d0 = x[s] - k, d1 = x[s + 1] - k;
+          dx[s] = d0;
+          dx[s + 1] = d1;
+          s1a += d0;
+          s1b += d1;
+          s2a += d0 * d0;
+          s2b += d1 * d1;
+        }
+        for (; s < n; ++s) {
+          const double d = x[s] - k;
+          dx[s] = d;
+          s1a += d;
+          s2a += d * d;
+        }
+        for (size_t a : nonconst_) {
+          const double* yp = yp_.data() + a * kBlock;
+          double ca = 0, cb = 0;
+          size_t i = 0;
+          for (; i + 2 <= n; i += 2) {
+            ca += dx[i] * yp[i];
+            cb += dx[i + 1] * yp[i + 1];
+          }
+          for (; i < n; ++i) ca += dx[i] * yp[i];
+          xc_[a] = ca + cb;
+        }
       }
-      block_.mean[v] = mean;
-      block_.m2[v] = m2;
-      for (size_t a = 0; a < A; ++a) {
-        if (constant_[a]) continue;
-        const double* dy = dy_.data() + a * B;
-        double c = 0;
-        for (size_t s = 0; s < n; ++s) c += dx[s] * dy[s];
-        block_.co[v * A + a] = c;
-      }
+      const double S1 = s1a + s1b;
+      const double S2 = s2a + s2b;
+      block_.mean[v] = k + S1 / nd;
+      block_.m2[v] = std::max(0.0, S2 - S1 * S1 / nd);
+      for (size_t a : nonconst_) block_.co[v * A + a] = xc_[a] - S1 * ysum_[a] / nd;
     }
 
     if (p_.full) {
@@ -880,12 +987,16 @@ class Runner {
   size_t done_runs_ = 0;
   NonFinite bad_{0, 0};
 
-  std::vector<double> ubuf_, sbuf_, regs_, ybuf_, dy_, dx_, best_, q10_, q90_;
+  std::vector<double> ubuf_, sbuf_, regs_, ybuf_, yp_, dx_, best_, q10_, q90_, draw_lo_, draw_w_, shift_, ysum_, xc_;
+  std::vector<double*> draw_dst_;
+  std::vector<std::pair<size_t, size_t>> transforms_;  // (slot, base variable) computed from raw uniforms
+  std::vector<size_t> nonconst_;
+  std::vector<uint64_t> counts_;
   std::vector<uint32_t> bestidx_;
   std::vector<const double*> y_;
   std::vector<double*> slot_ptrs_;
   std::vector<bool> constant_;
-  std::vector<std::vector<double>> store_;
+  std::vector<std::unique_ptr<double[]>> store_;  // one value per run per non-constant action
   Moments total_, chunk_, block_;
   Tallies tot_tally_, chunk_tally_, block_tally_;
 };

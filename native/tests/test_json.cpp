@@ -153,3 +153,31 @@ TEST(percentiles_type7) {
   std::vector<double> one = {7};
   CHECK(ds::select::quantiles_type7(one.data(), 1, {0.05, 0.95})[1] == 7);
 }
+
+TEST(percentiles_large_inputs_match_a_full_sort) {
+  // Large inputs take the sample-bracketed path; sorted, reversed, tied and constant data must give
+  // the same exact order statistics (through the fallback where a bracket misses).
+  ds::rng::Xoshiro256ss g = ds::rng::Xoshiro256ss::for_chunk(5, 0);
+  const size_t n = 400003;
+  std::vector<std::vector<double>> inputs(5, std::vector<double>(n));
+  for (size_t i = 0; i < n; ++i) {
+    const double u = ds::rng::to_unit(g.next());
+    inputs[0][i] = u * u - 0.3;                          // random
+    inputs[1][i] = static_cast<double>(i);               // sorted
+    inputs[2][i] = static_cast<double>(n - i);           // reversed
+    inputs[3][i] = std::floor(u * 7);                    // heavy ties
+    inputs[4][i] = 2.5;                                  // constant
+  }
+  for (auto& in : inputs) {
+    std::vector<double> sorted = in;
+    std::sort(sorted.begin(), sorted.end());
+    const std::vector<double> ps = {0.05, 0.5, 0.95, 0.999};
+    auto q = ds::select::quantiles_type7(in.data(), n, ps);
+    for (size_t j = 0; j < ps.size(); ++j) {
+      const double h = static_cast<double>(n - 1) * ps[j];
+      const size_t k = static_cast<size_t>(h);
+      const double expect = sorted[k] + (h - static_cast<double>(k)) * (sorted[k + 1] - sorted[k]);
+      CHECK_NEAR(q[j], expect, 0);
+    }
+  }
+}
