@@ -549,7 +549,11 @@ class Runner {
     const size_t V = p_.var_names.size();
     const size_t S = p_.slots.size();
     const size_t A = p_.actions.size();
-    const size_t B = kBlock;
+    // Blocks of kBlock samples, smaller when many slots would make the block buffers exceed 4 MiB
+    // (the block size is a function of the request, so results stay reproducible).
+    size_t B = kBlock;
+    while (B > 16 && S * B * sizeof(double) > (4u << 20)) B /= 2;
+    bsize_ = B;
     maximize_ = p_.objective != Objective::MinimizeCost;
 
     int nregs = 0;
@@ -644,7 +648,12 @@ class Runner {
     const double n = static_cast<double>(p_.runs);
 
     std::vector<double> means(A);
-    for (size_t a = 0; a < A; ++a) means[a] = total_.mean[V + a];
+    // An action whose every value was the same reports that value exactly, with no spread.
+    std::vector<bool> flat(A);
+    for (size_t a = 0; a < A; ++a) {
+      flat[a] = tot_tally_.min[a] == tot_tally_.max[a];
+      means[a] = flat[a] ? tot_tally_.min[a] : total_.mean[V + a];
+    }
     size_t rec = 0;
     for (size_t a = 1; a < A; ++a)
       if (maximize_ ? means[a] > means[rec] : means[a] < means[rec]) rec = a;
@@ -653,7 +662,7 @@ class Runner {
     for (size_t a = 0; a < A; ++a) {
       Value o = Value::object();
       o.set("name", p_.actions[a].name);
-      const double sd = p_.runs > 1 ? std::sqrt(total_.m2[V + a] / (n - 1.0)) : 0.0;
+      const double sd = p_.runs > 1 && !flat[a] ? std::sqrt(total_.m2[V + a] / (n - 1.0)) : 0.0;
       std::vector<double> q;
       if (constant_[a]) {
         const double c = p_.actions[a].program.constant();
@@ -686,7 +695,7 @@ class Runner {
     for (size_t v = 0; v < V; ++v) {
       double corr = 0.0;
       const double m2x = total_.m2[v];
-      if (!p_.slots[v].dist.is_constant() && !constant_[rec] && m2x > 0 && m2y > 0) {
+      if (!p_.slots[v].dist.is_constant() && !flat[rec] && m2x > 0 && m2y > 0) {
         corr = total_.co[v * A + rec] / std::sqrt(m2x * m2y);
         if (!std::isfinite(corr)) corr = 0.0;
         corr = std::max(-1.0, std::min(1.0, corr));
@@ -750,18 +759,19 @@ class Runner {
       g = r;
     }
     for (const auto& [slot, base] : transforms_)
-      p_.slots[slot].dist.transform(ubuf_.data() + base * kBlock, slot_ptrs_[slot], n);
+      p_.slots[slot].dist.transform(ubuf_.data() + base * bsize_, slot_ptrs_[slot], n);
 
     block_.reset();
     block_.n = nd;
     block_tally_.reset();
 
-    // Each action: values, then one pass of shifted sums (shift = the block's first value, so the
-    // sums stay well conditioned), extremes and counts. yp keeps the shifted values.
+    // Each action: values, then one pass of shifted sums, extremes and counts; yp keeps the shifted
+    // values. The shift is the chunk's running mean (the first block of a chunk computes its own
+    // mean first), so S2 - S1^2/n never cancels badly.
     y_.resize(A);
     for (size_t a = 0; a < A; ++a) {
       if (constant_[a]) {
-        y_[a] = ybuf_.data() + a * kBlock;
+        y_[a] = ybuf_.data() + a * bsize_;
         const double c = y_[a][0];
         block_.mean[V + a] = c;
         block_tally_.min[a] = c;
@@ -772,9 +782,22 @@ class Runner {
       }
       double* y = store_[a].get() + global;
       y_[a] = y;
-      expr::eval(p_.actions[a].program, slot_ptrs_.data(), regs_.data(), kBlock, n, y);
-      double* yp = yp_.data() + a * kBlock;
-      const double k = y[0];
+      expr::eval(p_.actions[a].program, slot_ptrs_.data(), regs_.data(), bsize_, n, y);
+      double* yp = yp_.data() + a * bsize_;
+      double k;
+      if (chunk_.n > 0) {
+        k = chunk_.mean[V + a];
+      } else {
+        double t0 = 0, t1 = 0;
+        size_t i = 0;
+        for (; i + 2 <= n; i += 2) {
+          t0 += y[i];
+          t1 += y[i + 1];
+        }
+        for (; i < n; ++i) t0 += y[i];
+        k = (t0 + t1) / nd;
+        if (!std::isfinite(k)) k = y[0];
+      }
       // Two interleaved accumulators per sum break the add latency chain; named scalars stay in
       // registers (arrays get spilled to the stack).
       double s1a = 0, s1b = 0, s2a = 0, s2b = 0;
@@ -896,7 +919,7 @@ class Runner {
       double s1a = 0, s1b = 0, s2a = 0, s2b = 0;
       if (nc == 1) {
         const size_t a = nonconst_[0];
-        const double* yp = yp_.data() + a * kBlock;
+        const double* yp = yp_.data() + a * bsize_;
         double ca = 0, cb = 0;
         size_t s = 0;
         for (; s + 2 <= n; s += 2) {
@@ -934,7 +957,7 @@ class Runner {
           s2a += d * d;
         }
         for (size_t a : nonconst_) {
-          const double* yp = yp_.data() + a * kBlock;
+          const double* yp = yp_.data() + a * bsize_;
           double ca = 0, cb = 0;
           size_t i = 0;
           for (; i + 2 <= n; i += 2) {
@@ -983,6 +1006,7 @@ class Runner {
   const Plan& p_;
   const Options& opt_;
   bool maximize_ = true;
+  size_t bsize_ = kBlock;
   bool timed_out_ = false;
   size_t done_runs_ = 0;
   NonFinite bad_{0, 0};

@@ -202,6 +202,22 @@ TEST(sensitivity_and_swing) {
             "actions":[{"name":"fixed","model":"5"},{"name":"var","model":"a"}]}})J");
   CHECK_EQ_STR(str(o.result, "recommended_action"), "fixed");
   CHECK(num(o.result.find("sensitivity")->as_array()[0], "correlation") == 0);
+  // A model that is constant in practice (the branch never fires) is exact and uncorrelated too.
+  o = run(R"J({"runs":10000,"seed":11,"scenario":{"variables":{"a":{"low":0,"high":1}},"objective":"maximize_net_value",
+            "actions":[{"name":"flat","model":"if(a > 5, a, 0.1)"},{"name":"low","model":"a - 1"}]}})J");
+  CHECK_EQ_STR(str(o.result, "recommended_action"), "flat");
+  CHECK(num(action(o.result, 0), "mean") == 0.1 && num(action(o.result, 0), "std_dev") == 0);
+  CHECK(num(o.result.find("sensitivity")->as_array()[0], "correlation") == 0);
+}
+
+TEST(moments_are_stable_far_from_zero) {
+  // U(1e9, 1e9 + 1): a naive sum of squares would lose every digit of the variance.
+  auto o = run(R"J({"runs":300000,"seed":8,"scenario":{"variables":{"a":{"low":1000000000,"high":1000000001},
+                 "b":{"low":0,"high":1}},"objective":"maximize_value","model":"a + 0.001 * b"}})J");
+  CHECK(o.ok);
+  CHECK_NEAR(num(action(o.result, 0), "std_dev"), std::sqrt((1 + 1e-6) / 12.0), 0.002);
+  CHECK_NEAR(num(action(o.result, 0), "mean"), 1e9 + 0.5005, 0.005);
+  CHECK_NEAR(num(o.result.find("sensitivity")->as_array()[0], "correlation"), 1.0, 1e-5);
 }
 
 TEST(model_language) {
