@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace ds::select {
@@ -48,41 +49,38 @@ inline std::vector<double> order_statistics(double* a, size_t n, const std::vect
     const size_t stride = n / kSample;
     for (size_t i = 0; i < kSample; ++i) sample[i] = a[i * stride];
     std::sort(sample.begin(), sample.end());
-    const size_t ng = groups.size();
-    std::vector<double> lo(ng), hi(ng);
-    std::vector<size_t> below(ng, 0);
-    std::vector<std::vector<double>> bucket(ng);
-    for (size_t g = 0; g < ng; ++g) {
-      const double q = static_cast<double>(ks[groups[g].first]) / static_cast<double>(n - 1);
+    bool all = true;
+    for (size_t g = 0; g < groups.size() && all; ++g) {
+      const size_t first = ks[groups[g].first], count = groups[g].second;
+      const double q = static_cast<double>(first) / static_cast<double>(n - 1);
       const double r = q * (kSample - 1);
       // Four and a half standard deviations of the sample rank, plus slack: a miss (about 1 in
       // 150000) only costs the fallback.
-      const double delta = 4.5 * std::sqrt(kSample * q * (1 - q)) + 16.0 + static_cast<double>(groups[g].second);
-      lo[g] = r - delta <= 0 ? -HUGE_VAL : sample[static_cast<size_t>(r - delta)];
-      hi[g] = r + delta >= kSample - 1 ? HUGE_VAL : sample[static_cast<size_t>(r + delta)];
-      bucket[g].reserve(static_cast<size_t>(static_cast<double>(n) * (2 * delta + 2) / kSample) + 64);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const double x = a[i];
-      for (size_t g = 0; g < ng; ++g) {
-        // Counting without a branch: x < lo is unpredictable near the median.
-        below[g] += x < lo[g] ? 1 : 0;
-        if ((x >= lo[g]) & (x <= hi[g])) bucket[g].push_back(x);
+      const double delta = 4.5 * std::sqrt(kSample * q * (1 - q)) + 16.0 + static_cast<double>(count);
+      const double lo = r - delta <= 0 ? -HUGE_VAL : sample[static_cast<size_t>(r - delta)];
+      const double hi = r + delta >= kSample - 1 ? HUGE_VAL : sample[static_cast<size_t>(r + delta)];
+      // Capacity: twice the expected bracket size; overflowing it (ties, skew) means fallback.
+      const size_t cap = std::min(n, static_cast<size_t>(2.0 * static_cast<double>(n) * (2 * delta + 2) / kSample) + 1024);
+      std::unique_ptr<double[]> buf(new double[cap + 1]);  // uninitialised: only touched pages cost
+      double* b = buf.get();
+      size_t below = 0, m = 0;
+      // Branch-free pass: the comparisons near the median are unpredictable. Every value is written
+      // at b[m] and kept only when inside [lo, hi].
+      for (size_t i = 0; i < n; ++i) {
+        const double x = a[i];
+        below += x < lo ? 1 : 0;
+        b[m] = x;
+        m += static_cast<size_t>(x >= lo) & static_cast<size_t>(x <= hi);
+        if (m == cap) break;
       }
-    }
-    bool all = true;
-    for (size_t g = 0; g < ng && all; ++g) {
-      std::vector<double>& b = bucket[g];
-      const size_t first = ks[groups[g].first], count = groups[g].second;
-      if (first < below[g] || first - below[g] + count > b.size()) {
+      if (m == cap || first < below || first - below + count > m) {
         all = false;
         break;
       }
-      const size_t r = first - below[g];
-      std::nth_element(b.begin(), b.begin() + static_cast<long>(r), b.end());
-      for (size_t t = 1; t < count; ++t)
-        std::iter_swap(b.begin() + static_cast<long>(r + t), std::min_element(b.begin() + static_cast<long>(r + t), b.end()));
-      for (size_t t = 0; t < count; ++t) out[groups[g].first + t] = b[r + t];
+      const size_t rr = first - below;
+      std::nth_element(b, b + rr, b + m);
+      for (size_t t = 1; t < count; ++t) std::iter_swap(b + rr + t, std::min_element(b + rr + t, b + m));
+      for (size_t t = 0; t < count; ++t) out[groups[g].first + t] = b[rr + t];
     }
     if (all) return out;
   }

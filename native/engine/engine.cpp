@@ -855,7 +855,35 @@ class Runner {
     }
 
     // Best action per sample (ties go to the earlier action), its share, and each action's loss.
-    {
+    if (A == 2) {
+      // The common two-action case in one pass; same sums, in the same order, as the general path.
+      const double* y0 = y_[0];
+      const double* y1 = y_[1];
+      uint64_t wins1 = 0;
+      double l0a = 0, l0b = 0, l1a = 0, l1b = 0;
+      size_t s = 0;
+      for (; s + 2 <= n; s += 2) {
+        const bool b0 = maximize_ ? y1[s] > y0[s] : y1[s] < y0[s];
+        const bool b1 = maximize_ ? y1[s + 1] > y0[s + 1] : y1[s + 1] < y0[s + 1];
+        const double d0 = std::fabs(y1[s] - y0[s]), d1 = std::fabs(y1[s + 1] - y0[s + 1]);
+        wins1 += static_cast<uint64_t>(b0) + static_cast<uint64_t>(b1);
+        l0a += b0 ? d0 : 0.0;
+        l0b += b1 ? d1 : 0.0;
+        l1a += b0 ? 0.0 : d0;
+        l1b += b1 ? 0.0 : d1;
+      }
+      for (; s < n; ++s) {
+        const bool b = maximize_ ? y1[s] > y0[s] : y1[s] < y0[s];
+        const double d = std::fabs(y1[s] - y0[s]);
+        wins1 += static_cast<uint64_t>(b);
+        l0a += b ? d : 0.0;
+        l1a += b ? 0.0 : d;
+      }
+      block_tally_.best[0] = n - wins1;
+      block_tally_.best[1] = wins1;
+      block_tally_.loss[0] = l0a + l0b;
+      block_tally_.loss[1] = l1a + l1b;
+    } else {
       double* best = best_.data();
       uint32_t* idx = bestidx_.data();
       std::memcpy(best, y_[0], n * sizeof(double));
@@ -863,18 +891,19 @@ class Runner {
       for (size_t a = 1; a < A; ++a) {
         const double* y = y_[a];
         const uint32_t ai = static_cast<uint32_t>(a);
+        // Selects instead of branches: which action wins a run is unpredictable.
         if (maximize_) {
-          for (size_t s = 0; s < n; ++s)
-            if (y[s] > best[s]) {
-              best[s] = y[s];
-              idx[s] = ai;
-            }
+          for (size_t s = 0; s < n; ++s) {
+            const bool better = y[s] > best[s];
+            best[s] = better ? y[s] : best[s];
+            idx[s] = better ? ai : idx[s];
+          }
         } else {
-          for (size_t s = 0; s < n; ++s)
-            if (y[s] < best[s]) {
-              best[s] = y[s];
-              idx[s] = ai;
-            }
+          for (size_t s = 0; s < n; ++s) {
+            const bool better = y[s] < best[s];
+            best[s] = better ? y[s] : best[s];
+            idx[s] = better ? ai : idx[s];
+          }
         }
       }
       if (A == 1) {

@@ -449,3 +449,28 @@ TEST(fuzz_garbage_and_mutations_never_crash) {
   CHECK(parsed > 100);
   CHECK(ran > 10);
 }
+
+TEST(two_action_fast_path_matches_general_path) {
+  // A third action that is never best leaves the first two's numbers unchanged, bit for bit, though
+  // it switches the engine from its two-action pass to the general one.
+  const std::string two = R"J({"runs":20000,"seed":21,"scenario":{"variables":{"x":{"low":-1,"high":1},"y":{"low":0,"high":2}},
+      "objective":"maximize_value","actions":[{"name":"a","model":"x*y"},{"name":"b","model":"y - 1"}]}})J";
+  std::string three = two;
+  three.insert(three.rfind(']'), R"J(,{"name":"c","model":"-1000"})J");
+  auto o2 = run(two), o3 = run(three);
+  CHECK(o2.ok && o3.ok);
+  for (size_t a = 0; a < 2; ++a)
+    for (const char* k : {"prob_best", "expected_loss", "mean", "p50"})
+      CHECK(num(action(o2.result, a), k) == num(action(o3.result, a), k));
+  CHECK(num(action(o3.result, 2), "prob_best") == 0);
+  CHECK(num(o2.result, "evpi") == num(o3.result, "evpi"));
+  // Same for minimize_cost, with the never-best action far above.
+  std::string two_min = two, three_min;
+  two_min.replace(two_min.find("maximize_value"), 14, "minimize_cost");
+  three_min = two_min;
+  three_min.insert(three_min.rfind(']'), R"J(,{"name":"c","model":"1000"})J");
+  o2 = run(two_min);
+  o3 = run(three_min);
+  for (size_t a = 0; a < 2; ++a)
+    for (const char* k : {"prob_best", "expected_loss"}) CHECK(num(action(o2.result, a), k) == num(action(o3.result, a), k));
+}
