@@ -30,28 +30,35 @@ have_numpy=0
 python3 -c 'import numpy' 2>/dev/null && have_numpy=1
 
 now_ns() { date +%s%N; }
-# run_once NAME CMD...: appends "wall_ms compute_ms" to $OUT/NAME.times
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+# run_once NAME STDIN CMD...: appends "wall_us compute_ms cpu_ms" to $OUT/NAME.times. cpu is the
+# process's user + system time, less sensitive than wall time to other load on the machine (-1
+# without /usr/bin/time).
 run_once() {
-  local name=$1; shift
-  local t0 t1 out
+  local name=$1 input=$2; shift 2
+  local t0 t1 out cpu=-1
   t0=$(now_ns)
-  out=$("$@")
+  if [ "$have_time" = 1 ]; then
+    out=$(/usr/bin/time -f '%U %S' -o "$OUT/time.txt" "$@" < "$input")
+  else
+    out=$("$@" < "$input")
+  fi
   t1=$(now_ns)
+  [ "$have_time" = 1 ] && cpu=$(awk '{printf "%.0f", ($1 + $2) * 1000}' "$OUT/time.txt")
   local compute
   compute=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["compute_ms"])')
-  echo "$(( (t1 - t0) / 1000 )) $compute" >> "$OUT/$name.times"
+  echo "$(( (t1 - t0) / 1000 )) $compute $cpu" >> "$OUT/$name.times"
   printf '%s' "$out" > "$OUT/$name.last.json"
 }
-engine() { ./engine_build/simulate < "$OUT/request.json"; }
-floor_() { "./$OUT/floor" "$RUNS" "$SEED"; }
-numpy_() { python3 bench/engine/numpy_floor.py "$RUNS" "$SEED"; }
 
 rm -f "$OUT"/*.times
-engine > /dev/null; floor_ > /dev/null  # warm the page cache
+./engine_build/simulate < "$OUT/request.json" > /dev/null  # warm the page cache
+"./$OUT/floor" "$RUNS" "$SEED" > /dev/null
 for _ in $(seq 1 "$REPS"); do
-  run_once engine engine
-  run_once floor floor_
-  [ "$have_numpy" = 1 ] && run_once numpy numpy_
+  run_once engine "$OUT/request.json" ./engine_build/simulate
+  run_once floor /dev/null "./$OUT/floor" "$RUNS" "$SEED"
+  if [ "$have_numpy" = 1 ]; then run_once numpy /dev/null python3 bench/engine/numpy_floor.py "$RUNS" "$SEED"; fi
 done
 
 # Peak resident memory of one engine run.
@@ -69,25 +76,33 @@ def load(name):
     rows = [tuple(map(float, l.split())) for l in open(f"{out}/{name}.times")]
     wall = [r[0] / 1000.0 for r in rows]
     comp = [r[1] for r in rows]
-    return statistics.median(wall), min(wall), statistics.median(comp), min(comp)
+    cpu = [r[2] for r in rows]
+    return statistics.median(wall), min(wall), statistics.median(comp), min(comp), statistics.median(cpu), min(cpu)
 names = [("engine", "`simulate` one-shot"), ("floor", "C++ floor loop (floor.cpp)")]
 if have_numpy:
     names.append(("numpy", "numpy, vectorised"))
 res = {n: load(n) for n, _ in names}
 e = res["engine"]
 print(f"Engine benchmark: {runs:,} runs x 10 uniform variables, {reps} interleaved repetitions (median / best).\n")
-print("| program | wall ms (median / best) | compute ms (median / best) | engine speed vs this (median wall / compute) |")
+cpu_known = e[4] >= 0
+print("| program | wall ms (median / best) | CPU ms, user+sys (median / best) | in-program compute ms (median / best) |")
 print("|---|---|---|---|")
 for n, label in names:
     r = res[n]
-    ratio = "-" if n == "engine" else f"{r[0] / e[0]:.2f}x / {r[2] / e[2]:.2f}x"
-    print(f"| {label} | {r[0]:.1f} / {r[1]:.1f} | {r[2]:.1f} / {r[3]:.1f} | {ratio} |")
+    cpu = f"{r[4]:.0f} / {r[5]:.0f}" if cpu_known else "n/a"
+    print(f"| {label} | {r[0]:.1f} / {r[1]:.1f} | {cpu} | {r[2]:.1f} / {r[3]:.1f} |")
 print()
 f = res["floor"]
-print(f"- engine / floor (median wall): {e[0] / f[0]:.2f} (goal <= 1.5)")
+line = f"- engine / floor: wall {e[0] / f[0]:.2f} (best {e[1] / f[1]:.2f})"
+if cpu_known:
+    line += f", CPU {e[4] / f[4]:.2f} (best {e[5] / f[5]:.2f})"
+print(line + "  (goal <= 1.5)")
 if have_numpy:
     nres = res["numpy"]
-    print(f"- numpy / engine (median wall): {nres[0] / e[0]:.1f}x, compute only: {nres[2] / e[2]:.1f}x (goal >= 2.5)")
+    line = f"- numpy / engine: wall {nres[0] / e[0]:.1f}x, in-program compute {nres[2] / e[2]:.1f}x"
+    if cpu_known:
+        line += f", CPU {nres[4] / e[4]:.1f}x"
+    print(line + "  (goal >= 2.5)")
 else:
     print("- numpy: not available to python3 here (python3 -c 'import numpy' fails); comparison skipped")
 print(f"- engine peak RSS: {int(rss_kb) / 1024:.1f} MiB (budget 20 MiB + 16 B x runs x actions = "
