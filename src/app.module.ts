@@ -5,13 +5,14 @@ import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
 import { HealthModule } from './modules/health/health.module';
+import { LicensingModule } from './modules/licensing/licensing.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule],
+      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule, LicensingModule],
     };
   }
 }
