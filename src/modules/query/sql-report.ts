@@ -23,7 +23,8 @@ export interface ReportResult {
   readonly truncated: boolean;
 }
 
-const LEADING_PRAGMA = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*pragma\b/i;
+const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
+const READING_KEYWORDS = ['select', 'with', 'values'];
 
 function schemaName(index: number): string {
   return index === 0 ? 'main' : `ds${index}`;
@@ -52,7 +53,11 @@ function violation(reason: string): AppError {
  * Returns the result column names.
  */
 function inspect(sql: string, tables: readonly ReportTable[]): string[] {
-  if (LEADING_PRAGMA.test(sql)) throw violation('PRAGMA statements are not allowed');
+  const keyword = LEADING_KEYWORD.exec(sql)?.[1]?.toLowerCase();
+  if (keyword === 'pragma') throw violation('PRAGMA statements are not allowed');
+  if (keyword !== undefined && !READING_KEYWORDS.includes(keyword)) {
+    throw violation(`${keyword.toUpperCase()} statements are not allowed`);
+  }
   const db = new Database(tables[0].filePath, { readonly: true, fileMustExist: true });
   try {
     tables.slice(1).forEach((table, i) => {
@@ -64,8 +69,9 @@ function inspect(sql: string, tables: readonly ReportTable[]): string[] {
       prepared = db.prepare(sql);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (error instanceof RangeError && /more than one statement/i.test(message)) {
-        throw violation('the text holds more than one statement');
+      if (/more than one statement/i.test(message)) throw violation('the text holds more than one statement');
+      if (/cannot modify|readonly|read-only|may not be modified/i.test(message)) {
+        throw violation('the statement would write');
       }
       if (/empty|no statement/i.test(message)) {
         throw AppError.validation([{ field: 'sql', problem: 'is empty' }]);
