@@ -8,14 +8,23 @@ import { DatasetsModule } from './modules/datasets/datasets.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { QueryModule } from './modules/query/query.module';
+import { RepohostModule } from './modules/repohost/repohost.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule, LicensingModule,
-        DatasetsModule, QueryModule],
+      imports: [
+        CoreModule.forRoot(config, logger),
+        DatabaseModule,
+        HealthModule,
+        AccessModule,
+        LicensingModule,
+        RepohostModule,
+        DatasetsModule,
+        QueryModule,
+      ],
     };
   }
 }

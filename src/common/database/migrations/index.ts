@@ -1,4 +1,5 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0700Datasets } from './Migration0700Datasets';
 
 /**
@@ -8,5 +9,6 @@ import { Migration0700Datasets } from './Migration0700Datasets';
  */
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0550Repohost', class: Migration0550Repohost },
   { name: 'Migration0700Datasets', class: Migration0700Datasets },
 ];
