@@ -11,7 +11,10 @@ function main(argv: readonly string[]): number {
   const program = new Command()
     .name('verify-report')
     .description('Verify a saved privacy report against the appliance report key, offline.')
-    .requiredOption('--public-key <file>', 'the report public key (PEM), from GET /v1/admin/privacy-report/public-key')
+    .requiredOption(
+      '--public-key <file>',
+      'the report public key (PEM), from GET /v1/admin/privacy-report/public-key',
+    )
     .option('--allow-reformatted', 'accept a re-formatted file whose signed content is intact', false)
     .argument('<report>', 'the saved response body of GET /v1/admin/privacy-report')
     .exitOverride()
@@ -46,7 +49,8 @@ function readPublicKey(text: string): string {
   const trimmed = text.trim();
   if (!trimmed.startsWith('{')) return text;
   const parsed = JSON.parse(trimmed) as { public_key_pem?: unknown };
-  if (typeof parsed.public_key_pem !== 'string') throw new Error('the key file is JSON without public_key_pem');
+  if (typeof parsed.public_key_pem !== 'string')
+    throw new Error('the key file is JSON without public_key_pem');
   return parsed.public_key_pem;
 }
 

@@ -20,7 +20,9 @@ describe('egress guard against hostile URLs', () => {
     open = await startReceiver((req, res) => {
       const to = new URL(req.url ?? '/', 'http://x').searchParams.get('to');
       if (to) {
-        res.writeHead(req.url?.startsWith('/307') ? 307 : 302, { location: to.replace('PORT', String(forbidden.port)) });
+        res.writeHead(req.url?.startsWith('/307') ? 307 : 302, {
+          location: to.replace('PORT', String(forbidden.port)),
+        });
         res.end();
         return;
       }
@@ -78,8 +80,16 @@ describe('egress guard against hostile URLs', () => {
     ['0 as an address', () => `http://0:${P()}/`, /unspecified_address/],
     ['localhost', () => `http://localhost:${P()}/`, /loopback_address/],
     ['localhost with trailing dot', () => `http://LocalHost.:${P()}/`, /loopback_address/],
-    ['userinfo naming an allowed host', () => `http://hooks.allowed.test@127.0.0.1:${P()}/`, /userinfo_not_allowed/],
-    ['userinfo with a port-like password', () => `http://127.0.0.1:${P()}@hooks.allowed.test/`, /userinfo_not_allowed/],
+    [
+      'userinfo naming an allowed host',
+      () => `http://hooks.allowed.test@127.0.0.1:${P()}/`,
+      /userinfo_not_allowed/,
+    ],
+    [
+      'userinfo with a port-like password',
+      () => `http://127.0.0.1:${P()}@hooks.allowed.test/`,
+      /userinfo_not_allowed/,
+    ],
     ['fragment trick', () => `http://127.0.0.1:${P()}#@hooks.allowed.test/`, /loopback_address/],
     ['backslash trick', () => `http://hooks.allowed.test\\@127.0.0.1:${P()}/`, /loopback_address/],
     ['IPv6 zone id', () => `http://[fe80::1%25lo]:${P()}/`, /invalid_url/],
@@ -92,7 +102,11 @@ describe('egress guard against hostile URLs', () => {
     ['allowed name resolving to loopback', () => `http://hooks.allowed.test:${P()}/`, /loopback_address/],
     ['unlisted name resolving to loopback', () => `http://rebind.test:${P()}/`, /loopback_address/],
     ['wildcard name resolving to ::1', () => `http://x.wild.test:${P()}/`, /loopback_address/],
-    ['name with one public and one loopback address', () => `http://mixed.wild.test:${P()}/`, /loopback_address/],
+    [
+      'name with one public and one loopback address',
+      () => `http://mixed.wild.test:${P()}/`,
+      /loopback_address/,
+    ],
     ['name resolving to IPv4-mapped loopback', () => `http://mapped.wild.test:${P()}/`, /loopback_address/],
     ['name resolving to 0.0.0.0', () => `http://zero.wild.test:${P()}/`, /unspecified_address/],
     ['name resolving to the metadata address', () => `http://meta.wild.test:${P()}/`, /metadata_address/],
@@ -100,10 +114,26 @@ describe('egress guard against hostile URLs', () => {
     ['metadata host name', () => 'http://metadata.google.internal/computeMetadata/v1/', /metadata_host/],
     ['metadata address', () => 'http://169.254.169.254/latest/meta-data/', /no_rule|metadata_address/],
     ['AWS IPv6 metadata address', () => `http://[fd00:ec2::254]:${P()}/`, /metadata_address/],
-    ['redirect from an allowed port to a blocked one', () => `${open.url}/302?to=${encodeURIComponent('http://127.0.0.1:PORT/')}`, /loopback_address/],
-    ['307 redirect to localhost', () => `${open.url}/307?to=${encodeURIComponent('http://localhost:PORT/x')}`, /loopback_address/],
-    ['redirect to a file URL', () => `${open.url}/302?to=${encodeURIComponent('file:///etc/passwd')}`, /scheme_not_allowed/],
-    ['redirect to a decimal address', () => `${open.url}/302?to=${encodeURIComponent('http://2130706433:PORT/')}`, /loopback_address/],
+    [
+      'redirect from an allowed port to a blocked one',
+      () => `${open.url}/302?to=${encodeURIComponent('http://127.0.0.1:PORT/')}`,
+      /loopback_address/,
+    ],
+    [
+      '307 redirect to localhost',
+      () => `${open.url}/307?to=${encodeURIComponent('http://localhost:PORT/x')}`,
+      /loopback_address/,
+    ],
+    [
+      'redirect to a file URL',
+      () => `${open.url}/302?to=${encodeURIComponent('file:///etc/passwd')}`,
+      /scheme_not_allowed/,
+    ],
+    [
+      'redirect to a decimal address',
+      () => `${open.url}/302?to=${encodeURIComponent('http://2130706433:PORT/')}`,
+      /loopback_address/,
+    ],
   ];
 
   it('has at least 30 cases', () => {

@@ -1,14 +1,18 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { MikroORM, EntityManager } from '@mikro-orm/sqlite';
+import { MikroORM } from '@mikro-orm/sqlite';
 import { Registry, Counter } from 'prom-client';
 import { openDatabase } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { createLogger } from '../../src/common/logging';
 import { EgressDecisionSchema } from '../../src/modules/egress/egress-decision.entity';
 import { EgressDecisionRepository } from '../../src/modules/egress/egress-decision.repository';
-import { EgressGuardService, EgressResolver, systemResolver } from '../../src/modules/egress/egress-guard.service';
+import {
+  EgressGuardService,
+  EgressResolver,
+  systemResolver,
+} from '../../src/modules/egress/egress-guard.service';
 import { EgressPolicy } from '../../src/modules/egress/egress-policy';
 import { parseRules } from '../../src/modules/egress/egress-rules';
 
@@ -69,10 +73,14 @@ export interface GuardHarness {
 }
 
 /** The real guard on a real, migrated SQLite file. */
-export async function startGuard(dir: string, rules: string[], resolver?: EgressResolver): Promise<GuardHarness> {
+export async function startGuard(
+  dir: string,
+  rules: string[],
+  resolver?: EgressResolver,
+): Promise<GuardHarness> {
   registerEntities([EgressDecisionSchema]);
   const orm = await openDatabase(join(dir, 'service.sqlite'));
-  const decisions = new EgressDecisionRepository(orm.em as EntityManager);
+  const decisions = new EgressDecisionRepository(orm.em);
   const counter = new Counter({
     name: 'egress_decisions_total',
     help: 'test',
@@ -97,3 +105,33 @@ export async function startGuard(dir: string, rules: string[], resolver?: Egress
     },
   };
 }
+
+export interface SignupResult {
+  organization: { id: string; name: string };
+  user: { id: string; email: string; role: string };
+  api_key: { id: string; raw_key: string; role: string };
+}
+
+/** Signs up through the public endpoint; the first organization of an appliance is the operator organization. */
+export async function signUp(
+  t: { request: TestAppRequest },
+  email: string,
+  organization?: string,
+): Promise<SignupResult> {
+  const res = await t.request('POST', '/auth/signup', {
+    body: {
+      email,
+      password: 'correct horse battery staple',
+      name: 'Test Person',
+      organization_name: organization ?? `Org of ${email}`,
+    },
+  });
+  if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${res.text}`);
+  return res.body as SignupResult;
+}
+
+type TestAppRequest = (
+  method: string,
+  path: string,
+  options?: { body?: unknown; token?: string },
+) => Promise<{ status: number; body: any; text: string }>;

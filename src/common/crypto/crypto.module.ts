@@ -9,7 +9,8 @@ import { SecretVault } from './secret-vault';
     {
       provide: SecretVault,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new SecretVault({ configured: config.configEncryptionKey, keysDir: config.keysDir }),
+      useFactory: (config: AppConfig) =>
+        new SecretVault({ configured: config.configEncryptionKey, keysDir: config.keysDir }),
     },
   ],
   exports: [SecretVault],

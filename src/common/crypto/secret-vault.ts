@@ -52,7 +52,8 @@ export class SecretVault {
 
   open(sealed: string, aad: string): string {
     const [version, kid, packed, extra] = sealed.split(':');
-    if (version !== VERSION || !kid || !packed || extra !== undefined) throw new SecretVaultError('not a sealed value');
+    if (version !== VERSION || !kid || !packed || extra !== undefined)
+      throw new SecretVaultError('not a sealed value');
     const key = this.keys.get(kid);
     if (!key) throw new SecretVaultError(`sealed with key ${kid}, which is not available`);
     const bytes = Buffer.from(packed, 'base64');
@@ -61,7 +62,10 @@ export class SecretVault {
     decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     try {
-      return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+        decipher.final(),
+      ]).toString('utf8');
     } catch {
       throw new SecretVaultError('sealed value does not authenticate (wrong key, row or tampering)');
     }

@@ -40,7 +40,9 @@ export function decisionHash(prevHash: string, row: Omit<EgressDecision, 'prevHa
     allowed: row.allowed,
     reason: row.reason,
   });
-  return createHash('sha256').update(prevHash + canonical, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(prevHash + canonical, 'utf8')
+    .digest('hex');
 }
 
 const VERIFY_PAGE = 1000;
@@ -60,10 +62,19 @@ export class EgressDecisionRepository {
 
   private async appendNow(decision: NewDecision): Promise<EgressDecision> {
     return this.em.fork().transactional(async (em) => {
-      const last = await em.findOne(EgressDecisionSchema, {}, { orderBy: { seq: 'desc' }, fields: ['seq', 'hash'] });
+      const last = await em.findOne(
+        EgressDecisionSchema,
+        { seq: { $gt: 0 } },
+        { orderBy: { seq: 'desc' }, fields: ['seq', 'hash'] },
+      );
       const seq = (last?.seq ?? 0) + 1;
       const prevHash = last?.hash ?? GENESIS_HASH;
-      const row: EgressDecision = { ...decision, seq, prevHash, hash: decisionHash(prevHash, { ...decision, seq }) };
+      const row: EgressDecision = {
+        ...decision,
+        seq,
+        prevHash,
+        hash: decisionHash(prevHash, { ...decision, seq }),
+      };
       await em.insert(EgressDecisionSchema, row);
       return row;
     });
@@ -81,8 +92,17 @@ export class EgressDecisionRepository {
         { orderBy: { seq: 'asc' }, limit: VERIFY_PAGE },
       );
       for (const row of page) {
-        if (row.seq !== expectedSeq || row.prevHash !== prevHash || row.hash !== decisionHash(prevHash, row)) {
-          return { headHash: await this.headHash(), length: await this.count(), verified: false, brokenAt: expectedSeq };
+        if (
+          row.seq !== expectedSeq ||
+          row.prevHash !== prevHash ||
+          row.hash !== decisionHash(prevHash, row)
+        ) {
+          return {
+            headHash: await this.headHash(),
+            length: await this.count(),
+            verified: false,
+            brokenAt: expectedSeq,
+          };
         }
         prevHash = row.hash;
         expectedSeq++;
@@ -94,7 +114,9 @@ export class EgressDecisionRepository {
   }
 
   private async headHash(): Promise<string> {
-    const last = await this.em.fork().findOne(EgressDecisionSchema, {}, { orderBy: { seq: 'desc' } });
+    const last = await this.em
+      .fork()
+      .findOne(EgressDecisionSchema, { seq: { $gt: 0 } }, { orderBy: { seq: 'desc' } });
     return last?.hash ?? GENESIS_HASH;
   }
 
@@ -104,11 +126,9 @@ export class EgressDecisionRepository {
 
   /** Decisions in [start, end), grouped by destination and purpose. */
   async summarise(start: string, end: string): Promise<DestinationSummary[]> {
-    const rows = await this.em.fork().find(
-      EgressDecisionSchema,
-      { decidedAt: { $gte: start, $lt: end } },
-      { orderBy: { seq: 'asc' } },
-    );
+    const rows = await this.em
+      .fork()
+      .find(EgressDecisionSchema, { decidedAt: { $gte: start, $lt: end } }, { orderBy: { seq: 'asc' } });
     const groups = new Map<string, { summary: DestinationSummary; addresses: Set<string> }>();
     for (const row of rows) {
       const key = canonicalJson([row.host, row.port, row.purpose]);
@@ -140,6 +160,8 @@ export class EgressDecisionRepository {
     }
     return [...groups.values()]
       .map(({ summary, addresses }) => ({ ...summary, addresses: [...addresses].sort() }))
-      .sort((a, b) => (a.host === b.host ? a.port - b.port || (a.purpose < b.purpose ? -1 : 1) : a.host < b.host ? -1 : 1));
+      .sort((a, b) =>
+        a.host === b.host ? a.port - b.port || (a.purpose < b.purpose ? -1 : 1) : a.host < b.host ? -1 : 1,
+      );
   }
 }

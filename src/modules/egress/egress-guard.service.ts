@@ -110,15 +110,28 @@ export class EgressGuardService implements EgressGuard {
     const redirectMode = init.redirect ?? 'follow';
     for (let hop = 0; ; hop++) {
       const destination = await this.checkUrl(current, context);
-      const requestInit = { ...init, method, body, headers, redirect: 'manual', dispatcher: this.agentFor(destination) };
-      const response = await fetch(current, requestInit as RequestInit);
+      const requestInit = {
+        ...init,
+        method,
+        body,
+        headers,
+        redirect: 'manual',
+        dispatcher: this.agentFor(destination),
+      };
+      // Node's fetch (undici 6 inside) drives an undici 7 Agent through the dispatcher interface both share.
+      const response = await fetch(current, requestInit as unknown as RequestInit);
       const location = response.headers.get('location');
-      if (redirectMode === 'manual' || !REDIRECT_STATUSES.has(response.status) || location === null) return response;
+      if (redirectMode === 'manual' || !REDIRECT_STATUSES.has(response.status) || location === null)
+        return response;
       await response.body?.cancel();
-      if (redirectMode === 'error') throw new TypeError(`redirected to ${location} while redirect is "error"`);
+      if (redirectMode === 'error')
+        throw new TypeError(`redirected to ${location} while redirect is "error"`);
       if (hop >= MAX_REDIRECTS) throw new TypeError(`more than ${MAX_REDIRECTS} redirects`);
       const next = await this.parseUrl(location, current, context);
-      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      if (
+        response.status === 303 ||
+        ((response.status === 301 || response.status === 302) && method === 'POST')
+      ) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = undefined;
         headers.delete('content-type');
@@ -131,7 +144,12 @@ export class EgressGuardService implements EgressGuard {
     }
   }
 
-  async openSocket(host: string, port: number, context: EgressContext, options: OpenSocketOptions = {}): Promise<Socket> {
+  async openSocket(
+    host: string,
+    port: number,
+    context: EgressContext,
+    options: OpenSocketOptions = {},
+  ): Promise<Socket> {
     const destination = await this.checkDestination(host, port, context);
     const timeout = options.timeoutMs ?? this.connectTimeoutMs;
     return new Promise<Socket>((resolve, reject) => {
@@ -177,12 +195,22 @@ export class EgressGuardService implements EgressGuard {
     const defaultPort = url.protocol === 'https:' ? 443 : 80;
     const port = url.port === '' ? defaultPort : Number(url.port);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return this.refuse(context, truncate(url.hostname || url.href), port, null,
-        `scheme_not_allowed: ${url.protocol.replace(/:$/, '')} URLs are not allowed (only http and https)`);
+      return this.refuse(
+        context,
+        truncate(url.hostname || url.href),
+        port,
+        null,
+        `scheme_not_allowed: ${url.protocol.replace(/:$/, '')} URLs are not allowed (only http and https)`,
+      );
     }
     if (url.username !== '' || url.password !== '') {
-      return this.refuse(context, truncate(url.hostname), port, null,
-        'userinfo_not_allowed: URLs with user names or passwords are not allowed');
+      return this.refuse(
+        context,
+        truncate(url.hostname),
+        port,
+        null,
+        'userinfo_not_allowed: URLs with user names or passwords are not allowed',
+      );
     }
     return this.checkDestination(url.hostname, port, context);
   }
@@ -199,7 +227,14 @@ export class EgressGuardService implements EgressGuard {
     const addresses: IpAddress[] = [];
     for (const answer of answers) {
       const ip = parseIp(answer);
-      if (!ip) return this.refuse(context, name, port, truncate(answer), `invalid_address: the name resolved to "${answer}"`);
+      if (!ip)
+        return this.refuse(
+          context,
+          name,
+          port,
+          truncate(answer),
+          `invalid_address: the name resolved to "${answer}"`,
+        );
       addresses.push(ip);
     }
     return addresses;
@@ -239,7 +274,14 @@ export class EgressGuardService implements EgressGuard {
   ): Promise<void> {
     const decision = verdict.allowed ? 'allowed' : 'denied';
     this.options.decisions.inc({ purpose: context.purpose, decision });
-    const fields = { purpose: context.purpose, org_id: context.orgId, host, port, address, reason: verdict.reason };
+    const fields = {
+      purpose: context.purpose,
+      org_id: context.orgId,
+      host,
+      port,
+      address,
+      reason: verdict.reason,
+    };
     if (verdict.allowed) {
       this.options.logger.debug({ event: 'egress_allowed', ...fields }, 'egress allowed');
     } else {

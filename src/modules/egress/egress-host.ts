@@ -20,7 +20,8 @@ export function normaliseHost(raw: string): NormalisedHost {
   if (raw.length > 4 * MAX_HOST_LENGTH) throw new InvalidHostError('the host name is too long');
   let text = raw;
   if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
-  if (text.includes('%')) throw new InvalidHostError('IPv6 zone ids and percent-encoded hosts are not allowed');
+  if (text.includes('%'))
+    throw new InvalidHostError('IPv6 zone ids and percent-encoded hosts are not allowed');
   if (text.includes(':')) {
     const v6 = parseIpv6(text);
     if (!v6) throw new InvalidHostError(`"${raw}" is not a valid host`);

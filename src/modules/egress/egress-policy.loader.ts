@@ -16,7 +16,9 @@ export function policyFileRules(text: string): string[] {
 
 /** Builds the policy from SERVICE_EGRESS_ALLOW and SERVICE_EGRESS_POLICY_FILE; a bad rule stops the daemon. */
 export function loadEgressPolicy(config: Pick<AppConfig, 'egressAllow' | 'egressPolicyFile'>): EgressPolicy {
-  const sources: { origin: string; raws: readonly string[] }[] = [{ origin: 'SERVICE_EGRESS_ALLOW', raws: config.egressAllow }];
+  const sources: { origin: string; raws: readonly string[] }[] = [
+    { origin: 'SERVICE_EGRESS_ALLOW', raws: config.egressAllow },
+  ];
   if (config.egressPolicyFile !== undefined) {
     let text: string;
     try {
@@ -28,7 +30,10 @@ export function loadEgressPolicy(config: Pick<AppConfig, 'egressAllow' | 'egress
         { file: config.egressPolicyFile },
       );
     }
-    sources.push({ origin: `SERVICE_EGRESS_POLICY_FILE (${config.egressPolicyFile})`, raws: policyFileRules(text) });
+    sources.push({
+      origin: `SERVICE_EGRESS_POLICY_FILE (${config.egressPolicyFile})`,
+      raws: policyFileRules(text),
+    });
   }
   const rules: EgressRule[] = [];
   const seen = new Set<string>();

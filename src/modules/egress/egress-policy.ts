@@ -101,7 +101,9 @@ export class EgressPolicy {
         const exact = addressRules.find(isExactAddressRule);
         return exact
           ? allow(`rule_matched: ${exact.text}`)
-          : deny(`${category}_address: ${text} is ${describe(category)}; only a rule naming the address exactly allows it`);
+          : deny(
+              `${category}_address: ${text} is ${describe(category)}; only a rule naming the address exactly allows it`,
+            );
       }
       case 'loopback': {
         const local = addressRules.find((r) => LOOPBACK_RANGES.some((range) => cidrWithin(r.cidr, range)));
@@ -112,7 +114,10 @@ export class EgressPolicy {
       case 'private':
       case 'public': {
         if (addressRules.length > 0) return allow(`rule_matched: ${addressRules[0].text}`);
-        const byName = name === undefined ? undefined : this.rules.find((r) => nameMatches(r, name) && portMatches(r, port));
+        const byName =
+          name === undefined
+            ? undefined
+            : this.rules.find((r) => nameMatches(r, name) && portMatches(r, port));
         if (byName) return allow(`rule_matched: ${byName.text}`);
         return deny(`no_rule: no rule allows ${name === undefined ? text : `${name} (${text})`}:${port}`);
       }
@@ -120,7 +125,11 @@ export class EgressPolicy {
   }
 
   /** Judges a whole destination once its addresses are known: every address must pass. */
-  judge(host: NormalisedHost, port: number, addresses: readonly IpAddress[]): Verdict & { address?: IpAddress } {
+  judge(
+    host: NormalisedHost,
+    port: number,
+    addresses: readonly IpAddress[],
+  ): Verdict & { address?: IpAddress } {
     if (addresses.length === 0) return deny('resolve_failed: the name has no addresses');
     let first: Verdict | undefined;
     for (const ip of addresses) {
@@ -139,7 +148,8 @@ export class EgressPolicy {
         if (cidrReachesPublic(rule.cidr)) reasons.push(`rule ${rule.text} covers public addresses`);
       } else {
         const name = rule.kind === 'host' ? rule.name : rule.suffix;
-        if (!isPrivateUseName(name)) reasons.push(`rule ${rule.text} names a host that may resolve to a public address`);
+        if (!isPrivateUseName(name))
+          reasons.push(`rule ${rule.text} names a host that may resolve to a public address`);
       }
     }
     return reasons;
@@ -150,19 +160,33 @@ function optional<T>(value: T | undefined): T[] {
   return value === undefined ? [] : [value];
 }
 
+const DESCRIPTIONS: Readonly<Record<AddressCategory, string>> = {
+  unspecified: 'an unspecified address',
+  loopback: 'a loopback address',
+  link_local: 'a link-local address',
+  metadata: 'a cloud metadata address',
+  multicast: 'a multicast address',
+  reserved: 'a reserved address',
+  private: 'a private address',
+  public: 'a public address',
+};
+
 function describe(category: AddressCategory): string {
-  switch (category) {
-    case 'metadata':
-      return 'a cloud metadata address';
-    case 'link_local':
-      return 'a link-local address';
-    default:
-      return 'a reserved address';
-  }
+  return DESCRIPTIONS[category];
 }
 
 /** Names under suffixes reserved for private use never resolve through the public DNS. */
-const PRIVATE_USE_SUFFIXES = ['local', 'internal', 'lan', 'home.arpa', 'localhost', 'intranet', 'corp', 'private', 'localdomain'];
+const PRIVATE_USE_SUFFIXES = [
+  'local',
+  'internal',
+  'lan',
+  'home.arpa',
+  'localhost',
+  'intranet',
+  'corp',
+  'private',
+  'localdomain',
+];
 
 function isPrivateUseName(name: string): boolean {
   return PRIVATE_USE_SUFFIXES.some((suffix) => name === suffix || name.endsWith(`.${suffix}`));

@@ -31,11 +31,13 @@ export function parseRule(raw: string): EgressRule {
 
   const { target, port } = splitPort(input, fail);
   if (target.includes('/')) return addressRule(parseCidr(target, fail), port);
-  if (target === '*' || target === '*.') fail('"*" would allow everything; write 0.0.0.0/0 and ::/0 if you mean it');
+  if (target === '*' || target === '*.')
+    fail('"*" would allow everything; write 0.0.0.0/0 and ::/0 if you mean it');
   if (target.startsWith('*.')) {
     const suffix = hostOf(target.slice(2), fail);
     if (suffix.kind === 'ip') fail('a wildcard needs a domain name, not an address');
-    if (!suffix.text.includes('.')) fail('a wildcard needs a domain with at least two labels (e.g. *.corp.example)');
+    if (!suffix.text.includes('.'))
+      fail('a wildcard needs a domain with at least two labels (e.g. *.corp.example)');
     return { kind: 'wildcard', text: withPort(`*.${suffix.text}`, port), suffix: suffix.text, port };
   }
   if (target.includes('*')) fail('"*" is only allowed as the first label ("*.domain")');
@@ -58,7 +60,11 @@ export function parseRules(raws: readonly string[]): EgressRule[] {
 
 function splitPort(input: string, fail: (problem: string) => never): { target: string; port?: number } {
   const bracketed = /^\[([^\]]+)\](?::(.*))?$/.exec(input);
-  if (bracketed) return { target: bracketed[1], port: bracketed[2] === undefined ? undefined : portOf(bracketed[2], fail) };
+  if (bracketed)
+    return {
+      target: bracketed[1],
+      port: bracketed[2] === undefined ? undefined : portOf(bracketed[2], fail),
+    };
   if (input.startsWith('[')) fail('unbalanced "["');
   const slash = input.indexOf('/');
   if (slash >= 0) {
@@ -88,9 +94,10 @@ function parseCidr(text: string, fail: (problem: string) => never): Cidr {
   if (extra !== undefined) fail('a CIDR has one "/"');
   const ip = parseIp(addressText);
   if (!ip) fail(`"${addressText}" is not an IP address (write CIDRs with canonical addresses)`);
-  const address = ip as NonNullable<typeof ip>;
+  const address = ip;
   const bits = Number(bitsOf(address.family));
-  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits) fail(`"/${prefixText}" is not a prefix length 0-${bits}`);
+  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits)
+    fail(`"/${prefixText}" is not a prefix length 0-${bits}`);
   const cidr = makeCidr(address, Number(prefixText));
   if (cidr.network !== address.value) {
     fail(`host bits are set; did you mean ${formatCidr(cidr)}?`);

@@ -18,7 +18,12 @@ import { EGRESS_GUARD } from './egress.types';
     {
       provide: EgressGuardService,
       inject: [APP_CONFIG, APP_LOGGER, MetricsService, EgressDecisionRepository],
-      useFactory: (config: AppConfig, logger: AppLogger, metrics: MetricsService, log: EgressDecisionRepository) =>
+      useFactory: (
+        config: AppConfig,
+        logger: AppLogger,
+        metrics: MetricsService,
+        log: EgressDecisionRepository,
+      ) =>
         new EgressGuardService({
           policy: loadEgressPolicy(config),
           sink: log,

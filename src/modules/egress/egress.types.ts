@@ -66,7 +66,12 @@ export interface EgressGuard {
   /** For database drivers: hand them `address` (not the name) after this check. */
   connect(host: string, port: number, context: EgressContext): Promise<CheckedDestination>;
   /** For clients that accept a ready socket (SMTP, some drivers): checks, then connects to the checked address. */
-  openSocket(host: string, port: number, context: EgressContext, options?: OpenSocketOptions): Promise<Socket>;
+  openSocket(
+    host: string,
+    port: number,
+    context: EgressContext,
+    options?: OpenSocketOptions,
+  ): Promise<Socket>;
 }
 
 export const EGRESS_GUARD = Symbol('EGRESS_GUARD');

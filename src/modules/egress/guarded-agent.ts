@@ -21,7 +21,10 @@ export function pinnedAgent(destination: CheckedDestination, connectTimeoutMs: n
       }
       const askedPort = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
       if (asked !== destination.host || askedPort !== destination.port) {
-        callback(new EgressBlockedError(asked, askedPort, 'pin_mismatch: the dispatcher is pinned to another host'), null);
+        callback(
+          new EgressBlockedError(asked, askedPort, 'pin_mismatch: the dispatcher is pinned to another host'),
+          null,
+        );
         return;
       }
       base({ ...options, hostname: destination.address, servername }, callback);

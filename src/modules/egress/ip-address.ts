@@ -10,14 +10,7 @@ export interface IpAddress {
 }
 
 export type AddressCategory =
-  | 'unspecified'
-  | 'loopback'
-  | 'link_local'
-  | 'metadata'
-  | 'multicast'
-  | 'reserved'
-  | 'private'
-  | 'public';
+  'unspecified' | 'loopback' | 'link_local' | 'metadata' | 'multicast' | 'reserved' | 'private' | 'public';
 
 const V4_BITS = 32n;
 const V6_BITS = 128n;
@@ -77,7 +70,7 @@ export function formatIp(ip: IpAddress): string {
   // RFC 5952: compress the longest run (length >= 2) of zero groups, the first one on ties.
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i++;
       continue;
@@ -123,8 +116,11 @@ export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
 
 /** True when every address of `inner` lies inside `outer`. */
 export function cidrWithin(inner: Cidr, outer: Cidr): boolean {
-  return inner.family === outer.family && inner.prefix >= outer.prefix &&
-    (inner.network & maskOf(outer.family, outer.prefix)) === outer.network;
+  return (
+    inner.family === outer.family &&
+    inner.prefix >= outer.prefix &&
+    (inner.network & maskOf(outer.family, outer.prefix)) === outer.network
+  );
 }
 
 export function formatCidr(cidr: Cidr): string {

@@ -54,7 +54,8 @@ export class PrivacyService implements OnModuleInit {
         const ip = parseIp(a);
         return ip !== undefined && isPublicAddress(ip);
       });
-      if (reached.length > 0) findings.push(`${d.host}:${d.port} (${d.purpose}) reached public address ${reached.join(', ')}`);
+      if (reached.length > 0)
+        findings.push(`${d.host}:${d.port} (${d.purpose}) reached public address ${reached.join(', ')}`);
     }
     const license: LicenseSummary = this.license.licenseSummary();
     const allowed = destinations.reduce((n, d) => n + d.allowed, 0);

@@ -27,7 +27,7 @@ export function loadOrCreateReportKey(keysDir: string): ReportKey {
   return {
     privateKey,
     publicKey,
-    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     kid: keyIdOf(publicKey),
   };
 }

@@ -14,7 +14,10 @@ export interface ReportSignature {
 
 /** The first 16 hex characters of SHA-256 over the public key's SPKI DER encoding. */
 export function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The exact bytes signed: SIGNING_CONTEXT followed by the canonical JSON of the report without `signature`. */
@@ -41,14 +44,19 @@ export interface VerifyOptions {
 }
 
 /** Checks a saved report (the exact response body) against a public key, offline. */
-export function verifyReportText(text: string, publicKeyPem: string, options: VerifyOptions = {}): VerifyResult {
+export function verifyReportText(
+  text: string,
+  publicKeyPem: string,
+  options: VerifyOptions = {},
+): VerifyResult {
   let publicKey: KeyObject;
   try {
     publicKey = createPublicKey(publicKeyPem);
   } catch {
     return { ok: false, reason: 'the public key is not a PEM-encoded public key' };
   }
-  if (publicKey.asymmetricKeyType !== 'ed25519') return { ok: false, reason: 'the public key is not an Ed25519 key' };
+  if (publicKey.asymmetricKeyType !== 'ed25519')
+    return { ok: false, reason: 'the public key is not an Ed25519 key' };
   let report: unknown;
   try {
     report = JSON.parse(text);
@@ -60,24 +68,34 @@ export function verifyReportText(text: string, publicKeyPem: string, options: Ve
   }
   const document = report as Record<string, unknown>;
   const signature = document.signature as Partial<ReportSignature> | undefined;
-  if (!signature || typeof signature !== 'object') return { ok: false, reason: 'the report has no signature' };
-  if (signature.alg !== SIGNATURE_ALG) return { ok: false, reason: `unsupported signature algorithm ${String(signature.alg)}` };
+  if (!signature || typeof signature !== 'object')
+    return { ok: false, reason: 'the report has no signature' };
+  if (signature.alg !== SIGNATURE_ALG)
+    return { ok: false, reason: `unsupported signature algorithm ${String(signature.alg)}` };
   const kid = keyIdOf(publicKey);
   if (signature.kid !== kid) {
-    return { ok: false, reason: `the report was signed by key ${String(signature.kid)}, not by this key (${kid})` };
+    return {
+      ok: false,
+      reason: `the report was signed by key ${String(signature.kid)}, not by this key (${kid})`,
+    };
   }
-  const value = typeof signature.value === 'string' ? Buffer.from(signature.value, 'base64') : Buffer.alloc(0);
+  const value =
+    typeof signature.value === 'string' ? Buffer.from(signature.value, 'base64') : Buffer.alloc(0);
   if (value.length !== 64 || value.toString('base64') !== signature.value) {
     return { ok: false, reason: 'the signature value is not a base64 Ed25519 signature' };
   }
   if (!verify(null, signedBytes(document), publicKey, value)) {
-    return { ok: false, reason: 'the signature does not match: the report content was changed after signing' };
+    return {
+      ok: false,
+      reason: 'the signature does not match: the report content was changed after signing',
+    };
   }
   if (!options.allowReformatted && text.replace(/\n$/, '') !== canonicalJson(document)) {
     return {
       ok: false,
-      reason: 'the signed content is intact, but the file is not byte-identical to what the appliance served '
-        + '(re-formatted or edited); pass --allow-reformatted to accept that',
+      reason:
+        'the signed content is intact, but the file is not byte-identical to what the appliance served ' +
+        '(re-formatted or edited); pass --allow-reformatted to accept that',
     };
   }
   return { ok: true, reason: `signature valid (key ${kid})` };

@@ -27,7 +27,8 @@ export class WebhookSecretsService {
   async signingSecrets(orgId: string, now = new Date()): Promise<SigningSecrets> {
     const row = await this.row(orgId);
     const current = this.open(orgId, row.currentSealed, 'current');
-    const inGrace = row.previousSealed !== null && row.previousUntil !== null && row.previousUntil > now.toISOString();
+    const inGrace =
+      row.previousSealed !== null && row.previousUntil !== null && row.previousUntil > now.toISOString();
     if (!inGrace) return { current };
     return { current, previous: this.open(orgId, row.previousSealed as string, 'previous') };
   }

@@ -55,7 +55,12 @@ export class WebhookSender {
     };
     const timeoutMs = message.timeoutMs ?? this.config.webhookTimeoutMs;
     const signal = AbortSignal.timeout(timeoutMs);
-    const result = (outcome: WebhookOutcome, statusCode: number, text: string, retryable: boolean): WebhookSendResult => ({
+    const result = (
+      outcome: WebhookOutcome,
+      statusCode: number,
+      text: string,
+      retryable: boolean,
+    ): WebhookSendResult => ({
       outcome,
       statusCode,
       message: text,
@@ -70,11 +75,22 @@ export class WebhookSender {
       );
       await response.body?.cancel().catch(() => undefined);
       const status = response.status;
-      if (status >= 200 && status < 300) return result('delivered', status, `Delivered: the receiver answered ${status}.`, false);
+      if (status >= 200 && status < 300)
+        return result('delivered', status, `Delivered: the receiver answered ${status}.`, false);
       if (status >= 300 && status < 400) {
-        return result('http_error', status, `The receiver answered ${status} (redirect); webhooks do not follow redirects.`, false);
+        return result(
+          'http_error',
+          status,
+          `The receiver answered ${status} (redirect); webhooks do not follow redirects.`,
+          false,
+        );
       }
-      return result('http_error', status, `The receiver answered HTTP ${status}.`, status >= 500 || status === 429 || status === 408);
+      return result(
+        'http_error',
+        status,
+        `The receiver answered HTTP ${status}.`,
+        status >= 500 || status === 429 || status === 408,
+      );
     } catch (error) {
       if (error instanceof EgressBlockedError) {
         return result('blocked', 0, `Blocked by the egress policy: ${error.reason}`, false);
@@ -82,7 +98,8 @@ export class WebhookSender {
       if (error instanceof EgressUnresolvedError) {
         return result('network_error', 0, `The receiver's host does not resolve (${error.reason}).`, true);
       }
-      if (signal.aborted) return result('timeout', 0, `The receiver did not answer within ${timeoutMs} ms.`, true);
+      if (signal.aborted)
+        return result('timeout', 0, `The receiver did not answer within ${timeoutMs} ms.`, true);
       return result('network_error', 0, `The receiver could not be reached: ${describe(error)}.`, true);
     }
   }

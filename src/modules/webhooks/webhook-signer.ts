@@ -18,8 +18,16 @@ export function bodySignature(secret: string, body: string | Buffer): string {
 }
 
 /** Standard Webhooks `v1,<base64>`: HMAC-SHA256 over `id.timestamp.body`, keyed by the base64-decoded secret. */
-export function standardSignature(secret: string, id: string, timestamp: number, body: string | Buffer): string {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+export function standardSignature(
+  secret: string,
+  id: string,
+  timestamp: number,
+  body: string | Buffer,
+): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
   const mac = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }

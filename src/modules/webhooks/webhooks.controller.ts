@@ -23,7 +23,10 @@ export class WebhooksController {
   @Post('test')
   @HttpCode(200)
   @RequireRole('member')
-  async test(@CurrentPrincipal() principal: Principal, @Body() body: WebhookTestRequest): Promise<WebhookTestResponse> {
+  async test(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: WebhookTestRequest,
+  ): Promise<WebhookTestResponse> {
     return toWebhookTestResponse(await this.webhooks.sendTest(principal.orgId, body.callback_url));
   }
 

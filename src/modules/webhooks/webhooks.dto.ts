@@ -23,6 +23,9 @@ export function toSigningSecretResponse(secret: string): { signing_secret: strin
   return { signing_secret: secret };
 }
 
-export function toRotationResponse(rotation: RotationResult): { signing_secret: string; previous_valid_until: string } {
+export function toRotationResponse(rotation: RotationResult): {
+  signing_secret: string;
+  previous_valid_until: string;
+} {
   return { signing_secret: rotation.signingSecret, previous_valid_until: rotation.previousValidUntil };
 }

@@ -12,7 +12,8 @@ export class WebhooksService {
       event: 'webhook.test',
       org_id: orgId,
       timestamp,
-      message: 'This is a test delivery from Decision Service. Verify its signature with your signing secret.',
+      message:
+        'This is a test delivery from Decision Service. Verify its signature with your signing secret.',
     });
     return this.sender.send({ url: callbackUrl, orgId, event: 'webhook.test', body });
   }
