@@ -9,6 +9,7 @@ import { EgressModule } from './modules/egress/egress.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
+import { RepohostModule } from './modules/repohost/repohost.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
@@ -26,6 +27,7 @@ export class AppModule {
         EgressModule,
         WebhooksModule,
         PrivacyModule,
+        RepohostModule,
       ],
     };
   }
