@@ -1,0 +1,25 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppError } from '../../common/errors';
+import { REQUIRED_ENTITLEMENT } from './entitlement.decorator';
+import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from './entitlements';
+
+/** Runs after the access guard: a route marked @RequireEntitlement needs that entitlement in the license. */
+@Injectable()
+export class EntitlementGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(ENTITLEMENT_SOURCE) private readonly source: EntitlementSource,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const required = this.reflector.getAllAndOverride<Entitlement | undefined>(REQUIRED_ENTITLEMENT, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (required && !this.source.hasEntitlement(required)) {
+      throw new AppError('not_entitled', `The license does not include the "${required}" entitlement.`);
+    }
+    return true;
+  }
+}

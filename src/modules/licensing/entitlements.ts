@@ -1,0 +1,30 @@
+/** Entitlement names of the license payload (DESIGN.md §3). */
+export const ENTITLEMENTS = [
+  'simulation',
+  'jobs',
+  'webhooks',
+  'triggers',
+  'connectors',
+  'datasets',
+  'sql_reports',
+  'mcp',
+  'runtime_library',
+] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+
+/** The community edition (no or expired license): everything but MCP extras and the runtime library. */
+export const COMMUNITY_ENTITLEMENTS: readonly Entitlement[] = ENTITLEMENTS.filter(
+  (e) => e !== 'mcp' && e !== 'runtime_library',
+);
+export const COMMUNITY_CAPS = Object.freeze({ max_devices: 3, max_devices_per_key: 1 });
+
+export function isEntitlement(value: string): value is Entitlement {
+  return (ENTITLEMENTS as readonly string[]).includes(value);
+}
+
+/** What the rest of the daemon asks of the license; the licensing service implements it. */
+export interface EntitlementSource {
+  hasEntitlement(entitlement: Entitlement): boolean;
+}
+
+export const ENTITLEMENT_SOURCE = Symbol('ENTITLEMENT_SOURCE');
