@@ -12,7 +12,7 @@ describe('sliding window limiter', () => {
     expect(limiter.retryAfterMs('other', 300)).toBe(0);
     expect(limiter.retryAfterMs('k', 1000)).toBe(0);
     limiter.hit('k', 1000);
-    expect(limiter.retryAfterMs('k', 1050)).toBe(150);
+    expect(limiter.retryAfterMs('k', 1050)).toBe(50);
     limiter.reset('k');
     expect(limiter.retryAfterMs('k', 1050)).toBe(0);
   });
