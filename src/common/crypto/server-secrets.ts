@@ -1,12 +1,11 @@
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config';
 import { loadOrCreateSecretFile } from './secret-file';
 
-/** A configured secret is used as given (hashed to a fixed-size key); otherwise a file in the keys dir. */
+/** A configured secret is used as given (its UTF-8 bytes, as HS256 tools expect); otherwise a file in the keys dir. */
 function secretFrom(configured: string | undefined, file: string): Buffer {
-  if (configured !== undefined) return createHash('sha256').update(configured, 'utf8').digest();
+  if (configured !== undefined) return Buffer.from(configured, 'utf8');
   return loadOrCreateSecretFile(file);
 }
 
