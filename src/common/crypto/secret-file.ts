@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+/** Not `instanceof Error`: errors from node:fs may come from another realm (jest's sandbox). */
 function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && 'code' in error;
+  return typeof error === 'object' && error !== null && 'code' in error;
 }
 
 /**
