@@ -16,14 +16,21 @@ interface RouteInfo {
   readonly url: string;
 }
 
-/** Every route Fastify knows, from its own route table (`printRoutes` with full paths, one per line). */
+/**
+ * Every route Fastify knows, from its own route table. `printRoutes({commonPrefix: false})` prints a tree whose
+ * children carry only the part of the path below their parent, so the full path is rebuilt from the indentation.
+ */
 function registeredRoutes(t: TestApp): RouteInfo[] {
   const printed = t.app.getHttpAdapter().getInstance().printRoutes({ commonPrefix: false });
   const routes: RouteInfo[] = [];
+  const stack: string[] = [];
   for (const line of printed.split('\n')) {
-    const match = /(\/\S*) \(([A-Z, ]+)\)/.exec(line);
+    const match = /^([│ ]*)[├└]── (.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
     if (!match) continue;
-    for (const method of match[2].split(',').map((m) => m.trim())) routes.push({ method, url: match[1] });
+    stack.length = match[1].length / 4;
+    stack.push(match[2]);
+    if (!match[3]) continue;
+    for (const method of match[3].split(',').map((m) => m.trim())) routes.push({ method, url: stack.join('') });
   }
   return routes;
 }
@@ -43,7 +50,9 @@ describe('every registered route requires a credential unless it is listed as pu
 
   it('finds the routes of the daemon', () => {
     const routes = registeredRoutes(t).map((r) => `${r.method} ${r.url}`);
-    expect(routes).toEqual(expect.arrayContaining(['GET /v1/health', 'GET /v1/me', 'POST /v1/api-keys', 'POST /auth/signup']));
+    expect(routes).toEqual(
+      expect.arrayContaining(['GET /v1/health', 'GET /v1/me', 'POST /v1/api-keys', 'DELETE /v1/api-keys/:key_id', 'POST /auth/signup']),
+    );
   });
 
   it('answers 401 authentication_required on every protected route', async () => {
