@@ -10,6 +10,7 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { RepohostModule } from './modules/repohost/repohost.module';
 
 @Module({})
 export class AppModule {
@@ -26,6 +27,7 @@ export class AppModule {
         ApiKeysModule,
         AuditModule,
         LicensingModule,
+        RepohostModule,
       ],
     };
   }

@@ -2,6 +2,7 @@ import { Migration0001Foundation } from './Migration0001Foundation';
 import { Migration0100Accounts } from './Migration0100Accounts';
 import { Migration0101ApiKeys } from './Migration0101ApiKeys';
 import { Migration0102AuditLog } from './Migration0102AuditLog';
+import { Migration0550Repohost } from './Migration0550Repohost';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: 'Migration0100Accounts', class: Migration0100Accounts },
   { name: 'Migration0101ApiKeys', class: Migration0101ApiKeys },
   { name: 'Migration0102AuditLog', class: Migration0102AuditLog },
+  { name: 'Migration0550Repohost', class: Migration0550Repohost },
 ];
