@@ -8,9 +8,14 @@ import { AccessModule } from './modules/access/access.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { DatasetsModule } from './modules/datasets/datasets.module';
+import { EgressModule } from './modules/egress/egress.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { PrivacyModule } from './modules/privacy/privacy.module';
+import { QueryModule } from './modules/query/query.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -19,15 +24,20 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, logger),
-        DatabaseModule,
         CryptoModule,
+        DatabaseModule,
         HealthModule,
         AccessModule,
         AccountsModule,
         ApiKeysModule,
         AuditModule,
         LicensingModule,
+        EgressModule,
+        WebhooksModule,
+        PrivacyModule,
         RepohostModule,
+        DatasetsModule,
+        QueryModule,
       ],
     };
   }

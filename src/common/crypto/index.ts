@@ -5,3 +5,4 @@ export { burnPasswordCheck, hashPassword, verifyPassword } from './password';
 export { loadOrCreateSecretFile } from './secret-file';
 export { ServerSecrets } from './server-secrets';
 export { hmacSha256Hex, randomToken, safeEqual, sha256Hex } from './tokens';
+export { SecretVault, SecretVaultError } from './secret-vault';
