@@ -4,6 +4,7 @@ import { CoreModule } from './common/core.module';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 
@@ -12,7 +13,14 @@ export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule, LicensingModule],
+      imports: [
+        CoreModule.forRoot(config, logger),
+        DatabaseModule,
+        HealthModule,
+        AccessModule,
+        LicensingModule,
+        ConnectorsModule,
+      ],
     };
   }
 }

@@ -1,0 +1,1 @@
+export { DATA_KEY_FILE, loadDataKey, SecretBox } from './secret-box';
