@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { connect as netConnect, Socket } from 'node:net';
 import {
   CheckedDestination,
   EgressBlockedError,
@@ -37,6 +38,11 @@ export class TestEgressGuard implements EgressGuard {
 
   connect(host: string, port: number, context: EgressContext): Promise<CheckedDestination> {
     return this.checkDestination(host, port, context);
+  }
+
+  async openSocket(host: string, port: number, context: EgressContext): Promise<Socket> {
+    const destination = await this.checkDestination(host, port, context);
+    return netConnect({ host: destination.address, port });
   }
 
   async fetch(url: string | URL, init: RequestInit, context: EgressContext): Promise<Response> {

@@ -1,8 +1,6 @@
 import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
-import { APP_CONFIG, AppConfig } from '../../common/config';
-import { loadDataKey, SecretBox } from '../../common/crypto';
 import { DatabaseModule } from '../../common/database';
 import { ConnectorSchema } from './connector.entity';
 import { ConnectorRepository } from './connector.repository';
@@ -19,12 +17,6 @@ import { PreviewRateLimiter } from './preview-rate-limiter';
     ConnectorRepository,
     PreviewRateLimiter,
     ConnectorUploads,
-    {
-      provide: SecretBox,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        new SecretBox(loadDataKey(config.configEncryptionKey, config.keysDir)),
-    },
   ],
   exports: [ConnectorsService],
 })

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { SecretBox } from '../../common/crypto';
+import { SecretVault } from '../../common/crypto/secret-vault';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { EGRESS_GUARD, EgressGuard } from '../egress/egress.types';
@@ -18,7 +18,6 @@ import {
   isConnectorType,
   resolveConnectorType,
 } from './connector-types';
-import { DENY_ALL_EGRESS } from './deny-all-egress';
 import { DRIVERS } from './drivers';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
@@ -100,17 +99,13 @@ function decodeCursor(cursor: string): ListPosition {
  */
 @Injectable()
 export class ConnectorsService {
-  private readonly egress: EgressGuard;
-
   constructor(
     private readonly repository: ConnectorRepository,
-    private readonly secretBox: SecretBox,
-    @Optional() @Inject(EGRESS_GUARD) egress: EgressGuard | undefined,
+    private readonly vault: SecretVault,
+    @Inject(EGRESS_GUARD) private readonly egress: EgressGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {
-    this.egress = egress ?? DENY_ALL_EGRESS;
-  }
+  ) {}
 
   /** Validates type and config (422 invalid_type / validation_failed) without storing anything. */
   normalize(connectorType: unknown, config: unknown): NormalizedConfig {
@@ -361,12 +356,12 @@ export class ConnectorsService {
   }
 
   private seal(id: string, config: NormalizedConfig): string {
-    return this.secretBox.seal(JSON.stringify(config.values), `connector:${id}`);
+    return this.vault.seal(JSON.stringify(config.values), `connector:${id}`);
   }
 
   private open(entity: ConnectorEntity): Connector {
     if (!isConnectorType(entity.connectorType)) throw new AppError('internal_error');
-    const values = JSON.parse(this.secretBox.open(entity.configSealed, `connector:${entity.id}`)) as unknown;
+    const values = JSON.parse(this.vault.open(entity.configSealed, `connector:${entity.id}`)) as unknown;
     return {
       id: entity.id,
       orgId: entity.orgId,

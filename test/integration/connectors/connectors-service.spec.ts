@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/sqlite';
 import { loadConfig } from '../../../src/common/config';
-import { SecretBox } from '../../../src/common/crypto';
+import { SecretVault } from '../../../src/common/crypto/secret-vault';
 import { openDatabase } from '../../../src/common/database';
 import { registerEntities } from '../../../src/common/database/entity-registry';
 import { AppError } from '../../../src/common/errors';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   guard = new TestEgressGuard(['127.0.0.1:5432']);
   service = new ConnectorsService(
     new ConnectorRepository(orm.em),
-    new SecretBox(randomBytes(32)),
+    new SecretVault({ configured: randomBytes(32), keysDir: config.keysDir }),
     guard,
     config,
     createLogger('silent'),
@@ -86,7 +86,7 @@ describe('ConnectorsService', () => {
       .execute<{ config_sealed: string }[]>('select * from connectors where id = ?', [connector.id]);
     expect(JSON.stringify(rows)).not.toContain('hunter2-secret');
     expect(JSON.stringify(rows)).not.toContain('127.0.0.1');
-    expect(rows[0].config_sealed).toMatch(/^v1:/);
+    expect(rows[0].config_sealed).toMatch(/^sv1:/);
     const response = toConnectorResponse(await service.getForOrg('org_a', connector.id));
     expect(response.config).toEqual({
       host: '127.0.0.1',

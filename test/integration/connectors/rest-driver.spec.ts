@@ -4,7 +4,11 @@ import { normalizeConfig, RestConfig } from '../../../src/modules/connectors/con
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { restDriver } from '../../../src/modules/connectors/drivers/rest';
-import { TestEgressGuard } from '../../support/test-egress-guard';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EgressGuard } from '../../../src/modules/egress/egress.types';
+import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 
 type Handler = (
   request: IncomingMessage,
@@ -22,7 +26,11 @@ interface Recorded {
 let server: Server;
 let port: number;
 let handler: Handler;
+let connections = 0;
 const seen: Recorded[] = [];
+let dir: string;
+let allowing: GuardHarness;
+let denying: GuardHarness;
 
 beforeAll(async () => {
   server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -39,12 +47,20 @@ beforeAll(async () => {
       response.end(answer.json === undefined ? '' : JSON.stringify(answer.json));
     });
   });
+  server.on('connection', () => (connections += 1));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
+  dir = mkdtempSync(join(tmpdir(), 'conn-rest-'));
+  // The real egress guard: loopback is reachable only through an explicit rule for this port.
+  allowing = await startGuard(join(dir, 'allow'), [`127.0.0.1:${port}`]);
+  denying = await startGuard(join(dir, 'deny'), []);
 });
 
 afterAll(async () => {
+  await allowing.close();
+  await denying.close();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
 });
 
 beforeEach(() => {
@@ -55,7 +71,7 @@ function rest(config: Record<string, unknown>): RestConfig {
   return normalizeConfig({ type: 'rest' }, config).values as RestConfig;
 }
 
-function context(guard = new TestEgressGuard([`127.0.0.1:${port}`])): DriverContext & { warnings: string[] } {
+function context(guard: EgressGuard = allowing.guard): DriverContext & { warnings: string[] } {
   const warnings: string[] = [];
   return {
     orgId: 'org_1',
@@ -137,12 +153,23 @@ describe('REST driver against a loopback server', () => {
 
     it('reports egress_blocked without contacting the destination', async () => {
       handler = () => ({ json: {} });
-      const guard = new TestEgressGuard([]);
-      const error = await failure(restDriver.test(rest({ base_url: base() }), context(guard)));
+      const before = connections;
+      const error = await failure(restDriver.test(rest({ base_url: base() }), context(denying.guard)));
       expect(error.errorType).toBe('egress_blocked');
       expect(error.recoverable).toBe(false);
       expect(seen).toHaveLength(0);
-      expect(guard.attempts).toEqual([{ host: '127.0.0.1', port, allowed: false, purpose: 'connector' }]);
+      expect(connections).toBe(before);
+      expect((await failure(readAll(rest({ url: base() }), context(denying.guard)))).errorType).toBe(
+        'egress_blocked',
+      );
+      expect(connections).toBe(before);
+    });
+
+    it('the same destination on another port is blocked by the port rule', async () => {
+      const error = await failure(
+        restDriver.test(rest({ base_url: `http://127.0.0.1:${port === 65535 ? 1 : port + 1}` }), context()),
+      );
+      expect(error.errorType).toBe('egress_blocked');
     });
 
     it('reports unreachable for a closed port', async () => {
@@ -150,12 +177,11 @@ describe('REST driver against a loopback server', () => {
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const closedPort = (closed.address() as AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
+      const guard = await startGuard(join(dir, 'closed'), [`127.0.0.1:${closedPort}`]);
       const error = await failure(
-        restDriver.test(
-          rest({ base_url: `http://127.0.0.1:${closedPort}` }),
-          context(new TestEgressGuard([`127.0.0.1:${closedPort}`])),
-        ),
+        restDriver.test(rest({ base_url: `http://127.0.0.1:${closedPort}` }), context(guard.guard)),
       );
+      await guard.close();
       expect(error.errorType).toBe('unreachable');
     });
   });

@@ -1,1 +1,0 @@
-export { DATA_KEY_FILE, loadDataKey, SecretBox } from './secret-box';
