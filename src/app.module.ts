@@ -5,11 +5,13 @@ import { CryptoModule } from './common/crypto/crypto.module';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { DatasetsModule } from './modules/datasets/datasets.module';
 import { EgressModule } from './modules/egress/egress.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
+import { QueryModule } from './modules/query/query.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -30,6 +32,8 @@ export class AppModule {
         PrivacyModule,
         RepohostModule,
         ConnectorsModule,
+        DatasetsModule,
+        QueryModule,
       ],
     };
   }

@@ -3,6 +3,7 @@ import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
 import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
 import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0600Connectors } from './Migration0600Connectors';
+import { Migration0700Datasets } from './Migration0700Datasets';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
   { name: 'Migration0550Repohost', class: Migration0550Repohost },
   { name: 'Migration0600Connectors', class: Migration0600Connectors },
+  { name: 'Migration0700Datasets', class: Migration0700Datasets },
 ];
