@@ -10,6 +10,7 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { DatasetsModule } from './modules/datasets/datasets.module';
 import { EgressModule } from './modules/egress/egress.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
@@ -36,6 +37,7 @@ export class AppModule {
         WebhooksModule,
         PrivacyModule,
         RepohostModule,
+        ConnectorsModule,
         DatasetsModule,
         QueryModule,
       ],
