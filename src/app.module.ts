@@ -12,9 +12,11 @@ import { DatasetsModule } from './modules/datasets/datasets.module';
 import { EgressModule } from './modules/egress/egress.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
+import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { QueryModule } from './modules/query/query.module';
+import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -40,6 +42,8 @@ export class AppModule {
         ConnectorsModule,
         DatasetsModule,
         QueryModule,
+        RuntimeLibraryModule,
+        McpModule,
       ],
     };
   }
