@@ -252,3 +252,31 @@ describe('datasets and queries (services over real files)', () => {
     expect((await rejection(datasets.get(orgA, second.id))).code).toBe('dataset_not_found');
   });
 });
+
+describe('SQL report budget', () => {
+  it('interrupts a statement that runs past SERVICE_SQL_REPORT_TIMEOUT_S with 504 query_timeout', async () => {
+    const t = await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '0.3' });
+    try {
+      const record = await t.app.get(DatasetsService).ingest(
+        {
+          orgId: orgA.orgId,
+          datasetName: 'tiny',
+          visibility: 'private',
+          connectionId: null,
+          connectionType: 'file',
+          source: {},
+          createdBy: null,
+        },
+        salesRows(5),
+      );
+      const endless = 'with recursive n(x) as (select 1 union all select x + 1 from n) select count(*) from n';
+      const error = await rejection(t.app.get(QueryService).sqlReport(orgA, { dataset_id: record.id, sql: endless }));
+      expect(error.code).toBe('query_timeout');
+      expect(error.status).toBe(504);
+      const after = await t.app.get(QueryService).sqlReport(orgA, { dataset_id: record.id, sql: 'select count(*) as n from tiny' });
+      expect(after.rows).toEqual([{ n: 5 }]);
+    } finally {
+      await t.close();
+    }
+  });
+});
