@@ -78,7 +78,8 @@ function inspect(sql: string, tables: readonly ReportTable[]): string[] {
       }
       throw AppError.validation([{ field: 'sql', problem: message }]);
     }
-    if (!prepared.reader) throw violation('the statement returns no rows (writes, ATTACH and PRAGMA are refused)');
+    if (!prepared.reader)
+      throw violation('the statement returns no rows (writes, ATTACH and PRAGMA are refused)');
     if (!prepared.readonly) throw violation('the statement would write');
     return prepared.columns().map((c) => c.name);
   } finally {
@@ -92,7 +93,11 @@ function inspect(sql: string, tables: readonly ReportTable[]): string[] {
  * to zero once the datasets are attached), the text is checked to be a single read-only statement, a timer
  * interrupts it, and only `maxRows` rows are taken.
  */
-export async function runSqlReport(sql: string, tables: readonly ReportTable[], limits: ReportLimits): Promise<ReportResult> {
+export async function runSqlReport(
+  sql: string,
+  tables: readonly ReportTable[],
+  limits: ReportLimits,
+): Promise<ReportResult> {
   const columns = inspect(sql, tables);
   const db = await ReadOnlyDatabase.open(tables[0].filePath);
   let timedOut = false;
@@ -124,7 +129,8 @@ export async function runSqlReport(sql: string, tables: readonly ReportTable[], 
       throw new AppError('query_timeout', `The SQL report exceeded its ${limits.timeoutMs / 1000} s budget.`);
     }
     const code = sqliteCode(error);
-    const message = typeof error === 'object' && error !== null ? String((error as { message?: unknown }).message) : '';
+    const message =
+      typeof error === 'object' && error !== null ? String((error as { message?: unknown }).message) : '';
     if (code === 'SQLITE_READONLY') throw violation('the statement would write');
     if (/too many attached databases/i.test(message)) throw violation('ATTACH is not allowed');
     if (code !== undefined) {
