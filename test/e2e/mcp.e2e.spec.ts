@@ -44,7 +44,7 @@ async function openRawSse(baseUrl: string, key: string): Promise<{ sessionId: st
   let text = '';
   while (!text.includes('\n\n')) {
     const { value } = await reader.read();
-    text += Buffer.from(value!).toString('utf8');
+    text += Buffer.from(value).toString('utf8');
   }
   const endpoint = /data: (.+)/.exec(text)![1];
   return {

@@ -15,6 +15,7 @@ export function toHealthResponse(snapshot: HealthSnapshot): object {
     version: snapshot.version,
     uptime_s: snapshot.uptimeS,
     supervised: snapshot.supervised,
+    pid: snapshot.pid,
     restarts: snapshot.restarts,
     modules: snapshot.modules.map((m) => ({ name: m.name, status: m.status, functions: [...m.functions] })),
     ...(snapshot.message ? { message: snapshot.message } : {}),

@@ -28,6 +28,7 @@ export interface HealthSnapshot {
   readonly version: string | null;
   readonly uptimeS: number | null;
   readonly supervised: boolean;
+  readonly pid: number | null;
   readonly restarts: number;
   readonly modules: readonly {
     readonly name: string;
@@ -177,6 +178,7 @@ export class RuntimeLibraryService implements OnModuleInit, OnApplicationShutdow
   private async checkHealth(): Promise<HealthSnapshot> {
     const supervised = this.supervisor !== undefined;
     const restarts = this.supervisor?.status().restarts ?? 0;
+    const pid = this.supervisor?.status().pid ?? null;
     const checkedAt = new Date().toISOString();
     let snapshot: HealthSnapshot;
     try {
@@ -194,6 +196,7 @@ export class RuntimeLibraryService implements OnModuleInit, OnApplicationShutdow
         version: health.version ?? manifest.version,
         uptimeS: health.uptimeS ?? null,
         supervised,
+        pid,
         restarts,
         modules,
       };
@@ -205,6 +208,7 @@ export class RuntimeLibraryService implements OnModuleInit, OnApplicationShutdow
         version: null,
         uptimeS: null,
         supervised,
+        pid,
         restarts,
         modules: [],
         message,
