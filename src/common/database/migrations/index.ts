@@ -1,4 +1,5 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0550Repohost } from './Migration0550Repohost';
 
 /**
@@ -9,4 +10,5 @@ import { Migration0550Repohost } from './Migration0550Repohost';
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
   { name: 'Migration0550Repohost', class: Migration0550Repohost },
+  { name: 'Migration0500Jobs', class: Migration0500Jobs },
 ];
