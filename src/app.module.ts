@@ -1,19 +1,34 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { CoreModule } from './common/core.module';
+import { CryptoModule } from './common/crypto/crypto.module';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { EgressModule } from './modules/egress/egress.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { PrivacyModule } from './modules/privacy/privacy.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule, LicensingModule, RepohostModule],
+      imports: [
+        CoreModule.forRoot(config, logger),
+        CryptoModule,
+        DatabaseModule,
+        HealthModule,
+        AccessModule,
+        LicensingModule,
+        EgressModule,
+        WebhooksModule,
+        PrivacyModule,
+        RepohostModule,
+      ],
     };
   }
 }

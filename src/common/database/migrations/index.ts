@@ -1,4 +1,6 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
+import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
 import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0550Repohost } from './Migration0550Repohost';
 
@@ -9,6 +11,8 @@ import { Migration0550Repohost } from './Migration0550Repohost';
  */
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0300EgressDecisions', class: Migration0300EgressDecisions },
+  { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
   { name: 'Migration0550Repohost', class: Migration0550Repohost },
   { name: 'Migration0500Jobs', class: Migration0500Jobs },
 ];
