@@ -74,6 +74,11 @@ export class WebhookDeliveryRepository {
     });
   }
 
+  /** At start no other process holds a claim (one daemon per data dir), so leases of a dead one are void. */
+  async releaseLeases(): Promise<number> {
+    return this.em.fork().nativeUpdate(WebhookDeliverySchema, { status: 'pending', leaseUntil: { $ne: null } }, { leaseUntil: null });
+  }
+
   /** Records one attempt and the delivery's next state in one transaction. */
   async recordAttempt(
     id: string,

@@ -49,7 +49,9 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     return this.deliveries.insert(em, delivery, new Date());
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    const released = await this.deliveries.releaseLeases();
+    if (released > 0) this.logger.warn({ event: 'webhook_leases_released', count: released }, 'resuming deliveries');
     this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
     this.timer.unref();
     this.wake();
