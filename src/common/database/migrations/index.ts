@@ -1,8 +1,12 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
  * Numbering: 0001–0099 common; each domain module takes its own hundred (accounts 0100, licensing 0200, egress 0300,
  * engine 0400, jobs/webhooks 0500, connectors 0600, datasets 0700, mcp/runtime 0800).
  */
-export const MIGRATIONS = [{ name: 'Migration0001Foundation', class: Migration0001Foundation }];
+export const MIGRATIONS = [
+  { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0400SimulationRuns', class: Migration0400SimulationRuns },
+];
