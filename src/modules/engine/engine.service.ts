@@ -18,7 +18,7 @@ import {
 } from './engine.types';
 import { EnginePool, PoolUnavailableError } from './engine-pool';
 import { checkProbeReply, ProbeComputeError, PROBE_REQUEST, resultFingerprint } from './engine-probe';
-import { SocketWorkerLauncher, WorkerHandle, WorkerLauncher } from './engine-worker';
+import { SocketWorkerLauncher, WorkerHandle, WorkerLauncher, WorkerStartError } from './engine-worker';
 import { SubprocessEngine, SubprocessFailedError } from './subprocess-engine';
 
 /** Unix socket paths are limited to 108 bytes; a deep data dir falls back to a private temp dir. */
@@ -192,7 +192,9 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     });
     const attempts = this.config.engineProbeAttempts;
     let lastError: unknown;
+    let made = 0;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      made = attempt;
       try {
         const first = await this.launchProbed(launcher);
         await this.createPool(launcher).start([first]);
@@ -200,6 +202,8 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
       } catch (error) {
         lastError = error;
         this.reason = `server mode failed: ${describe(error)}`;
+        // A binary that cannot even be executed will not start on a second try.
+        if (error instanceof WorkerStartError && error.reason === 'spawn_failed') break;
         if (attempt < attempts) {
           this.logger.warn(
             { event: 'engine_server_mode_probe_retry', attempt, attempts, reason: describe(error) },
@@ -213,7 +217,7 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     this.logger.error(
       {
         event: broken ? 'engine_server_mode_compute_broken' : 'engine_server_mode_probe_failed',
-        attempts,
+        attempts: made,
         reason: describe(lastError),
         binary: this.config.engineBinaryPath,
       },
