@@ -7,6 +7,7 @@ import { AccessModule } from './modules/access/access.module';
 import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { RepohostModule } from './modules/repohost/repohost.module';
 import { SimulationModule } from './modules/simulation/simulation.module';
 
 @Module({})
@@ -20,6 +21,7 @@ export class AppModule {
         HealthModule,
         AccessModule,
         LicensingModule,
+        RepohostModule,
         EngineModule,
         SimulationModule,
       ],

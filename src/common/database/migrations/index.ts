@@ -1,5 +1,6 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
+import { Migration0550Repohost } from './Migration0550Repohost';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -9,4 +10,5 @@ import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
   { name: 'Migration0400SimulationRuns', class: Migration0400SimulationRuns },
+  { name: 'Migration0550Repohost', class: Migration0550Repohost },
 ];
