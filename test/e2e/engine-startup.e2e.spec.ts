@@ -127,9 +127,13 @@ describe('engine start-up and shutdown of the real daemon process', () => {
     });
     await waitForStart(daemon, 45_000);
     const lines = logLines(daemon);
-    expect(lines.find((l) => l.event === 'engine_server_mode_probe_failed')?.reason).toContain('server mode is broken');
+    expect(lines.find((l) => l.event === 'engine_server_mode_probe_failed')?.reason).toContain(
+      'server mode is broken',
+    );
     expect(eventIndex(lines, 'engine_pool_unavailable')).toBeGreaterThan(-1);
-    expect(lines.find((l) => l.event === 'engine_runtime_mode')).toMatchObject({ value: 'subprocess_fallback' });
+    expect(lines.find((l) => l.event === 'engine_runtime_mode')).toMatchObject({
+      value: 'subprocess_fallback',
+    });
   });
 
   it('logs engine_server_mode_compute_broken for a binary that computes wrong numbers', async () => {

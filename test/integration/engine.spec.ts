@@ -43,7 +43,11 @@ const decision = {
     model: 'demand * growth * (price - unit_cost) - fixed',
     actions: [
       { name: 'launch' },
-      { name: 'discount', set: { price: { low: 8, high: 10 } }, model: 'demand * 1.3 * growth * (price - unit_cost) - fixed' },
+      {
+        name: 'discount',
+        set: { price: { low: 8, high: 10 } },
+        model: 'demand * 1.3 * growth * (price - unit_cost) - fixed',
+      },
       { name: 'wait', model: '0' },
     ],
     target: 1000,
@@ -60,7 +64,10 @@ describe('engine with the real binary', () => {
     apps.push(t);
     return t;
   };
-  const services = (t: TestApp) => ({ engine: t.app.get(EngineService), simulation: t.app.get(SimulationService) });
+  const services = (t: TestApp) => ({
+    engine: t.app.get(EngineService),
+    simulation: t.app.get(SimulationService),
+  });
 
   it('gives byte-identical numbers on pool sizes 1 and 2 and on the subprocess fallback', async () => {
     const one = services(await boot({ ENGINE_POOL_SIZE: '1' }));
@@ -75,7 +82,8 @@ describe('engine with the real binary', () => {
     const concurrent = await Promise.all([1, 2, 3, 4].map(() => two.simulation.simulate(ORG, decision)));
     const viaFallback = await fallback.simulation.simulate(ORG, decision);
     expect(viaFallback.engine_mode).toBe('subprocess_fallback');
-    for (const other of [...concurrent, viaFallback]) expect(numbers(other as never)).toBe(numbers(reference as never));
+    for (const other of [...concurrent, viaFallback])
+      expect(numbers(other as never)).toBe(numbers(reference as never));
     expect(reference.seed).toBe(12345);
     expect(reference.actions.map((a) => a.name)).toEqual(['launch', 'discount', 'wait']);
     expect(reference.sensitivity[0].swing).toEqual(expect.any(Number));
@@ -116,7 +124,10 @@ describe('engine with the real binary', () => {
           n: { low: 10, high: 30, distribution: 'normal' },
         },
         objective: 'maximize_value',
-        actions: [{ name: 'tri', model: 't' }, { name: 'norm', model: 'n' }],
+        actions: [
+          { name: 'tri', model: 't' },
+          { name: 'norm', model: 'n' },
+        ],
       },
     });
     const [tri, norm] = shapes.actions;
@@ -136,7 +147,10 @@ describe('engine with the real binary', () => {
       scenario: {
         variables: { x: { low: 0, high: 1 } },
         objective: 'maximize_net_value',
-        actions: [{ name: 'base', model: 'x' }, { name: 'better', model: 'x + 0.5' }],
+        actions: [
+          { name: 'base', model: 'x' },
+          { name: 'better', model: 'x + 0.5' },
+        ],
       },
     });
     expect(known.recommended_action).toBe('better');
@@ -148,7 +162,10 @@ describe('engine with the real binary', () => {
 
   it('records each run with its seed, and picks a seed when none is given', async () => {
     const { simulation } = services(await boot({ ENGINE_POOL_SIZE: '1' }));
-    const body = { runs: 1000, scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' } };
+    const body = {
+      runs: 1000,
+      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' },
+    };
     const first = await simulation.simulate(ORG, body);
     const second = await simulation.simulate(ORG, body);
     expect(first.run_id).toMatch(/^run_[0-9a-f]{32}$/);
@@ -181,7 +198,9 @@ describe('engine with the real binary', () => {
       runs: 2_000_000,
       seed: 99,
       scenario: {
-        variables: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`v${i}`, { low: 0, high: i + 1 }])),
+        variables: Object.fromEntries(
+          Array.from({ length: 8 }, (_, i) => [`v${i}`, { low: 0, high: i + 1 }]),
+        ),
         objective: 'maximize_net_value',
       },
     };
@@ -198,7 +217,9 @@ describe('engine with the real binary', () => {
   });
 
   it('answers engine_timeout when a computation overruns ENGINE_COMPUTE_TIMEOUT_S', async () => {
-    const { engine, simulation } = services(await boot({ ENGINE_POOL_SIZE: '1', ENGINE_COMPUTE_TIMEOUT_S: '0.05' }));
+    const { engine, simulation } = services(
+      await boot({ ENGINE_POOL_SIZE: '1', ENGINE_COMPUTE_TIMEOUT_S: '0.05' }),
+    );
     const heavy = {
       runs: 10_000_000,
       scenario: {
@@ -214,7 +235,10 @@ describe('engine with the real binary', () => {
   it('refuses invalid requests before the engine with every problem listed', async () => {
     const { simulation } = services(await boot({ ENGINE_POOL_SIZE: '1' }));
     const error = await simulation
-      .simulate(ORG, { runs: 0, scenario: { variables: { x: { low: 2, high: 1 } }, objective: 'maximize_net_value', model: 'x + y' } })
+      .simulate(ORG, {
+        runs: 0,
+        scenario: { variables: { x: { low: 2, high: 1 } }, objective: 'maximize_net_value', model: 'x + y' },
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).details).toEqual([
@@ -240,7 +264,11 @@ describe('engine failure paths with fake binaries', () => {
     apps.push(t);
     return t;
   };
-  const simple = { runs: 1000, seed: 5, scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' } };
+  const simple = {
+    runs: 1000,
+    seed: 5,
+    scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' },
+  };
 
   it('degrades to subprocess_fallback when server mode never creates its socket and fallback is allowed', async () => {
     const t = await boot('no-socket.sh', { RUNTIME_FALLBACK_MODE: 'allow' });

@@ -84,7 +84,8 @@ class FakeLauncher implements WorkerLauncher {
   constructor(public behaviour: Behaviour = async (w) => answer(w)) {}
 
   async launch(): Promise<WorkerHandle> {
-    if (this.workers.length >= this.failAfter) throw new WorkerStartError('exited', 'the fake refuses to start');
+    if (this.workers.length >= this.failAfter)
+      throw new WorkerStartError('exited', 'the fake refuses to start');
     const worker = new FakeWorker(this.nextPid++, (w, r) => this.behaviour(w, r));
     this.workers.push(worker);
     return worker;
@@ -161,7 +162,14 @@ describe('EnginePool', () => {
   it('starts every slot and spreads requests over idle workers', async () => {
     const launcher = new FakeLauncher();
     const { pool } = track(await startPool(launcher));
-    expect(pool.status()).toMatchObject({ size: 2, live: 2, busy: 0, queued: 0, restarts: 0, version: 'fake-1' });
+    expect(pool.status()).toMatchObject({
+      size: 2,
+      live: 2,
+      busy: 0,
+      queued: 0,
+      restarts: 0,
+      version: 'fake-1',
+    });
     expect(pool.isServing).toBe(true);
     await pool.run({});
     await pool.run({});
@@ -171,7 +179,12 @@ describe('EnginePool', () => {
   it('adopts already-probed workers before launching the rest', async () => {
     const launcher = new FakeLauncher();
     const adopted = (await launcher.launch()) as FakeWorker;
-    const pool = new EnginePool(launcher, async () => undefined, options({ size: 3 }), new RecordingObserver());
+    const pool = new EnginePool(
+      launcher,
+      async () => undefined,
+      options({ size: 3 }),
+      new RecordingObserver(),
+    );
     pools.push(pool);
     await pool.start([adopted]);
     expect(launcher.workers).toHaveLength(3);

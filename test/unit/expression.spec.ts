@@ -1,4 +1,9 @@
-import { evaluate, ExpressionError, parseExpression, referencedNames } from '../../src/modules/simulation/expression';
+import {
+  evaluate,
+  ExpressionError,
+  parseExpression,
+  referencedNames,
+} from '../../src/modules/simulation/expression';
 
 const names = ['a', 'b', 'c', 'revenue', 'cost'];
 const run = (text: string, scope: Record<string, number> = {}): number =>
@@ -103,13 +108,31 @@ describe('parseExpression', () => {
 describe('evaluate', () => {
   it('fails with the position when a name has no value', () => {
     const ast = parseExpression('a + b', ['a', 'b']);
-    expect(() => evaluate(ast, { a: 1 })).toThrow('no value for \'b\' at position 4');
+    expect(() => evaluate(ast, { a: 1 })).toThrow("no value for 'b' at position 4");
   });
 
   it('accepts a Map scope and follows IEEE 754 for division by zero', () => {
     const ast = parseExpression('a / b', ['a', 'b']);
-    expect(evaluate(ast, new Map([['a', 1], ['b', 0]]))).toBe(Infinity);
-    expect(Number.isNaN(evaluate(ast, new Map([['a', 0], ['b', 0]])))).toBe(true);
+    expect(
+      evaluate(
+        ast,
+        new Map([
+          ['a', 1],
+          ['b', 0],
+        ]),
+      ),
+    ).toBe(Infinity);
+    expect(
+      Number.isNaN(
+        evaluate(
+          ast,
+          new Map([
+            ['a', 0],
+            ['b', 0],
+          ]),
+        ),
+      ),
+    ).toBe(true);
   });
 
   it('evaluates only the branch if() takes', () => {

@@ -9,7 +9,10 @@ const base = () => ({
   runs: 1000,
   seed: 7,
   scenario: {
-    variables: { revenue: { low: 100, high: 200 }, cost: { low: 50, high: 150, distribution: 'triangular', mode: 80 } },
+    variables: {
+      revenue: { low: 100, high: 200 },
+      cost: { low: 50, high: 150, distribution: 'triangular', mode: 80 },
+    },
     objective: 'maximize_net_value',
     model: 'revenue - cost',
   },
@@ -71,38 +74,143 @@ describe('validateSimulationRequest', () => {
   });
 
   it.each([
-    [withScenario((s) => (s.variables.revenue = { low: 300, high: 200 })), 'scenario.variables.revenue.high', 'must be greater than or equal to low'],
-    [withScenario((s) => (s.variables.revenue = { low: 'ten', high: 200 })), 'scenario.variables.revenue.low', 'must be a number'],
-    [withScenario((s) => (s.variables.revenue = { low: Number.POSITIVE_INFINITY, high: 200 })), 'scenario.variables.revenue.low', 'must be a finite number'],
-    [withScenario((s) => (s.variables.revenue = { high: 200 })), 'scenario.variables.revenue.low', 'is required'],
-    [withScenario((s) => (s.variables.revenue = { low: -1.7e308, high: 1.7e308 })), 'scenario.variables.revenue.high', 'the range high - low overflows a double'],
-    [withScenario((s) => (s.variables.revenue = 5)), 'scenario.variables.revenue', 'must be an object {low, high, distribution?, mode?}'],
-    [withScenario((s) => (s.variables.revenue.distribution = 'beta')), 'scenario.variables.revenue.distribution', 'must be one of uniform, triangular, pert, normal, lognormal'],
-    [withScenario((s) => (s.variables.cost.mode = 151)), 'scenario.variables.cost.mode', 'must lie within [low, high]'],
-    [withScenario((s) => (s.variables.revenue = { low: 0, high: 5, distribution: 'lognormal' })), 'scenario.variables.revenue.low', 'must be greater than 0 for a lognormal distribution'],
-    [withScenario((s) => (s.variables.revenue.extra = 1)), 'scenario.variables.revenue.extra', 'unknown field; allowed fields are low, high, distribution, mode'],
+    [
+      withScenario((s) => (s.variables.revenue = { low: 300, high: 200 })),
+      'scenario.variables.revenue.high',
+      'must be greater than or equal to low',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: 'ten', high: 200 })),
+      'scenario.variables.revenue.low',
+      'must be a number',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: Number.POSITIVE_INFINITY, high: 200 })),
+      'scenario.variables.revenue.low',
+      'must be a finite number',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { high: 200 })),
+      'scenario.variables.revenue.low',
+      'is required',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: -1.7e308, high: 1.7e308 })),
+      'scenario.variables.revenue.high',
+      'the range high - low overflows a double',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = 5)),
+      'scenario.variables.revenue',
+      'must be an object {low, high, distribution?, mode?}',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue.distribution = 'beta')),
+      'scenario.variables.revenue.distribution',
+      'must be one of uniform, triangular, pert, normal, lognormal',
+    ],
+    [
+      withScenario((s) => (s.variables.cost.mode = 151)),
+      'scenario.variables.cost.mode',
+      'must lie within [low, high]',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: 0, high: 5, distribution: 'lognormal' })),
+      'scenario.variables.revenue.low',
+      'must be greater than 0 for a lognormal distribution',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue.extra = 1)),
+      'scenario.variables.revenue.extra',
+      'unknown field; allowed fields are low, high, distribution, mode',
+    ],
     [withScenario((s) => (s.variables = {})), 'scenario.variables', 'must define at least one variable'],
     [withScenario((s) => delete s.variables), 'scenario.variables', 'is required'],
-    [withScenario((s) => (s.variables = Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`v${i}`, { low: 0, high: 1 }])))), 'scenario.variables', 'must define at most 256 variables'],
-    [withScenario((s) => (s.variables['2x'] = { low: 0, high: 1 })), 'scenario.variables.2x', 'variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 characters'],
-    [withScenario((s) => (s.objective = 'maximize_fun')), 'scenario.objective', 'must be one of maximize_net_value, maximize_value, minimize_cost'],
+    [
+      withScenario(
+        (s) =>
+          (s.variables = Object.fromEntries(
+            Array.from({ length: 257 }, (_, i) => [`v${i}`, { low: 0, high: 1 }]),
+          )),
+      ),
+      'scenario.variables',
+      'must define at most 256 variables',
+    ],
+    [
+      withScenario((s) => (s.variables['2x'] = { low: 0, high: 1 })),
+      'scenario.variables.2x',
+      'variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 characters',
+    ],
+    [
+      withScenario((s) => (s.objective = 'maximize_fun')),
+      'scenario.objective',
+      'must be one of maximize_net_value, maximize_value, minimize_cost',
+    ],
     [withScenario((s) => delete s.objective), 'scenario.objective', 'is required'],
-    [withScenario((s) => (s.model = 'revenue - costs')), 'scenario.model', "unknown name 'costs' at position 10"],
-    [withScenario((s) => (s.model = 'revenue - (cost')), 'scenario.model', "expected ')' but found 'end of expression' at position 15"],
+    [
+      withScenario((s) => (s.model = 'revenue - costs')),
+      'scenario.model',
+      "unknown name 'costs' at position 10",
+    ],
+    [
+      withScenario((s) => (s.model = 'revenue - (cost')),
+      'scenario.model',
+      "expected ')' but found 'end of expression' at position 15",
+    ],
     [withScenario((s) => (s.model = 42)), 'scenario.model', 'must be a string expression'],
-    [withScenario((s) => (s.model = 'a'.repeat(10001))), 'scenario.model', 'must be at most 10000 characters'],
+    [
+      withScenario((s) => (s.model = 'a'.repeat(10001))),
+      'scenario.model',
+      'must be at most 10000 characters',
+    ],
     [withScenario((s) => (s.target = 'high')), 'scenario.target', 'must be a number'],
-    [withScenario((s) => (s.actions = [{ name: 'x' }, { name: 'x' }])), 'scenario.actions[1].name', "duplicate action name 'x'"],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x' }, { name: 'x' }])),
+      'scenario.actions[1].name',
+      "duplicate action name 'x'",
+    ],
     [withScenario((s) => (s.actions = [])), 'scenario.actions', 'must contain at least one action'],
-    [withScenario((s) => (s.actions = [{ name: '' }])), 'scenario.actions[0].name', 'must be a non-empty string of at most 128 characters without control characters'],
-    [withScenario((s) => (s.actions = [{ name: 'a\nb' }])), 'scenario.actions[0].name', 'must be a non-empty string of at most 128 characters without control characters'],
+    [
+      withScenario((s) => (s.actions = [{ name: '' }])),
+      'scenario.actions[0].name',
+      'must be a non-empty string of at most 128 characters without control characters',
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'a\nb' }])),
+      'scenario.actions[0].name',
+      'must be a non-empty string of at most 128 characters without control characters',
+    ],
     [withScenario((s) => (s.actions = [{ model: 'cost' }])), 'scenario.actions[0].name', 'is required'],
-    [withScenario((s) => (s.actions = [{ name: 'x', model: 'cost * price' }])), 'scenario.actions[0].model', "unknown name 'price' at position 7"],
-    [withScenario((s) => (s.actions = [{ name: 'x', set: { price: 3 } }])), 'scenario.actions[0].set.price', "unknown variable 'price'"],
-    [withScenario((s) => (s.actions = [{ name: 'x', set: { cost: { low: 5, high: 1 } } }])), 'scenario.actions[0].set.cost.high', 'must be greater than or equal to low'],
-    [withScenario((s) => (s.actions = [{ name: 'x', set: { cost: 'free' } }])), 'scenario.actions[0].set.cost', 'must be a number or an object {low, high, distribution?, mode?}'],
-    [withScenario((s) => (s.actions = Array.from({ length: 65 }, (_, i) => ({ name: `a${i}` })))), 'scenario.actions', 'must contain at most 64 actions'],
-    [withScenario((s) => (s.colour = 'red')), 'scenario.colour', 'unknown field; allowed fields are variables, objective, model, actions, target'],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', model: 'cost * price' }])),
+      'scenario.actions[0].model',
+      "unknown name 'price' at position 7",
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', set: { price: 3 } }])),
+      'scenario.actions[0].set.price',
+      "unknown variable 'price'",
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', set: { cost: { low: 5, high: 1 } } }])),
+      'scenario.actions[0].set.cost.high',
+      'must be greater than or equal to low',
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', set: { cost: 'free' } }])),
+      'scenario.actions[0].set.cost',
+      'must be a number or an object {low, high, distribution?, mode?}',
+    ],
+    [
+      withScenario((s) => (s.actions = Array.from({ length: 65 }, (_, i) => ({ name: `a${i}` })))),
+      'scenario.actions',
+      'must contain at most 64 actions',
+    ],
+    [
+      withScenario((s) => (s.colour = 'red')),
+      'scenario.colour',
+      'unknown field; allowed fields are variables, objective, model, actions, target',
+    ],
   ])('reports %#: %s %s', (body, field, problem) => {
     expect(problems(body)).toContainEqual({ field, problem });
   });
@@ -113,11 +221,23 @@ describe('validateSimulationRequest', () => {
     [{ ...base(), runs: 2.5 }, 'runs', 'must be an integer'],
     [{ ...base(), runs: '100' }, 'runs', 'must be an integer'],
     [{ ...base(), seed: -1 }, 'seed', 'must be an unsigned 64-bit integer (0 to 18446744073709551615)'],
-    [{ ...base(), seed: '18446744073709551616' }, 'seed', 'must be an unsigned 64-bit integer (0 to 18446744073709551615)'],
-    [{ ...base(), seed: 2 ** 60 }, 'seed', 'is above 2^53 - 1 and cannot be read exactly from a JSON number: send it as a decimal string'],
+    [
+      { ...base(), seed: '18446744073709551616' },
+      'seed',
+      'must be an unsigned 64-bit integer (0 to 18446744073709551615)',
+    ],
+    [
+      { ...base(), seed: 2 ** 60 },
+      'seed',
+      'is above 2^53 - 1 and cannot be read exactly from a JSON number: send it as a decimal string',
+    ],
     [{ ...base(), mode: 'fast' }, 'mode', 'must be "auto"'],
     [{ ...base(), detail: 'all' }, 'detail', 'must be "summary" or "full"'],
-    [{ ...base(), extra: true }, 'extra', 'unknown field; allowed fields are mode, runs, seed, detail, scenario'],
+    [
+      { ...base(), extra: true },
+      'extra',
+      'unknown field; allowed fields are mode, runs, seed, detail, scenario',
+    ],
     [{ runs: 5 }, 'scenario', 'is required'],
     [[1, 2], 'body', 'the request body must be a JSON object'],
     [null, 'body', 'the request body must be a JSON object'],
@@ -130,7 +250,12 @@ describe('validateSimulationRequest', () => {
       runs: 0,
       scenario: { variables: { a: { low: 2, high: 1 } }, objective: 'x', model: 'a + b' },
     });
-    expect(found.map((p) => p.field)).toEqual(['runs', 'scenario.objective', 'scenario.variables.a.high', 'scenario.model']);
+    expect(found.map((p) => p.field)).toEqual([
+      'runs',
+      'scenario.objective',
+      'scenario.variables.a.high',
+      'scenario.model',
+    ]);
   });
 
   it('accepts seeds up to 2^64 - 1 as strings and echoes them exactly', () => {

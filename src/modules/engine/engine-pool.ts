@@ -161,7 +161,12 @@ export class EnginePool {
       restarts: this.restartCount,
       version: this.engineVersion,
       lastHealthCheck: this.lastHealth,
-      workers: this.slots.map((s) => ({ slot: s.index, pid: s.worker?.pid, state: s.state, served: s.served })),
+      workers: this.slots.map((s) => ({
+        slot: s.index,
+        pid: s.worker?.pid,
+        state: s.state,
+        served: s.served,
+      })),
     };
   }
 
@@ -194,7 +199,10 @@ export class EnginePool {
         }
         this.replace(slot, 'died', error instanceof Error ? error.message : String(error));
         if (!(error instanceof WorkerLostError) || attempt >= 2) {
-          throw new AppError('internal_error', 'The engine worker failed twice while computing this request.');
+          throw new AppError(
+            'internal_error',
+            'The engine worker failed twice while computing this request.',
+          );
         }
       }
     }
@@ -284,7 +292,8 @@ export class EnginePool {
     worker.onExit(() => {
       // A busy worker's death surfaces through its run(); here only idle or checking ones are handled.
       if (slot.worker !== worker || this.stopped) return;
-      if (slot.state === 'idle' || slot.state === 'checking') this.replace(slot, 'died', 'the worker process exited');
+      if (slot.state === 'idle' || slot.state === 'checking')
+        this.replace(slot, 'died', 'the worker process exited');
     });
     this.observer.workerReady(worker.pid, slot.index);
     this.offer(slot);
@@ -303,7 +312,11 @@ export class EnginePool {
       this.setState(slot, 'empty');
       slot.consecutiveFailures++;
       this.noteFailure();
-      this.observer.workerLost('start_failed', slot.index, error instanceof Error ? error.message : String(error));
+      this.observer.workerLost(
+        'start_failed',
+        slot.index,
+        error instanceof Error ? error.message : String(error),
+      );
       this.updateAvailability();
       this.scheduleLaunch(slot);
       return;
@@ -319,7 +332,10 @@ export class EnginePool {
     if (this.stopped) return;
     const delay = this.breaker.isOpen()
       ? this.options.crashLoop.coolDownMs
-      : Math.min(RESTART_BACKOFF_MS * 2 ** Math.min(slot.consecutiveFailures, 6), this.options.crashLoop.coolDownMs);
+      : Math.min(
+          RESTART_BACKOFF_MS * 2 ** Math.min(slot.consecutiveFailures, 6),
+          this.options.crashLoop.coolDownMs,
+        );
     clearTimeout(slot.retryTimer);
     slot.retryTimer = setTimeout(() => {
       slot.retryTimer = undefined;
@@ -330,7 +346,11 @@ export class EnginePool {
   }
 
   /** Takes the slot's worker out of service (killed) and starts a replacement. */
-  private replace(slot: Slot, reason: Exclude<LossReason, 'recycled' | 'start_failed'>, detail: string): void {
+  private replace(
+    slot: Slot,
+    reason: Exclude<LossReason, 'recycled' | 'start_failed'>,
+    detail: string,
+  ): void {
     const worker = slot.worker;
     slot.worker = undefined;
     const queued = this.idle.indexOf(slot);
@@ -392,7 +412,9 @@ export class EnginePool {
     if (!serving) {
       for (const waiter of this.waiters.splice(0)) {
         clearTimeout(waiter.timer);
-        waiter.reject(new PoolUnavailableError('every engine worker failed and the crash-loop breaker is open'));
+        waiter.reject(
+          new PoolUnavailableError('every engine worker failed and the crash-loop breaker is open'),
+        );
       }
     }
   }

@@ -102,7 +102,10 @@ export class SocketWorkerLauncher implements WorkerLauncher {
       removeQuietly(path);
       const hello = await connection.next(this.options.frameTimeoutMs).catch((error: unknown) => {
         if (error instanceof FrameTimeoutError) {
-          throw new WorkerStartError('hello_timeout', `no hello from the engine worker within ${error.waitedMs} ms`);
+          throw new WorkerStartError(
+            'hello_timeout',
+            `no hello from the engine worker within ${error.waitedMs} ms`,
+          );
         }
         throw new WorkerStartError('exited', describeExit());
       });
@@ -125,8 +128,13 @@ export class SocketWorkerLauncher implements WorkerLauncher {
     const deadline = Date.now() + this.options.readyTimeoutMs;
     for (;;) {
       const failed = spawnError();
-      if (failed) throw new WorkerStartError('spawn_failed', `cannot start ${this.options.binaryPath}: ${failed.message}`);
-      if (child.exitCode !== null || child.signalCode !== null) throw new WorkerStartError('exited', describeExit());
+      if (failed)
+        throw new WorkerStartError(
+          'spawn_failed',
+          `cannot start ${this.options.binaryPath}: ${failed.message}`,
+        );
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new WorkerStartError('exited', describeExit());
       try {
         return await FrameConnection.open(path);
       } catch {
@@ -145,7 +153,10 @@ export class SocketWorkerLauncher implements WorkerLauncher {
 function parseHello(frame: unknown): { version: string; pid: number } {
   const hello = (frame ?? {}) as { type?: unknown; version?: unknown; pid?: unknown };
   if (hello.type !== 'hello' || typeof hello.version !== 'string' || typeof hello.pid !== 'number') {
-    throw new WorkerStartError('bad_hello', `the engine worker's first frame is not a hello: ${JSON.stringify(frame)}`);
+    throw new WorkerStartError(
+      'bad_hello',
+      `the engine worker's first frame is not a hello: ${JSON.stringify(frame)}`,
+    );
   }
   return { version: hello.version, pid: hello.pid };
 }
@@ -195,7 +206,10 @@ class SocketWorker implements WorkerHandle {
     const id = `r${++this.runSequence}`;
     let frame: unknown;
     try {
-      frame = await this.connection.request({ type: 'run', id, deadline_ms: budgetMs, request }, budgetMs + KILL_GRACE_MS);
+      frame = await this.connection.request(
+        { type: 'run', id, deadline_ms: budgetMs, request },
+        budgetMs + KILL_GRACE_MS,
+      );
     } catch (error) {
       if (error instanceof FrameTimeoutError) throw new WorkerTimeoutError(budgetMs);
       throw new WorkerLostError(error instanceof ConnectionClosedError ? error.message : String(error));

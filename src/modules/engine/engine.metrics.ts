@@ -15,7 +15,10 @@ export class EngineMetrics {
   readonly timeouts: Counter<'path'>;
 
   constructor(metrics: MetricsService) {
-    this.busy = metrics.gauge({ name: 'engine_workers_busy', help: 'Engine workers computing a request now' });
+    this.busy = metrics.gauge({
+      name: 'engine_workers_busy',
+      help: 'Engine workers computing a request now',
+    });
     this.live = metrics.gauge({ name: 'engine_workers_live', help: 'Engine workers running' });
     this.mode = metrics.gauge({
       name: 'engine_mode',

@@ -7,7 +7,12 @@ import { InfrastructureService } from './infrastructure.service';
 
 @Module({
   controllers: [InfrastructureController],
-  providers: [EngineMetrics, EngineService, { provide: ENGINE_PORT, useExisting: EngineService }, InfrastructureService],
+  providers: [
+    EngineMetrics,
+    EngineService,
+    { provide: ENGINE_PORT, useExisting: EngineService },
+    InfrastructureService,
+  ],
   exports: [ENGINE_PORT, EngineService],
 })
 export class EngineModule {}

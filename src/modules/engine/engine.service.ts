@@ -26,8 +26,12 @@ const MAX_SOCKET_DIR_LENGTH = 80;
 const PROBE_RETRY_BACKOFF_MS = 200;
 
 /** May the engine run one process per request when the pool cannot start? (RUNTIME_FALLBACK_MODE, spec Limits) */
-export function isFallbackAllowed(config: Pick<AppConfig, 'runtimeFallbackMode' | 'nodeEnv' | 'engineAllowSubprocessFallback'>): boolean {
-  const byMode = config.runtimeFallbackMode === 'allow' || (config.runtimeFallbackMode === 'auto' && config.nodeEnv !== 'production');
+export function isFallbackAllowed(
+  config: Pick<AppConfig, 'runtimeFallbackMode' | 'nodeEnv' | 'engineAllowSubprocessFallback'>,
+): boolean {
+  const byMode =
+    config.runtimeFallbackMode === 'allow' ||
+    (config.runtimeFallbackMode === 'auto' && config.nodeEnv !== 'production');
   return byMode && config.engineAllowSubprocessFallback;
 }
 
@@ -145,7 +149,8 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     try {
       reply = await this.subprocess.run(request);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'engine_timeout') this.metrics.timeouts.inc({ path: 'subprocess' });
+      if (error instanceof AppError && error.code === 'engine_timeout')
+        this.metrics.timeouts.inc({ path: 'subprocess' });
       if (error instanceof SubprocessFailedError) {
         this.logger.error({ event: 'engine_subprocess_failed', err: error }, error.message);
         throw new AppError('internal_error', 'The engine process failed while computing this request.');
@@ -161,14 +166,20 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     const { code, message, details } = reply.error;
     switch (code) {
       case 'validation_failed':
-        throw AppError.validation(details && details.length > 0 ? details : [{ field: 'body', problem: message }], message);
+        throw AppError.validation(
+          details && details.length > 0 ? details : [{ field: 'body', problem: message }],
+          message,
+        );
       case 'engine_timeout':
         throw new AppError(
           'engine_timeout',
           `The computation exceeded ENGINE_COMPUTE_TIMEOUT_S (${this.config.engineComputeTimeoutS} s).`,
         );
       default:
-        this.logger.error({ event: 'engine_error', code, engine_message: message }, 'the engine reported an error');
+        this.logger.error(
+          { event: 'engine_error', code, engine_message: message },
+          'the engine reported an error',
+        );
         throw new AppError('internal_error', 'The engine could not compute this request.');
     }
   }
@@ -243,7 +254,9 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         expired = true;
-        reject(new Error(`the probe did not finish within ENGINE_PROBE_SOCKET_TIMEOUT_S (${budgetMs / 1000} s)`));
+        reject(
+          new Error(`the probe did not finish within ENGINE_PROBE_SOCKET_TIMEOUT_S (${budgetMs / 1000} s)`),
+        );
       }, budgetMs);
     });
     try {
@@ -263,7 +276,9 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     const fingerprint = resultFingerprint(checkProbeReply(reply));
     this.probeFingerprint ??= fingerprint;
     if (fingerprint !== this.probeFingerprint) {
-      throw new ProbeComputeError('this worker computed different numbers than the first one for the same seed');
+      throw new ProbeComputeError(
+        'this worker computed different numbers than the first one for the same seed',
+      );
     }
   }
 
@@ -281,7 +296,11 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
         pingTimeoutMs: config.engineProbeFrameTimeoutS * 1000,
         recycleAfter: config.engineRecycleAfter,
         healthIntervalMs: config.engineHealthIntervalS * 1000,
-        crashLoop: { maxFailures: Math.max(5, 2 * config.enginePoolSize), windowMs: 60_000, coolDownMs: 30_000 },
+        crashLoop: {
+          maxFailures: Math.max(5, 2 * config.enginePoolSize),
+          windowMs: 60_000,
+          coolDownMs: 30_000,
+        },
       },
       {
         workerReady: (pid, slot) => {
@@ -292,7 +311,10 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
           if (pid !== undefined) metrics.live.dec();
           metrics.restarts.inc({ reason });
           const level = reason === 'recycled' ? 'info' : 'warn';
-          logger[level]({ event: 'engine_worker_replaced', reason, slot, pid, detail }, 'replacing an engine worker');
+          logger[level](
+            { event: 'engine_worker_replaced', reason, slot, pid, detail },
+            'replacing an engine worker',
+          );
         },
         busyChanged: (busy) => metrics.busy.set(busy),
         queueWaited: (ms) => metrics.queueWait.observe(ms / 1000),
@@ -329,7 +351,11 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
       this.reason = `${this.reason}; the one-shot engine failed too: ${describe(error)}`;
       this.settle('unavailable');
       this.logger.error(
-        { event: 'engine_subprocess_probe_failed', reason: this.reason, binary: this.config.engineBinaryPath },
+        {
+          event: 'engine_subprocess_probe_failed',
+          reason: this.reason,
+          binary: this.config.engineBinaryPath,
+        },
         'neither the engine pool nor the one-shot engine works: engine requests answer 503',
       );
       return;
@@ -339,7 +365,10 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
       { event: 'engine_pool_unavailable', reason: this.reason },
       'the engine pool could not start: degraded to one engine process per request',
     );
-    this.logger.info({ event: 'engine_runtime_mode', value: 'subprocess_fallback' }, 'engine mode: subprocess_fallback');
+    this.logger.info(
+      { event: 'engine_runtime_mode', value: 'subprocess_fallback' },
+      'engine mode: subprocess_fallback',
+    );
   }
 
   private settle(mode: EngineMode): void {

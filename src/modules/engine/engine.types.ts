@@ -53,7 +53,12 @@ export interface EngineStatus {
   readonly mode: EngineMode;
   readonly version: string | null;
   readonly lastHealthCheck: string | null;
-  readonly pool: { readonly size: number; readonly busy: number; readonly queued: number; readonly restarts: number };
+  readonly pool: {
+    readonly size: number;
+    readonly busy: number;
+    readonly queued: number;
+    readonly restarts: number;
+  };
 }
 
 export interface EnginePort {

@@ -13,7 +13,12 @@ export interface InfrastructureReport {
   readonly engine_mode: string;
   readonly engine_version: string | null;
   readonly last_health_check: string | null;
-  readonly pool: { readonly size: number; readonly busy: number; readonly queued: number; readonly restarts: number };
+  readonly pool: {
+    readonly size: number;
+    readonly busy: number;
+    readonly queued: number;
+    readonly restarts: number;
+  };
   readonly runtime_library: Readonly<Record<string, unknown>>;
   readonly license: LicenseSummary;
 }
@@ -35,7 +40,9 @@ export class InfrastructureService {
       last_health_check: engine.lastHealthCheck,
       pool: engine.pool,
       runtime_library: this.runtime ? await this.runtime.runtimeLibraryStatus() : { status: 'unknown' },
-      license: isLicenseSummarySource(this.entitlements) ? this.entitlements.licenseSummary() : UNLICENSED_COMMUNITY,
+      license: isLicenseSummarySource(this.entitlements)
+        ? this.entitlements.licenseSummary()
+        : UNLICENSED_COMMUNITY,
     };
   }
 }

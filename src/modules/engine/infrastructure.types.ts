@@ -14,7 +14,10 @@ export function isLicenseSummarySource(value: unknown): value is LicenseSummaryS
   return typeof (value as Partial<LicenseSummarySource> | null)?.licenseSummary === 'function';
 }
 
-export const UNLICENSED_COMMUNITY: LicenseSummary = Object.freeze({ edition: 'community', status: 'unlicensed' });
+export const UNLICENSED_COMMUNITY: LicenseSummary = Object.freeze({
+  edition: 'community',
+  status: 'unlicensed',
+});
 
 /** The runtime-library module provides this token (globally) to fill `runtime_library`. */
 export interface RuntimeLibraryStatusSource {

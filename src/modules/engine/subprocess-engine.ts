@@ -97,7 +97,11 @@ export class SubprocessEngine {
         if (reply) resolve(reply);
         else {
           const how = signal ? `signal ${signal}` : `exit code ${String(code)}`;
-          reject(new SubprocessFailedError(`the engine ended with ${how} and no answer${stderr ? `: ${stderr.trim()}` : ''}`));
+          reject(
+            new SubprocessFailedError(
+              `the engine ended with ${how} and no answer${stderr ? `: ${stderr.trim()}` : ''}`,
+            ),
+          );
         }
       });
       child.stdin.end(JSON.stringify(request));

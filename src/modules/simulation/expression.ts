@@ -221,7 +221,9 @@ class Parser {
       const { text, offset } = this.token;
       this.advance();
       const operand = this.unary(depth + 1);
-      return text === '-' ? { kind: 'negate', operand, position: codePointIndex(this.text, offset) } : operand;
+      return text === '-'
+        ? { kind: 'negate', operand, position: codePointIndex(this.text, offset) }
+        : operand;
     }
     return this.power(depth);
   }
@@ -245,7 +247,8 @@ class Parser {
       case '(': {
         this.advance();
         const inner = this.comparison(depth + 1);
-        if (this.token.kind !== ')') this.fail(`expected ')' but found '${this.token.text}'`, this.token.offset);
+        if (this.token.kind !== ')')
+          this.fail(`expected ')' but found '${this.token.text}'`, this.token.offset);
         this.advance();
         return inner;
       }
@@ -254,7 +257,10 @@ class Parser {
         if (this.token.kind === '(') return this.call(token, depth);
         if (!this.isKnown(token.text)) {
           if (isFunctionName(token.text)) {
-            this.fail(`'${token.text}' is a function and needs arguments, e.g. ${token.text}(...)`, token.offset);
+            this.fail(
+              `'${token.text}' is a function and needs arguments, e.g. ${token.text}(...)`,
+              token.offset,
+            );
           }
           this.fail(`unknown name '${token.text}'`, token.offset);
         }
@@ -345,7 +351,8 @@ export type Scope = ReadonlyMap<string, number> | Readonly<Record<string, number
 function lookup(scope: Scope, name: string, position: number): number {
   let value: unknown;
   if (scope instanceof Map) value = scope.get(name);
-  else if (Object.prototype.hasOwnProperty.call(scope, name)) value = (scope as Readonly<Record<string, number>>)[name];
+  else if (Object.prototype.hasOwnProperty.call(scope, name))
+    value = (scope as Readonly<Record<string, number>>)[name];
   if (typeof value !== 'number') throw new ExpressionError(`no value for '${name}'`, position);
   return value;
 }
@@ -390,7 +397,11 @@ export function evaluate(expression: Expression, scope: Scope): number {
     case 'negate':
       return -evaluate(expression.operand, scope);
     case 'binary':
-      return applyBinary(expression.operator, evaluate(expression.left, scope), evaluate(expression.right, scope));
+      return applyBinary(
+        expression.operator,
+        evaluate(expression.left, scope),
+        evaluate(expression.right, scope),
+      );
     case 'call':
       return evaluateCall(expression.fn, expression.args, scope);
   }

@@ -68,7 +68,8 @@ class Problems {
 
   unknownKeys(object: Json, prefix: string, allowed: readonly string[]): void {
     for (const key of Object.keys(object)) {
-      if (!allowed.includes(key)) this.add(join(prefix, key), `unknown field; allowed fields are ${allowed.join(', ')}`);
+      if (!allowed.includes(key))
+        this.add(join(prefix, key), `unknown field; allowed fields are ${allowed.join(', ')}`);
     }
   }
 
@@ -121,7 +122,10 @@ function readSeed(value: unknown, problems: Problems): bigint | undefined {
   if (typeof value === 'number') {
     if (Number.isSafeInteger(value) && value >= 0) return BigInt(value);
     if (Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER) {
-      problems.add('seed', 'is above 2^53 - 1 and cannot be read exactly from a JSON number: send it as a decimal string');
+      problems.add(
+        'seed',
+        'is above 2^53 - 1 and cannot be read exactly from a JSON number: send it as a decimal string',
+      );
       return undefined;
     }
   } else if (typeof value === 'string' && /^\d{1,20}$/.test(value)) {
@@ -145,7 +149,8 @@ function readScenario(value: unknown, problems: Problems): Scenario | undefined 
 
   let objective: Objective | undefined;
   if (value.objective === undefined) problems.add('scenario.objective', 'is required');
-  else if ((OBJECTIVES as readonly unknown[]).includes(value.objective)) objective = value.objective as Objective;
+  else if ((OBJECTIVES as readonly unknown[]).includes(value.objective))
+    objective = value.objective as Objective;
   else problems.add('scenario.objective', `must be one of ${OBJECTIVES.join(', ')}`);
 
   let target: number | undefined;
@@ -230,8 +235,13 @@ function readRange(value: unknown, field: string, problems: Problems): RangeSpec
     if (low > high) {
       problems.add(`${field}.high`, 'must be greater than or equal to low');
     } else {
-      if (!Number.isFinite(high - low)) problems.add(`${field}.high`, 'the range high - low overflows a double');
-      if (mode !== undefined && (distribution === 'triangular' || distribution === 'pert') && (mode < low || mode > high)) {
+      if (!Number.isFinite(high - low))
+        problems.add(`${field}.high`, 'the range high - low overflows a double');
+      if (
+        mode !== undefined &&
+        (distribution === 'triangular' || distribution === 'pert') &&
+        (mode < low || mode > high)
+      ) {
         problems.add(`${field}.mode`, 'must lie within [low, high]');
       }
       if (distribution === 'lognormal' && !(low > 0)) {
@@ -249,7 +259,12 @@ function readRange(value: unknown, field: string, problems: Problems): RangeSpec
 }
 
 /** A finite number; JSON cannot carry Infinity, but 1e999 parses to it. */
-function readRequiredNumber(value: unknown, field: string, problems: Problems, optional = false): number | undefined {
+function readRequiredNumber(
+  value: unknown,
+  field: string,
+  problems: Problems,
+  optional = false,
+): number | undefined {
   if (value === undefined) {
     if (!optional) problems.add(field, 'is required');
     return undefined;
@@ -269,7 +284,12 @@ function readFinite(value: unknown, field: string, problems: Problems): number |
   return value;
 }
 
-function readModel(value: unknown, field: string, known: (name: string) => boolean, problems: Problems): string | undefined {
+function readModel(
+  value: unknown,
+  field: string,
+  known: (name: string) => boolean,
+  problems: Problems,
+): string | undefined {
   if (typeof value !== 'string') {
     problems.add(field, 'must be a string expression');
     return undefined;
@@ -288,7 +308,11 @@ function readModel(value: unknown, field: string, known: (name: string) => boole
   return value;
 }
 
-function readActions(value: unknown, variables: ReadonlyMap<string, RangeSpec>, problems: Problems): ActionSpec[] | undefined {
+function readActions(
+  value: unknown,
+  variables: ReadonlyMap<string, RangeSpec>,
+  problems: Problems,
+): ActionSpec[] | undefined {
   const field = 'scenario.actions';
   if (!Array.isArray(value)) {
     problems.add(field, 'must be an array of {name, model?, set?}');
@@ -330,8 +354,11 @@ function readActions(value: unknown, variables: ReadonlyMap<string, RangeSpec>, 
       names.add(name);
     }
     const model =
-      item.model !== undefined ? readModel(item.model, `${actionField}.model`, (n) => variables.has(n), problems) : undefined;
-    const set = item.set !== undefined ? readSet(item.set, `${actionField}.set`, variables, problems) : undefined;
+      item.model !== undefined
+        ? readModel(item.model, `${actionField}.model`, (n) => variables.has(n), problems)
+        : undefined;
+    const set =
+      item.set !== undefined ? readSet(item.set, `${actionField}.set`, variables, problems) : undefined;
     actions.push({
       name: typeof name === 'string' ? name : '',
       ...(model !== undefined ? { model } : {}),

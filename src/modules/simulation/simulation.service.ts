@@ -5,7 +5,12 @@ import { Principal } from '../access/principal';
 import { RunsRepository } from './runs.repository';
 import { SimulationRun } from './simulation-run.entity';
 import { SimulationResponse, toSimulationResponse } from './simulation.dto';
-import { seedToJson, SimulationRequest, toEngineRequest, validateSimulationRequest } from './simulation-request';
+import {
+  seedToJson,
+  SimulationRequest,
+  toEngineRequest,
+  validateSimulationRequest,
+} from './simulation-request';
 
 /** Runs simulations for an organization and records each run; the jobs module calls it too. */
 @Injectable()
