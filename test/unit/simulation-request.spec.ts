@@ -1,4 +1,7 @@
 import { AppError } from '../../src/common/errors';
+import { EngineOutcome, EnginePort, EngineStatus } from '../../src/modules/engine/engine.types';
+import { RunsRepository } from '../../src/modules/simulation/runs.repository';
+import { SimulationService } from '../../src/modules/simulation/simulation.service';
 import {
   seedToJson,
   toEngineRequest,
@@ -290,5 +293,31 @@ describe('toEngineRequest', () => {
         },
       }),
     );
+  });
+});
+
+class FakeEngine implements EnginePort {
+  simulate(): Promise<EngineOutcome> {
+    throw new Error('not used');
+  }
+  status(): EngineStatus {
+    throw new Error('not used');
+  }
+}
+
+describe('SimulationService.prepare', () => {
+  it('returns the normalised body without inventing a seed, and it validates again unchanged', () => {
+    const service = new SimulationService(new FakeEngine(), {} as RunsRepository);
+    const prepared = service.prepare({
+      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
+    });
+    expect(prepared).toEqual({
+      mode: 'auto',
+      runs: 10000,
+      detail: 'summary',
+      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
+    });
+    expect(service.prepare(prepared)).toEqual(prepared);
+    expect(service.prepare({ ...prepared, seed: '123' }).seed).toBe(123);
   });
 });

@@ -403,8 +403,14 @@ export function seedToJson(seed: bigint): number | string {
   return seed <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seed) : seed.toString();
 }
 
-/** The request in the engine's wire format, with a definite seed; key order is fixed, so it hashes stably. */
-export function toEngineRequest(request: SimulationRequest, seed: bigint): Record<string, unknown> {
+/**
+ * The request in the engine's wire format; key order is fixed, so it hashes stably. Without a seed the `seed` key
+ * is left out (a caller storing a request to run later); the engine always gets one.
+ */
+export function toEngineRequest(
+  request: SimulationRequest,
+  seed: bigint | undefined,
+): Record<string, unknown> {
   const { scenario } = request;
   const range = (r: RangeSpec): Record<string, unknown> => ({
     low: r.low,
@@ -415,7 +421,7 @@ export function toEngineRequest(request: SimulationRequest, seed: bigint): Recor
   return {
     mode: 'auto',
     runs: request.runs,
-    seed: seedToJson(seed),
+    ...(seed !== undefined ? { seed: seedToJson(seed) } : {}),
     detail: request.detail,
     scenario: {
       // fromEntries defines own properties, so even a variable named like an Object builtin stays data.

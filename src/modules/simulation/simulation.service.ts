@@ -25,6 +25,12 @@ export class SimulationService {
     return validateSimulationRequest(body);
   }
 
+  /** Validates and returns the body as it will run, JSON-safe (for callers that store a request to run later). */
+  prepare(body: unknown): Record<string, unknown> {
+    const request = this.validate(body);
+    return toEngineRequest(request, request.seed);
+  }
+
   /**
    * Validates, computes and records one simulation. Throws AppError: validation_failed, engine_busy,
    * engine_timeout, engine_unavailable, internal_error.
