@@ -1,14 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { CoreModule } from './common/core.module';
+import { CryptoModule } from './common/crypto/crypto.module';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { DatasetsModule } from './modules/datasets/datasets.module';
+import { EgressModule } from './modules/egress/egress.module';
 import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { PrivacyModule } from './modules/privacy/privacy.module';
+import { QueryModule } from './modules/query/query.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { SimulationModule } from './modules/simulation/simulation.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -17,11 +23,17 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, logger),
+        CryptoModule,
         DatabaseModule,
         HealthModule,
         AccessModule,
         LicensingModule,
+        EgressModule,
+        WebhooksModule,
+        PrivacyModule,
         RepohostModule,
+        DatasetsModule,
+        QueryModule,
         EngineModule,
         SimulationModule,
       ],

@@ -1,6 +1,9 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
+import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 import { Migration0550Repohost } from './Migration0550Repohost';
+import { Migration0700Datasets } from './Migration0700Datasets';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -9,6 +12,9 @@ import { Migration0550Repohost } from './Migration0550Repohost';
  */
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0300EgressDecisions', class: Migration0300EgressDecisions },
+  { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
   { name: 'Migration0400SimulationRuns', class: Migration0400SimulationRuns },
   { name: 'Migration0550Repohost', class: Migration0550Repohost },
+  { name: 'Migration0700Datasets', class: Migration0700Datasets },
 ];
