@@ -45,6 +45,7 @@ export const ERROR_CATALOGUE = {
   read_only_violation: { status: 422, message: 'Only one read-only SELECT statement is allowed.' },
   rate_limited: { status: 429, message: 'Too many requests: retry later.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
+  connector_failed: { status: 502, message: 'The connector source failed; details name the error_type.' },
   engine_unavailable: { status: 503, message: 'The simulation engine is unavailable.' },
   engine_busy: { status: 503, message: 'All engine workers are busy: retry later.' },
   runtime_unavailable: {
