@@ -5,7 +5,7 @@ import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Job } from './job.entity';
 import { FinishedJob, JobsRepository } from './jobs.repository';
-import { SIMULATION_PORT, SimulationOutcome, SimulationPort } from './simulation.port';
+import { SimulationService } from '../simulation/simulation.service';
 
 const POLL_INTERVAL_MS = 1000;
 
@@ -49,7 +49,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   constructor(
     private readonly jobs: JobsRepository,
     private readonly outbox: WebhookOutboxService,
-    @Inject(SIMULATION_PORT) private readonly simulation: SimulationPort,
+    private readonly simulation: SimulationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
@@ -112,7 +112,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private async run(job: Job): Promise<FinishedJob> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;
-      const result: SimulationOutcome = await this.simulation.run(job.orgId, request);
+      const result = await this.simulation.simulate(job.orgId, request);
       return { status: 'succeeded', runId: result.run_id, result };
     } catch (error) {
       const appError: AppError = toAppError(error);

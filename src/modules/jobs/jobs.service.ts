@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
 import { Job } from './job.entity';
 import { JobRunner } from './job-runner';
 import { JobPage, JobsRepository } from './jobs.repository';
-import { SIMULATION_PORT, SimulationPort } from './simulation.port';
+import { SimulationService } from '../simulation/simulation.service';
 
 const MAX_CALLBACK_URL_LENGTH = 2048;
 
@@ -33,7 +33,7 @@ export class JobsService {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly runner: JobRunner,
-    @Inject(SIMULATION_PORT) private readonly simulation: SimulationPort,
+    private readonly simulation: SimulationService,
   ) {}
 
   async submit(orgId: string, request: unknown, callbackUrl: string | undefined): Promise<Job> {
