@@ -24,7 +24,7 @@ class Appliance {
 
   async start(): Promise<void> {
     this.daemon = spawnDaemon({ ...this.env, SERVICE_PORT: '0', SERVICE_DATA_DIR: this.dataDir, ENGINE_POOL_SIZE: '1' });
-    this.url = await waitForStart(this.daemon);
+    this.url = await waitForStart(this.daemon, 60000);
   }
 
   async kill(): Promise<void> {
