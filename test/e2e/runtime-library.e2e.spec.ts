@@ -62,6 +62,8 @@ describe('runtime library, supervised by the daemon', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'ok', version: '1.0.0', supervised: true });
     expect(res.body.modules.map((m: any) => `${m.name}:${m.status}`)).toEqual(MODULES.map((m) => `${m}:ok`));
+    const infrastructure = await t.request('GET', '/v1/infrastructure', { token });
+    expect(infrastructure.body.runtime_library).toMatchObject({ status: 'ok', version: '1.0.0', supervised: true });
   });
 
   it('computes known values', async () => {
@@ -148,5 +150,7 @@ describe('runtime library, daemon not running', () => {
     expect(error.code).toBe('runtime_unavailable');
     expect(error.message).toContain('start the local runtime');
     expect(error.message).toContain(t.config.runtimeSocket);
+    const infrastructure = await t.request('GET', '/v1/infrastructure', { token });
+    expect(infrastructure.body.runtime_library).toMatchObject({ status: 'unavailable', supervised: false });
   });
 });
