@@ -91,7 +91,17 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function timeRequests(n: number, run: () => Promise<unknown>): Promise<{ p50: number; p95: number }> {
+interface Latency {
+  readonly first: number;
+  readonly p50: number;
+  readonly p95: number;
+}
+
+/** The first call (cold: nothing cached), then N calls after a warm-up. */
+async function timeRequests(n: number, run: () => Promise<unknown>): Promise<Latency> {
+  const firstStarted = process.hrtime.bigint();
+  await run();
+  const first = Number(process.hrtime.bigint() - firstStarted) / 1e6;
   for (let i = 0; i < WARMUP; i++) await run();
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -100,7 +110,7 @@ async function timeRequests(n: number, run: () => Promise<unknown>): Promise<{ p
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
   }
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p95: percentile(times, 95) };
+  return { first, p50: percentile(times, 50), p95: percentile(times, 95) };
 }
 
 function seconds(started: bigint): number {
@@ -181,8 +191,8 @@ interface Figures {
   readonly ingestSeconds: number;
   readonly baselineMb: number;
   readonly peakMb: number;
-  readonly select: { p50: number; p95: number };
-  readonly nl: { p50: number; p95: number };
+  readonly select: Latency;
+  readonly nl: Latency;
 }
 
 function report(f: Figures): void {
@@ -201,8 +211,12 @@ function report(f: Figures): void {
     `| sqlite3 shell \`.import\` (fresh database) | ${f.shellSeconds.toFixed(2)} s | yardstick |`,
     `| \`POST /v1/data/connect\` | ${f.ingestSeconds.toFixed(2)} s (${ratio.toFixed(2)}× the shell) | ≤ 2× |`,
     `| daemon peak RSS (VmHWM) during ingest | ${f.peakMb.toFixed(0)} MB (${f.baselineMb.toFixed(0)} MB before) | < 300 MB |`,
-    `| \`select\` 4 columns + \`limit 100\`, p50 / p95 | ${f.select.p50.toFixed(2)} / ${f.select.p95.toFixed(2)} ms | p50 < 5 ms |`,
-    `| NL \`top 10 product by total revenue\`, p50 / p95 | ${f.nl.p50.toFixed(1)} / ${f.nl.p95.toFixed(1)} ms | p50 < 300 ms |`,
+    `| \`select\` 4 columns + \`limit 100\`: first / p50 / p95 | ${f.select.first.toFixed(1)} / ${f.select.p50.toFixed(2)} / ${f.select.p95.toFixed(2)} ms | p50 < 5 ms |`,
+    `| NL \`top 10 product by total revenue\`: first / p50 / p95 | ${f.nl.first.toFixed(0)} / ${f.nl.p50.toFixed(1)} / ${f.nl.p95.toFixed(1)} ms | p50 < 300 ms |`,
+    '',
+    '"first" is the cold execution; the repeated identical query is then answered from the result cache (dataset ' +
+      'versions are immutable, so a cached result cannot be stale), and p50/p95 measure that path plus HTTP, ' +
+      'authentication and the catalogue lookup.',
     '',
     `Command: \`ROWS=${ROWS} N=${REQUESTS} bash bench/data/run.sh\`.`,
     END,
