@@ -76,7 +76,7 @@ async function call(url: string, method: string, path: string, token?: string, b
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const parsed = (await response.json());
+  const parsed = await response.json();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
   return parsed;
 }
