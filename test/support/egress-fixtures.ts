@@ -93,6 +93,7 @@ export async function startGuard(
     logger: createLogger('silent'),
     decisions: counter,
     resolver,
+    ca: options.ca,
   });
   return {
     guard,

@@ -7,8 +7,8 @@ import { CheckedDestination, EgressBlockedError } from './egress.types';
  * `destination.address` (no DNS lookup), the original host name stays the TLS servername, and an origin other than
  * the checked one is refused, so nothing handed this dispatcher by mistake can reach anywhere else.
  */
-export function pinnedAgent(destination: CheckedDestination, connectTimeoutMs: number): Agent {
-  const base = buildConnector({ timeout: connectTimeoutMs });
+export function pinnedAgent(destination: CheckedDestination, tls: { timeout: number; ca?: string[] }): Agent {
+  const base = buildConnector(tls.ca ? { timeout: tls.timeout, ca: tls.ca } : { timeout: tls.timeout });
   const servername = destination.servername;
   return new Agent({
     connect: (options, callback) => {
