@@ -13,6 +13,7 @@ import { EgressModule } from './modules/egress/egress.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { MailRelayModule } from './modules/mail-relay/mail-relay.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { QueryModule } from './modules/query/query.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
@@ -34,6 +35,7 @@ export class AppModule {
         AuditModule,
         LicensingModule,
         EgressModule,
+        MailRelayModule.forRoot(config),
         WebhooksModule,
         PrivacyModule,
         RepohostModule,

@@ -77,7 +77,7 @@ describe('egress guard over TLS', () => {
     dir = makeTempDir('ds-egress-tls-');
     const { ca, key, cert } = makeCertificates(dir);
     server = createServer({ key, cert }, (req, res) => {
-      servernames.push((req.socket as TLSSocket).servername);
+      servernames.push((req.socket as TLSSocket & { servername?: string | false }).servername ?? false);
       res.end('secure');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

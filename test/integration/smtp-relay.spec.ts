@@ -6,8 +6,20 @@ import { GuardHarness, startGuard } from '../support/egress-fixtures';
 import { makeTempDir } from '../support/test-app';
 
 /** A minimal SMTP server: enough of RFC 5321 for one plain-text delivery, recording what it received. */
-async function startSmtpServer(): Promise<{ server: Server; port: number; connections: number; messages: string[]; envelopes: string[] }> {
-  const state = { server: createServer(), port: 0, connections: 0, messages: [] as string[], envelopes: [] as string[] };
+async function startSmtpServer(): Promise<{
+  server: Server;
+  port: number;
+  connections: number;
+  messages: string[];
+  envelopes: string[];
+}> {
+  const state = {
+    server: createServer(),
+    port: 0,
+    connections: 0,
+    messages: [] as string[],
+    envelopes: [] as string[],
+  };
   state.server.on('connection', (socket: Socket) => {
     state.connections++;
     let buffer = '';
@@ -57,7 +69,8 @@ describe('SMTP relay through the egress guard', () => {
     from: 'Decision Service <no-reply@appliance.test>',
     to: 'ops@example.test',
     messageId: '<m1@appliance.test>',
-    source: 'From: Decision Service <no-reply@appliance.test>\r\nTo: ops@example.test\r\nSubject: Hello\r\n\r\nVerify: token=abc\r\n',
+    source:
+      'From: Decision Service <no-reply@appliance.test>\r\nTo: ops@example.test\r\nSubject: Hello\r\n\r\nVerify: token=abc\r\n',
   };
 
   beforeAll(async () => {
@@ -79,7 +92,12 @@ describe('SMTP relay through the egress guard', () => {
       user: undefined,
       password: undefined,
     });
-    expect(parseSmtpUrl('smtp://us%40er:p%3Ass@10.0.0.5:2525')).toMatchObject({ port: 2525, secure: false, user: 'us@er', password: 'p:ss' });
+    expect(parseSmtpUrl('smtp://us%40er:p%3Ass@10.0.0.5:2525')).toMatchObject({
+      port: 2525,
+      secure: false,
+      user: 'us@er',
+      password: 'p:ss',
+    });
   });
 
   it('delivers through a socket the guard opened, recorded as purpose mail', async () => {
@@ -88,11 +106,12 @@ describe('SMTP relay through the egress guard', () => {
     expect(smtp.messages).toHaveLength(1);
     expect(smtp.messages[0]).toContain('token=abc');
     expect(smtp.envelopes).toEqual(['MAIL FROM:<no-reply@appliance.test>', 'RCPT TO:<ops@example.test>']);
-    const rows = (await h.orm.em.fork().getConnection().execute('select purpose, allowed, port from egress_decisions')) as {
-      purpose: string;
-      allowed: number;
-      port: number;
-    }[];
+    const rows = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ purpose: string; allowed: number; port: number }[]>(
+        'select purpose, allowed, port from egress_decisions',
+      );
     expect(rows).toEqual([{ purpose: 'mail', allowed: 1, port: smtp.port }]);
   });
 

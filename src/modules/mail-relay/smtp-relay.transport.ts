@@ -51,7 +51,7 @@ export class SmtpRelayTransport implements MailTransport {
       getSocket: (_options, callback) => {
         this.egress.openSocket(host, port, { purpose: 'mail' }).then(
           (socket: Socket) => callback(null, { connection: socket }),
-          (error: Error) => callback(error, null),
+          (error: Error) => callback(error, undefined),
         );
       },
     });
