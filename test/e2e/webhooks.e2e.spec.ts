@@ -137,7 +137,7 @@ describe('POST /v1/webhooks/test and signing secrets', () => {
       ['GET', '/v1/webhooks/signing-secret'],
       ['POST', '/v1/webhooks/signing-secret/rotate'],
     ]) {
-      const res = await t.request(method, path, { body: {} });
+      const res = await t.request(method, path, method === 'POST' ? { body: {} } : {});
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('authentication_required');
     }
