@@ -120,7 +120,7 @@ export class EgressGuardService implements EgressGuard {
         body,
         headers,
         redirect: 'manual',
-        dispatcher: this.agentFor(destination),
+        dispatcher: await this.agentFor(destination),
       };
       // Node's fetch (undici 6 inside) drives an undici 7 Agent through the dispatcher interface both share.
       const response = await fetch(current, requestInit as unknown as RequestInit);
@@ -250,11 +250,17 @@ export class EgressGuardService implements EgressGuard {
     return addresses;
   }
 
-  private agentFor(destination: CheckedDestination): Agent {
+  private async agentFor(destination: CheckedDestination): Promise<Agent> {
     const key = `${destination.host}|${destination.port}|${destination.address}`;
     let agent = this.agents.get(key);
     if (agent) return agent;
-    agent = pinnedAgent(destination, { timeout: this.connectTimeoutMs, ca: this.ca });
+    const created = await pinnedAgent(destination, { timeout: this.connectTimeoutMs, ca: this.ca });
+    agent = this.agents.get(key);
+    if (agent) {
+      void created.close().catch(() => undefined);
+      return agent;
+    }
+    agent = created;
     this.agents.set(key, agent);
     if (this.agents.size > MAX_PINNED_AGENTS) {
       const [oldestKey, oldest] = this.agents.entries().next().value as [string, Agent];

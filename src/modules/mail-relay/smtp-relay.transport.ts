@@ -1,5 +1,4 @@
 import type { Socket } from 'node:net';
-import { createTransport } from 'nodemailer';
 import { EgressGuard } from '../egress/egress.types';
 import { ComposedMail, MailTransport } from '../mail/mail.types';
 
@@ -39,6 +38,8 @@ export class SmtpRelayTransport implements MailTransport {
 
   async deliver(mail: ComposedMail): Promise<void> {
     const { host, port, secure, user, password } = this.target;
+    // Loaded on first use: most appliances have no relay, and start-up should not pay for one.
+    const { createTransport } = await import('nodemailer');
     const transport = createTransport({
       host,
       port,
