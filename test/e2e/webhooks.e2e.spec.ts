@@ -32,7 +32,7 @@ describe('POST /v1/webhooks/test and signing secrets', () => {
     blocked = await startReceiver();
     t = await startTestApp({
       SERVICE_EGRESS_ALLOW: [ok.port, failing.port, slow.port].map((p) => `127.0.0.1:${p}`).join(','),
-      SERVICE_WEBHOOK_TIMEOUT_MS: '500',
+      SERVICE_WEBHOOK_TIMEOUT_MS: '3000',
     });
     owner = (await signupAccount(t)).apiKey;
     member = (await createApiKey(t, owner, { label: 'member', role: 'member' })).rawKey;
@@ -95,7 +95,7 @@ describe('POST /v1/webhooks/test and signing secrets', () => {
       body: { callback_url: slow.url },
     });
     expect(res.body).toMatchObject({ success: false, status_code: 0 });
-    expect(res.body.message).toMatch(/did not answer within 500 ms/);
+    expect(res.body.message).toMatch(/did not answer within 3000 ms/);
   });
 
   it('validates the body', async () => {
