@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 npm run -s build
-npx tsc --outDir .tmp/bench-http-auth --rootDir . --module commonjs --moduleResolution node --target ES2022 \
-  --types node --skipLibCheck --strict bench/http-auth/run.ts
+npx tsc --outDir .tmp/bench-http-auth --rootDir . --module nodenext --moduleResolution nodenext --target ES2022 \
+  --types node --skipLibCheck --strict --ignoreConfig bench/http-auth/run.ts
 exec node .tmp/bench-http-auth/bench/http-auth/run.js "$@"

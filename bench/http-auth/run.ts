@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -40,8 +40,22 @@ async function waitUntilUp(baseUrl: string, daemon: ChildProcess): Promise<void>
   throw new Error('daemon did not start');
 }
 
-async function load(pool: Pool, path: string, headers: Record<string, string>, seconds: number, connections: number) {
+/** CPU seconds (user + system) the daemon has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function load(
+  pool: Pool,
+  path: string,
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+  pid: number,
+) {
   const deadline = performance.now() + seconds * 1000;
+  const cpuBefore = cpuSeconds(pid);
   let ok = 0;
   let failed = 0;
   const worker = async (): Promise<void> => {
@@ -54,7 +68,8 @@ async function load(pool: Pool, path: string, headers: Record<string, string>, s
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: connections }, worker));
-  return { rps: ok / ((performance.now() - started) / 1000), failed };
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  return { rps: ok / ((performance.now() - started) / 1000), perCpuSecond: cpu > 0 ? ok / cpu : 0, failed };
 }
 
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -88,16 +103,21 @@ async function main(): Promise<void> {
     const key = ((await signup.json()) as { api_key: { raw_key: string } }).api_key.raw_key;
     const pool = new Pool(baseUrl, { connections });
     const withKey = { authorization: `Bearer ${key}` };
-    await load(pool, '/v1/health', {}, 2, connections);
-    await load(pool, '/v1/me', withKey, 2, connections);
+    const pid = daemon.pid ?? 0;
+    await load(pool, '/v1/health', {}, 2, connections, pid);
+    await load(pool, '/v1/me', withKey, 2, connections, pid);
     const health: number[] = [];
     const me: number[] = [];
+    const healthCpu: number[] = [];
+    const meCpu: number[] = [];
     let failures = 0;
     for (let round = 0; round < rounds; round += 1) {
-      const h = await load(pool, '/v1/health', {}, duration, connections);
-      const m = await load(pool, '/v1/me', withKey, duration, connections);
+      const h = await load(pool, '/v1/health', {}, duration, connections, pid);
+      const m = await load(pool, '/v1/me', withKey, duration, connections, pid);
       health.push(h.rps);
       me.push(m.rps);
+      healthCpu.push(h.perCpuSecond);
+      meCpu.push(m.perCpuSecond);
       failures += h.failed + m.failed;
     }
     await pool.close();
@@ -110,6 +130,8 @@ async function main(): Promise<void> {
         `GET /v1/health      rps per round: ${health.map(fmt).join(', ')}  median ${fmt(median(health))}`,
         `GET /v1/me (key)    rps per round: ${me.map(fmt).join(', ')}  median ${fmt(median(me))}`,
         `ratio /v1/me ÷ /v1/health: ${(ratio * 100).toFixed(1)}% (goal ≥ 70%)`,
+        `requests per daemon CPU-second: health ${fmt(median(healthCpu))}, me ${fmt(median(meCpu))} ` +
+          `(ratio ${((median(meCpu) / median(healthCpu)) * 100).toFixed(1)}%; insensitive to other load on the machine)`,
         `non-200 answers: ${failures}`,
         '',
       ].join('\n'),

@@ -25,10 +25,13 @@ export class SimulationService {
     return validateSimulationRequest(body);
   }
 
-  /** Validates and returns the body as it will run, JSON-safe (for callers that store a request to run later). */
+  /**
+   * Validates and returns the body as it will run, JSON-safe, with the seed fixed (for callers that store a request
+   * to run later: running it again gives the same numbers).
+   */
   prepare(body: unknown): Record<string, unknown> {
     const request = this.validate(body);
-    return toEngineRequest(request, request.seed);
+    return toEngineRequest(request, request.seed ?? pickSeed());
   }
 
   /**
