@@ -6,13 +6,21 @@ import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { SystemdModule } from './modules/systemd/systemd.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule, LicensingModule],
+      imports: [
+        CoreModule.forRoot(config, logger),
+        DatabaseModule,
+        HealthModule,
+        AccessModule,
+        LicensingModule,
+        SystemdModule,
+      ],
     };
   }
 }
