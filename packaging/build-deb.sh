@@ -4,6 +4,7 @@
 # Reproducible: SOURCE_DATE_EPOCH (default: the last commit) fixes every mtime, dpkg-deb sorts and owns as root.
 #   PACKAGE_OUT_DIR=dir   write the .deb elsewhere
 #   PACKAGE_SKIP_BUILD=1  trust an existing `npm run build` (dist/ and engine_build/)
+#   PACKAGE_XZ_LEVEL=0-9  xz level (default 6; the tests use 1 to save minutes of CPU, the contents are the same)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -51,7 +52,12 @@ install -d "$APP" "$APP/engine_build" "$APP/node/bin" "$APP/licenses" "$DOC"
 # A fresh compile, so files of deleted sources lingering in dist/ never ship.
 npx tsc -p tsconfig.build.json --outDir "$APP/dist" --incremental false --sourceMap false
 cp package.json "$APP/"
-cp -r licenses/keys "$APP/licenses/keys"
+install -d "$APP/licenses/keys"
+if compgen -G 'licenses/keys/*' >/dev/null; then
+  cp -r licenses/keys/. "$APP/licenses/keys/"
+else
+  warn_loudly "licenses/keys/ holds no trusted license-signing key: every license file will be rejected."
+fi
 cp "$NODE_BIN" "$APP/node/bin/node"
 
 [ -f engine_build/sd_notify.node ] || die "engine_build/sd_notify.node is missing (npm run build)"
@@ -65,23 +71,35 @@ for binary in simulate runtime; do
   fi
 done
 
-say "staging production node_modules (a pruned copy; nothing is downloaded or compiled)"
-cp package-lock.json "$APP/"
-cp -a "$(readlink -f node_modules)" "$APP/node_modules"
-(cd "$APP" && npm prune --omit=dev --ignore-scripts --offline --no-audit --no-fund --loglevel=error >/dev/null)
-rm -f "$APP/package-lock.json"
+say "staging production node_modules (the lock file's production set; nothing is downloaded or compiled)"
+node dist/cli/stage-modules.js "$APP"
 # Build leftovers of native addons: keep only the compiled .node files.
 find "$APP/node_modules" -name binding.gyp -printf '%h\n' | while read -r addon; do
-  if [ -d "$addon/build" ]; then
-    find "$addon/build" -type f ! -name '*.node' -delete
-    find "$addon/build" -depth -type d -empty -delete
+  if [ -d "$addon/build/Release" ]; then
+    mv "$addon/build/Release" "$addon/build.release"
+    rm -rf "$addon/build" && install -d "$addon/build/Release"
+    find "$addon/build.release" -maxdepth 1 -type f -name '*.node' -exec mv {} "$addon/build/Release/" \;
+    rm -rf "$addon/build.release"
   fi
   rm -rf "$addon/deps"
   if [ -d "$addon/src" ] && ! find "$addon/src" -name '*.js' -print -quit | grep -q .; then rm -rf "$addon/src"; fi
 done
+# Prebuilt addons for other platforms (and test fixtures) cannot load here and would only confuse dpkg-shlibdeps.
+is_amd64_elf() {
+  local header
+  header=$(od -An -tx1 -N20 "$1" | tr -d ' \n')
+  [ "${header:0:10}" = 7f454c4602 ] && [ "${header:36:4}" = 3e00 ]
+}
+find "$APP/node_modules" -name '*.node' -print | sort | while read -r addon; do
+  if ! is_amd64_elf "$addon" || [[ "$addon" == *musl* ]] || [[ "$(basename "$addon")" == test_* ]]; then
+    say "dropping ${addon#"$APP/"} (not a linux/amd64 glibc addon)"
+    rm -f "$addon"
+  fi
+done
 rm -rf "$APP/node_modules/.bin" "$APP/node_modules/.package-lock.json" "$APP/node_modules/.cache"
 find "$APP/node_modules" \( -name '.git*' -o -name '.npmignore' -o -name '.travis.yml' -o -name '.eslintrc*' \
-  -o -name '.editorconfig' -o -name '.nycrc*' -o -name '.prettierrc*' -o -name '*.tsbuildinfo' \) -prune -exec rm -rf {} +
+  -o -name '.editorconfig' -o -name '.nycrc*' -o -name '.prettierrc*' -o -name '*.tsbuildinfo' -o -name '*~' \) \
+  -prune -exec rm -rf {} +
 node - "$APP" <<'EOF'
 // Every package that ships must be in THIRD-PARTY-NOTICES: the notices are the lock file's view, this is the disk's.
 const { readdirSync, existsSync, readFileSync } = require('node:fs');
@@ -174,6 +192,6 @@ chmod 0644 "$STAGE/DEBIAN/md5sums" "$STAGE/DEBIAN/control"
 
 find "$STAGE" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 install -d "$OUT"
-say "dpkg-deb --build (xz)"
-dpkg-deb --root-owner-group -Zxz --build "$STAGE" "$DEB" >/dev/null
+say "dpkg-deb --build (xz -${PACKAGE_XZ_LEVEL:-6})"
+dpkg-deb --root-owner-group -Zxz -z"${PACKAGE_XZ_LEVEL:-6}" --build "$STAGE" "$DEB" >/dev/null
 say "built $DEB ($(du -h "$DEB" | cut -f1), installed size ${INSTALLED_SIZE} KiB)"
