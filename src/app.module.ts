@@ -1,12 +1,23 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { CoreModule } from './common/core.module';
+import { CryptoModule } from './common/crypto';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AuditModule } from './modules/audit/audit.module';
+import { DatasetsModule } from './modules/datasets/datasets.module';
+import { EgressModule } from './modules/egress/egress.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { PrivacyModule } from './modules/privacy/privacy.module';
+import { QueryModule } from './modules/query/query.module';
+import { RepohostModule } from './modules/repohost/repohost.module';
 import { SystemdModule } from './modules/systemd/systemd.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -15,10 +26,21 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, logger),
+        CryptoModule,
         DatabaseModule,
         HealthModule,
         AccessModule,
+        AccountsModule,
+        ApiKeysModule,
+        AuditModule,
         LicensingModule,
+        EgressModule,
+        WebhooksModule,
+        PrivacyModule,
+        RepohostModule,
+        ConnectorsModule,
+        DatasetsModule,
+        QueryModule,
         SystemdModule,
       ],
     };

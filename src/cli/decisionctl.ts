@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../common/config';
+import { registerEgressCommands } from './egress.command';
 import { applyEnvFile } from './env-file';
 import { registerVersionCommand } from './version.command';
 
@@ -10,6 +11,7 @@ export function buildDecisionctl(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerVersionCommand(program);
+  registerEgressCommands(program);
   return program;
 }
 

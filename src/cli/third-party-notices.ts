@@ -95,6 +95,13 @@ export function collectBundledPackages(appRoot: string): { lock: PackageLock; pa
     }
     const name = entry.name ?? nameFromPath(path);
     const version = entry.version ?? 'unknown';
+    const installed = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string })
+      .version;
+    if (installed !== version) {
+      throw new Error(
+        `${path} is ${installed ?? 'unversioned'} on disk but ${version} in package-lock.json: run npm ci`,
+      );
+    }
     const id = `${name}@${version}`;
     const known = byId.get(id);
     if (known) known.paths.push(path);
