@@ -46,6 +46,8 @@ function provision(args: readonly string[]): number {
     process.stderr.write(`decisiond: ${(error as Error).message}\n`);
     return error instanceof ConfigError ? 78 : 77;
   }
+  // As private as the unit's UMask=0077: the database and keys are the service user's alone.
+  process.umask(0o077);
   const child = spawnSync(process.execPath, [entry, ...args], { stdio: 'inherit' });
   if (child.error) throw child.error;
   return child.status ?? 1;
