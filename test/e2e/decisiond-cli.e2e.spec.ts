@@ -41,13 +41,13 @@ describe('decisiond and decisionctl entry points', () => {
       },
     );
     expect(again.status).not.toBe(0);
-  });
+  }, 120_000);
 
   it('decisiond rejects an unknown command with usage and exit code 64', () => {
     const run = cli('decisiond', ['frobnicate'], {});
     expect(run.status).toBe(64);
     expect(run.stderr).toContain('unknown command "frobnicate"');
-  });
+  }, 120_000);
 
   it('decisionctl egress render-systemd renders the configured rules; a bad rule exits non-zero', () => {
     const ok = cli('decisionctl', ['egress', 'render-systemd'], {
@@ -64,7 +64,7 @@ describe('decisiond and decisionctl entry points', () => {
     const bad = cli('decisionctl', ['egress', 'render-systemd'], { SERVICE_EGRESS_ALLOW: 'http://x' });
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('SERVICE_EGRESS_ALLOW');
-  });
+  }, 120_000);
 
   it('decisionctl version names the service, the Node.js runtime and the native binaries', () => {
     const run = cli('decisionctl', ['version'], {});
@@ -72,5 +72,5 @@ describe('decisiond and decisionctl entry points', () => {
     expect(run.stdout).toMatch(
       /^decision-service \d+\.\d+\.\d+\nnode 20\.\d+\.\d+ .*\nengine .*\nruntime .*\n$/,
     );
-  });
+  }, 120_000);
 });

@@ -17,7 +17,7 @@ describe('sd_notify under a real notify socket', () => {
       NOTIFY_SOCKET: socket.path,
       WATCHDOG_USEC: '200000',
     });
-  });
+  }, 120_000);
 
   afterAll(async () => {
     if (daemon.child.exitCode === null) {
@@ -29,16 +29,18 @@ describe('sd_notify under a real notify socket', () => {
   });
 
   it('sends READY=1 from the daemon process only once the API answers, with a STATUS line', async () => {
-    const ready = await socket.waitFor((m) => m.fields.READY === '1');
+    const ready = await socket.waitFor((m) => m.fields.READY === '1', 90_000);
     // The API must already answer when systemd is told the daemon is ready: no retry here.
     const url = await waitForStart(daemon, 1000);
     const health = await fetch(`${url}/v1/health`);
     expect(health.status).toBe(200);
     expect(ready.pid).toBe(daemon.child.pid);
-    expect(ready.fields.STATUS).toBe(`listening on ${url}`);
+    expect(ready.fields.STATUS).toMatch(
+      new RegExp(`^listening on ${url} \\(engine mode: (pool|subprocess_fallback|unavailable)\\)$`),
+    );
     expect(socket.messages.filter((m) => m.fields.READY === '1')).toHaveLength(1);
     expect(socket.messages[0].fields.STATUS).toBe('starting');
-  });
+  }, 120_000);
 
   it('pings the watchdog at half of WATCHDOG_USEC', async () => {
     const first = socket.messages.length;
@@ -56,7 +58,7 @@ describe('sd_notify under a real notify socket', () => {
     expect(stopping.pid).toBe(daemon.child.pid);
     const afterStop = socket.messages.slice(socket.messages.indexOf(stopping) + 1);
     expect(afterStop.filter((m) => m.fields.WATCHDOG === '1')).toHaveLength(0);
-  });
+  }, 120_000);
 });
 
 describe('sd_notify outside systemd', () => {
@@ -64,7 +66,7 @@ describe('sd_notify outside systemd', () => {
     const dir = makeTempDir();
     const daemon = spawnDaemon({ SERVICE_DATA_DIR: dir, SERVICE_PORT: '0' });
     try {
-      const url = await waitForStart(daemon);
+      const url = await waitForStart(daemon, 90_000);
       expect((await fetch(`${url}/v1/health`)).status).toBe(200);
       expect(daemon.output()).not.toContain('systemd_notified_ready');
     } finally {
@@ -72,7 +74,7 @@ describe('sd_notify outside systemd', () => {
       await daemon.exited;
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it('refuses to start when NOTIFY_SOCKET names a socket nobody listens on', async () => {
     const dir = makeTempDir();
@@ -87,5 +89,5 @@ describe('sd_notify outside systemd', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });
