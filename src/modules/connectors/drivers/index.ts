@@ -1,6 +1,7 @@
 import { ConnectorConfigMap } from '../connector-config';
 import { ConnectorDriver, DriverRegistry } from '../connector-driver';
 import { ConnectorType } from '../connector-types';
+import { azureDriver } from './azure';
 import { configCheckDriver } from './config-check';
 import { fileDriver } from './file';
 import { mysqlDriver } from './mysql';
@@ -24,7 +25,7 @@ export const DRIVERS: DriverRegistry = {
   bigquery: pending('bigquery'),
   s3: s3Driver,
   gcs: pending('gcs'),
-  azure: pending('azure'),
+  azure: azureDriver,
   rest: restDriver,
   file: fileDriver,
   neo4j: configCheckDriver('neo4j'),
