@@ -51,6 +51,8 @@ export interface SnowflakeConfig {
   readonly schema?: string;
   readonly role?: string;
   readonly connection_string?: string;
+  /** Private-link or test endpoint instead of https://<account>.snowflakecomputing.com. */
+  readonly access_url?: string;
 }
 
 export interface BigqueryConfig {
@@ -265,8 +267,15 @@ const snowflake: Normalizer<SnowflakeConfig> = (r) => {
     schema: r.string('schema'),
     role: r.string('role'),
     connection_string: connectionString,
+    access_url: httpUrlField(r, 'access_url'),
   });
 };
+
+function httpUrlField(r: ConfigReader, key: string): string | undefined {
+  const value = r.string(key);
+  if (value !== undefined && !isHttpUrl(value)) r.problem(key, 'must be an http(s) URL');
+  return value;
+}
 
 /** A service-account JSON given as an object or a string; kept as text. */
 function serviceAccount(r: ConfigReader, key: string, aliases: readonly string[] = []): string | undefined {

@@ -2,12 +2,15 @@ import { ConnectorConfigMap } from '../connector-config';
 import { ConnectorDriver, DriverRegistry } from '../connector-driver';
 import { ConnectorType } from '../connector-types';
 import { azureDriver } from './azure';
+import { clickhouseDriver } from './clickhouse';
 import { configCheckDriver } from './config-check';
 import { fileDriver } from './file';
+import { mssqlDriver } from './mssql';
 import { mysqlDriver } from './mysql';
 import { postgresDriver, redshiftDriver } from './postgres';
 import { restDriver } from './rest';
 import { s3Driver } from './s3';
+import { snowflakeDriver } from './snowflake';
 import { sqliteDriver } from './sqlite';
 
 const pending = <C>(type: string): ConnectorDriver<C> =>
@@ -18,10 +21,10 @@ export const DRIVERS: DriverRegistry = {
   postgres: postgresDriver,
   redshift: redshiftDriver,
   mysql: mysqlDriver,
-  mssql: pending('mssql'),
+  mssql: mssqlDriver,
   sqlite: sqliteDriver,
-  clickhouse: pending('clickhouse'),
-  snowflake: pending('snowflake'),
+  clickhouse: clickhouseDriver,
+  snowflake: snowflakeDriver,
   bigquery: pending('bigquery'),
   s3: s3Driver,
   gcs: pending('gcs'),
