@@ -62,6 +62,8 @@ export interface BigqueryConfig {
   readonly ambient_credentials: boolean;
   readonly location?: string;
   readonly dataset?: string;
+  /** Private endpoint or test stand-in instead of https://bigquery.googleapis.com. */
+  readonly endpoint_url?: string;
 }
 
 /** What every object-store config shares: which object, and how to parse it. */
@@ -298,6 +300,7 @@ const bigquery: Normalizer<BigqueryConfig> = (r) => {
     ambient_credentials: r.boolean('ambient_credentials', false),
     location: r.string('location'),
     dataset: r.string('dataset'),
+    endpoint_url: httpUrlField(r, 'endpoint_url'),
   });
 };
 

@@ -2,9 +2,11 @@ import { ConnectorConfigMap } from '../connector-config';
 import { ConnectorDriver, DriverRegistry } from '../connector-driver';
 import { ConnectorType } from '../connector-types';
 import { azureDriver } from './azure';
+import { bigqueryDriver } from './bigquery';
 import { clickhouseDriver } from './clickhouse';
 import { configCheckDriver } from './config-check';
 import { fileDriver } from './file';
+import { gcsDriver } from './gcs';
 import { mssqlDriver } from './mssql';
 import { mysqlDriver } from './mysql';
 import { postgresDriver, redshiftDriver } from './postgres';
@@ -12,9 +14,6 @@ import { restDriver } from './rest';
 import { s3Driver } from './s3';
 import { snowflakeDriver } from './snowflake';
 import { sqliteDriver } from './sqlite';
-
-const pending = <C>(type: string): ConnectorDriver<C> =>
-  configCheckDriver(type) as unknown as ConnectorDriver<C>;
 
 /** One driver per canonical type. */
 export const DRIVERS: DriverRegistry = {
@@ -25,9 +24,9 @@ export const DRIVERS: DriverRegistry = {
   sqlite: sqliteDriver,
   clickhouse: clickhouseDriver,
   snowflake: snowflakeDriver,
-  bigquery: pending('bigquery'),
+  bigquery: bigqueryDriver,
   s3: s3Driver,
-  gcs: pending('gcs'),
+  gcs: gcsDriver,
   azure: azureDriver,
   rest: restDriver,
   file: fileDriver,
