@@ -1,18 +1,25 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { CoreModule } from './common/core.module';
-import { CryptoModule } from './common/crypto/crypto.module';
+import { CryptoModule } from './common/crypto';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AuditModule } from './modules/audit/audit.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { DatasetsModule } from './modules/datasets/datasets.module';
 import { EgressModule } from './modules/egress/egress.module';
-import { ConnectorsModule } from './modules/connectors/connectors.module';
+import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
+import { JobsModule } from './modules/jobs/jobs.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { QueryModule } from './modules/query/query.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
+import { SimulationModule } from './modules/simulation/simulation.module';
+import { WebhookOutboxModule } from './modules/webhook-outbox/webhook-outbox.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
@@ -26,6 +33,9 @@ export class AppModule {
         DatabaseModule,
         HealthModule,
         AccessModule,
+        AccountsModule,
+        ApiKeysModule,
+        AuditModule,
         LicensingModule,
         EgressModule,
         WebhooksModule,
@@ -34,6 +44,10 @@ export class AppModule {
         ConnectorsModule,
         DatasetsModule,
         QueryModule,
+        EngineModule,
+        SimulationModule,
+        WebhookOutboxModule,
+        JobsModule,
       ],
     };
   }

@@ -1,7 +1,18 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 
-const REGIONS = ['North', 'South', 'East', 'West', 'Central', 'Nordics', 'Iberia', 'Benelux', 'Alps', 'Baltics'];
+const REGIONS = [
+  'North',
+  'South',
+  'East',
+  'West',
+  'Central',
+  'Nordics',
+  'Iberia',
+  'Benelux',
+  'Alps',
+  'Baltics',
+];
 
 /** xorshift32: a fixed generator, so every run benchmarks the same bytes. */
 function random(seed: number): () => number {

@@ -3,11 +3,24 @@ import { join } from 'node:path';
 import { AppError } from '../../src/common/errors';
 import { Principal } from '../../src/modules/access/principal';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
+import { FormulasService } from '../../src/modules/datasets/formulas.service';
 import { QueryService } from '../../src/modules/query/query.service';
 import { startTestApp, TestApp } from '../support/test-app';
 
-const orgA: Principal = { auth: 'api_key', orgId: 'org_a', orgName: 'A', isOperatorOrg: false, role: 'owner' };
-const orgB: Principal = { auth: 'api_key', orgId: 'org_b', orgName: 'B', isOperatorOrg: false, role: 'owner' };
+const orgA: Principal = {
+  auth: 'api_key',
+  orgId: 'org_a',
+  orgName: 'A',
+  isOperatorOrg: false,
+  role: 'owner',
+};
+const orgB: Principal = {
+  auth: 'api_key',
+  orgId: 'org_b',
+  orgName: 'B',
+  isOperatorOrg: false,
+  role: 'owner',
+};
 
 const REGIONS = ['West', 'East', 'North', 'South'];
 
@@ -83,12 +96,21 @@ describe('datasets and queries (services over real files)', () => {
     expect(schema.columns[2]).toMatchObject({ null_count: 0, distinct_count: 4, min: 'East', max: 'West' });
     expect(schema.query_hints).toContain('top 10 region by total units');
     const summary = (await datasets.summary(orgA, id)) as any;
-    expect(summary).toMatchObject({ rows: 1000, columns: 6, measures: ['units', 'revenue'], time_columns: ['order_date'] });
+    expect(summary).toMatchObject({
+      rows: 1000,
+      columns: 6,
+      measures: ['units', 'revenue'],
+      time_columns: ['order_date'],
+    });
     expect(existsSync(join(t.config.datasetsDir, `${id}.sqlite`))).toBe(true);
   });
 
   it('answers select + limit in source order with a total-order plan', async () => {
-    const result = await queries.query(orgA, { dataset_id: id, select: ['order_id', 'region', 'returned'], limit: 3 });
+    const result = await queries.query(orgA, {
+      dataset_id: id,
+      select: ['order_id', 'region', 'returned'],
+      limit: 3,
+    });
     expect(result.rows).toEqual([
       { order_id: 1, region: 'East', returned: false },
       { order_id: 2, region: 'North', returned: false },
@@ -130,7 +152,11 @@ describe('datasets and queries (services over real files)', () => {
     const result = await queries.query(orgA, {
       dataset_id: id,
       group_by: ['region'],
-      aggregates: [{ function: 'sum', column: 'units' }, { function: 'count' }, { function: 'avg', column: 'revenue' }],
+      aggregates: [
+        { function: 'sum', column: 'units' },
+        { function: 'count' },
+        { function: 'avg', column: 'revenue' },
+      ],
       order_by: [{ column: 'sum_units', direction: 'desc' }],
     });
     expect(result.columns.map((c) => `${c.name}:${c.type}`)).toEqual([
@@ -158,7 +184,9 @@ describe('datasets and queries (services over real files)', () => {
   });
 
   it('refuses what it does not understand with 422 query_not_understood and hints', async () => {
-    const error = await rejection(queries.query(orgA, { dataset_id: id, query: 'top 5 region by total units; drop table data' }));
+    const error = await rejection(
+      queries.query(orgA, { dataset_id: id, query: 'top 5 region by total units; drop table data' }),
+    );
     expect(error.code).toBe('query_not_understood');
     expect(error.status).toBe(422);
     expect(error.details?.length).toBeGreaterThan(0);
@@ -172,8 +200,10 @@ describe('datasets and queries (services over real files)', () => {
     expect(error.details?.map((d) => d.field)).toEqual(['select[0]', 'limit']);
   });
 
-  it('hides other organizations\' datasets', async () => {
-    expect((await rejection(queries.query(orgB, { dataset_id: id, select: ['region'] }))).code).toBe('dataset_not_found');
+  it("hides other organizations' datasets", async () => {
+    expect((await rejection(queries.query(orgB, { dataset_id: id, select: ['region'] }))).code).toBe(
+      'dataset_not_found',
+    );
     expect((await rejection(datasets.schema(orgB, id))).code).toBe('dataset_not_found');
     expect(await datasets.list(orgB)).toEqual([]);
   });
@@ -230,6 +260,60 @@ describe('datasets and queries (services over real files)', () => {
     expect(report.truncated).toBe(true);
   });
 
+  it('defines formula columns that queries select, filter and aggregate inside SQLite', async () => {
+    const formulas = t.app.get(FormulasService);
+    const schema = (await formulas.set(orgA, id, [
+      { name: 'unit_revenue', expression: 'revenue / units' },
+      { name: 'big', expression: 'if(units >= 6, 1, 0) * revenue > 100' },
+    ])) as any;
+    expect(schema.formulas).toEqual([
+      { name: 'unit_revenue', expression: 'revenue / units', type: 'number' },
+      { name: 'big', expression: 'if(units >= 6, 1, 0) * revenue > 100', type: 'boolean' },
+    ]);
+    const rows = await queries.query(orgA, {
+      dataset_id: id,
+      select: ['order_id', 'units', 'revenue', 'unit_revenue', 'big'],
+      where: [{ column: 'unit_revenue', op: 'gt', value: 100 }],
+      limit: 2,
+    });
+    for (const row of rows.rows) {
+      expect(row.unit_revenue).toBeCloseTo((row.revenue as number) / (row.units as number), 10);
+      expect(row.big).toBe((row.units as number) >= 6 && (row.revenue as number) > 100);
+    }
+    const grouped = await queries.query(orgA, {
+      dataset_id: id,
+      group_by: ['big'],
+      aggregates: [{ function: 'avg', column: 'unit_revenue' }, { function: 'count' }],
+    });
+    expect(grouped.rows.map((r) => r.big)).toEqual([false, true]);
+    const nl = await queries.query(orgA, {
+      dataset_id: id,
+      query: 'count of rows where unit_revenue over 100',
+    });
+    expect(nl.rows[0].count_rows).toBeGreaterThan(0);
+    const report = await queries.sqlReport(orgA, {
+      dataset_id: id,
+      sql: 'select count(*) as n from sales where unit_revenue > 100',
+    });
+    expect(report.rows).toEqual([{ n: nl.rows[0].count_rows }]);
+  });
+
+  it('refuses formulas that do not parse, name unknown or text columns, or collide', async () => {
+    const error = await rejection(
+      t.app.get(FormulasService).set(orgA, id, [
+        { name: 'a', expression: 'revenue +' },
+        { name: 'b', expression: 'region * 2' },
+        { name: 'units', expression: '1' },
+      ]),
+    );
+    expect(error.code).toBe('validation_failed');
+    expect(error.details?.map((d) => d.field)).toEqual([
+      'formulas[0].expression',
+      'formulas[1].expression',
+      'formulas[2].name',
+    ]);
+  });
+
   it('makes a new version on re-connect and deletes one version', async () => {
     const second = await datasets.ingest(
       {
@@ -250,5 +334,38 @@ describe('datasets and queries (services over real files)', () => {
     await datasets.delete(orgA, second.id);
     expect(existsSync(join(t.config.datasetsDir, `${second.id}.sqlite`))).toBe(false);
     expect((await rejection(datasets.get(orgA, second.id))).code).toBe('dataset_not_found');
+  });
+});
+
+describe('SQL report budget', () => {
+  it('interrupts a statement that runs past SERVICE_SQL_REPORT_TIMEOUT_S with 504 query_timeout', async () => {
+    const t = await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '0.3' });
+    try {
+      const record = await t.app.get(DatasetsService).ingest(
+        {
+          orgId: orgA.orgId,
+          datasetName: 'tiny',
+          visibility: 'private',
+          connectionId: null,
+          connectionType: 'file',
+          source: {},
+          createdBy: null,
+        },
+        salesRows(5),
+      );
+      const endless =
+        'with recursive n(x) as (select 1 union all select x + 1 from n) select count(*) from n';
+      const error = await rejection(
+        t.app.get(QueryService).sqlReport(orgA, { dataset_id: record.id, sql: endless }),
+      );
+      expect(error.code).toBe('query_timeout');
+      expect(error.status).toBe(504);
+      const after = await t.app
+        .get(QueryService)
+        .sqlReport(orgA, { dataset_id: record.id, sql: 'select count(*) as n from tiny' });
+      expect(after.rows).toEqual([{ n: 5 }]);
+    } finally {
+      await t.close();
+    }
   });
 });

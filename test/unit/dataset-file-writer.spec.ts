@@ -120,7 +120,13 @@ describe('dataset file writer', () => {
     const path = join(dir, 'd.sqlite');
     const writer = DatasetFileWriter.create(path);
     writer.addBatch([{ Name: 'a', name: 'b', '': 'c', _row: 'd', 'a"b': 'e' }]);
-    expect(writer.finish().columns.map((c) => c.name)).toEqual(['Name', 'name_2', 'column_3', '_row_2', 'a"b']);
+    expect(writer.finish().columns.map((c) => c.name)).toEqual([
+      'Name',
+      'name_2',
+      'column_3',
+      '_row_2',
+      'a"b',
+    ]);
   });
 
   it('leaves nothing behind when aborted', () => {

@@ -1,4 +1,8 @@
-import { NlColumn, QueryNotUnderstoodError, resolveNaturalLanguage } from '../../src/modules/query/nl-resolver';
+import {
+  NlColumn,
+  QueryNotUnderstoodError,
+  resolveNaturalLanguage,
+} from '../../src/modules/query/nl-resolver';
 
 const columns: NlColumn[] = [
   { name: 'order_id', type: 'integer', role: 'id' },
@@ -73,7 +77,10 @@ describe('natural-language resolver', () => {
     const { query, interpretation } = resolve('top 5 rows by revenue');
     expect(query).toEqual({ order_by: [{ column: 'revenue', direction: 'desc' }], limit: 5 });
     expect(interpretation.pattern).toBe('top_n_rows');
-    expect(resolve('bottom 2 by units').query).toEqual({ order_by: [{ column: 'units', direction: 'asc' }], limit: 2 });
+    expect(resolve('bottom 2 by units').query).toEqual({
+      order_by: [{ column: 'units', direction: 'asc' }],
+      limit: 2,
+    });
   });
 
   it('matches columns by edit distance and records the distance', () => {
@@ -128,10 +135,14 @@ describe('natural-language resolver', () => {
     expect(resolve('region is "North and South"').query.where).toEqual([
       { column: 'region', op: 'eq', value: 'North and South' },
     ]);
-    expect(resolve('region is not West').query.where).toEqual([{ column: 'region', op: 'ne', value: 'West' }]);
+    expect(resolve('region is not West').query.where).toEqual([
+      { column: 'region', op: 'ne', value: 'West' },
+    ]);
     expect(resolve('product is empty').query.where).toEqual([{ column: 'product', op: 'is_null' }]);
     expect(resolve('product is not null').query.where).toEqual([{ column: 'product', op: 'not_null' }]);
-    expect(resolve('is_returned is true').query.where).toEqual([{ column: 'is_returned', op: 'eq', value: true }]);
+    expect(resolve('is_returned is true').query.where).toEqual([
+      { column: 'is_returned', op: 'eq', value: true },
+    ]);
   });
 
   it('resolves over|under|at least|at most|between', () => {
@@ -184,8 +195,12 @@ describe('natural-language resolver', () => {
     });
 
     it('since and before are open-ended', () => {
-      expect(dates('rows since 2024-01-01')).toEqual([{ column: 'order_date', op: 'gte', value: '2024-01-01' }]);
-      expect(dates('order_date before 2024-01-01')).toEqual([{ column: 'order_date', op: 'lt', value: '2024-01-01' }]);
+      expect(dates('rows since 2024-01-01')).toEqual([
+        { column: 'order_date', op: 'gte', value: '2024-01-01' },
+      ]);
+      expect(dates('order_date before 2024-01-01')).toEqual([
+        { column: 'order_date', op: 'lt', value: '2024-01-01' },
+      ]);
     });
 
     it('records the date column default and the range', () => {
@@ -198,11 +213,12 @@ describe('natural-language resolver', () => {
 
     it('asks which date column when there are several', () => {
       const twoDates = [...columns, { name: 'ship_date', type: 'date' as const, role: 'time' as const }];
-      expect(() => resolveNaturalLanguage('count of rows today', { columns: twoDates, snapshotTime })).toThrow(
-        /say which date column: "order_date", "ship_date"/,
-      );
+      expect(() =>
+        resolveNaturalLanguage('count of rows today', { columns: twoDates, snapshotTime }),
+      ).toThrow(/say which date column: "order_date", "ship_date"/);
       expect(
-        resolveNaturalLanguage('count of rows where ship_date today', { columns: twoDates, snapshotTime }).query.where,
+        resolveNaturalLanguage('count of rows where ship_date today', { columns: twoDates, snapshotTime })
+          .query.where,
       ).toEqual([
         { column: 'ship_date', op: 'gte', value: '2024-03-15' },
         { column: 'ship_date', op: 'lt', value: '2024-03-16' },
@@ -213,7 +229,9 @@ describe('natural-language resolver', () => {
   it('selects columns, with order and limit clauses', () => {
     expect(resolve('show region, revenue').query).toEqual({ select: ['region', 'revenue'] });
     expect(resolve('show me all rows').query).toEqual({});
-    expect(resolve('list region and product where units over 2 sorted by revenue desc limit 5').query).toEqual({
+    expect(
+      resolve('list region and product where units over 2 sorted by revenue desc limit 5').query,
+    ).toEqual({
       select: ['region', 'product'],
       where: [{ column: 'units', op: 'gt', value: 2 }],
       order_by: [{ column: 'revenue', direction: 'desc' }],
@@ -267,7 +285,9 @@ describe('natural-language resolver', () => {
     });
 
     it('refuses very long text', () => {
-      expect(notUnderstood(`count of rows where region is ${'x'.repeat(600)}`).message).toMatch(/longer than/);
+      expect(notUnderstood(`count of rows where region is ${'x'.repeat(600)}`).message).toMatch(
+        /longer than/,
+      );
     });
   });
 });

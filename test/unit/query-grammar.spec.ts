@@ -40,7 +40,11 @@ describe('typed query grammar', () => {
   it('names aggregates <function>_<column> and count_rows', () => {
     const spec = validate({
       group_by: ['region'],
-      aggregates: [{ function: 'sum', column: 'revenue' }, { function: 'count' }, { function: 'max', column: 'day' }],
+      aggregates: [
+        { function: 'sum', column: 'revenue' },
+        { function: 'count' },
+        { function: 'max', column: 'day' },
+      ],
     });
     expect(spec.aggregates.map((a) => a.as)).toEqual(['sum_revenue', 'count_rows', 'max_day']);
     expect(spec.select).toEqual(['region']);
@@ -71,12 +75,20 @@ describe('typed query grammar', () => {
     [{ where: [{ column: 'revenue', op: 'gt', value: '10' }] }, 'where[0].value', 'must be a number'],
     [{ where: [{ column: 'region', op: 'gt', value: 5 }] }, 'where[0].value', 'must be a string'],
     [{ where: [{ column: 'flag', op: 'lt', value: true }] }, 'where[0].value', 'lt does not apply'],
-    [{ where: [{ column: 'revenue', op: 'contains', value: 'x' }] }, 'where[0].op', 'contains applies to text'],
+    [
+      { where: [{ column: 'revenue', op: 'contains', value: 'x' }] },
+      'where[0].op',
+      'contains applies to text',
+    ],
     [{ where: [{ column: 'region', op: 'like', value: 'x' }] }, 'where[0].op', 'must be one of'],
     [{ where: [{ column: 'day', op: 'eq', value: 'yesterday' }] }, 'where[0].value', 'must be a date'],
     [{ where: [{ column: 'region', op: 'eq', value: null }] }, 'where[0].value', 'use is_null'],
     [{ where: [{ column: 'region', op: 'in', value: [] }] }, 'where[0].value', 'array of 1 to 1000'],
-    [{ aggregates: [{ function: 'sum', column: 'region' }] }, 'aggregates[0].column', 'needs a numeric column'],
+    [
+      { aggregates: [{ function: 'sum', column: 'region' }] },
+      'aggregates[0].column',
+      'needs a numeric column',
+    ],
     [{ aggregates: [{ function: 'median', column: 'revenue' }] }, 'aggregates[0].function', 'must be one of'],
     [{ group_by: ['region'], select: ['revenue'] }, 'select[0]', 'must be one of group_by'],
     [{ order_by: [{ column: 'nope' }] }, 'order_by[0].column', 'unknown column'],
@@ -86,14 +98,22 @@ describe('typed query grammar', () => {
       'order_by[0].column',
       'not a group_by column or aggregate output',
     ],
-    [{ where: [{ column: 'region', op: 'eq', value: 'x', extra: 1 }] }, 'where[0].extra', 'is not a known field'],
+    [
+      { where: [{ column: 'region', op: 'eq', value: 'x', extra: 1 }] },
+      'where[0].extra',
+      'is not a known field',
+    ],
   ])('%j → %s', (input, field, problem) => {
     const found = problems(input);
     expect(found.find((p) => p.field === field)?.problem).toContain(problem);
   });
 
   it('reports every problem at once', () => {
-    expect(problems({ select: ['a', 'b'], limit: 0 }).map((p) => p.field)).toEqual(['select[0]', 'select[1]', 'limit']);
+    expect(problems({ select: ['a', 'b'], limit: 0 }).map((p) => p.field)).toEqual([
+      'select[0]',
+      'select[1]',
+      'limit',
+    ]);
   });
 });
 

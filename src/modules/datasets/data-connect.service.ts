@@ -20,7 +20,11 @@ export interface RowSelection {
 
 export interface ConnectorRowSource {
   getForOrg(orgId: string, id: string): Promise<ConnectorView>;
-  readRows(orgId: string, connectorId: string, selection: RowSelection): AsyncIterable<Record<string, unknown>[]>;
+  readRows(
+    orgId: string,
+    connectorId: string,
+    selection: RowSelection,
+  ): AsyncIterable<Record<string, unknown>[]>;
 }
 
 export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
@@ -37,7 +41,9 @@ function acceptsType(connectionType: string, provider: string | undefined, conne
     case 'api':
     case 'rest':
     case 'rest_api':
-      return connectorType === 'rest' && (provider === undefined || provider === 'rest' || provider === 'rest_api');
+      return (
+        connectorType === 'rest' && (provider === undefined || provider === 'rest' || provider === 'rest_api')
+      );
     case 'database':
     case 'sql':
       return SQL_TYPES.includes(connectorType);
@@ -45,7 +51,9 @@ function acceptsType(connectionType: string, provider: string | undefined, conne
     case 'storage':
       return OBJECT_STORE_TYPES.includes(connectorType);
     default:
-      return connectionType === connectorType || (connectionType === 'postgresql' && connectorType === 'postgres');
+      return (
+        connectionType === connectorType || (connectionType === 'postgresql' && connectorType === 'postgres')
+      );
   }
 }
 
@@ -71,7 +79,10 @@ export class DataConnectService {
   async connect(principal: Principal, request: ConnectDataDto): Promise<ConnectResult> {
     const visibility: Visibility = request.visibility ?? 'private';
     if (visibility === 'shared' && roleRank(principal.role) < roleRank('admin')) {
-      throw new AppError('insufficient_role', 'Sharing a dataset with every organization needs the admin role.');
+      throw new AppError(
+        'insufficient_role',
+        'Sharing a dataset with every organization needs the admin role.',
+      );
     }
     if (roleRank(principal.role) < roleRank('member')) {
       throw new AppError('insufficient_role', 'Connecting data needs the member role or higher.');
@@ -89,13 +100,17 @@ export class DataConnectService {
     }
     const isSql = SQL_TYPES.includes(connector.connectorType);
     if (!isSql && (request.table !== undefined || request.query !== undefined)) {
-      throw AppError.validation([{ field: 'table', problem: 'table and query apply to SQL connectors only' }]);
+      throw AppError.validation([
+        { field: 'table', problem: 'table and query apply to SQL connectors only' },
+      ]);
     }
     if (request.table !== undefined && request.query !== undefined) {
       throw AppError.validation([{ field: 'query', problem: 'give either table or query, not both' }]);
     }
     if (isSql && request.table === undefined && request.query === undefined) {
-      throw AppError.validation([{ field: 'table', problem: 'a SQL connector needs a table or a read-only query' }]);
+      throw AppError.validation([
+        { field: 'table', problem: 'a SQL connector needs a table or a read-only query' },
+      ]);
     }
     const selection: RowSelection = {
       ...(request.table !== undefined ? { table: request.table } : {}),
@@ -109,7 +124,12 @@ export class DataConnectService {
           visibility,
           connectionId: connector.id,
           connectionType,
-          source: { connector_id: connector.id, connector_name: connector.name, connector_type: connector.connectorType, ...selection },
+          source: {
+            connector_id: connector.id,
+            connector_name: connector.name,
+            connector_type: connector.connectorType,
+            ...selection,
+          },
           createdBy: principal.keyId ?? principal.userId ?? null,
         },
         this.connectors.readRows(principal.orgId, connector.id, selection),
@@ -125,7 +145,12 @@ export class DataConnectService {
     } catch (error) {
       const message = this.failureMessage(error);
       this.logger.warn(
-        { event: 'dataset_connect_failed', org_id: principal.orgId, connection_id: connector.id, reason: message },
+        {
+          event: 'dataset_connect_failed',
+          org_id: principal.orgId,
+          connection_id: connector.id,
+          reason: message,
+        },
         'data connect failed',
       );
       return { status: 'failed', dataset_name: request.dataset_name, connection_id: connector.id, message };
@@ -133,12 +158,19 @@ export class DataConnectService {
   }
 
   private failureMessage(error: unknown): string {
-    if (error instanceof EmptySourceError || error instanceof DatasetShapeError || error instanceof AppError) {
+    if (
+      error instanceof EmptySourceError ||
+      error instanceof DatasetShapeError ||
+      error instanceof AppError
+    ) {
       return error.message;
     }
     if (error instanceof Error) {
       if (!('code' in error) && (error instanceof TypeError || error instanceof RangeError)) {
-        this.logger.error({ event: 'dataset_connect_error', err: error }, 'unexpected error while reading a source');
+        this.logger.error(
+          { event: 'dataset_connect_error', err: error },
+          'unexpected error while reading a source',
+        );
         return 'Reading the source failed unexpectedly; see the daemon log.';
       }
       return error.message;

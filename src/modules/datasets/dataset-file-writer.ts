@@ -7,6 +7,8 @@ import { KIND_INTEGER, StoredValue, ValueClassifier } from './value-kinds';
 
 export const MAX_COLUMNS = 1000;
 const MAX_NAME_LENGTH = 200;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
 export class DatasetShapeError extends Error {}
 
@@ -135,8 +137,7 @@ export class DatasetFileWriter {
 
   /** SQLite compares column names case-insensitively: a later name that collides gets a numeric suffix. */
   private uniqueName(key: string): string {
-    // eslint-disable-next-line no-control-regex
-    let base = key.replace(/[\u0000-\u001f\u007f]/g, '_').trim().slice(0, MAX_NAME_LENGTH);
+    let base = key.replace(CONTROL_CHARACTERS, '_').trim().slice(0, MAX_NAME_LENGTH);
     if (base === '') base = `column_${this.slots.length + 1}`;
     let name = base;
     for (let n = 2; this.usedNames.has(identifierKey(name)); n++) name = `${base}_${n}`;
@@ -162,4 +163,3 @@ function syncFile(path: string): void {
     closeSync(fd);
   }
 }
-

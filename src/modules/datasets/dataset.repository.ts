@@ -61,7 +61,12 @@ export class DatasetRepository {
     });
   }
 
-  async updateFormulas(id: string, formulasJson: string, schemaJson: string, updatedAt: string): Promise<void> {
+  async updateFormulas(
+    id: string,
+    formulasJson: string,
+    schemaJson: string,
+    updatedAt: string,
+  ): Promise<void> {
     await this.em.fork().nativeUpdate(DatasetSchema, { id }, { formulasJson, schemaJson, updatedAt });
   }
 

@@ -25,7 +25,8 @@ export class ConnectDataDto {
 
   @IsString()
   @Matches(DATASET_NAME_PATTERN, {
-    message: 'dataset_name must be 1 to 128 letters, digits, "_", "-" or ".", starting with a letter or digit',
+    message:
+      'dataset_name must be 1 to 128 letters, digits, "_", "-" or ".", starting with a letter or digit',
   })
   dataset_name!: string;
 

@@ -82,7 +82,10 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
    * Snapshots a stream of row batches into a new dataset version. The file is complete and durable before the
    * catalogue row exists, so a listed dataset always has its rows; a failed source leaves nothing behind.
    */
-  async ingest(request: IngestRequest, batches: AsyncIterable<readonly Record<string, unknown>[]>): Promise<DatasetRecord> {
+  async ingest(
+    request: IngestRequest,
+    batches: AsyncIterable<readonly Record<string, unknown>[]>,
+  ): Promise<DatasetRecord> {
     const id = `ds_${randomBytes(12).toString('hex')}`;
     const fileName = `${id}.sqlite`;
     const started = process.hrtime.bigint();
@@ -157,7 +160,9 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       search: options.search,
       latestOnly: !options.allVersions,
     });
-    return records.map((r) => (options.compact ? toCompactDatasetResponse(r) : toDatasetResponse(r, principal.orgId)));
+    return records.map((r) =>
+      options.compact ? toCompactDatasetResponse(r) : toDatasetResponse(r, principal.orgId),
+    );
   }
 
   async get(principal: Principal, id: string): Promise<Record<string, unknown>> {
@@ -175,7 +180,11 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   /** Every version of the dataset's name, newest first. */
   async versions(principal: Principal, id: string): Promise<Record<string, unknown>[]> {
     const record = await this.visible(principal.orgId, id);
-    const all = await this.datasets.list({ orgId: record.orgId, datasetName: record.datasetName, latestOnly: false });
+    const all = await this.datasets.list({
+      orgId: record.orgId,
+      datasetName: record.datasetName,
+      latestOnly: false,
+    });
     return all.filter((r) => r.orgId === record.orgId).map((r) => toDatasetResponse(r, principal.orgId));
   }
 
@@ -184,7 +193,10 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     await this.datasets.delete(record.id);
     this.readers.evict(record.id);
     rmSync(join(this.config.datasetsDir, record.fileName), { force: true });
-    this.logger.info({ event: 'dataset_deleted', dataset_id: record.id, org_id: record.orgId }, 'dataset deleted');
+    this.logger.info(
+      { event: 'dataset_deleted', dataset_id: record.id, org_id: record.orgId },
+      'dataset deleted',
+    );
   }
 
   /** Opens a dataset the org may read, for the query module. */
@@ -221,5 +233,35 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
 
   async ownedForUpdate(principal: Principal, id: string): Promise<DatasetRecord> {
     return this.owned(principal, id);
+  }
+
+  columnsOf(record: DatasetRecord): readonly ColumnSchema[] {
+    return parseSchema(record).columns;
+  }
+
+  /** Formulas change the queryable columns, so the stored query hints are recomputed with them. */
+  async replaceFormulas(record: DatasetRecord, formulas: readonly StoredFormula[]): Promise<void> {
+    const columns = parseSchema(record).columns;
+    const withFormulas: ColumnSchema[] = [
+      ...columns,
+      ...formulas.map((f) => ({
+        name: f.name,
+        type: f.type,
+        role: f.type === 'number' ? ('measure' as const) : ('dimension' as const),
+        nullCount: 0,
+        distinctCount: 0,
+        distinctEstimated: false,
+        min: null,
+        max: null,
+        sampleValues: [],
+      })),
+    ];
+    const schemaJson = JSON.stringify({ columns, queryHints: queryHints(withFormulas) });
+    await this.datasets.updateFormulas(
+      record.id,
+      JSON.stringify(formulas),
+      schemaJson,
+      new Date().toISOString(),
+    );
   }
 }

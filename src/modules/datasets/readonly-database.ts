@@ -4,7 +4,13 @@ export type Row = Record<string, unknown>;
 
 /** SQLite's result code for an interrupted statement, as node-sqlite3 reports it. */
 export function isInterrupted(error: unknown): boolean {
-  return error instanceof Error && (error as Error & { code?: string }).code === 'SQLITE_INTERRUPT';
+  return sqliteCode(error) === 'SQLITE_INTERRUPT';
+}
+
+/** The SQLite result code of a driver error; native errors may come from another realm, so no instanceof. */
+export function sqliteCode(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
 }
 
 /**
@@ -48,20 +54,30 @@ export class ReadOnlyDatabase {
   each(sql: string, params: readonly unknown[], onRow: (row: Row) => boolean): Promise<boolean> {
     return new Promise((resolve, reject) => {
       let stopped = false;
+      let failure: Error | null = null;
+      // node-sqlite3 reports a failing step to the row callback, not always to the completion callback.
       this.db.each(
         sql,
         params,
-        (error, row: Row) => {
-          if (error || stopped) return;
+        (error: Error | null, row: Row) => {
+          if (error) {
+            failure ??= error;
+            return;
+          }
+          if (stopped) return;
           if (!onRow(row)) {
             stopped = true;
             this.db.interrupt();
           }
         },
-        (error) => {
-          if (stopped && (!error || isInterrupted(error))) resolve(false);
-          else if (error) reject(error);
-          else resolve(true);
+        (error: Error | null) => {
+          // The failing step's report can arrive just after completion: decide one turn later.
+          setImmediate(() => {
+            const problem = error ?? failure;
+            if (stopped && (!problem || isInterrupted(problem))) resolve(false);
+            else if (problem) reject(problem);
+            else resolve(true);
+          });
         },
       );
     });

@@ -54,7 +54,11 @@ function tolerance(length: number): number {
  * Finds the column a phrase names: exactly, then case-insensitively, then ignoring separators and plurals, then
  * within a small edit distance. Two equally good candidates are an ambiguity, never a pick.
  */
-export function matchColumn(phrase: string, columns: readonly string[], allowTypos = true): ColumnMatch | undefined {
+export function matchColumn(
+  phrase: string,
+  columns: readonly string[],
+  allowTypos = true,
+): ColumnMatch | undefined {
   if (columns.includes(phrase)) return { token: phrase, column: phrase, method: 'exact' };
   const lower = phrase.toLowerCase();
   const insensitive = columns.filter((c) => c.toLowerCase() === lower);

@@ -29,7 +29,9 @@ export function addDays(day: Date, days: number): Date {
 export function addMonths(day: Date, months: number): Date {
   const target = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth() + months, 1));
   const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth(), Math.min(day.getUTCDate(), lastDay)));
+  return new Date(
+    Date.UTC(target.getUTCFullYear(), target.getUTCMonth(), Math.min(day.getUTCDate(), lastDay)),
+  );
 }
 
 export type CalendarUnit = 'day' | 'week' | 'month' | 'quarter' | 'year';

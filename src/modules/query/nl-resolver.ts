@@ -123,12 +123,74 @@ const RESERVED = new Set([
   ...FILTER_INTRO,
   ...SELECT_WORDS,
   ...Object.keys(UNIT_WORDS),
-  'top', 'bottom', 'by', 'per', 'each', 'of', 'is', 'are', 'was', 'were', 'equals', 'equal', 'to', 'and', 'or',
-  'not', 'over', 'under', 'above', 'below', 'than', 'greater', 'more', 'less', 'fewer', 'exceeds', 'exceeding', 'at',
-  'least', 'most', 'no', 'in', 'on', 'since', 'before', 'after', 'between', 'contains', 'containing', 'includes',
-  'including', 'starts', 'begins', 'today', 'yesterday', 'last', 'past', 'this', 'limit', 'first', 'order', 'sort',
-  'sorted', 'ordered', 'asc', 'desc', 'ascending', 'descending', 'null', 'empty', 'missing', 'how', 'many',
-  'number', 'all', 'true', 'false', 'yes',
+  'top',
+  'bottom',
+  'by',
+  'per',
+  'each',
+  'of',
+  'is',
+  'are',
+  'was',
+  'were',
+  'equals',
+  'equal',
+  'to',
+  'and',
+  'or',
+  'not',
+  'over',
+  'under',
+  'above',
+  'below',
+  'than',
+  'greater',
+  'more',
+  'less',
+  'fewer',
+  'exceeds',
+  'exceeding',
+  'at',
+  'least',
+  'most',
+  'no',
+  'in',
+  'on',
+  'since',
+  'before',
+  'after',
+  'between',
+  'contains',
+  'containing',
+  'includes',
+  'including',
+  'starts',
+  'begins',
+  'today',
+  'yesterday',
+  'last',
+  'past',
+  'this',
+  'limit',
+  'first',
+  'order',
+  'sort',
+  'sorted',
+  'ordered',
+  'asc',
+  'desc',
+  'ascending',
+  'descending',
+  'null',
+  'empty',
+  'missing',
+  'how',
+  'many',
+  'number',
+  'all',
+  'true',
+  'false',
+  'yes',
 ]);
 
 const GENERAL_HINTS = [
@@ -346,7 +408,10 @@ class Parser {
       if (span === undefined) return false;
       this.pos = saved + span.length;
       const next = this.peek();
-      return next !== undefined && (next.kind === 'symbol' || this.isOperatorWord(next.lower) || this.startsDatePhrase());
+      return (
+        next !== undefined &&
+        (next.kind === 'symbol' || this.isOperatorWord(next.lower) || this.startsDatePhrase())
+      );
     } catch {
       return false;
     } finally {
@@ -356,8 +421,30 @@ class Parser {
 
   private isOperatorWord(word: string): boolean {
     return [
-      'is', 'are', 'was', 'equals', 'over', 'under', 'above', 'below', 'greater', 'more', 'less', 'fewer', 'exceeds',
-      'exceeding', 'at', 'no', 'between', 'contains', 'containing', 'includes', 'including', 'starts', 'begins', 'in',
+      'is',
+      'are',
+      'was',
+      'equals',
+      'over',
+      'under',
+      'above',
+      'below',
+      'greater',
+      'more',
+      'less',
+      'fewer',
+      'exceeds',
+      'exceeding',
+      'at',
+      'no',
+      'between',
+      'contains',
+      'containing',
+      'includes',
+      'including',
+      'starts',
+      'begins',
+      'in',
       'not',
     ].includes(word);
   }
@@ -395,7 +482,8 @@ class Parser {
       case '<>':
         return [{ column: name, op: 'ne', value: this.value(column) }];
       case 'not':
-        if (this.optional(new Set(['in'])) !== undefined) this.fail('"not in" is not supported: use "is not"');
+        if (this.optional(new Set(['in'])) !== undefined)
+          this.fail('"not in" is not supported: use "is not"');
         this.pos--;
         this.fail(`could not understand "${this.rest()}"`);
         break;
@@ -428,7 +516,8 @@ class Parser {
       default: {
         this.pos--;
         const comparison = this.comparisonOperator();
-        if (comparison === undefined) this.fail(`expected an operator after "${name}", found "${token.text}"`);
+        if (comparison === undefined)
+          this.fail(`expected an operator after "${name}", found "${token.text}"`);
         return this.comparison(column, comparison);
       }
     }
@@ -519,7 +608,9 @@ class Parser {
     const time = this.context.columns.filter((c) => c.role === 'time' || isTemporalType(c.type));
     if (time.length === 0) this.fail('the dataset has no date column for a date phrase');
     if (time.length > 1) {
-      this.fail(`say which date column: ${time.map((c) => `"${c.name}"`).join(', ')} (e.g. "${time[0].name} last 7 days")`);
+      this.fail(
+        `say which date column: ${time.map((c) => `"${c.name}"`).join(', ')} (e.g. "${time[0].name} last 7 days")`,
+      );
     }
     this.defaults.push(`date column "${time[0].name}" (the only date column)`);
     return time[0].name;
@@ -543,7 +634,8 @@ class Parser {
         const count = this.peek()?.kind === 'number' ? this.positiveInteger(this.next('a count')) : undefined;
         const unitToken = this.next('a unit (days, weeks, months, years)');
         const unit = UNIT_WORDS[unitToken.lower];
-        if (unit === undefined) this.fail(`expected days, weeks, months, quarters or years, found "${unitToken.text}"`);
+        if (unit === undefined)
+          this.fail(`expected days, weeks, months, quarters or years, found "${unitToken.text}"`);
         if (word === 'this') {
           if (count !== undefined) this.fail('"this" takes no count');
           range = periodOf(snapshot, unit);
@@ -664,10 +756,13 @@ class Parser {
     const first = this.peek(0);
     if (!first || first.kind === 'symbol' || first.kind === 'number') return undefined;
     let available = 0;
-    while (available < 4 && this.peek(available) && (this.peek(available) as Token).kind !== 'symbol') available++;
+    while (available < 4 && this.peek(available) && (this.peek(available) as Token).kind !== 'symbol')
+      available++;
     for (let length = available; length >= 1; length--) {
       const tokens = this.tokens.slice(this.pos, this.pos + length);
-      const withKeyword = tokens.some((t) => t.kind !== 'quoted' && RESERVED.has(t.lower) && !this.isColumnWord(t));
+      const withKeyword = tokens.some(
+        (t) => t.kind !== 'quoted' && RESERVED.has(t.lower) && !this.isColumnWord(t),
+      );
       const phrase = tokens.map((t) => t.text).join(' ');
       const match = matchColumn(phrase, this.names, !withKeyword);
       if (match) return { length, match };
@@ -708,8 +803,15 @@ class Parser {
 
   private nearest(text: string): string {
     const lower = text.toLowerCase();
-    const close = this.names.filter((n) => n.toLowerCase().includes(lower) || lower.includes(n.toLowerCase()));
-    return close.length > 0 ? ` (did you mean ${close.slice(0, 3).map((n) => `"${n}"`).join(', ')}?)` : '';
+    const close = this.names.filter(
+      (n) => n.toLowerCase().includes(lower) || lower.includes(n.toLowerCase()),
+    );
+    return close.length > 0
+      ? ` (did you mean ${close
+          .slice(0, 3)
+          .map((n) => `"${n}"`)
+          .join(', ')}?)`
+      : '';
   }
 
   private value(column: NlColumn): ScalarValue {
@@ -717,7 +819,8 @@ class Parser {
     switch (column.type) {
       case 'integer':
       case 'number':
-        if (token.kind !== 'number') this.fail(`"${column.name}" is numeric: expected a number, found "${token.text}"`);
+        if (token.kind !== 'number')
+          this.fail(`"${column.name}" is numeric: expected a number, found "${token.text}"`);
         return Number(token.text);
       case 'boolean':
         if (token.lower === 'true' || token.lower === 'yes') return true;
@@ -725,7 +828,10 @@ class Parser {
         return this.fail(`"${column.name}" is true or false, found "${token.text}"`);
       case 'date':
       case 'timestamp':
-        if (parseDay(token.text) === undefined && !(column.type === 'timestamp' && /^\d{4}-\d{2}-\d{2}T/.test(token.text))) {
+        if (
+          parseDay(token.text) === undefined &&
+          !(column.type === 'timestamp' && /^\d{4}-\d{2}-\d{2}T/.test(token.text))
+        ) {
           this.fail(`expected a date YYYY-MM-DD for "${column.name}", found "${token.text}"`);
         }
         return token.text;
@@ -752,9 +858,20 @@ class Parser {
     const token = this.peek();
     if (!token) return true;
     if (token.kind === 'symbol') return true;
-    return ['and', 'or', 'where', 'with', 'by', 'per', 'order', 'sort', 'sorted', 'ordered', 'limit', 'having'].includes(
-      token.lower,
-    );
+    return [
+      'and',
+      'or',
+      'where',
+      'with',
+      'by',
+      'per',
+      'order',
+      'sort',
+      'sorted',
+      'ordered',
+      'limit',
+      'having',
+    ].includes(token.lower);
   }
 
   // ---- token helpers ----
@@ -789,7 +906,8 @@ class Parser {
 
   private expect(word: string): void {
     const token = this.peek();
-    if (token?.lower !== word) this.fail(`expected "${word}"${token ? `, found "${token.text}"` : ' at the end'}`);
+    if (token?.lower !== word)
+      this.fail(`expected "${word}"${token ? `, found "${token.text}"` : ' at the end'}`);
     this.pos++;
   }
 
@@ -855,8 +973,14 @@ export function resolveNaturalLanguage(text: string, context: NlContext): NlReso
 function dropFiller(tokens: readonly Token[]): Token[] {
   const out = tokens.filter((t) => t.kind !== 'word' || !FILLER.has(t.lower));
   // A leading "what are|is" question form.
-  while (out.length > 1 && out[0].kind === 'word' && (out[0].lower === 'are' || out[0].lower === 'is')) out.shift();
-  while (out.length > 1 && out[0].kind === 'word' && SELECT_WORDS.has(out[0].lower) && isRankOrAggregate(out[1])) {
+  while (out.length > 1 && out[0].kind === 'word' && (out[0].lower === 'are' || out[0].lower === 'is'))
+    out.shift();
+  while (
+    out.length > 1 &&
+    out[0].kind === 'word' &&
+    SELECT_WORDS.has(out[0].lower) &&
+    isRankOrAggregate(out[1])
+  ) {
     out.shift();
   }
   return out;

@@ -48,7 +48,8 @@ export function tokenize(text: string): Token[] {
     let end = i;
     while (end < text.length && WORD_CHAR.test(text[end])) end++;
     const raw = text.slice(i, end);
-    if (raw.includes('--')) throw new TokenizeError(`unexpected "--" at position ${i + 1 + raw.indexOf('--')}`);
+    if (raw.includes('--'))
+      throw new TokenizeError(`unexpected "--" at position ${i + 1 + raw.indexOf('--')}`);
     // A trailing full stop ends the sentence; it is not part of the word.
     const word = raw.length > 1 && raw.endsWith('.') ? raw.slice(0, -1) : raw;
     tokens.push({ kind: NUMBER.test(word) ? 'number' : 'word', text: word, lower: word.toLowerCase() });

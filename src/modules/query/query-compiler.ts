@@ -85,7 +85,8 @@ export function compileQuery(spec: QuerySpec, columnSql: ColumnSql): CompiledQue
     orderBy.push({ column: ROW_COLUMN, direction: 'asc' });
   }
   const orderSql = orderBy.map((term) => {
-    const expression = grouped || term.column === ROW_COLUMN ? quoteIdentifier(term.column) : columnSql(term.column);
+    const expression =
+      grouped || term.column === ROW_COLUMN ? quoteIdentifier(term.column) : columnSql(term.column);
     return `${expression} ${term.direction}`;
   });
 

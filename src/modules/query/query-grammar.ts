@@ -1,5 +1,11 @@
 import { AppError, ErrorDetail } from '../../common/errors';
-import { ColumnType, isDateText, isNumericType, isTemporalType, isTimestampText } from '../datasets/value-kinds';
+import {
+  ColumnType,
+  isDateText,
+  isNumericType,
+  isTemporalType,
+  isTimestampText,
+} from '../datasets/value-kinds';
 
 export const WHERE_OPERATORS = [
   'eq',
@@ -65,7 +71,15 @@ export interface QuerySpec {
 }
 
 /** The typed fields of a query request, before validation against a schema. */
-export const TYPED_QUERY_FIELDS = ['select', 'where', 'order_by', 'group_by', 'aggregates', 'limit', 'offset'];
+export const TYPED_QUERY_FIELDS = [
+  'select',
+  'where',
+  'order_by',
+  'group_by',
+  'aggregates',
+  'limit',
+  'offset',
+];
 
 export function aggregateName(fn: AggregateFunction, column: string | undefined): string {
   return column === undefined ? `${fn}_rows` : `${fn}_${column}`;
@@ -125,7 +139,8 @@ export class QueryValidator {
       this.problem('select', 'must name at least one column');
     }
     const outputs = new Map<string, true>();
-    for (const name of grouped ? [...groupBy, ...aggregates.map((a) => a.as)] : select) outputs.set(name, true);
+    for (const name of grouped ? [...groupBy, ...aggregates.map((a) => a.as)] : select)
+      outputs.set(name, true);
     for (const [index, aggregate] of aggregates.entries()) {
       if (groupBy.includes(aggregate.as) || aggregates.findIndex((a) => a.as === aggregate.as) !== index) {
         this.problem(`aggregates[${index}]`, `duplicates the output column "${aggregate.as}"`);
@@ -200,7 +215,10 @@ export class QueryValidator {
       const column = this.column(item.column, `${field}.column`);
       if (!column) continue;
       if ((aggregate === 'sum' || aggregate === 'avg') && !isNumericType(column.type)) {
-        this.problem(`${field}.column`, `${aggregate} needs a numeric column; "${column.name}" is ${column.type}`);
+        this.problem(
+          `${field}.column`,
+          `${aggregate} needs a numeric column; "${column.name}" is ${column.type}`,
+        );
         continue;
       }
       terms.push({ function: aggregate, column: column.name, as: aggregateName(aggregate, column.name) });
@@ -230,7 +248,12 @@ export class QueryValidator {
     return conditions;
   }
 
-  private condition(column: QueryableColumn, op: WhereOperator, value: unknown, field: string): Condition | undefined {
+  private condition(
+    column: QueryableColumn,
+    op: WhereOperator,
+    value: unknown,
+    field: string,
+  ): Condition | undefined {
     switch (op) {
       case 'is_null':
       case 'not_null':
@@ -247,7 +270,10 @@ export class QueryValidator {
       case 'contains':
       case 'starts_with':
         if (!(column.type === 'string' || isTemporalType(column.type))) {
-          this.problem(`${field}.op`, `${op} applies to text and date columns; "${column.name}" is ${column.type}`);
+          this.problem(
+            `${field}.op`,
+            `${op} applies to text and date columns; "${column.name}" is ${column.type}`,
+          );
           return undefined;
         }
         if (typeof value !== 'string' || value === '' || value.length > MAX_TEXT_VALUE) {
@@ -268,7 +294,12 @@ export class QueryValidator {
   }
 
   /** A comparison value must have the column's type: numbers for numeric columns, ISO text for dates. */
-  private scalar(column: QueryableColumn, op: WhereOperator, value: unknown, field: string): ScalarValue | undefined {
+  private scalar(
+    column: QueryableColumn,
+    op: WhereOperator,
+    value: unknown,
+    field: string,
+  ): ScalarValue | undefined {
     if (value === null || value === undefined) {
       this.problem(field, `is required for ${op} (use is_null or not_null to test for missing values)`);
       return undefined;
@@ -277,7 +308,10 @@ export class QueryValidator {
       case 'integer':
       case 'number':
         if (typeof value === 'number' && Number.isFinite(value)) return value;
-        this.problem(field, `must be a number for the ${column.type} column "${column.name}", got ${describe(value)}`);
+        this.problem(
+          field,
+          `must be a number for the ${column.type} column "${column.name}", got ${describe(value)}`,
+        );
         return undefined;
       case 'boolean':
         if (op !== 'eq' && op !== 'ne' && op !== 'in') {
@@ -285,11 +319,17 @@ export class QueryValidator {
           return undefined;
         }
         if (typeof value === 'boolean') return value;
-        this.problem(field, `must be true or false for the boolean column "${column.name}", got ${describe(value)}`);
+        this.problem(
+          field,
+          `must be true or false for the boolean column "${column.name}", got ${describe(value)}`,
+        );
         return undefined;
       case 'date':
       case 'timestamp':
-        if (typeof value === 'string' && (isDateText(value) || (column.type === 'timestamp' && isTimestampText(value)))) {
+        if (
+          typeof value === 'string' &&
+          (isDateText(value) || (column.type === 'timestamp' && isTimestampText(value)))
+        ) {
           return value;
         }
         this.problem(

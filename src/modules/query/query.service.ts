@@ -60,7 +60,9 @@ export class QueryService {
     const allowed = ['dataset_id', 'query', ...TYPED_QUERY_FIELDS];
     const unknown = Object.keys(input).filter((key) => !allowed.includes(key));
     if (unknown.length > 0) {
-      throw AppError.validation(unknown.map((field) => ({ field: field.slice(0, 100), problem: 'is not a known field' })));
+      throw AppError.validation(
+        unknown.map((field) => ({ field: field.slice(0, 100), problem: 'is not a known field' })),
+      );
     }
     const dataset = await this.datasets.open(principal.orgId, datasetId(input));
     const columns = this.queryableColumns(dataset);
@@ -73,10 +75,13 @@ export class QueryService {
   async batch(principal: Principal, input: unknown): Promise<{ results: unknown[] }> {
     const queries = isRecord(input) ? input.queries : undefined;
     if (!Array.isArray(queries) || queries.length === 0 || queries.length > MAX_BATCH) {
-      throw AppError.validation([{ field: 'queries', problem: `must be an array of 1 to ${MAX_BATCH} queries` }]);
+      throw AppError.validation([
+        { field: 'queries', problem: `must be an array of 1 to ${MAX_BATCH} queries` },
+      ]);
     }
     const extra = Object.keys(input as Record<string, unknown>).filter((k) => k !== 'queries');
-    if (extra.length > 0) throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
+    if (extra.length > 0)
+      throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
     const results: unknown[] = [];
     for (const query of queries) {
       try {
@@ -99,23 +104,31 @@ export class QueryService {
   async sqlReport(principal: Principal, input: unknown): Promise<Record<string, unknown>> {
     if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
     const extra = Object.keys(input).filter((k) => !['dataset_id', 'dataset_ids', 'sql'].includes(k));
-    if (extra.length > 0) throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
+    if (extra.length > 0)
+      throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
     const sql = input.sql;
     if (typeof sql !== 'string' || sql.trim() === '' || sql.length > 100_000) {
-      throw AppError.validation([{ field: 'sql', problem: 'must be one SQL statement (a non-empty string)' }]);
+      throw AppError.validation([
+        { field: 'sql', problem: 'must be one SQL statement (a non-empty string)' },
+      ]);
     }
     const ids = this.reportDatasetIds(input);
     const opened: OpenDataset[] = [];
     for (const id of ids) opened.push(await this.datasets.open(principal.orgId, id));
     const seen = new Set<string>();
     const tables = opened.map((dataset, index) => {
-      const names = [dataset.record.datasetName, ...(index === 0 ? ['dataset'] : [])].filter((name, i, all) => {
-        return all.indexOf(name) === i;
-      });
+      const names = [dataset.record.datasetName, ...(index === 0 ? ['dataset'] : [])].filter(
+        (name, i, all) => {
+          return all.indexOf(name) === i;
+        },
+      );
       for (const name of names) {
         if (seen.has(name.toLowerCase())) {
           throw AppError.validation([
-            { field: 'dataset_ids', problem: `two datasets would both be visible as "${name}"; pick one version` },
+            {
+              field: 'dataset_ids',
+              problem: `two datasets would both be visible as "${name}"; pick one version`,
+            },
           ]);
         }
         seen.add(name.toLowerCase());
@@ -157,14 +170,21 @@ export class QueryService {
     const unique = [...new Set(ids)];
     if (unique.length === 0) throw AppError.validation([{ field: 'dataset_id', problem: 'is required' }]);
     if (unique.length > MAX_REPORT_DATASETS) {
-      throw AppError.validation([{ field: 'dataset_ids', problem: `at most ${MAX_REPORT_DATASETS} datasets` }]);
+      throw AppError.validation([
+        { field: 'dataset_ids', problem: `at most ${MAX_REPORT_DATASETS} datasets` },
+      ]);
     }
     return unique;
   }
 
   private queryableColumns(dataset: OpenDataset): QueryColumnInfo[] {
     return [
-      ...dataset.columns.map((c) => ({ name: c.name, type: c.type, role: c.role, sql: quoteIdentifier(c.name) })),
+      ...dataset.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        role: c.role,
+        sql: quoteIdentifier(c.name),
+      })),
       ...dataset.formulas.map((f) => ({
         name: f.name,
         type: f.type,
@@ -179,7 +199,9 @@ export class QueryService {
     columns: readonly QueryColumnInfo[],
     input: Record<string, unknown>,
   ): Promise<QueryResult> {
-    const typedFields = TYPED_QUERY_FIELDS.filter((f) => f !== 'limit' && f !== 'offset' && input[f] !== undefined);
+    const typedFields = TYPED_QUERY_FIELDS.filter(
+      (f) => f !== 'limit' && f !== 'offset' && input[f] !== undefined,
+    );
     if (typedFields.length > 0) {
       throw AppError.validation(
         typedFields.map((field) => ({ field, problem: 'cannot be combined with a natural-language query' })),
@@ -212,7 +234,11 @@ export class QueryService {
       spec = new QueryValidator(columns).validate(typed);
     } catch (error) {
       if (error instanceof AppError && error.code === 'validation_failed' && input.limit === undefined) {
-        throw new AppError('query_not_understood', `The query resolved to an invalid plan: ${error.message}`, error.details);
+        throw new AppError(
+          'query_not_understood',
+          `The query resolved to an invalid plan: ${error.message}`,
+          error.details,
+        );
       }
       throw error;
     }
@@ -232,7 +258,11 @@ export class QueryService {
     const out: Condition[] = [];
     for (const condition of where) {
       const column = columns.find((c) => c.name === condition.column);
-      if (!column || column.type !== 'string' || (condition.op !== 'eq' && condition.op !== 'ne' && condition.op !== 'in')) {
+      if (
+        !column ||
+        column.type !== 'string' ||
+        (condition.op !== 'eq' && condition.op !== 'ne' && condition.op !== 'in')
+      ) {
         out.push(condition);
         continue;
       }
@@ -244,7 +274,11 @@ export class QueryService {
     return out;
   }
 
-  private async storedSpelling(dataset: OpenDataset, column: QueryColumnInfo, value: string): Promise<string> {
+  private async storedSpelling(
+    dataset: OpenDataset,
+    column: QueryColumnInfo,
+    value: string,
+  ): Promise<string> {
     const reader = await dataset.reader();
     const rows = await reader.all<{ value: string }>(
       `select distinct ${column.sql} as value from ${DATA_TABLE} where ${column.sql} = ? collate nocase limit 2`,

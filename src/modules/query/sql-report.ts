@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { AppError } from '../../common/errors';
-import { ReadOnlyDatabase, Row, isInterrupted } from '../datasets/readonly-database';
+import { ReadOnlyDatabase, Row, isInterrupted, sqliteCode } from '../datasets/readonly-database';
 import { DATA_TABLE, quoteIdentifier } from '../datasets/sql-identifiers';
 
 export interface ReportTable {
@@ -78,7 +78,8 @@ function inspect(sql: string, tables: readonly ReportTable[]): string[] {
       }
       throw AppError.validation([{ field: 'sql', problem: message }]);
     }
-    if (!prepared.reader) throw violation('the statement returns no rows (writes, ATTACH and PRAGMA are refused)');
+    if (!prepared.reader)
+      throw violation('the statement returns no rows (writes, ATTACH and PRAGMA are refused)');
     if (!prepared.readonly) throw violation('the statement would write');
     return prepared.columns().map((c) => c.name);
   } finally {
@@ -92,7 +93,11 @@ function inspect(sql: string, tables: readonly ReportTable[]): string[] {
  * to zero once the datasets are attached), the text is checked to be a single read-only statement, a timer
  * interrupts it, and only `maxRows` rows are taken.
  */
-export async function runSqlReport(sql: string, tables: readonly ReportTable[], limits: ReportLimits): Promise<ReportResult> {
+export async function runSqlReport(
+  sql: string,
+  tables: readonly ReportTable[],
+  limits: ReportLimits,
+): Promise<ReportResult> {
   const columns = inspect(sql, tables);
   const db = await ReadOnlyDatabase.open(tables[0].filePath);
   let timedOut = false;
@@ -117,18 +122,19 @@ export async function runSqlReport(sql: string, tables: readonly ReportTable[], 
       rows.push(row);
       return true;
     });
+    if (timedOut) throw Object.assign(new Error('interrupted'), { code: 'SQLITE_INTERRUPT' });
     return { columns, rows, truncated };
   } catch (error) {
     if (timedOut && isInterrupted(error)) {
       throw new AppError('query_timeout', `The SQL report exceeded its ${limits.timeoutMs / 1000} s budget.`);
     }
-    const code = (error as { code?: string }).code;
+    const code = sqliteCode(error);
+    const message =
+      typeof error === 'object' && error !== null ? String((error as { message?: unknown }).message) : '';
     if (code === 'SQLITE_READONLY') throw violation('the statement would write');
-    if (error instanceof Error && /too many attached databases/i.test(error.message)) {
-      throw violation('ATTACH is not allowed');
-    }
-    if (error instanceof Error && code !== undefined && code.startsWith('SQLITE_')) {
-      throw AppError.validation([{ field: 'sql', problem: error.message.replace(/^SQLITE_\w+: /, '') }]);
+    if (/too many attached databases/i.test(message)) throw violation('ATTACH is not allowed');
+    if (code !== undefined) {
+      throw AppError.validation([{ field: 'sql', problem: message.replace(/^SQLITE_\w+: /, '') }]);
     }
     throw error;
   } finally {

@@ -1,6 +1,11 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0100Accounts } from './Migration0100Accounts';
+import { Migration0101ApiKeys } from './Migration0101ApiKeys';
+import { Migration0102AuditLog } from './Migration0102AuditLog';
 import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
 import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
+import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
+import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0600Connectors } from './Migration0600Connectors';
 import { Migration0700Datasets } from './Migration0700Datasets';
@@ -12,9 +17,14 @@ import { Migration0700Datasets } from './Migration0700Datasets';
  */
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0100Accounts', class: Migration0100Accounts },
+  { name: 'Migration0101ApiKeys', class: Migration0101ApiKeys },
+  { name: 'Migration0102AuditLog', class: Migration0102AuditLog },
   { name: 'Migration0300EgressDecisions', class: Migration0300EgressDecisions },
   { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
+  { name: 'Migration0400SimulationRuns', class: Migration0400SimulationRuns },
   { name: 'Migration0550Repohost', class: Migration0550Repohost },
   { name: 'Migration0600Connectors', class: Migration0600Connectors },
   { name: 'Migration0700Datasets', class: Migration0700Datasets },
+  { name: 'Migration0500Jobs', class: Migration0500Jobs },
 ];
