@@ -14,9 +14,11 @@ import { EgressModule } from './modules/egress/egress.module';
 import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
+import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { QueryModule } from './modules/query/query.module';
+import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { SimulationModule } from './modules/simulation/simulation.module';
 import { WebhookOutboxModule } from './modules/webhook-outbox/webhook-outbox.module';
@@ -48,6 +50,8 @@ export class AppModule {
         SimulationModule,
         WebhookOutboxModule,
         JobsModule,
+        RuntimeLibraryModule,
+        McpModule,
       ],
     };
   }

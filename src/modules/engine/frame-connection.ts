@@ -1,5 +1,5 @@
 import { connect, Socket } from 'node:net';
-import { encodeFrame, FrameDecoder } from './framing';
+import { encodeFrame, FrameDecoder } from '../../common/framing';
 
 export class ConnectionClosedError extends Error {
   constructor(reason: string) {

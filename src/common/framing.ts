@@ -1,9 +1,12 @@
-/** Frames of the engine worker protocol: a 4-byte big-endian payload length, then that many bytes of UTF-8 JSON. */
+/**
+ * Frames of the native helpers' socket protocols (engine workers, runtime library): a 4-byte big-endian payload
+ * length, then that many bytes of UTF-8 JSON.
+ */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 export class FrameTooLargeError extends Error {
   constructor(readonly length: number) {
-    super(`an engine frame announced ${length} bytes, more than the ${MAX_FRAME_BYTES} allowed`);
+    super(`a frame announced ${length} bytes, more than the ${MAX_FRAME_BYTES} allowed`);
     this.name = 'FrameTooLargeError';
   }
 }
@@ -11,9 +14,10 @@ export class FrameTooLargeError extends Error {
 export function encodeFrame(message: unknown): Buffer {
   const payload = Buffer.from(JSON.stringify(message), 'utf8');
   if (payload.length > MAX_FRAME_BYTES) throw new FrameTooLargeError(payload.length);
-  const header = Buffer.allocUnsafe(4);
-  header.writeUInt32BE(payload.length, 0);
-  return Buffer.concat([header, payload]);
+  const frame = Buffer.allocUnsafe(4 + payload.length);
+  frame.writeUInt32BE(payload.length, 0);
+  payload.copy(frame, 4);
+  return frame;
 }
 
 /** Incremental decoder: feed socket chunks, get back every complete frame's parsed JSON. */
