@@ -16,6 +16,7 @@ import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { MailRelayModule } from './modules/mail-relay/mail-relay.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { QueryModule } from './modules/query/query.module';
 import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.module';
@@ -40,6 +41,7 @@ export class AppModule {
         AuditModule,
         LicensingModule,
         EgressModule,
+        MailRelayModule.forRoot(config),
         WebhooksModule,
         PrivacyModule,
         RepohostModule,

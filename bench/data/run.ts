@@ -13,7 +13,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generateCsv } from './generate-csv';
 
@@ -76,7 +76,7 @@ async function call(url: string, method: string, path: string, token?: string, b
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const parsed = (await response.json());
+  const parsed = await response.json();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
   return parsed;
 }
@@ -202,7 +202,7 @@ function report(f: Figures): void {
     '## Datasets: ingest and queries (`bash bench/data/run.sh`)',
     '',
     `${ROWS.toLocaleString('en-US')} rows × 8 columns of CSV (${f.csvMb.toFixed(1)} MB), ${cpus().length} cores ` +
-      `(shared with other work), ${new Date().toISOString().slice(0, 10)}. Ingest is \`POST /v1/data/connect\` of a ` +
+      `(shared with other work: load average ${loadavg()[0].toFixed(1)} at the end), ${new Date().toISOString().slice(0, 10)}. Ingest is \`POST /v1/data/connect\` of a ` +
       'file connector on the same file (`file_path` in the import directory): CSV parsing, type inference, profiling ' +
       'and the SQLite snapshot, over HTTP against the built daemon.',
     '',
