@@ -1,8 +1,20 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signUp } from '../support/egress-fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
+
+async function signUp(t: TestApp, email: string): Promise<string> {
+  const response = await t.request('POST', '/auth/signup', {
+    body: {
+      email,
+      password: 'correct horse battery staple',
+      name: 'Test Person',
+      organization_name: `Org of ${email}`,
+    },
+  });
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${response.text}`);
+  return response.body.api_key.raw_key as string;
+}
 
 describe('connectors over HTTP (booted daemon)', () => {
   let t: TestApp;
@@ -11,8 +23,8 @@ describe('connectors over HTTP (booted daemon)', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ SERVICE_PREVIEW_RATE_LIMIT: '3', SERVICE_MAX_UPLOAD_BYTES: '4096' });
-    key = (await signUp(t, 'owner@connectors.test')).api_key.raw_key;
-    otherKey = (await signUp(t, 'other@connectors.test')).api_key.raw_key;
+    key = await signUp(t, 'owner@connectors.test');
+    otherKey = await signUp(t, 'other@connectors.test');
   });
 
   afterAll(async () => {
