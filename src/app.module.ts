@@ -4,15 +4,25 @@ import { CoreModule } from './common/core.module';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { DevicesModule } from './modules/devices/devices.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(config, logger), DatabaseModule, HealthModule, AccessModule, LicensingModule],
+      imports: [
+        CoreModule.forRoot(config, logger),
+        DatabaseModule,
+        HealthModule,
+        AccessModule,
+        LicensingModule,
+        DevicesModule,
+        ProviderKeysModule,
+      ],
     };
   }
 }

@@ -1,8 +1,14 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
+import { Migration0200Devices } from './Migration0200Devices';
+import { Migration0201ProviderKeys } from './Migration0201ProviderKeys';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
  * Numbering: 0001–0099 common; each domain module takes its own hundred (accounts 0100, licensing 0200, egress 0300,
  * engine 0400, jobs/webhooks 0500, connectors 0600, datasets 0700, mcp/runtime 0800).
  */
-export const MIGRATIONS = [{ name: 'Migration0001Foundation', class: Migration0001Foundation }];
+export const MIGRATIONS = [
+  { name: 'Migration0001Foundation', class: Migration0001Foundation },
+  { name: 'Migration0200Devices', class: Migration0200Devices },
+  { name: 'Migration0201ProviderKeys', class: Migration0201ProviderKeys },
+];
