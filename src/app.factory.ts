@@ -35,6 +35,8 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
+    // Signed inbound webhooks are verified over the exact bytes received.
+    rawBody: true,
   });
   app.useGlobalFilters(new ErrorFilter(logger));
   app.useGlobalPipes(createValidationPipe());

@@ -1,13 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { CoreModule } from './common/core.module';
+import { CryptoModule } from './common/crypto/crypto.module';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
 import { DevicesModule } from './modules/devices/devices.module';
+import { EgressModule } from './modules/egress/egress.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { PrivacyModule } from './modules/privacy/privacy.module';
 import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
+import { RepohostModule } from './modules/repohost/repohost.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -16,12 +21,17 @@ export class AppModule {
       module: AppModule,
       imports: [
         CoreModule.forRoot(config, logger),
+        CryptoModule,
         DatabaseModule,
         HealthModule,
         AccessModule,
         LicensingModule,
         DevicesModule,
         ProviderKeysModule,
+        EgressModule,
+        WebhooksModule,
+        PrivacyModule,
+        RepohostModule,
       ],
     };
   }

@@ -27,10 +27,19 @@ function timestamp(value: string): string {
 }
 
 function entitlementList(value: string): string[] {
-  const names = [...new Set(value.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  const names = [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
   const unknown = names.filter((n) => !isEntitlement(n));
   if (unknown.length > 0) {
-    throw new InvalidArgumentError(`unknown entitlement(s) ${unknown.join(', ')}; known: ${ENTITLEMENTS.join(', ')}`);
+    throw new InvalidArgumentError(
+      `unknown entitlement(s) ${unknown.join(', ')}; known: ${ENTITLEMENTS.join(', ')}`,
+    );
   }
   return names;
 }
@@ -67,7 +76,8 @@ interface IssueOptions {
 
 function issue(options: IssueOptions): void {
   const privateKey = createPrivateKey(readFileSync(options.privateKey));
-  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${options.privateKey} is not an Ed25519 private key`);
+  if (privateKey.asymmetricKeyType !== 'ed25519')
+    throw new Error(`${options.privateKey} is not an Ed25519 private key`);
   const publicKey = createPublicKey(privateKey);
   const issuedAt = options.issuedAt ?? timestamp(new Date().toISOString());
   const notBefore = options.notBefore ?? issuedAt;
@@ -88,7 +98,9 @@ function issue(options: IssueOptions): void {
   // The issued license must pass the appliance's own verifier before it leaves the vendor.
   verifyLicense(text, new Map([[keyIdOf(publicKey), publicKey]]));
   writeFileSync(resolve(options.out), text, { mode: 0o644 });
-  process.stdout.write(`${JSON.stringify({ file: resolve(options.out), kid: keyIdOf(publicKey), ...payload }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ file: resolve(options.out), kid: keyIdOf(publicKey), ...payload }, null, 2)}\n`,
+  );
 }
 
 function inspect(file: string, options: { publicKey?: string; keysDir?: string }): void {
@@ -142,7 +154,11 @@ export function buildProgram(): Command {
     .requiredOption('--edition <edition>', 'edition name, e.g. enterprise')
     .requiredOption('--entitlements <list>', `comma list of: ${ENTITLEMENTS.join(', ')}`, entitlementList)
     .requiredOption('--max-devices <n>', 'devices on the whole appliance (>= 1)', positiveInteger)
-    .requiredOption('--max-devices-per-key <n>', 'highest device_limit a key may have (>= 1)', positiveInteger)
+    .requiredOption(
+      '--max-devices-per-key <n>',
+      'highest device_limit a key may have (>= 1)',
+      positiveInteger,
+    )
     .requiredOption('--expires-at <time>', 'end of validity (RFC 3339)', timestamp)
     .option('--not-before <time>', 'start of validity (default: now)', timestamp)
     .option('--issued-at <time>', 'issue time (default: now)', timestamp)

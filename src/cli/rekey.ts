@@ -2,23 +2,42 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig } from '../common/config';
 import { base64Key } from '../common/config/env-parsers';
-import { openSecret, sealedKeyId, sealSecret, secretBoxKeyId } from '../common/crypto';
+import { keyId, SecretVault } from '../common/crypto/secret-vault';
 import { openDatabase } from '../common/database';
 import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
 
 /**
- * Re-encrypts every secret sealed with SERVICE_CONFIG_ENCRYPTION_KEY under a new key, in one transaction.
- * Run it with the daemon stopped, then start the daemon with the new key (docs/licensing.md, "Provider keys").
- * A module that seals another column with the configuration key adds it to SEALED_COLUMNS.
+ * Re-seals every SecretVault value under a new SERVICE_CONFIG_ENCRYPTION_KEY, in one transaction. Run it with the
+ * daemon stopped, then start the daemon with the new key (docs/licensing.md, "Rotating the encryption key").
+ * Every column sealed with the SecretVault must be listed in SEALED_COLUMNS, with the associated data its module uses:
+ * a value left out would be unreadable after the rotation.
  */
 interface SealedColumn {
   readonly table: string;
+  readonly primaryKey: string;
   readonly column: string;
   readonly aad: (row: Record<string, unknown>) => string;
 }
 
 const SEALED_COLUMNS: readonly SealedColumn[] = [
-  { table: 'provider_keys', column: 'sealed_secret', aad: (row) => providerKeyAad(String(row.org_id), String(row.backend)) },
+  {
+    table: 'provider_keys',
+    primaryKey: 'id',
+    column: 'sealed_secret',
+    aad: (row) => providerKeyAad(String(row.org_id), String(row.backend)),
+  },
+  {
+    table: 'webhook_signing_secrets',
+    primaryKey: 'org_id',
+    column: 'current_sealed',
+    aad: (row) => `webhook_signing_secrets:${String(row.org_id)}:current`,
+  },
+  {
+    table: 'webhook_signing_secrets',
+    primaryKey: 'org_id',
+    column: 'previous_sealed',
+    aad: (row) => `webhook_signing_secrets:${String(row.org_id)}:previous`,
+  },
 ];
 
 const keyParser = base64Key(32);
@@ -32,7 +51,10 @@ function parseKey(raw: string | undefined, name: string): Buffer {
 function readKeys(fromStdin: boolean): { oldKey: Buffer; newKey: Buffer } {
   if (fromStdin) {
     const [oldRaw, newRaw] = readFileSync(0, 'utf8').split(/\r?\n/);
-    return { oldKey: parseKey(oldRaw, 'the old key (line 1)'), newKey: parseKey(newRaw, 'the new key (line 2)') };
+    return {
+      oldKey: parseKey(oldRaw, 'the old key (line 1)'),
+      newKey: parseKey(newRaw, 'the new key (line 2)'),
+    };
   }
   return {
     oldKey: parseKey(process.env.SERVICE_CONFIG_ENCRYPTION_KEY_OLD, 'SERVICE_CONFIG_ENCRYPTION_KEY_OLD'),
@@ -40,29 +62,39 @@ function readKeys(fromStdin: boolean): { oldKey: Buffer; newKey: Buffer } {
   };
 }
 
-export async function rekey(databaseFile: string, oldKey: Buffer, newKey: Buffer, dryRun: boolean) {
-  const orm = await openDatabase(databaseFile);
-  const newId = secretBoxKeyId(newKey);
+export async function rekey(
+  paths: { databaseFile: string; keysDir: string },
+  oldKey: Buffer,
+  newKey: Buffer,
+  dryRun: boolean,
+): Promise<Record<string, { resealed: number; already_new: number }>> {
+  // The old vault also holds the generated file key, so values sealed before a key was configured move too.
+  const oldVault = new SecretVault({ configured: oldKey, keysDir: paths.keysDir });
+  const newVault = new SecretVault({ configured: newKey, keysDir: paths.keysDir });
+  const newId = keyId(newKey);
+  const orm = await openDatabase(paths.databaseFile);
   const counts: Record<string, { resealed: number; already_new: number }> = {};
   try {
     await orm.em.fork().transactional(async (em) => {
       for (const sealed of SEALED_COLUMNS) {
         const count = { resealed: 0, already_new: 0 };
-        counts[sealed.table] = count;
-        const rows = await em.execute<Record<string, unknown>[]>(`select * from ${sealed.table}`);
+        counts[`${sealed.table}.${sealed.column}`] = count;
+        const rows = await em.execute<Record<string, unknown>[]>(
+          `select * from ${sealed.table} where ${sealed.column} is not null`,
+        );
         for (const row of rows) {
           const value = String(row[sealed.column]);
-          // A re-run after a partial rotation finds rows already under the new key.
-          if (sealedKeyId(value) === newId) {
+          // A re-run after a completed rotation finds the values already under the new key.
+          if (value.split(':')[1] === newId) {
             count.already_new += 1;
             continue;
           }
-          const clear = openSecret(oldKey, value, sealed.aad(row));
+          const clear = oldVault.open(value, sealed.aad(row));
           if (!dryRun) {
-            await em.execute(`update ${sealed.table} set ${sealed.column} = ? where id = ?`, [
-              sealSecret(newKey, clear, sealed.aad(row)),
-              row.id,
-            ]);
+            await em.execute(
+              `update ${sealed.table} set ${sealed.column} = ? where ${sealed.primaryKey} = ?`,
+              [newVault.seal(clear, sealed.aad(row)), row[sealed.primaryKey]],
+            );
           }
           count.resealed += 1;
         }
@@ -84,9 +116,9 @@ async function main(): Promise<void> {
   const { oldKey, newKey } = readKeys(options.stdin === true);
   if (oldKey.equals(newKey)) throw new Error('the old and the new key are the same');
   const config = loadConfig();
-  const counts = await rekey(config.databaseFile, oldKey, newKey, options.dryRun === true);
+  const counts = await rekey(config, oldKey, newKey, options.dryRun === true);
   process.stdout.write(
-    `${JSON.stringify({ database: config.databaseFile, dry_run: options.dryRun === true, new_key_id: secretBoxKeyId(newKey), tables: counts }, null, 2)}\n`,
+    `${JSON.stringify({ database: config.databaseFile, dry_run: options.dryRun === true, new_key_id: keyId(newKey), tables: counts }, null, 2)}\n`,
   );
 }
 

@@ -21,7 +21,11 @@ describe('the built daemon and its license', () => {
   it.each([
     ['a tampered license (more devices than signed)', 'license_invalid', () => tamperedLicense()],
     ['garbage', 'license_invalid', () => 'this is not a license\n'],
-    ['a v1 license', 'license_format_retired', () => armor({ ...signParts(licensePayload()).envelope, v: 1 })],
+    [
+      'a v1 license',
+      'license_format_retired',
+      () => armor({ ...signParts(licensePayload()).envelope, v: 1 }),
+    ],
   ])('refuses to start on %s: exit != 0 and log event %s', async (_name, event, content) => {
     const dataDir = makeTempDir();
     const env = writeTestLicense(dataDir);
@@ -44,7 +48,11 @@ describe('the built daemon and its license', () => {
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
     const lines = events(daemon.output());
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'license_loaded', licensee: 'Spawned Corp' }));
-    expect(lines).toContainEqual(expect.objectContaining({ event: 'license_dev_key_trusted', level: 'warn' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'license_loaded', licensee: 'Spawned Corp' }),
+    );
+    expect(lines).toContainEqual(
+      expect.objectContaining({ event: 'license_dev_key_trusted', level: 'warn' }),
+    );
   });
 });

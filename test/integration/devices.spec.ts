@@ -23,11 +23,18 @@ describe('DevicesService (binding, registration, revocation) against the real da
   let t: TestApp;
   let devices: DevicesService;
   let n = 0;
-  const newKey = (deviceLimit: number, orgId = 'org_a'): CappedKey => ({ keyId: `key_${++n}`, orgId, deviceLimit });
+  const newKey = (deviceLimit: number, orgId = 'org_a'): CappedKey => ({
+    keyId: `key_${++n}`,
+    orgId,
+    deviceLimit,
+  });
 
   beforeAll(async () => {
     const dir = makeTempDir();
-    t = await startTestApp(writeTestLicense(dir, { caps: { max_devices: 100, max_devices_per_key: 4 } }), dir);
+    t = await startTestApp(
+      writeTestLicense(dir, { caps: { max_devices: 100, max_devices_per_key: 4 } }),
+      dir,
+    );
     devices = t.app.get(DevicesService);
   });
   afterAll(async () => {
@@ -46,8 +53,12 @@ describe('DevicesService (binding, registration, revocation) against the real da
     expect(await codeOf(devices.bind(key, { headers: deviceHeaders('has spaces in the device id') }))).toBe(
       '422 invalid_device_id',
     );
-    expect(tokenOf(await devices.bind(key, { headers: deviceHeaders(deviceId('min', 16)) }))).toMatch(/^dbt_/);
-    expect(tokenOf(await devices.bind(key, { headers: deviceHeaders(deviceId('max', 64)) }))).toMatch(/^dbt_/);
+    expect(tokenOf(await devices.bind(key, { headers: deviceHeaders(deviceId('min', 16)) }))).toMatch(
+      /^dbt_/,
+    );
+    expect(tokenOf(await devices.bind(key, { headers: deviceHeaders(deviceId('max', 64)) }))).toMatch(
+      /^dbt_/,
+    );
   });
 
   it('binds a new device once, then demands the token it handed out', async () => {
@@ -58,7 +69,9 @@ describe('DevicesService (binding, registration, revocation) against the real da
     const token = tokenOf(first);
     expect(token).toMatch(/^dbt_[A-Za-z0-9_-]{43}$/);
 
-    expect(await codeOf(devices.bind(key, { headers: deviceHeaders(id) }))).toBe('401 device_binding_token_required');
+    expect(await codeOf(devices.bind(key, { headers: deviceHeaders(id) }))).toBe(
+      '401 device_binding_token_required',
+    );
     expect(await codeOf(devices.bind(key, { headers: deviceHeaders(id, { token: `${token}x` }) }))).toBe(
       '403 invalid_device_binding_token',
     );
@@ -78,9 +91,11 @@ describe('DevicesService (binding, registration, revocation) against the real da
     expect(await codeOf(devices.bind(key, { headers: deviceHeaders(id, { host: 'host-b', token }) }))).toBe(
       '403 device_identity_mismatch',
     );
-    expect(await codeOf(devices.bind(key, { headers: deviceHeaders(id, { host: 'host-a', platform: 'darwin', token }) }))).toBe(
-      '403 device_identity_mismatch',
-    );
+    expect(
+      await codeOf(
+        devices.bind(key, { headers: deviceHeaders(id, { host: 'host-a', platform: 'darwin', token }) }),
+      ),
+    ).toBe('403 device_identity_mismatch');
   });
 
   it('refuses a binding token from another key', async () => {
@@ -95,7 +110,9 @@ describe('DevicesService (binding, registration, revocation) against the real da
     expect(await codeOf(devices.bind(keyB, { headers: deviceHeaders(id, { token: tokenA }) }))).toBe(
       '403 invalid_device_binding_token',
     );
-    expect(await devices.bind(keyB, { headers: deviceHeaders(id, { token: tokenB }) })).toEqual({ deviceId: id });
+    expect(await devices.bind(keyB, { headers: deviceHeaders(id, { token: tokenB }) })).toEqual({
+      deviceId: id,
+    });
   });
 
   it('stops at the key device_limit with 402 device_limit_reached', async () => {
@@ -125,13 +142,17 @@ describe('DevicesService (binding, registration, revocation) against the real da
     const record = (await devices.list('org_a')).find((d) => d.keyId === key.keyId);
     expect(record?.deviceId).toBe(id);
 
-    expect(await codeOf(devices.revoke({ orgId: 'org_b', isAdmin: true }, record!.id))).toBe('404 device_not_found');
-    expect(await codeOf(devices.revoke({ orgId: 'org_a', keyId: 'key_someone_else', isAdmin: false }, record!.id))).toBe(
-      '403 insufficient_role',
+    expect(await codeOf(devices.revoke({ orgId: 'org_b', isAdmin: true }, record!.id))).toBe(
+      '404 device_not_found',
     );
+    expect(
+      await codeOf(devices.revoke({ orgId: 'org_a', keyId: 'key_someone_else', isAdmin: false }, record!.id)),
+    ).toBe('403 insufficient_role');
     const revoked = await devices.revoke({ orgId: 'org_a', keyId: key.keyId, isAdmin: false }, record!.id);
     expect(revoked.registrationId).toBe(record!.id);
-    expect(await codeOf(devices.revoke({ orgId: 'org_a', isAdmin: true }, record!.id))).toBe('404 device_not_found');
+    expect(await codeOf(devices.revoke({ orgId: 'org_a', isAdmin: true }, record!.id))).toBe(
+      '404 device_not_found',
+    );
 
     expect(await codeOf(devices.bind(key, { headers: deviceHeaders(id, { token }) }))).toBe(
       '403 invalid_device_binding_token',
@@ -144,7 +165,9 @@ describe('DevicesService (binding, registration, revocation) against the real da
   it('never binds more devices than the limit under concurrent first requests', async () => {
     const key = newKey(3);
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => codeOf(devices.bind(key, { headers: deviceHeaders(deviceId(`race-${i}`)) }))),
+      Array.from({ length: 10 }, (_, i) =>
+        codeOf(devices.bind(key, { headers: deviceHeaders(deviceId(`race-${i}`)) })),
+      ),
     );
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
     expect(outcomes.filter((o) => o === '402 device_limit_reached')).toHaveLength(7);
@@ -153,7 +176,9 @@ describe('DevicesService (binding, registration, revocation) against the real da
     // The same machine racing itself is bound once; the losers must replay the winner's token.
     const same = newKey(3);
     const racing = await Promise.all(
-      Array.from({ length: 5 }, () => codeOf(devices.bind(same, { headers: deviceHeaders(deviceId('twin')) }))),
+      Array.from({ length: 5 }, () =>
+        codeOf(devices.bind(same, { headers: deviceHeaders(deviceId('twin')) })),
+      ),
     );
     expect(racing.filter((o) => o === 'ok')).toHaveLength(1);
     expect(racing.filter((o) => o === '401 device_binding_token_required')).toHaveLength(4);
@@ -170,7 +195,11 @@ describe('DevicesService (binding, registration, revocation) against the real da
     expect(registration.deviceId).toBe(id);
     const [header, claims, sig] = registration.licenseToken.split('.');
     const published = devices.licenseKey();
-    expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'EdDSA', typ: 'JWT', kid: published.kid });
+    expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({
+      alg: 'EdDSA',
+      typ: 'JWT',
+      kid: published.kid,
+    });
     const payload = JSON.parse(Buffer.from(claims, 'base64url').toString());
     expect(payload).toMatchObject({
       device_id: id,
@@ -203,11 +232,15 @@ describe('DevicesService (binding, registration, revocation) against the real da
       '403 device_identity_mismatch',
     );
     expect(await codeOf(devices.register(caller, {}))).toBe('422 invalid_device_id');
-    expect(await codeOf(devices.register({ orgId: 'org_unc', isAdmin: true }, deviceHeaders(id)))).toBe('403 forbidden');
+    expect(await codeOf(devices.register({ orgId: 'org_unc', isAdmin: true }, deviceHeaders(id)))).toBe(
+      '403 forbidden',
+    );
   });
 
   it('stores binding tokens only hashed', async () => {
-    const token = tokenOf(await devices.bind(newKey(1), { headers: deviceHeaders(deviceId('secret-check')) }));
+    const token = tokenOf(
+      await devices.bind(newKey(1), { headers: deviceHeaders(deviceId('secret-check')) }),
+    );
     const secretPart = token.slice(4);
     expect(filesContaining(t.dataDir, secretPart)).toEqual([]);
   });
@@ -216,23 +249,45 @@ describe('DevicesService (binding, registration, revocation) against the real da
 describe('the appliance device cap (license max_devices)', () => {
   it('counts every bound and registered machine of the appliance, across keys and organizations', async () => {
     const dir = makeTempDir();
-    const t = await startTestApp(writeTestLicense(dir, { caps: { max_devices: 3, max_devices_per_key: 3 } }), dir);
+    const t = await startTestApp(
+      writeTestLicense(dir, { caps: { max_devices: 3, max_devices_per_key: 3 } }),
+      dir,
+    );
     try {
       const devices = t.app.get(DevicesService);
-      await devices.bind({ keyId: 'k1', orgId: 'o1', deviceLimit: 3 }, { headers: deviceHeaders(deviceId('m1')) });
+      await devices.bind(
+        { keyId: 'k1', orgId: 'o1', deviceLimit: 3 },
+        { headers: deviceHeaders(deviceId('m1')) },
+      );
       await devices.register({ orgId: 'o2', keyId: 'k2', isAdmin: false }, deviceHeaders(deviceId('m2')));
       // The same machine under another key takes no second appliance slot.
-      await devices.bind({ keyId: 'k3', orgId: 'o1', deviceLimit: 3 }, { headers: deviceHeaders(deviceId('m1')) });
-      await devices.bind({ keyId: 'k3', orgId: 'o1', deviceLimit: 3 }, { headers: deviceHeaders(deviceId('m3')) });
-      expect(
-        await codeOf(devices.bind({ keyId: 'k4', orgId: 'o3', deviceLimit: 3 }, { headers: deviceHeaders(deviceId('m4')) })),
-      ).toBe('402 device_limit_reached');
-      expect(await codeOf(devices.register({ orgId: 'o3', keyId: 'k5', isAdmin: false }, deviceHeaders(deviceId('m5'))))).toBe(
-        '402 device_limit_reached',
+      await devices.bind(
+        { keyId: 'k3', orgId: 'o1', deviceLimit: 3 },
+        { headers: deviceHeaders(deviceId('m1')) },
       );
+      await devices.bind(
+        { keyId: 'k3', orgId: 'o1', deviceLimit: 3 },
+        { headers: deviceHeaders(deviceId('m3')) },
+      );
+      expect(
+        await codeOf(
+          devices.bind(
+            { keyId: 'k4', orgId: 'o3', deviceLimit: 3 },
+            { headers: deviceHeaders(deviceId('m4')) },
+          ),
+        ),
+      ).toBe('402 device_limit_reached');
+      expect(
+        await codeOf(
+          devices.register({ orgId: 'o3', keyId: 'k5', isAdmin: false }, deviceHeaders(deviceId('m5'))),
+        ),
+      ).toBe('402 device_limit_reached');
       const [m2] = await devices.list('o2');
       await devices.revoke({ orgId: 'o2', isAdmin: true }, m2.id);
-      await devices.bind({ keyId: 'k4', orgId: 'o3', deviceLimit: 3 }, { headers: deviceHeaders(deviceId('m4')) });
+      await devices.bind(
+        { keyId: 'k4', orgId: 'o3', deviceLimit: 3 },
+        { headers: deviceHeaders(deviceId('m4')) },
+      );
     } finally {
       await t.close();
     }

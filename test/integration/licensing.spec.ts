@@ -99,7 +99,10 @@ describe('LicensingService in the booted daemon', () => {
     const env = writeTestLicense(dir, { notBefore: new Date(Date.now() + 2 * DAY_MS) });
     const t = await startTestApp(env, dir);
     try {
-      expect(t.app.get(LicensingService).getStatus()).toMatchObject({ status: 'not_yet_valid', edition: 'community' });
+      expect(t.app.get(LicensingService).getStatus()).toMatchObject({
+        status: 'not_yet_valid',
+        edition: 'community',
+      });
     } finally {
       await t.close();
     }
@@ -142,7 +145,9 @@ describe('LicensingService in the booted daemon', () => {
     // The appliance once observed a time two days ahead: the wall clock now looks rolled back.
     const db = new Database(join(dir, 'service.sqlite'));
     const recorded = new Date(Date.now() + 2 * DAY_MS).toISOString();
-    db.prepare("update appliance_state set value = ? where key = 'license.latest_observed_time'").run(recorded);
+    db.prepare("update appliance_state set value = ? where key = 'license.latest_observed_time'").run(
+      recorded,
+    );
     db.close();
 
     const second = await startTestApp(env, dir);
@@ -160,7 +165,9 @@ describe('LicensingService in the booted daemon', () => {
     const t = await startTestApp();
     try {
       const db = new Database(join(t.dataDir, 'service.sqlite'), { readonly: true });
-      const row = db.prepare("select value from appliance_state where key = 'license.latest_observed_time'").get() as {
+      const row = db
+        .prepare("select value from appliance_state where key = 'license.latest_observed_time'")
+        .get() as {
         value: string;
       };
       db.close();

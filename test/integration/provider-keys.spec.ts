@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { rekey } from '../../src/cli/rekey';
-import { openSecret, sealSecret } from '../../src/common/crypto';
 import { AppError } from '../../src/common/errors';
 import { ProviderKeysService } from '../../src/modules/provider-keys/provider-keys.service';
+import { WebhookSecretsService } from '../../src/modules/webhooks/webhook-secrets.service';
 import { filesContaining } from '../support/grep-dir';
 import { startTestApp } from '../support/test-app';
 
@@ -17,29 +17,6 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
   return 'ok';
 }
-
-describe('secret box (AES-256-GCM)', () => {
-  const key = randomBytes(32);
-
-  it('round-trips and binds the ciphertext to its associated data and key', () => {
-    const sealed = sealSecret(key, 'sk-provider-secret', 'provider-key:o1:openai');
-    expect(sealed).toMatch(/^sb1\.[A-Za-z0-9_-]{11}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
-    expect(sealed).not.toContain('sk-provider-secret');
-    expect(openSecret(key, sealed, 'provider-key:o1:openai')).toBe('sk-provider-secret');
-    expect(() => openSecret(key, sealed, 'provider-key:o2:openai')).toThrow(expect.objectContaining({ reason: 'tampered' }));
-    expect(() => openSecret(randomBytes(32), sealed, 'provider-key:o1:openai')).toThrow(
-      expect.objectContaining({ reason: 'wrong_key' }),
-    );
-    const parts = sealed.split('.');
-    const ct = Buffer.from(parts[3], 'base64url');
-    ct[0] ^= 1;
-    parts[3] = ct.toString('base64url');
-    expect(() => openSecret(key, parts.join('.'), 'provider-key:o1:openai')).toThrow(
-      expect.objectContaining({ reason: 'tampered' }),
-    );
-    expect(sealSecret(key, 'same', 'aad')).not.toBe(sealSecret(key, 'same', 'aad'));
-  });
-});
 
 describe('ProviderKeysService with the real database', () => {
   it('needs SERVICE_CONFIG_ENCRYPTION_KEY to store a key (409 encryption_key_required)', async () => {
@@ -74,7 +51,9 @@ describe('ProviderKeysService with the real database', () => {
 
       expect(await codeOf(service.set('org_1', 'openai', ''))).toBe('422 validation_failed');
       expect(await codeOf(service.set('org_1', 'openai', '   '))).toBe('422 validation_failed');
-      expect(await codeOf(service.set('org_1', 'openai', 'x'.repeat(100 * 1024)))).toBe('422 validation_failed');
+      expect(await codeOf(service.set('org_1', 'openai', 'x'.repeat(100 * 1024)))).toBe(
+        '422 validation_failed',
+      );
       expect(await codeOf(service.set('org_1', 'openai', 'x'.repeat(16 * 1024)))).toBe('ok');
 
       await service.delete('org_1', 'engine');
@@ -89,28 +68,38 @@ describe('ProviderKeysService with the real database', () => {
     }
   });
 
-  it('re-encrypts every provider key under a new key (rekey), refusing a wrong old key', async () => {
+  it('re-encrypts every sealed secret under a new key (rekey), refusing a wrong old key', async () => {
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
     const t = await startTestApp({ SERVICE_CONFIG_ENCRYPTION_KEY: oldKey.toString('base64') });
     await t.app.get(ProviderKeysService).set('org_1', 'openai', 'rotate-me-secret');
     await t.app.get(ProviderKeysService).set('org_1', 'anthropic', 'rotate-me-too');
+    const webhookSecret = await t.app.get(WebhookSecretsService).currentSecret('org_1');
     await t.close(true);
-    const databaseFile = join(t.dataDir, 'service.sqlite');
+    const paths = { databaseFile: join(t.dataDir, 'service.sqlite'), keysDir: join(t.dataDir, 'keys') };
+    const counts = (resealed: number, webhooks: number, alreadyNew: number, webhooksNew: number) => ({
+      'provider_keys.sealed_secret': { resealed, already_new: alreadyNew },
+      'webhook_signing_secrets.current_sealed': { resealed: webhooks, already_new: webhooksNew },
+      'webhook_signing_secrets.previous_sealed': { resealed: 0, already_new: 0 },
+    });
 
-    await expect(rekey(databaseFile, randomBytes(32), newKey, false)).rejects.toThrow('different key');
-    expect(await rekey(databaseFile, oldKey, newKey, true)).toEqual({ provider_keys: { resealed: 2, already_new: 0 } });
-    expect(await rekey(databaseFile, oldKey, newKey, false)).toEqual({ provider_keys: { resealed: 2, already_new: 0 } });
-    expect(await rekey(databaseFile, oldKey, newKey, false)).toEqual({ provider_keys: { resealed: 0, already_new: 2 } });
+    await expect(rekey(paths, randomBytes(32), newKey, false)).rejects.toThrow('not available');
+    expect(await rekey(paths, oldKey, newKey, true)).toEqual(counts(2, 1, 0, 0));
+    expect(await rekey(paths, oldKey, newKey, false)).toEqual(counts(2, 1, 0, 0));
+    expect(await rekey(paths, oldKey, newKey, false)).toEqual(counts(0, 0, 2, 1));
 
-    const db = new Database(databaseFile, { readonly: true });
+    const db = new Database(paths.databaseFile, { readonly: true });
     expect(db.prepare('select count(*) as n from provider_keys').get()).toEqual({ n: 2 });
     db.close();
 
-    const restarted = await startTestApp({ SERVICE_CONFIG_ENCRYPTION_KEY: newKey.toString('base64') }, t.dataDir);
+    const restarted = await startTestApp(
+      { SERVICE_CONFIG_ENCRYPTION_KEY: newKey.toString('base64') },
+      t.dataDir,
+    );
     try {
       expect(await restarted.app.get(ProviderKeysService).reveal('org_1', 'openai')).toBe('rotate-me-secret');
       expect(await restarted.app.get(ProviderKeysService).reveal('org_1', 'anthropic')).toBe('rotate-me-too');
+      expect(await restarted.app.get(WebhookSecretsService).currentSecret('org_1')).toBe(webhookSecret);
     } finally {
       await restarted.close();
     }

@@ -3,13 +3,21 @@ import { createHash } from 'node:crypto';
 /** The device headers an SDK sends; `host` feeds the hostname hash (the machine fingerprint). */
 export function deviceHeaders(
   deviceId: string,
-  options: { host?: string; platform?: string; platformVersion?: string; sdkVersion?: string; token?: string } = {},
+  options: {
+    host?: string;
+    platform?: string;
+    platformVersion?: string;
+    sdkVersion?: string;
+    token?: string;
+  } = {},
 ): Record<string, string> {
   return {
     'x-service-device-id': deviceId,
     'x-service-platform': options.platform ?? 'linux',
     'x-service-platform-version': options.platformVersion ?? '6.8.0',
-    'x-service-hostname-hash': createHash('sha256').update(`salt:${options.host ?? deviceId}`).digest('hex'),
+    'x-service-hostname-hash': createHash('sha256')
+      .update(`salt:${options.host ?? deviceId}`)
+      .digest('hex'),
     'x-service-sdk-version': options.sdkVersion ?? '1.4.2',
     ...(options.token ? { 'x-service-device-binding-token': options.token } : {}),
   };

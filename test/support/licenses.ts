@@ -91,7 +91,10 @@ export function signParts(payload: unknown, key: TestSigningKey = testSigningKey
   return { enc, sig, envelope: { v: 2, alg: 'ed25519', kid: key.kid, enc, sig } };
 }
 
-export function buildLicense(options: TestLicenseOptions = {}, key: TestSigningKey = testSigningKey()): string {
+export function buildLicense(
+  options: TestLicenseOptions = {},
+  key: TestSigningKey = testSigningKey(),
+): string {
   return armor(signParts(licensePayload(options), key).envelope);
 }
 

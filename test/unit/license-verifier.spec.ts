@@ -1,6 +1,17 @@
 import { KeyObject } from 'node:crypto';
-import { LicenseRejectedError, licenseTimeState, verifyLicense } from '../../src/modules/licensing/license-verifier';
-import { armor, buildLicense, licensePayload, newSigningKey, signParts, testSigningKey } from '../support/licenses';
+import {
+  LicenseRejectedError,
+  licenseTimeState,
+  verifyLicense,
+} from '../../src/modules/licensing/license-verifier';
+import {
+  armor,
+  buildLicense,
+  licensePayload,
+  newSigningKey,
+  signParts,
+  testSigningKey,
+} from '../support/licenses';
 
 const key = testSigningKey();
 const trusted: ReadonlyMap<string, KeyObject> = new Map([[key.kid, key.publicKey]]);
@@ -16,7 +27,10 @@ function rejection(text: string): { event: string; reason: string } {
   throw new Error('the license was accepted');
 }
 
-function withEnvelope(change: (envelope: Record<string, unknown>) => void, payload = licensePayload()): string {
+function withEnvelope(
+  change: (envelope: Record<string, unknown>) => void,
+  payload = licensePayload(),
+): string {
   const { envelope } = signParts(payload);
   change(envelope);
   return armor(envelope);
@@ -25,7 +39,10 @@ function withEnvelope(change: (envelope: Record<string, unknown>) => void, paylo
 describe('verifyLicense (DESIGN.md §4)', () => {
   it('accepts a valid license and returns its signed content', () => {
     const license = verifyLicense(
-      buildLicense({ entitlements: ['simulation', 'mcp'], caps: { max_devices: 7, max_devices_per_key: 2, seats: 9 } }),
+      buildLicense({
+        entitlements: ['simulation', 'mcp'],
+        caps: { max_devices: 7, max_devices_per_key: 2, seats: 9 },
+      }),
       trusted,
     );
     expect(license).toMatchObject({
@@ -51,7 +68,10 @@ describe('verifyLicense (DESIGN.md §4)', () => {
       payload.edition = 'platinum';
       env.enc = Buffer.from(JSON.stringify(payload)).toString('base64url');
     });
-    expect(rejection(text)).toEqual({ event: 'license_invalid', reason: expect.stringContaining('signature') });
+    expect(rejection(text)).toEqual({
+      event: 'license_invalid',
+      reason: expect.stringContaining('signature'),
+    });
   });
 
   it('rejects a payload claiming more devices than its signature covers', () => {
@@ -67,7 +87,10 @@ describe('verifyLicense (DESIGN.md §4)', () => {
     const text = withEnvelope((env) => {
       env.caps = { max_devices: 100000, max_devices_per_key: 1000 };
     });
-    expect(rejection(text)).toEqual({ event: 'license_invalid', reason: expect.stringContaining('unsigned fields') });
+    expect(rejection(text)).toEqual({
+      event: 'license_invalid',
+      reason: expect.stringContaining('unsigned fields'),
+    });
   });
 
   it('rejects a tampered signature', () => {
@@ -76,12 +99,19 @@ describe('verifyLicense (DESIGN.md §4)', () => {
       sig[10] ^= 0x01;
       env.sig = sig.toString('base64url');
     });
-    expect(rejection(text)).toEqual({ event: 'license_invalid', reason: expect.stringContaining('signature') });
+    expect(rejection(text)).toEqual({
+      event: 'license_invalid',
+      reason: expect.stringContaining('signature'),
+    });
   });
 
   it('rejects a signature of the wrong length or encoding', () => {
-    expect(rejection(withEnvelope((env) => (env.sig = (env.sig as string).slice(0, 40)))).event).toBe('license_invalid');
-    expect(rejection(withEnvelope((env) => (env.sig = `${env.sig as string}==`))).event).toBe('license_invalid');
+    expect(rejection(withEnvelope((env) => (env.sig = (env.sig as string).slice(0, 40)))).event).toBe(
+      'license_invalid',
+    );
+    expect(rejection(withEnvelope((env) => (env.sig = `${env.sig as string}==`))).event).toBe(
+      'license_invalid',
+    );
   });
 
   it('rejects a signature made over enc without the license/v2. prefix', () => {
@@ -199,7 +229,11 @@ describe('verifyLicense (DESIGN.md §4)', () => {
   it('reports an expired license as expired (exclusive end) and a future one as not yet valid', () => {
     const now = Date.now();
     const expired = verifyLicense(
-      buildLicense({ issuedAt: new Date(now - 30 * DAY_MS), notBefore: new Date(now - 30 * DAY_MS), expiresAt: new Date(now - DAY_MS) }),
+      buildLicense({
+        issuedAt: new Date(now - 30 * DAY_MS),
+        notBefore: new Date(now - 30 * DAY_MS),
+        expiresAt: new Date(now - DAY_MS),
+      }),
       trusted,
     );
     expect(licenseTimeState(expired, new Date())).toBe('expired');

@@ -40,7 +40,10 @@ export class DeviceLicenseSigner implements OnModuleInit {
     if (!existsSync(file)) {
       const { privateKey } = generateKeyPairSync('ed25519');
       writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-      this.logger.info({ event: 'device_license_key_created', file }, 'created the device license signing key');
+      this.logger.info(
+        { event: 'device_license_key_created', file },
+        'created the device license signing key',
+      );
     }
     chmodSync(file, 0o600);
     this.privateKey = createPrivateKey(readFileSync(file));
@@ -66,7 +69,10 @@ export class DeviceLicenseSigner implements OnModuleInit {
     const parts = token.split('.');
     if (parts.length !== 3) return undefined;
     try {
-      const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as { alg?: unknown; kid?: unknown };
+      const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as {
+        alg?: unknown;
+        kid?: unknown;
+      };
       if (header.alg !== 'EdDSA' || header.kid !== this.kidValue) return undefined;
       const signed = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
       if (!verify(null, signed, this.publicKey, Buffer.from(parts[2], 'base64url'))) return undefined;

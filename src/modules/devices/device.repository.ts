@@ -33,9 +33,16 @@ export class DeviceRepository {
   async bind(device: NewDevice, limits: SlotLimits, registered: boolean): Promise<BindOutcome> {
     return this.em.fork().transactional(async (em) => {
       await em.execute("update device_slot_locks set version = version + 1 where scope = 'appliance'");
-      const existing = await em.findOne(DeviceSchema, { keyId: device.keyId, deviceId: device.deviceId, revokedAt: null });
+      const existing = await em.findOne(DeviceSchema, {
+        keyId: device.keyId,
+        deviceId: device.deviceId,
+        revokedAt: null,
+      });
       if (existing) return { kind: 'exists', device: existing };
-      if (limits.perKey > 0 && (await em.count(DeviceSchema, { keyId: device.keyId, revokedAt: null })) >= limits.perKey) {
+      if (
+        limits.perKey > 0 &&
+        (await em.count(DeviceSchema, { keyId: device.keyId, revokedAt: null })) >= limits.perKey
+      ) {
         return { kind: 'key_full' };
       }
       const knownMachine = await em.count(DeviceSchema, { deviceId: device.deviceId, revokedAt: null });
@@ -62,16 +69,24 @@ export class DeviceRepository {
   async touch(id: string, changes: Pick<Device, 'platformVersion' | 'sdkVersion'>): Promise<void> {
     await this.em
       .fork()
-      .nativeUpdate(DeviceSchema, { id, revokedAt: null }, { ...changes, lastSeenAt: new Date().toISOString() });
+      .nativeUpdate(
+        DeviceSchema,
+        { id, revokedAt: null },
+        { ...changes, lastSeenAt: new Date().toISOString() },
+      );
   }
 
   async markRegistered(id: string): Promise<void> {
     const now = new Date().toISOString();
-    await this.em.fork().nativeUpdate(DeviceSchema, { id, revokedAt: null }, { registeredAt: now, lastSeenAt: now });
+    await this.em
+      .fork()
+      .nativeUpdate(DeviceSchema, { id, revokedAt: null }, { registeredAt: now, lastSeenAt: now });
   }
 
   listLive(orgId: string): Promise<Device[]> {
-    return this.em.fork().find(DeviceSchema, { orgId, revokedAt: null }, { orderBy: { boundAt: 'asc', id: 'asc' } });
+    return this.em
+      .fork()
+      .find(DeviceSchema, { orgId, revokedAt: null }, { orderBy: { boundAt: 'asc', id: 'asc' } });
   }
 
   findLiveById(orgId: string, id: string): Promise<Device | null> {
@@ -80,7 +95,9 @@ export class DeviceRepository {
 
   async revoke(orgId: string, id: string): Promise<string | undefined> {
     const now = new Date().toISOString();
-    const changed = await this.em.fork().nativeUpdate(DeviceSchema, { id, orgId, revokedAt: null }, { revokedAt: now });
+    const changed = await this.em
+      .fork()
+      .nativeUpdate(DeviceSchema, { id, orgId, revokedAt: null }, { revokedAt: now });
     return changed > 0 ? now : undefined;
   }
 
@@ -94,7 +111,9 @@ export class DeviceRepository {
   async countLiveMachines(): Promise<number> {
     const rows = await this.em
       .fork()
-      .execute<{ n: number }[]>('select count(distinct device_id) as n from devices where revoked_at is null');
+      .execute<{ n: number }[]>(
+        'select count(distinct device_id) as n from devices where revoked_at is null',
+      );
     return Number(rows[0]?.n ?? 0);
   }
 }

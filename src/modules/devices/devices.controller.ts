@@ -2,11 +2,20 @@ import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../access/access.decorators';
 import { Principal, roleRank } from '../access/principal';
-import { DeviceResponse, RegistrationResponse, toDeviceResponse, toRegistrationResponse } from './devices.dto';
+import {
+  DeviceResponse,
+  RegistrationResponse,
+  toDeviceResponse,
+  toRegistrationResponse,
+} from './devices.dto';
 import { Caller, DevicesService } from './devices.service';
 
 function callerOf(principal: Principal): Caller {
-  return { orgId: principal.orgId, keyId: principal.keyId, isAdmin: roleRank(principal.role) >= roleRank('admin') };
+  return {
+    orgId: principal.orgId,
+    keyId: principal.keyId,
+    isAdmin: roleRank(principal.role) >= roleRank('admin'),
+  };
 }
 
 @Controller('v1/device')
@@ -14,7 +23,10 @@ export class DevicesController {
   constructor(private readonly devices: DevicesService) {}
 
   @Post('register')
-  async register(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest): Promise<RegistrationResponse> {
+  async register(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+  ): Promise<RegistrationResponse> {
     return toRegistrationResponse(await this.devices.register(callerOf(principal), request.headers));
   }
 

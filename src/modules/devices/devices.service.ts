@@ -83,7 +83,13 @@ export class DevicesService {
       return { deviceId: device.deviceId };
     }
     this.logger.info(
-      { event: 'device_bound', org_id: key.orgId, key_id: key.keyId, registration_id: device.id, device_id: device.deviceId },
+      {
+        event: 'device_bound',
+        org_id: key.orgId,
+        key_id: key.keyId,
+        registration_id: device.id,
+        device_id: device.deviceId,
+      },
       'device bound to a capped key',
     );
     return { deviceId: device.deviceId, responseHeaders: { [BINDING_TOKEN_RESPONSE_HEADER]: token } };
@@ -91,9 +97,11 @@ export class DevicesService {
 
   /** POST /v1/device/register: records the machine under the calling key and signs a device license. */
   async register(caller: Caller, headers: Headers): Promise<Registration> {
-    if (!caller.keyId) throw new AppError('forbidden', 'Device registration needs an API key, not a session token.');
+    if (!caller.keyId)
+      throw new AppError('forbidden', 'Device registration needs an API key, not a session token.');
     const facts = readDeviceFacts(headers);
-    if (!facts) throw new AppError('invalid_device_id', 'X-Service-Device-Id is required to register a device.');
+    if (!facts)
+      throw new AppError('invalid_device_id', 'X-Service-Device-Id is required to register a device.');
     const key: CappedKey = { keyId: caller.keyId, orgId: caller.orgId, deviceLimit: 0 };
 
     let device = await this.repository.findLive(key.keyId, facts.deviceId);
@@ -114,7 +122,8 @@ export class DevicesService {
     const status = this.licensing.getStatus();
     const now = Math.floor(Date.now() / 1000);
     let exp = now + DEVICE_LICENSE_TTL_S;
-    if (status.status === 'active' && status.expiresAt) exp = Math.min(exp, Math.floor(status.expiresAt.getTime() / 1000));
+    if (status.status === 'active' && status.expiresAt)
+      exp = Math.min(exp, Math.floor(status.expiresAt.getTime() / 1000));
     const licenseToken = this.signer.sign({
       iss: 'decision-service',
       jti: device.id,
@@ -127,10 +136,21 @@ export class DevicesService {
       exp,
     });
     this.logger.info(
-      { event: 'device_registered', org_id: key.orgId, key_id: key.keyId, registration_id: device.id, device_id: device.deviceId },
+      {
+        event: 'device_registered',
+        org_id: key.orgId,
+        key_id: key.keyId,
+        registration_id: device.id,
+        device_id: device.deviceId,
+      },
       'device registered',
     );
-    return { registrationId: device.id, deviceId: device.deviceId, licenseToken, expiresAt: new Date(exp * 1000) };
+    return {
+      registrationId: device.id,
+      deviceId: device.deviceId,
+      licenseToken,
+      expiresAt: new Date(exp * 1000),
+    };
   }
 
   list(orgId: string): Promise<Device[]> {
@@ -138,7 +158,10 @@ export class DevicesService {
   }
 
   /** Frees the slot and invalidates the device's binding token at once. Non-admins may revoke their own key's devices. */
-  async revoke(caller: Caller, registrationId: string): Promise<{ registrationId: string; revokedAt: string }> {
+  async revoke(
+    caller: Caller,
+    registrationId: string,
+  ): Promise<{ registrationId: string; revokedAt: string }> {
     const device = await this.repository.findLiveById(caller.orgId, registrationId);
     if (!device) throw new AppError('device_not_found');
     if (!caller.isAdmin && device.keyId !== caller.keyId) {
@@ -166,7 +189,10 @@ export class DevicesService {
     if (device.fingerprint !== facts.fingerprint) throw new AppError('device_identity_mismatch');
     if (device.bindingTokenHash === null) {
       // Registered under this key before it was capped: it has no token, so it must be re-bound by an admin.
-      throw new AppError('invalid_device_binding_token', 'This device was registered without a binding: revoke and re-bind it.');
+      throw new AppError(
+        'invalid_device_binding_token',
+        'This device was registered without a binding: revoke and re-bind it.',
+      );
     }
     if (facts.bindingToken === undefined) throw new AppError('device_binding_token_required');
     const presented = Buffer.from(hashBindingToken(facts.bindingToken), 'hex');
@@ -178,7 +204,10 @@ export class DevicesService {
   private async noteSeen(device: Device, facts: DeviceFacts): Promise<void> {
     const stale = Date.now() - Date.parse(device.lastSeenAt) > TOUCH_INTERVAL_MS;
     if (stale || device.platformVersion !== facts.platformVersion || device.sdkVersion !== facts.sdkVersion) {
-      await this.repository.touch(device.id, { platformVersion: facts.platformVersion, sdkVersion: facts.sdkVersion });
+      await this.repository.touch(device.id, {
+        platformVersion: facts.platformVersion,
+        sdkVersion: facts.sdkVersion,
+      });
     }
   }
 
@@ -202,13 +231,28 @@ export class DevicesService {
         return outcome.device;
       case 'key_full':
         this.logger.warn(
-          { event: 'device_limit_reached', scope: 'key', org_id: key.orgId, key_id: key.keyId, device_id: facts.deviceId },
+          {
+            event: 'device_limit_reached',
+            scope: 'key',
+            org_id: key.orgId,
+            key_id: key.keyId,
+            device_id: facts.deviceId,
+          },
           'all device slots of the key are in use',
         );
-        throw new AppError('device_limit_reached', 'All device slots of this key are in use: revoke a device first.');
+        throw new AppError(
+          'device_limit_reached',
+          'All device slots of this key are in use: revoke a device first.',
+        );
       case 'appliance_full':
         this.logger.warn(
-          { event: 'device_limit_reached', scope: 'appliance', org_id: key.orgId, key_id: key.keyId, device_id: facts.deviceId },
+          {
+            event: 'device_limit_reached',
+            scope: 'appliance',
+            org_id: key.orgId,
+            key_id: key.keyId,
+            device_id: facts.deviceId,
+          },
           'the license max_devices is reached',
         );
         throw new AppError(

@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+
 /** Why a connection is made; recorded with every decision and used as a metric label. */
 export type EgressPurpose = 'webhook' | 'connector' | 'object_store' | 'mail' | 'dataset_ingest' | 'other';
 
@@ -13,6 +15,8 @@ export interface CheckedDestination {
   /** The resolved, checked IP address to connect to; the host stays the TLS servername. */
   readonly address: string;
   readonly family: 4 | 6;
+  /** The TLS servername (SNI and certificate name) to use: the host name, or undefined for an IP literal. */
+  readonly servername?: string;
 }
 
 /** Thrown (or reported) when the policy denies a destination; no connection was made. */
@@ -25,6 +29,29 @@ export class EgressBlockedError extends Error {
     super(`Egress policy blocked ${host}:${port}: ${reason}`);
     this.name = 'EgressBlockedError';
   }
+
+  /** The stable first part of the reason (`loopback_address`, `no_rule`, `scheme_not_allowed`...). */
+  get code(): string {
+    return this.reason.split(':')[0];
+  }
+}
+
+/** The policy would allow the name, but it does not resolve; no connection was made. */
+export class EgressUnresolvedError extends Error {
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    readonly reason: string,
+  ) {
+    super(`Cannot resolve ${host}: ${reason}`);
+    this.name = 'EgressUnresolvedError';
+  }
+}
+
+export interface OpenSocketOptions {
+  /** Wrap the connection in TLS, verifying the certificate against the host name. */
+  readonly tls?: boolean;
+  readonly timeoutMs?: number;
 }
 
 /**
@@ -38,6 +65,13 @@ export interface EgressGuard {
   fetch(url: string | URL, init: RequestInit, context: EgressContext): Promise<Response>;
   /** For database drivers: hand them `address` (not the name) after this check. */
   connect(host: string, port: number, context: EgressContext): Promise<CheckedDestination>;
+  /** For clients that accept a ready socket (SMTP, some drivers): checks, then connects to the checked address. */
+  openSocket(
+    host: string,
+    port: number,
+    context: EgressContext,
+    options?: OpenSocketOptions,
+  ): Promise<Socket>;
 }
 
 export const EGRESS_GUARD = Symbol('EGRESS_GUARD');

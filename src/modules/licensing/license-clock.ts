@@ -42,9 +42,16 @@ export class LicenseClock implements BeforeApplicationShutdown {
     if (wall > this.latest) {
       this.latest = wall;
     } else if (this.latest - wall > CLOCK_ROLLBACK_TOLERANCE_MS && !this.detected) {
-      this.detected = { wallClock: new Date(wall).toISOString(), latestRecorded: new Date(this.latest).toISOString() };
+      this.detected = {
+        wallClock: new Date(wall).toISOString(),
+        latestRecorded: new Date(this.latest).toISOString(),
+      };
       this.logger.warn(
-        { event: 'license_clock_rollback', wall_clock: this.detected.wallClock, latest_recorded: this.detected.latestRecorded },
+        {
+          event: 'license_clock_rollback',
+          wall_clock: this.detected.wallClock,
+          latest_recorded: this.detected.latestRecorded,
+        },
         'the wall clock is earlier than a time this appliance already observed; licenses are judged against the later time',
       );
     }
@@ -68,7 +75,10 @@ export class LicenseClock implements BeforeApplicationShutdown {
       await this.appState.set(LATEST_OBSERVED_KEY, new Date(value).toISOString());
       this.persisted = value;
     } catch (error) {
-      this.logger.error({ event: 'license_clock_persist_failed', err: error }, 'could not record the observed time');
+      this.logger.error(
+        { event: 'license_clock_persist_failed', err: error },
+        'could not record the observed time',
+      );
     }
   }
 }

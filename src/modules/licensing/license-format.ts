@@ -48,7 +48,13 @@ export function signingInput(enc: string): Buffer {
 export function encodeLicense(payload: LicensePayload, privateKey: KeyObject, publicKey: KeyObject): string {
   const enc = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   const sig = sign(null, signingInput(enc), privateKey).toString('base64url');
-  const envelope: LicenseEnvelope = { v: LICENSE_VERSION, alg: LICENSE_ALG, kid: keyIdOf(publicKey), enc, sig };
+  const envelope: LicenseEnvelope = {
+    v: LICENSE_VERSION,
+    alg: LICENSE_ALG,
+    kid: keyIdOf(publicKey),
+    enc,
+    sig,
+  };
   const body = Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64');
   const lines = body.match(/.{1,64}/g) ?? [];
   return [LICENSE_ARMOR_BEGIN, ...lines, LICENSE_ARMOR_END, ''].join('\n');

@@ -66,7 +66,8 @@ export function verifyLicense(text: string, trustedKeys: ReadonlyMap<string, Key
   }
   const extra = Object.keys(envelope).filter((k) => !ENVELOPE_FIELDS.includes(k));
   if (extra.length > 0) invalid(`the envelope carries unsigned fields: ${extra.join(', ')}`);
-  if (envelope.alg !== LICENSE_ALG) invalid(`unsupported signature algorithm ${JSON.stringify(envelope.alg)}`);
+  if (envelope.alg !== LICENSE_ALG)
+    invalid(`unsupported signature algorithm ${JSON.stringify(envelope.alg)}`);
 
   const kid = envelope.kid;
   if (typeof kid !== 'string' || !KID.test(kid)) invalid('kid must be 16 lowercase hex characters');
@@ -90,14 +91,19 @@ export function licenseTimeState(license: VerifiedLicense, at: Date): LicenseTim
 
 function unarmor(text: string): string {
   const lines = text.replace(/\r\n/g, '\n').trim().split('\n');
-  if (lines.length < 3 || lines[0].trim() !== LICENSE_ARMOR_BEGIN || lines[lines.length - 1].trim() !== LICENSE_ARMOR_END) {
+  if (
+    lines.length < 3 ||
+    lines[0].trim() !== LICENSE_ARMOR_BEGIN ||
+    lines[lines.length - 1].trim() !== LICENSE_ARMOR_END
+  ) {
     invalid('the file is not an armored SERVICE LICENSE');
   }
   const body = lines
     .slice(1, -1)
     .map((l) => l.trim())
     .join('');
-  if (body.length === 0 || body.length % 4 !== 0 || !BASE64.test(body)) invalid('the armored body is not base64');
+  if (body.length === 0 || body.length % 4 !== 0 || !BASE64.test(body))
+    invalid('the armored body is not base64');
   return Buffer.from(body, 'base64').toString('utf8');
 }
 
@@ -115,7 +121,8 @@ function parseEnvelope(json: string): Record<string, unknown> {
 /** Canonical unpadded base64url only, so one signature has one spelling. */
 function strictBase64Url(value: unknown, field: string): string {
   if (typeof value !== 'string' || !BASE64URL.test(value)) invalid(`${field} is not base64url`);
-  if (Buffer.from(value, 'base64url').toString('base64url') !== value) invalid(`${field} is not canonical base64url`);
+  if (Buffer.from(value, 'base64url').toString('base64url') !== value)
+    invalid(`${field} is not canonical base64url`);
   return value;
 }
 
@@ -128,7 +135,9 @@ function parsePayload(json: string): Omit<VerifiedLicense, 'kid'> {
   }
   if (!isPlainObject(value)) invalid('the signed payload is not a JSON object');
   const id = requiredText(value.id, 'id');
-  const licensee = isPlainObject(value.licensee) ? requiredText(value.licensee.name, 'licensee.name') : invalid('licensee.name is missing');
+  const licensee = isPlainObject(value.licensee)
+    ? requiredText(value.licensee.name, 'licensee.name')
+    : invalid('licensee.name is missing');
   const edition = requiredText(value.edition, 'edition');
   if (!Array.isArray(value.entitlements) || !value.entitlements.every((e) => typeof e === 'string')) {
     invalid('entitlements must be a list of names');
@@ -155,7 +164,8 @@ function parseCaps(value: unknown): LicenseCaps {
   if (!isPlainObject(value)) invalid('caps are missing');
   const caps: Record<string, number> = {};
   for (const [name, cap] of Object.entries(value)) {
-    if (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap < 0) invalid(`caps.${name} must be a whole number`);
+    if (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap < 0)
+      invalid(`caps.${name} must be a whole number`);
     caps[name] = cap;
   }
   for (const required of ['max_devices', 'max_devices_per_key']) {

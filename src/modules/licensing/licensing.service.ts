@@ -4,7 +4,13 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { StartupError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { COMMUNITY_CAPS, COMMUNITY_ENTITLEMENTS, ENTITLEMENTS, Entitlement, EntitlementSource } from './entitlements';
+import {
+  COMMUNITY_CAPS,
+  COMMUNITY_ENTITLEMENTS,
+  ENTITLEMENTS,
+  Entitlement,
+  EntitlementSource,
+} from './entitlements';
 import { ClockRollback, LicenseClock } from './license-clock';
 import { keyIdOf, LicenseCaps } from './license-format';
 import { LicenseRejectedError, licenseTimeState, VerifiedLicense, verifyLicense } from './license-verifier';
@@ -60,16 +66,23 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
     await this.clock.start();
     const text = this.readLicenseFile();
     if (text === undefined) {
-      this.logger.info({ event: 'license_absent', file: this.config.licenseFile }, 'no license installed: community edition');
+      this.logger.info(
+        { event: 'license_absent', file: this.config.licenseFile },
+        'no license installed: community edition',
+      );
     } else {
       try {
         this.license = verifyLicense(text, this.trustedKeys());
       } catch (error) {
         if (!(error instanceof LicenseRejectedError)) throw error;
-        throw new StartupError(error.event, `the license ${this.config.licenseFile} cannot be used: ${error.reason}`, {
-          file: this.config.licenseFile,
-          reason: error.reason,
-        });
+        throw new StartupError(
+          error.event,
+          `the license ${this.config.licenseFile} cannot be used: ${error.reason}`,
+          {
+            file: this.config.licenseFile,
+            reason: error.reason,
+          },
+        );
       }
       const license = this.license;
       if (license.unknownEntitlements.length > 0) {
@@ -144,7 +157,11 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
     this.lastStatus = status;
     if (status === 'expired' || status === 'not_yet_valid') {
       this.logger.warn(
-        { event: `license_${status}`, license_id: this.license?.id, expires_at: this.license?.expiresAt.toISOString() },
+        {
+          event: `license_${status}`,
+          license_id: this.license?.id,
+          expires_at: this.license?.expiresAt.toISOString(),
+        },
         `the license is ${status.replace(/_/g, ' ')}: community edition in force`,
       );
     }
@@ -161,22 +178,35 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error instanceof StartupError
         ? error
-        : new StartupError('license_invalid', `cannot read the license ${file}`, { file, reason: String(error) });
+        : new StartupError('license_invalid', `cannot read the license ${file}`, {
+            file,
+            reason: String(error),
+          });
     }
     if (size > MAX_LICENSE_BYTES) {
-      throw new StartupError('license_invalid', `the license ${file} is larger than ${MAX_LICENSE_BYTES} bytes`, { file });
+      throw new StartupError(
+        'license_invalid',
+        `the license ${file} is larger than ${MAX_LICENSE_BYTES} bytes`,
+        { file },
+      );
     }
     try {
       return readFileSync(file, 'utf8');
     } catch (error) {
-      throw new StartupError('license_invalid', `cannot read the license ${file}`, { file, reason: String(error) });
+      throw new StartupError('license_invalid', `cannot read the license ${file}`, {
+        file,
+        reason: String(error),
+      });
     }
   }
 
   private trustedKeys(): Map<string, KeyObject> {
     const scan = scanTrustedKeys(this.config.licenseKeysDir);
     for (const problem of scan.problems) {
-      this.logger.error({ event: 'license_trusted_key_unreadable', ...problem }, 'a trusted license key is unreadable');
+      this.logger.error(
+        { event: 'license_trusted_key_unreadable', ...problem },
+        'a trusted license key is unreadable',
+      );
     }
     const keys = new Map(scan.keys.map((k) => [k.kid, k.key]));
     const devKeyFile = this.config.licensePublicKeyFile;
@@ -192,10 +222,14 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
     try {
       key = readEd25519PublicKey(devKeyFile);
     } catch (error) {
-      throw new StartupError('license_public_key_invalid', 'SERVICE_LICENSE_PUBLIC_KEY_FILE is not a readable Ed25519 public key', {
-        file: devKeyFile,
-        reason: error instanceof Error ? error.message : String(error),
-      });
+      throw new StartupError(
+        'license_public_key_invalid',
+        'SERVICE_LICENSE_PUBLIC_KEY_FILE is not a readable Ed25519 public key',
+        {
+          file: devKeyFile,
+          reason: error instanceof Error ? error.message : String(error),
+        },
+      );
     }
     const kid = keyIdOf(key);
     keys.set(kid, key);

@@ -26,7 +26,9 @@ export function scanTrustedKeys(dir: string): TrustedKeyScan {
   const keys: TrustedKey[] = [];
   const problems: TrustedKeyScan['problems'] = [];
   if (!existsSync(dir)) return { keys, problems };
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.pem')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.pem'))
+    .sort()) {
     const file = join(dir, name);
     try {
       const key = readEd25519PublicKey(file);

@@ -11,7 +11,10 @@ export class ProviderKeysController {
 
   @Post()
   @HttpCode(200)
-  async set(@CurrentPrincipal() principal: Principal, @Body() body: SetProviderKeyDto): Promise<ProviderKeyResponse> {
+  async set(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: SetProviderKeyDto,
+  ): Promise<ProviderKeyResponse> {
     return toProviderKeyResponse(await this.providerKeys.set(principal.orgId, body.backend, body.api_key));
   }
 

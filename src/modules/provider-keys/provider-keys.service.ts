@@ -1,17 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig } from '../../common/config';
-import { openSecret, sealSecret } from '../../common/crypto';
+import { SecretVault } from '../../common/crypto/secret-vault';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { ProviderKey, providerKeyAad } from './provider-key.entity';
 import { ProviderKeyRepository } from './provider-key.repository';
 import { MAX_PROVIDER_SECRET_BYTES } from './provider-keys.dto';
 
-/** Write-only provider secrets (BYOK): sealed with AES-256-GCM, readable only by the daemon's own features. */
+/** Write-only provider secrets (BYOK): sealed with AES-256-GCM (SecretVault), readable only by the daemon itself. */
 @Injectable()
 export class ProviderKeysService {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly vault: SecretVault,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly repository: ProviderKeyRepository,
   ) {}
@@ -19,10 +18,16 @@ export class ProviderKeysService {
   async set(orgId: string, backend: string, secret: string): Promise<ProviderKey> {
     if (secret.trim() === '') throw AppError.validation([{ field: 'api_key', problem: 'must not be empty' }]);
     if (Buffer.byteLength(secret, 'utf8') > MAX_PROVIDER_SECRET_BYTES) {
-      throw AppError.validation([{ field: 'api_key', problem: `must be at most ${MAX_PROVIDER_SECRET_BYTES} bytes` }]);
+      throw AppError.validation([
+        { field: 'api_key', problem: `must be at most ${MAX_PROVIDER_SECRET_BYTES} bytes` },
+      ]);
     }
-    const key = this.encryptionKey();
-    const stored = await this.repository.upsert(orgId, backend, sealSecret(key, secret, providerKeyAad(orgId, backend)));
+    this.requireConfiguredKey();
+    const stored = await this.repository.upsert(
+      orgId,
+      backend,
+      this.vault.seal(secret, providerKeyAad(orgId, backend)),
+    );
     this.logger.info({ event: 'provider_key_set', org_id: orgId, backend }, 'provider key stored');
     return stored;
   }
@@ -40,12 +45,12 @@ export class ProviderKeysService {
   async reveal(orgId: string, backend: string): Promise<string | undefined> {
     const sealed = await this.repository.findSealed(orgId, backend);
     if (sealed === undefined) return undefined;
-    return openSecret(this.encryptionKey(), sealed, providerKeyAad(orgId, backend));
+    this.requireConfiguredKey();
+    return this.vault.open(sealed, providerKeyAad(orgId, backend));
   }
 
-  private encryptionKey(): Buffer {
-    const key = this.config.configEncryptionKey;
-    if (!key) throw new AppError('encryption_key_required');
-    return key;
+  /** Provider keys are sealed only with SERVICE_CONFIG_ENCRYPTION_KEY, never with the generated file key. */
+  private requireConfiguredKey(): void {
+    if (!this.vault.hasConfiguredKey) throw new AppError('encryption_key_required');
   }
 }

@@ -18,7 +18,9 @@ export class Migration0200Devices extends Migration {
       revoked_at text null
     )`);
     // At most one live record per (key, machine); revoked rows stay for the audit trail.
-    this.addSql('create unique index devices_live_key_device on devices (key_id, device_id) where revoked_at is null');
+    this.addSql(
+      'create unique index devices_live_key_device on devices (key_id, device_id) where revoked_at is null',
+    );
     this.addSql('create index devices_org on devices (org_id)');
     this.addSql('create index devices_live_device on devices (device_id) where revoked_at is null');
     // Every bind takes this row lock first, so slot counting and insert are serialized on any database.

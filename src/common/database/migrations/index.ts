@@ -1,6 +1,9 @@
 import { Migration0001Foundation } from './Migration0001Foundation';
 import { Migration0200Devices } from './Migration0200Devices';
 import { Migration0201ProviderKeys } from './Migration0201ProviderKeys';
+import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
+import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
+import { Migration0550Repohost } from './Migration0550Repohost';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -11,4 +14,7 @@ export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
   { name: 'Migration0200Devices', class: Migration0200Devices },
   { name: 'Migration0201ProviderKeys', class: Migration0201ProviderKeys },
+  { name: 'Migration0300EgressDecisions', class: Migration0300EgressDecisions },
+  { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
+  { name: 'Migration0550Repohost', class: Migration0550Repohost },
 ];

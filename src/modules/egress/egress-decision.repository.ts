@@ -1,0 +1,167 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { canonicalJson } from '../../common/crypto/canonical-json';
+import { EgressDecision, EgressDecisionSchema } from './egress-decision.entity';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export type NewDecision = Omit<EgressDecision, 'seq' | 'prevHash' | 'hash'>;
+
+export interface ChainState {
+  readonly headHash: string;
+  readonly length: number;
+  readonly verified: boolean;
+  /** The first sequence number whose hash or link does not hold (absent when verified). */
+  readonly brokenAt?: number;
+}
+
+export interface DestinationSummary {
+  readonly host: string;
+  readonly port: number;
+  readonly purpose: string;
+  readonly allowed: number;
+  readonly denied: number;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  readonly addresses: readonly string[];
+}
+
+/** The fields a row's hash covers, in canonical JSON; `prev_hash` is prepended as text. */
+export function decisionHash(prevHash: string, row: Omit<EgressDecision, 'prevHash' | 'hash'>): string {
+  const canonical = canonicalJson({
+    seq: row.seq,
+    decided_at: row.decidedAt,
+    purpose: row.purpose,
+    org_id: row.orgId,
+    host: row.host,
+    port: row.port,
+    address: row.address,
+    allowed: row.allowed,
+    reason: row.reason,
+  });
+  return createHash('sha256')
+    .update(prevHash + canonical, 'utf8')
+    .digest('hex');
+}
+
+const VERIFY_PAGE = 1000;
+
+/** The append-only, hash-chained decision log. Appends are serialised so each row links to the one before it. */
+@Injectable()
+export class EgressDecisionRepository {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly em: EntityManager) {}
+
+  append(decision: NewDecision): Promise<EgressDecision> {
+    const next = this.tail.then(() => this.appendNow(decision));
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+
+  private async appendNow(decision: NewDecision): Promise<EgressDecision> {
+    return this.em.fork().transactional(async (em) => {
+      const last = await em.findOne(
+        EgressDecisionSchema,
+        { seq: { $gt: 0 } },
+        { orderBy: { seq: 'desc' }, fields: ['seq', 'hash'] },
+      );
+      const seq = (last?.seq ?? 0) + 1;
+      const prevHash = last?.hash ?? GENESIS_HASH;
+      const row: EgressDecision = {
+        ...decision,
+        seq,
+        prevHash,
+        hash: decisionHash(prevHash, { ...decision, seq }),
+      };
+      await em.insert(EgressDecisionSchema, row);
+      return row;
+    });
+  }
+
+  /** Recomputes every link from the genesis hash. */
+  async verifyChain(): Promise<ChainState> {
+    const em = this.em.fork();
+    let prevHash = GENESIS_HASH;
+    let expectedSeq = 1;
+    for (;;) {
+      const page = await em.find(
+        EgressDecisionSchema,
+        { seq: { $gte: expectedSeq } },
+        { orderBy: { seq: 'asc' }, limit: VERIFY_PAGE },
+      );
+      for (const row of page) {
+        if (
+          row.seq !== expectedSeq ||
+          row.prevHash !== prevHash ||
+          row.hash !== decisionHash(prevHash, row)
+        ) {
+          return {
+            headHash: await this.headHash(),
+            length: await this.count(),
+            verified: false,
+            brokenAt: expectedSeq,
+          };
+        }
+        prevHash = row.hash;
+        expectedSeq++;
+      }
+      em.clear();
+      if (page.length < VERIFY_PAGE) break;
+    }
+    return { headHash: prevHash, length: expectedSeq - 1, verified: true };
+  }
+
+  private async headHash(): Promise<string> {
+    const last = await this.em
+      .fork()
+      .findOne(EgressDecisionSchema, { seq: { $gt: 0 } }, { orderBy: { seq: 'desc' } });
+    return last?.hash ?? GENESIS_HASH;
+  }
+
+  private count(): Promise<number> {
+    return this.em.fork().count(EgressDecisionSchema, {});
+  }
+
+  /** Decisions in [start, end), grouped by destination and purpose. */
+  async summarise(start: string, end: string): Promise<DestinationSummary[]> {
+    const rows = await this.em
+      .fork()
+      .find(EgressDecisionSchema, { decidedAt: { $gte: start, $lt: end } }, { orderBy: { seq: 'asc' } });
+    const groups = new Map<string, { summary: DestinationSummary; addresses: Set<string> }>();
+    for (const row of rows) {
+      const key = canonicalJson([row.host, row.port, row.purpose]);
+      const group = groups.get(key);
+      if (!group) {
+        groups.set(key, {
+          summary: {
+            host: row.host,
+            port: row.port,
+            purpose: row.purpose,
+            allowed: row.allowed ? 1 : 0,
+            denied: row.allowed ? 0 : 1,
+            firstSeen: row.decidedAt,
+            lastSeen: row.decidedAt,
+            addresses: [],
+          },
+          addresses: new Set(row.allowed && row.address ? [row.address] : []),
+        });
+        continue;
+      }
+      const s = group.summary;
+      group.summary = {
+        ...s,
+        allowed: s.allowed + (row.allowed ? 1 : 0),
+        denied: s.denied + (row.allowed ? 0 : 1),
+        lastSeen: row.decidedAt,
+      };
+      if (row.allowed && row.address) group.addresses.add(row.address);
+    }
+    return [...groups.values()]
+      .map(({ summary, addresses }) => ({ ...summary, addresses: [...addresses].sort() }))
+      .sort((a, b) =>
+        a.host === b.host ? a.port - b.port || (a.purpose < b.purpose ? -1 : 1) : a.host < b.host ? -1 : 1,
+      );
+  }
+}

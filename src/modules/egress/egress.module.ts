@@ -1,0 +1,48 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { DatabaseModule } from '../../common/database';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { MetricsService } from '../health/metrics.service';
+import { EgressDecisionSchema } from './egress-decision.entity';
+import { EgressDecisionRepository } from './egress-decision.repository';
+import { EgressGuardService } from './egress-guard.service';
+import { loadEgressPolicy } from './egress-policy.loader';
+import { EGRESS_GUARD } from './egress.types';
+
+/** The only way out of the appliance; global so every module that connects somewhere injects EGRESS_GUARD. */
+@Global()
+@Module({
+  imports: [DatabaseModule.forFeature([EgressDecisionSchema])],
+  providers: [
+    EgressDecisionRepository,
+    {
+      provide: EgressGuardService,
+      inject: [APP_CONFIG, APP_LOGGER, MetricsService, EgressDecisionRepository],
+      useFactory: (
+        config: AppConfig,
+        logger: AppLogger,
+        metrics: MetricsService,
+        log: EgressDecisionRepository,
+      ) =>
+        new EgressGuardService({
+          policy: loadEgressPolicy(config),
+          sink: log,
+          logger,
+          decisions: metrics.counter({
+            name: 'egress_decisions_total',
+            help: 'Egress guard decisions by purpose and outcome',
+            labelNames: ['purpose', 'decision'],
+          }),
+        }),
+    },
+    { provide: EGRESS_GUARD, useExisting: EgressGuardService },
+  ],
+  exports: [EGRESS_GUARD, EgressGuardService, EgressDecisionRepository],
+})
+export class EgressModule implements OnApplicationShutdown {
+  constructor(@Inject(EgressGuardService) private readonly guard: EgressGuardService) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.guard.close();
+  }
+}

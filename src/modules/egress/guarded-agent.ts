@@ -1,0 +1,33 @@
+import { Agent, buildConnector } from 'undici';
+import { InvalidHostError, normaliseHost } from './egress-host';
+import { CheckedDestination, EgressBlockedError } from './egress.types';
+
+/**
+ * An undici Agent that can only ever open connections to one checked address. Each connection goes to
+ * `destination.address` (no DNS lookup), the original host name stays the TLS servername, and an origin other than
+ * the checked one is refused, so nothing handed this dispatcher by mistake can reach anywhere else.
+ */
+export function pinnedAgent(destination: CheckedDestination, connectTimeoutMs: number): Agent {
+  const base = buildConnector({ timeout: connectTimeoutMs });
+  const servername = destination.servername;
+  return new Agent({
+    connect: (options, callback) => {
+      let asked: string;
+      try {
+        asked = normaliseHost(options.hostname).text;
+      } catch (error) {
+        if (!(error instanceof InvalidHostError)) throw error;
+        asked = options.hostname;
+      }
+      const askedPort = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+      if (asked !== destination.host || askedPort !== destination.port) {
+        callback(
+          new EgressBlockedError(asked, askedPort, 'pin_mismatch: the dispatcher is pinned to another host'),
+          null,
+        );
+        return;
+      }
+      base({ ...options, hostname: destination.address, servername }, callback);
+    },
+  });
+}

@@ -1,0 +1,220 @@
+/**
+ * IP addresses as integers, so ranges and embedded IPv4 forms are compared exactly (no string tricks).
+ * Only canonical dotted-quad IPv4 and RFC 4291 IPv6 text is accepted here; the looser forms (decimal, hex, octal,
+ * short IPv4) are turned into dotted quads by the WHATWG host parser before anything reaches this file.
+ */
+export interface IpAddress {
+  readonly family: 4 | 6;
+  /** 32-bit (IPv4) or 128-bit (IPv6) value. */
+  readonly value: bigint;
+}
+
+export type AddressCategory =
+  'unspecified' | 'loopback' | 'link_local' | 'metadata' | 'multicast' | 'reserved' | 'private' | 'public';
+
+const V4_BITS = 32n;
+const V6_BITS = 128n;
+
+export function parseIp(text: string): IpAddress | undefined {
+  return parseIpv4(text) ?? parseIpv6(text);
+}
+
+export function parseIpv4(text: string): IpAddress | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  let value = 0n;
+  for (const part of parts) {
+    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined;
+    const octet = Number(part);
+    if (octet > 255) return undefined;
+    value = (value << 8n) | BigInt(octet);
+  }
+  return { family: 4, value };
+}
+
+export function parseIpv6(text: string): IpAddress | undefined {
+  if (text.includes('%') || !text.includes(':')) return undefined;
+  let head = text;
+  let tailV4: bigint | undefined;
+  const lastColon = text.lastIndexOf(':');
+  if (text.slice(lastColon + 1).includes('.')) {
+    const v4 = parseIpv4(text.slice(lastColon + 1));
+    if (!v4) return undefined;
+    tailV4 = v4.value;
+    head = `${text.slice(0, lastColon + 1)}0:0`;
+  }
+  const halves = head.split('::');
+  if (halves.length > 2) return undefined;
+  const groupsOf = (s: string): string[] | undefined => (s === '' ? [] : s.split(':'));
+  const left = groupsOf(halves[0]);
+  const right = halves.length === 2 ? groupsOf(halves[1]) : [];
+  if (!left || !right) return undefined;
+  const missing = 8 - left.length - right.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const groups = [...left, ...Array<string>(missing).fill('0'), ...right];
+  let value = 0n;
+  for (const group of groups) {
+    if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
+    value = (value << 16n) | BigInt(parseInt(group, 16));
+  }
+  if (tailV4 !== undefined) value = (value & ~0xffffffffn) | tailV4;
+  return { family: 6, value };
+}
+
+export function formatIp(ip: IpAddress): string {
+  if (ip.family === 4) {
+    return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.');
+  }
+  const groups: number[] = [];
+  for (let i = 7n; i >= 0n; i--) groups.push(Number((ip.value >> (i * 16n)) & 0xffffn));
+  // RFC 5952: compress the longest run (length >= 2) of zero groups, the first one on ties.
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8;) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  const left = hex.slice(0, bestStart).join(':');
+  const right = hex.slice(bestStart + bestLength).join(':');
+  return `${left}::${right}`;
+}
+
+export interface Cidr {
+  readonly family: 4 | 6;
+  readonly network: bigint;
+  readonly prefix: number;
+}
+
+export function bitsOf(family: 4 | 6): bigint {
+  return family === 4 ? V4_BITS : V6_BITS;
+}
+
+function maskOf(family: 4 | 6, prefix: number): bigint {
+  const bits = bitsOf(family);
+  const all = (1n << bits) - 1n;
+  return prefix === 0 ? 0n : (all << (bits - BigInt(prefix))) & all;
+}
+
+export function makeCidr(ip: IpAddress, prefix: number): Cidr {
+  return { family: ip.family, network: ip.value & maskOf(ip.family, prefix), prefix };
+}
+
+export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
+  return cidr.family === ip.family && (ip.value & maskOf(cidr.family, cidr.prefix)) === cidr.network;
+}
+
+/** True when every address of `inner` lies inside `outer`. */
+export function cidrWithin(inner: Cidr, outer: Cidr): boolean {
+  return (
+    inner.family === outer.family &&
+    inner.prefix >= outer.prefix &&
+    (inner.network & maskOf(outer.family, outer.prefix)) === outer.network
+  );
+}
+
+export function formatCidr(cidr: Cidr): string {
+  return `${formatIp({ family: cidr.family, value: cidr.network })}/${cidr.prefix}`;
+}
+
+function cidr(text: string): Cidr {
+  const [address, prefix] = text.split('/');
+  const ip = parseIp(address);
+  if (!ip) throw new Error(`bad built-in range ${text}`);
+  return makeCidr(ip, Number(prefix));
+}
+
+/**
+ * IPv4 addresses carried inside IPv6 ones. The connection goes to the IPv6 address, but the packet ends up at the
+ * embedded IPv4 host (mapping, a NAT64 gateway, a 6to4 or Teredo relay), so that is the address that must be judged.
+ */
+export function embeddedIpv4(ip: IpAddress): IpAddress | undefined {
+  if (ip.family !== 6) return undefined;
+  const low32 = ip.value & 0xffffffffn;
+  const v4 = (value: bigint): IpAddress => ({ family: 4, value });
+  if (ip.value >> 32n === 0xffffn) return v4(low32); // ::ffff:a.b.c.d (IPv4-mapped)
+  if (ip.value >> 32n === 0n && low32 > 1n) return v4(low32); // ::a.b.c.d (IPv4-compatible, deprecated)
+  if (ip.value >> 48n === 0xffff0000n) return v4(low32); // ::ffff:0:a.b.c.d (SIIT)
+  if (cidrContains(NAT64_WELL_KNOWN, ip) || cidrContains(NAT64_LOCAL, ip)) return v4(low32);
+  if (cidrContains(SIX_TO_FOUR, ip)) return v4((ip.value >> 80n) & 0xffffffffn);
+  if (cidrContains(TEREDO, ip)) return v4(low32 ^ 0xffffffffn);
+  return undefined;
+}
+
+const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
+const NAT64_LOCAL = cidr('64:ff9b:1::/48');
+const SIX_TO_FOUR = cidr('2002::/16');
+const TEREDO = cidr('2001::/32');
+
+/** Cloud instance-metadata endpoints: reachable only when a rule names the exact address. */
+export const METADATA_ADDRESSES: readonly IpAddress[] = [
+  '169.254.169.254', // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle
+  '169.254.170.2', // AWS ECS task metadata
+  '169.254.169.123', // AWS time sync
+  '169.254.169.253', // AWS DNS
+  '100.100.100.200', // Alibaba Cloud
+  '192.0.0.192', // Oracle Cloud (legacy)
+  'fd00:ec2::254', // AWS IPv6
+  'fd00:ec2::23',
+].map((text) => parseIp(text) as IpAddress);
+
+const RANGES: readonly (readonly [AddressCategory, Cidr])[] = [
+  ['unspecified', cidr('0.0.0.0/8')],
+  ['loopback', cidr('127.0.0.0/8')],
+  ['link_local', cidr('169.254.0.0/16')],
+  ['private', cidr('10.0.0.0/8')],
+  ['private', cidr('172.16.0.0/12')],
+  ['private', cidr('192.168.0.0/16')],
+  ['private', cidr('100.64.0.0/10')],
+  ['reserved', cidr('192.0.0.0/24')],
+  ['reserved', cidr('198.18.0.0/15')],
+  ['multicast', cidr('224.0.0.0/4')],
+  ['reserved', cidr('240.0.0.0/4')],
+  ['unspecified', cidr('::/128')],
+  ['loopback', cidr('::1/128')],
+  ['link_local', cidr('fe80::/10')],
+  ['private', cidr('fc00::/7')],
+  ['reserved', cidr('fec0::/10')],
+  ['multicast', cidr('ff00::/8')],
+  ['reserved', cidr('100::/64')],
+];
+
+function directCategory(ip: IpAddress): AddressCategory {
+  if (METADATA_ADDRESSES.some((m) => m.family === ip.family && m.value === ip.value)) return 'metadata';
+  for (const [category, range] of RANGES) if (cidrContains(range, ip)) return category;
+  return 'public';
+}
+
+const SEVERITY: readonly AddressCategory[] = [
+  'public',
+  'private',
+  'reserved',
+  'multicast',
+  'link_local',
+  'loopback',
+  'metadata',
+  'unspecified',
+];
+
+/** The category of an address, judging IPv6 forms by the IPv4 host they carry when that is stricter. */
+export function categoryOf(ip: IpAddress): AddressCategory {
+  const own = directCategory(ip);
+  const inner = embeddedIpv4(ip);
+  if (!inner) return own;
+  const carried = directCategory(inner);
+  return SEVERITY.indexOf(carried) > SEVERITY.indexOf(own) ? carried : own;
+}
+
+export function sameIp(a: IpAddress, b: IpAddress): boolean {
+  return a.family === b.family && a.value === b.value;
+}

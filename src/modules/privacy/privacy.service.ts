@@ -1,0 +1,103 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { EgressDecisionRepository } from '../egress/egress-decision.repository';
+import { EgressGuardService } from '../egress/egress-guard.service';
+import { isPublicAddress } from '../egress/egress-policy';
+import { parseIp } from '../egress/ip-address';
+import { Principal, roleRank } from '../access/principal';
+import { ApplianceInfo, readApplianceInfo } from './appliance-info';
+import { LICENSE_SUMMARY, LicenseSummary, LicenseSummarySource } from './license-summary';
+import { loadOrCreateReportKey, ReportKey } from './report-key';
+import { signReport } from './report-signature';
+
+export const REPORT_VERSION = 1;
+const WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** The signed, appliance-wide privacy report (DESIGN.md §6), computed from the egress decision log. */
+@Injectable()
+export class PrivacyService implements OnModuleInit {
+  private key!: ReportKey;
+  private readonly appliance: ApplianceInfo = readApplianceInfo();
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly guard: EgressGuardService,
+    private readonly decisions: EgressDecisionRepository,
+    @Inject(LICENSE_SUMMARY) private readonly license: LicenseSummarySource,
+  ) {}
+
+  onModuleInit(): void {
+    this.key = loadOrCreateReportKey(this.config.keysDir);
+  }
+
+  publicKey(principal: Principal): { publicKeyPem: string; kid: string } {
+    assertOperatorAdmin(principal);
+    return { publicKeyPem: this.key.publicKeyPem, kid: this.key.kid };
+  }
+
+  /** The report as served: canonical JSON with its signature. */
+  async signedReport(principal: Principal, now = new Date()): Promise<string> {
+    assertOperatorAdmin(principal);
+    return signReport(await this.report(now), this.key.privateKey, this.key.kid);
+  }
+
+  async report(now: Date): Promise<Record<string, unknown>> {
+    const end = now.toISOString();
+    const start = new Date(now.getTime() - WINDOW_MS).toISOString();
+    const policy = this.guard.policy;
+    const destinations = await this.decisions.summarise(start, end);
+    const chain = await this.decisions.verifyChain();
+    const findings = [...policy.publicReach()];
+    for (const d of destinations) {
+      const reached = d.addresses.filter((a) => {
+        const ip = parseIp(a);
+        return ip !== undefined && isPublicAddress(ip);
+      });
+      if (reached.length > 0)
+        findings.push(`${d.host}:${d.port} (${d.purpose}) reached public address ${reached.join(', ')}`);
+    }
+    const license: LicenseSummary = this.license.licenseSummary();
+    const allowed = destinations.reduce((n, d) => n + d.allowed, 0);
+    const denied = destinations.reduce((n, d) => n + d.denied, 0);
+    return {
+      report_version: REPORT_VERSION,
+      generated_at: end,
+      window: { start, end },
+      appliance: { version: this.appliance.version, build: this.appliance.build },
+      license: { edition: license.edition, status: license.status },
+      telemetry: { phone_home: false, update_check: false, crash_upload: false },
+      policy: { mode: policy.mode, rules: policy.ruleTexts, sha256: policy.sha256 },
+      egress_24h: {
+        attempts: allowed + denied,
+        allowed,
+        denied,
+        destinations: destinations.map((d) => ({
+          host: d.host,
+          port: d.port,
+          purpose: d.purpose,
+          allowed: d.allowed,
+          denied: d.denied,
+          first_seen: d.firstSeen,
+          last_seen: d.lastSeen,
+          addresses: d.addresses,
+        })),
+      },
+      cloud_free: findings.length === 0,
+      cloud_free_findings: findings,
+      chain: {
+        algorithm: 'sha256(prev_hash || canonical_json(row))',
+        head_hash: chain.headHash,
+        length: chain.length,
+        verified: chain.verified,
+        ...(chain.brokenAt !== undefined ? { broken_at: chain.brokenAt } : {}),
+      },
+    };
+  }
+}
+
+function assertOperatorAdmin(principal: Principal): void {
+  if (!principal.isOperatorOrg || roleRank(principal.role) < roleRank('admin')) {
+    throw new AppError('forbidden', 'Only admins of the operator organization can see the privacy report.');
+  }
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { QueryResult } from '@mikro-orm/core';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { InboundDelivery, InboundDeliverySchema } from './inbound-delivery.entity';
+
+export interface InboundListQuery {
+  readonly limit: number;
+  readonly before?: Date;
+}
+
+@Injectable()
+export class InboundDeliveryRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Records a delivery once; returns false when this delivery id was seen before (a replay). */
+  async insertIfNew(deliveryId: string, event: string, payload: string, now: Date): Promise<boolean> {
+    const result = await this.em
+      .fork()
+      .getConnection()
+      .execute<QueryResult>(
+        `insert into inbound_deliveries (id, delivery_id, event, received_at, status, attempts, payload, next_attempt_at)
+         values (?, ?, ?, ?, 'received', 0, ?, ?) on conflict (delivery_id) do nothing`,
+        [`inb_${randomUUID().replace(/-/g, '')}`, deliveryId, event, now.getTime(), payload, now.getTime()],
+        'run',
+      );
+    return result.affectedRows === 1;
+  }
+
+  /** Deliveries waiting for processing whose time has come, oldest first. */
+  async findDue(now: Date, limit: number): Promise<InboundDelivery[]> {
+    return this.em.fork().find(
+      InboundDeliverySchema,
+      { status: 'received', nextAttemptAt: { $lte: now } },
+      { orderBy: { receivedAt: 'asc', id: 'asc' }, limit, populate: ['payload'] },
+    );
+  }
+
+  async markProcessed(id: string, attempts: number, now: Date): Promise<void> {
+    await this.em
+      .fork()
+      .nativeUpdate(
+        InboundDeliverySchema,
+        { id },
+        { status: 'processed', attempts, processedAt: now, lastError: null, nextAttemptAt: null },
+      );
+  }
+
+  async markFailed(id: string, attempts: number, error: string): Promise<void> {
+    await this.em
+      .fork()
+      .nativeUpdate(InboundDeliverySchema, { id }, { status: 'failed', attempts, lastError: error, nextAttemptAt: null });
+  }
+
+  async list(query: InboundListQuery): Promise<InboundDelivery[]> {
+    return this.em.fork().find(
+      InboundDeliverySchema,
+      query.before ? { receivedAt: { $lt: query.before } } : {},
+      { orderBy: { receivedAt: 'desc', id: 'desc' }, limit: query.limit },
+    );
+  }
+}

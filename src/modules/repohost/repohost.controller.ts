@@ -1,0 +1,38 @@
+import { Controller, Get, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
+import { RawBodyRequest } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
+import { AppError } from '../../common/errors';
+import { CurrentPrincipal, Public, RequireRole } from '../access/access.decorators';
+import { Principal } from '../access/principal';
+import { InboundListDto, toInboundDeliveryResponse } from './repohost.dto';
+import { InboundDeliveryRepository } from './inbound-delivery.repository';
+import { RepohostService } from './repohost.service';
+
+@Controller()
+export class RepohostController {
+  constructor(
+    private readonly repohost: RepohostService,
+    private readonly deliveries: InboundDeliveryRepository,
+  ) {}
+
+  @Public()
+  @Post('webhooks/repohost')
+  @HttpCode(202)
+  receive(
+    @Req() request: RawBodyRequest<FastifyRequest>,
+    @Headers('x-hub-signature-256') signature: string | undefined,
+    @Headers('x-github-delivery') deliveryId: string | undefined,
+    @Headers('x-github-event') event: string | undefined,
+  ) {
+    return this.repohost.receive({ rawBody: request.rawBody, body: request.body, signature, deliveryId, event });
+  }
+
+  /** Appliance-wide, so only admins of the operator organization may read it. */
+  @RequireRole('admin')
+  @Get('v1/webhooks/inbound')
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: InboundListDto) {
+    if (!principal.isOperatorOrg) throw new AppError('forbidden', 'Only operator administrators see inbound deliveries.');
+    const rows = await this.deliveries.list({ limit: query.limit ?? 100, before: query.before ? new Date(query.before) : undefined });
+    return { deliveries: rows.map(toInboundDeliveryResponse) };
+  }
+}

@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { SecretVault } from '../../common/crypto/secret-vault';
+import { generateSigningSecret, SigningSecrets } from './webhook-signer';
+import { WebhookSigningSecret } from './webhook-secret.entity';
+import { WebhookSecretRepository } from './webhook-secret.repository';
+
+export interface RotationResult {
+  readonly signingSecret: string;
+  readonly previousValidUntil: string;
+}
+
+/** Per-organization signing secrets: created on first use, sealed at rest, rotated with a grace period. */
+@Injectable()
+export class WebhookSecretsService {
+  constructor(
+    private readonly secrets: WebhookSecretRepository,
+    private readonly box: SecretVault,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async currentSecret(orgId: string): Promise<string> {
+    return this.open(orgId, (await this.row(orgId)).currentSealed, 'current');
+  }
+
+  /** What a delivery signs with now: the current secret, plus the previous one while its grace period lasts. */
+  async signingSecrets(orgId: string, now = new Date()): Promise<SigningSecrets> {
+    const row = await this.row(orgId);
+    const current = this.open(orgId, row.currentSealed, 'current');
+    const inGrace =
+      row.previousSealed !== null && row.previousUntil !== null && row.previousUntil > now.toISOString();
+    if (!inGrace) return { current };
+    return { current, previous: this.open(orgId, row.previousSealed as string, 'previous') };
+  }
+
+  async rotate(orgId: string, now = new Date()): Promise<RotationResult> {
+    const row = await this.row(orgId);
+    const current = this.open(orgId, row.currentSealed, 'current');
+    const next = generateSigningSecret();
+    const previousValidUntil = new Date(now.getTime() + this.config.webhookSecretGraceS * 1000).toISOString();
+    await this.secrets.save({
+      ...row,
+      currentSealed: this.box.seal(next, aad(orgId, 'current')),
+      previousSealed: this.box.seal(current, aad(orgId, 'previous')),
+      previousUntil: previousValidUntil,
+      rotatedAt: now.toISOString(),
+    });
+    return { signingSecret: next, previousValidUntil };
+  }
+
+  private async row(orgId: string): Promise<WebhookSigningSecret> {
+    const existing = await this.secrets.find(orgId);
+    if (existing) return existing;
+    return this.secrets.insertIfMissing({
+      orgId,
+      currentSealed: this.box.seal(generateSigningSecret(), aad(orgId, 'current')),
+      previousSealed: null,
+      previousUntil: null,
+      createdAt: new Date().toISOString(),
+      rotatedAt: null,
+    });
+  }
+
+  private open(orgId: string, sealed: string, slot: 'current' | 'previous'): string {
+    return this.box.open(sealed, aad(orgId, slot));
+  }
+}
+
+function aad(orgId: string, slot: 'current' | 'previous'): string {
+  return `webhook_signing_secrets:${orgId}:${slot}`;
+}

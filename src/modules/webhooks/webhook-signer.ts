@@ -1,0 +1,68 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SECRET_PREFIX = 'whsec_';
+
+/** The secrets an organization signs with: the current one, and during a rotation's grace period the previous. */
+export interface SigningSecrets {
+  readonly current: string;
+  readonly previous?: string;
+}
+
+export function generateSigningSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
+
+/** `sha256=<hex>`: HMAC-SHA256 of the raw body keyed by the UTF-8 bytes of the whole `whsec_...` string. */
+export function bodySignature(secret: string, body: string | Buffer): string {
+  return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
+}
+
+/** Standard Webhooks `v1,<base64>`: HMAC-SHA256 over `id.timestamp.body`, keyed by the base64-decoded secret. */
+export function standardSignature(
+  secret: string,
+  id: string,
+  timestamp: number,
+  body: string | Buffer,
+): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
+  const mac = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  return `v1,${mac}`;
+}
+
+/** Constant-time comparison of two signature strings (for receivers and tests). */
+export function signaturesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export interface SignedHeadersInput {
+  readonly id: string;
+  /** Unix seconds. */
+  readonly timestamp: number;
+  readonly event: string;
+  readonly body: string;
+  readonly secrets: SigningSecrets;
+}
+
+/**
+ * The signature headers of one delivery. `X-Webhook-Signature` is signed with the current secret (and, during a
+ * grace period, `X-Webhook-Signature-Previous` with the previous one); `webhook-signature` carries both, space
+ * separated, as Standard Webhooks specifies for rotation.
+ */
+export function signedHeaders(input: SignedHeadersInput): Record<string, string> {
+  const { id, timestamp, body, secrets } = input;
+  const all = secrets.previous ? [secrets.current, secrets.previous] : [secrets.current];
+  const headers: Record<string, string> = {
+    'x-webhook-event': input.event,
+    'x-webhook-signature': bodySignature(secrets.current, body),
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': all.map((secret) => standardSignature(secret, id, timestamp, body)).join(' '),
+  };
+  if (secrets.previous) headers['x-webhook-signature-previous'] = bodySignature(secrets.previous, body);
+  return headers;
+}
