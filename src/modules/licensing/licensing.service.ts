@@ -115,6 +115,12 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
     return { maxDevices: caps.max_devices, maxDevicesPerKey: caps.max_devices_per_key };
   }
 
+  /** For the privacy report (LICENSE_SUMMARY). */
+  licenseSummary(): { edition: string; status: LicenseStatus } {
+    const { edition, status } = this.getStatus();
+    return { edition, status };
+  }
+
   getEntitlements(): readonly Entitlement[] {
     return this.effective().entitlements;
   }
