@@ -1,16 +1,22 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AppConfig } from './common/config';
 import { CoreModule } from './common/core.module';
-import { CryptoModule } from './common/crypto/crypto.module';
+import { CryptoModule } from './common/crypto';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
 import { AccessModule } from './modules/access/access.module';
+import { AccountsModule } from './modules/accounts/accounts.module';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AuditModule } from './modules/audit/audit.module';
+import { DatasetsModule } from './modules/datasets/datasets.module';
 import { DevicesModule } from './modules/devices/devices.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { EgressModule } from './modules/egress/egress.module';
 import { HealthModule } from './modules/health/health.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
+import { QueryModule } from './modules/query/query.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -25,6 +31,9 @@ export class AppModule {
         DatabaseModule,
         HealthModule,
         AccessModule,
+        AccountsModule,
+        ApiKeysModule,
+        AuditModule,
         LicensingModule,
         DevicesModule,
         ProviderKeysModule,
@@ -32,6 +41,9 @@ export class AppModule {
         WebhooksModule,
         PrivacyModule,
         RepohostModule,
+        ConnectorsModule,
+        DatasetsModule,
+        QueryModule,
       ],
     };
   }

@@ -49,6 +49,9 @@ const SCHEMA = {
   jobConcurrency: ['SERVICE_JOB_CONCURRENCY', integer(2, { min: 1, max: 256 })],
   previewRateLimit: ['SERVICE_PREVIEW_RATE_LIMIT', integer(30, { min: 1 })],
   importDir: ['SERVICE_IMPORT_DIR', optionalText()],
+  queryTimeoutS: ['SERVICE_QUERY_TIMEOUT_S', seconds(30)],
+  sqlReportTimeoutS: ['SERVICE_SQL_REPORT_TIMEOUT_S', seconds(30)],
+  sqlReportMaxRows: ['SERVICE_SQL_REPORT_MAX_ROWS', integer(10000, { min: 1, max: 1_000_000 })],
 
   runtimeSocket: ['SERVICE_RUNTIME_SOCKET', optionalText()],
   runtimeBinaryPath: ['SERVICE_RUNTIME_BINARY_PATH', text('./engine_build/runtime')],

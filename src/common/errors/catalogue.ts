@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   not_found: { status: 404, message: 'The resource was not found.' },
   api_key_not_found: { status: 404, message: 'The API key was not found.' },
   device_not_found: { status: 404, message: 'No device registration with this id in your organization.' },
+  dataset_not_found: { status: 404, message: 'The dataset was not found.' },
   provider_key_not_found: { status: 404, message: 'No provider key is stored for this backend.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
   email_taken: { status: 409, message: 'An account with this e-mail address already exists.' },
@@ -45,6 +46,7 @@ export const ERROR_CATALOGUE = {
   read_only_violation: { status: 422, message: 'Only one read-only SELECT statement is allowed.' },
   rate_limited: { status: 429, message: 'Too many requests: retry later.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
+  connector_failed: { status: 502, message: 'The connector source failed; details name the error_type.' },
   engine_unavailable: { status: 503, message: 'The simulation engine is unavailable.' },
   engine_busy: { status: 503, message: 'All engine workers are busy: retry later.' },
   runtime_unavailable: {
@@ -52,6 +54,7 @@ export const ERROR_CATALOGUE = {
     message: 'The local runtime-library daemon is not reachable: start the local runtime.',
   },
   engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },
+  query_timeout: { status: 504, message: 'The query exceeded its time budget.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,14 +1,18 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AccessGuard } from './access.guard';
-import { DenyAllResolver } from './deny-all.resolver';
+import { ApiKeyOrSessionResolver } from './credential.resolver';
 import { MeController } from './me.controller';
 import { CREDENTIAL_RESOLVER } from './principal';
 
+/** DEVICE_BINDER is not provided here on purpose: see device-binder.ts. */
 @Module({
+  imports: [AccountsModule, ApiKeysModule],
   controllers: [MeController],
   providers: [
-    { provide: CREDENTIAL_RESOLVER, useClass: DenyAllResolver },
+    { provide: CREDENTIAL_RESOLVER, useClass: ApiKeyOrSessionResolver },
     { provide: APP_GUARD, useClass: AccessGuard },
   ],
 })

@@ -2,6 +2,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { DeviceBinder, DeviceBinding, DeviceBindingKey } from '../access/device-binder';
+import { RequestFacts } from '../access/principal';
 import { LicensingService } from '../licensing/licensing.service';
 import { Device } from './device.entity';
 import {
@@ -15,17 +17,8 @@ import { BindOutcome, DeviceRepository } from './device.repository';
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
-export interface CappedKey {
-  readonly keyId: string;
-  readonly orgId: string;
-  /** > 0: the key is capped and every request must come from a bound device. */
-  readonly deviceLimit: number;
-}
-
-export interface BindResult {
-  readonly deviceId: string;
-  readonly responseHeaders?: Readonly<Record<string, string>>;
-}
+export type CappedKey = DeviceBindingKey;
+export type BindResult = DeviceBinding;
 
 export interface Registration {
   readonly registrationId: string;
@@ -48,7 +41,7 @@ const TOUCH_INTERVAL_MS = 60_000;
  * Every check reads the database, so a revocation takes effect on the very next request.
  */
 @Injectable()
-export class DevicesService {
+export class DevicesService implements DeviceBinder {
   constructor(
     private readonly repository: DeviceRepository,
     private readonly licensing: LicensingService,
@@ -57,7 +50,7 @@ export class DevicesService {
   ) {}
 
   /** Runs on every request of a capped key: accepts a bound device, binds a new one, or throws a device_* error. */
-  async bind(key: CappedKey, request: { readonly headers: Headers }): Promise<BindResult> {
+  async bind(key: DeviceBindingKey, request: Pick<RequestFacts, 'headers'>): Promise<DeviceBinding> {
     const facts = readDeviceFacts(request.headers);
     if (!facts) throw new AppError('device_binding_required');
     const existing = await this.repository.findLive(key.keyId, facts.deviceId);

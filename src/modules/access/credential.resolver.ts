@@ -1,0 +1,69 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { AppError } from '../../common/errors';
+import { OrganizationsService } from '../accounts/organizations.service';
+import { SessionsService } from '../accounts/sessions.service';
+import { looksLikeApiKey } from '../api-keys/api-key-format';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { DEVICE_BINDER, DeviceBinder, FailClosedDeviceBinder } from './device-binder';
+import { CredentialResolver, PresentedCredential, Principal, RequestFacts, Resolution } from './principal';
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Tells the two kinds of credential apart by shape: `<prefix>_live_…`/`_test_…` is an API key (Bearer or the legacy
+ * X-API-Key header), three dot-separated segments are a session JWT (Bearer only); anything else is an invalid key.
+ */
+@Injectable()
+export class ApiKeyOrSessionResolver implements CredentialResolver {
+  private readonly binder: DeviceBinder;
+
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly sessions: SessionsService,
+    private readonly organizations: OrganizationsService,
+    @Optional() @Inject(DEVICE_BINDER) binder?: DeviceBinder,
+  ) {
+    this.binder = binder ?? new FailClosedDeviceBinder();
+  }
+
+  async resolve(credential: PresentedCredential, request: RequestFacts): Promise<Resolution> {
+    if (looksLikeApiKey(credential.value)) return this.resolveApiKey(credential.value, request);
+    if (credential.scheme === 'bearer' && JWT_SHAPE.test(credential.value)) return this.resolveSession(credential.value);
+    throw new AppError('invalid_api_key');
+  }
+
+  private async resolveApiKey(rawKey: string, request: RequestFacts): Promise<Resolution> {
+    const key = await this.apiKeys.resolve(rawKey);
+    if (!key) throw new AppError('invalid_api_key');
+    const org = await this.organizations.get(key.orgId);
+    if (!org) throw new AppError('invalid_api_key');
+    const principal: Principal = {
+      auth: 'api_key',
+      orgId: org.id,
+      orgName: org.name,
+      isOperatorOrg: org.isOperator,
+      role: key.role,
+      keyId: key.id,
+      keyLabel: key.label,
+    };
+    if (key.deviceLimit <= 0) return { principal };
+    const binding = await this.binder.bind({ keyId: key.id, orgId: key.orgId, deviceLimit: key.deviceLimit }, request);
+    return { principal: { ...principal, deviceId: binding.deviceId }, responseHeaders: binding.responseHeaders };
+  }
+
+  private async resolveSession(token: string): Promise<Resolution> {
+    const session = await this.sessions.resolve(token);
+    const org = await this.organizations.get(session.orgId);
+    if (!org) throw new AppError('invalid_session');
+    return {
+      principal: {
+        auth: 'session',
+        orgId: org.id,
+        orgName: org.name,
+        isOperatorOrg: org.isOperator,
+        role: session.role,
+        userId: session.userId,
+      },
+    };
+  }
+}

@@ -1,0 +1,101 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { hashPassword } from '../../common/crypto';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { AuditService } from '../audit/audit.service';
+import { UserEntity } from './account.entities';
+import { AccountMailer } from './account-mailer';
+import { AccountsRepository } from './accounts.repository';
+import { CreatedAccount, NewAccount, normalizeEmail, UserView } from './accounts.types';
+import { toOrganization } from './organizations.service';
+
+@Injectable()
+export class AccountsService {
+  constructor(
+    private readonly repository: AccountsRepository,
+    private readonly apiKeys: ApiKeysService,
+    private readonly audit: AuditService,
+    private readonly mailer: AccountMailer,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  /** Hosted sign-up: organization, owner and bootstrap key in one transaction, then a verification mail. */
+  async signup(input: NewAccount, ip: string): Promise<CreatedAccount> {
+    if (!this.config.signupEnabled) throw new AppError('signup_disabled');
+    const account = await this.createAccount(input, { event: 'signup', ip });
+    try {
+      await this.mailer.sendVerification(account.user);
+    } catch (error) {
+      this.logger.error({ event: 'verification_mail_failed', user_id: account.user.id, err: error }, 'mail failed');
+    }
+    return account;
+  }
+
+  /** Operator provisioning (offline CLI): only while the appliance has no operator organization. */
+  async provision(input: NewAccount): Promise<CreatedAccount> {
+    return this.createAccount(input, { event: 'provisioned', requireFirst: true });
+  }
+
+  async getUser(userId: string): Promise<UserView | undefined> {
+    const user = await this.repository.findUser(userId);
+    return user ? toUserView(user) : undefined;
+  }
+
+  private async createAccount(
+    input: NewAccount,
+    how: { event: 'signup' | 'provisioned'; ip?: string; requireFirst?: boolean },
+  ): Promise<CreatedAccount> {
+    const email = normalizeEmail(input.email);
+    // scrypt runs before the transaction so the write lock is never held across it
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    try {
+      return await this.repository.transaction(async (tx) => {
+        if (how.requireFirst && (await this.repository.findOperatorOrganization(tx))) {
+          throw new AppError('conflict', 'An operator organization already exists on this appliance.');
+        }
+        if (await this.repository.findUserByEmail(email, tx)) throw new AppError('email_taken');
+        const org = await this.repository.insertOrganization(input.organizationName ?? input.name, tx);
+        const user = await this.repository.insertUser(
+          { orgId: org.id, email, name: input.name, role: 'owner', passwordHash, emailVerifiedAt: null },
+          tx,
+        );
+        const actor = how.event === 'provisioned' ? { type: 'cli' as const } : { type: 'user' as const, id: user.id };
+        const apiKey = await this.apiKeys.issue(
+          { orgId: org.id, role: 'owner', actor, ip: how.ip },
+          { label: 'bootstrap', role: 'owner', deviceLimit: 0 },
+          tx,
+        );
+        await this.audit.record(
+          {
+            event: how.event,
+            orgId: org.id,
+            actor,
+            ip: how.ip,
+            target: { type: 'user', id: user.id },
+            details: { organization: org.name, is_operator: org.isOperator },
+          },
+          tx,
+        );
+        return { organization: toOrganization(org), user: toUserView(user), apiKey };
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) throw new AppError('email_taken');
+      throw error;
+    }
+  }
+}
+
+export function toUserView(user: UserEntity): UserView {
+  return {
+    id: user.id,
+    orgId: user.orgId,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    emailVerified: user.emailVerifiedAt !== null,
+  };
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { LruCache } from '../../common/lru-cache';
+import { OrganizationEntity } from './account.entities';
+import { AccountsRepository } from './accounts.repository';
+import { Organization } from './accounts.types';
+
+/** Organizations never change name or operator status after creation, so lookups are cached. */
+@Injectable()
+export class OrganizationsService {
+  private readonly cache = new LruCache<string, Organization>(10_000, 5 * 60_000);
+
+  constructor(private readonly repository: AccountsRepository) {}
+
+  async get(orgId: string): Promise<Organization | undefined> {
+    const cached = this.cache.get(orgId);
+    if (cached) return cached;
+    const entity = await this.repository.findOrganization(orgId);
+    if (!entity) return undefined;
+    const org = toOrganization(entity);
+    this.cache.set(orgId, org);
+    return org;
+  }
+
+  async isOperatorOrg(orgId: string): Promise<boolean> {
+    return (await this.get(orgId))?.isOperator ?? false;
+  }
+
+  async operatorOrganization(): Promise<Organization | undefined> {
+    const entity = await this.repository.findOperatorOrganization();
+    return entity ? toOrganization(entity) : undefined;
+  }
+}
+
+export function toOrganization(entity: OrganizationEntity): Organization {
+  return { id: entity.id, name: entity.name, isOperator: entity.isOperator, createdAt: entity.createdAt };
+}

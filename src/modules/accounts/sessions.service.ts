@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { ServerSecrets, signJwt, verifyJwt } from '../../common/crypto';
+import { AppError } from '../../common/errors';
+import { LruCache } from '../../common/lru-cache';
+import { AccountsRepository } from './accounts.repository';
+import { SessionIdentity } from './accounts.types';
+
+export const SESSION_LIFETIME_S = 604_800;
+const CACHE_TTL_MS = 30_000;
+
+const FAILURE_MESSAGES = {
+  malformed: 'The session token is malformed.',
+  unsupported_algorithm: 'The session token must be signed with HS256.',
+  bad_signature: 'The session token signature does not match.',
+  expired: 'The session token has expired: log in again.',
+  not_yet_valid: 'The session token is not valid yet.',
+} as const;
+
+/**
+ * Session tokens are HS256 JWTs naming a session row (`sid`), so a password reset can revoke every session of a user.
+ * Resolutions are cached briefly; revocation drops the user's cached sessions at once.
+ */
+@Injectable()
+export class SessionsService {
+  private readonly cache = new LruCache<string, SessionIdentity>(10_000, CACHE_TTL_MS);
+
+  constructor(
+    private readonly repository: AccountsRepository,
+    private readonly secrets: ServerSecrets,
+  ) {}
+
+  async issue(userId: string, ip: string): Promise<{ token: string; expiresIn: number }> {
+    const nowS = Math.floor(Date.now() / 1000);
+    const expS = nowS + SESSION_LIFETIME_S;
+    const session = await this.repository.insertSession({
+      userId,
+      ip,
+      createdAt: new Date(nowS * 1000).toISOString(),
+      expiresAt: new Date(expS * 1000).toISOString(),
+    });
+    const token = signJwt(this.secrets.jwtKey, { sub: userId, sid: session.id, iat: nowS, exp: expS });
+    return { token, expiresIn: SESSION_LIFETIME_S };
+  }
+
+  /** Throws invalid_session for a bad, expired or revoked token. */
+  async resolve(token: string): Promise<SessionIdentity> {
+    const verified = verifyJwt(this.secrets.jwtKey, token);
+    if (!verified.ok) throw new AppError('invalid_session', FAILURE_MESSAGES[verified.reason]);
+    const { sid, sub } = verified.claims;
+    if (typeof sid !== 'string' || typeof sub !== 'string') throw new AppError('invalid_session');
+    const now = new Date().toISOString();
+    const cached = this.cache.get(sid);
+    if (cached && cached.userId === sub && cached.expiresAt > now) return cached;
+    const live = await this.repository.findLiveSession(sid, sub, now);
+    if (!live) throw new AppError('invalid_session', 'The session has ended: log in again.');
+    const identity: SessionIdentity = {
+      sessionId: sid,
+      userId: sub,
+      orgId: live.user.orgId,
+      role: live.user.role,
+      expiresAt: live.session.expiresAt,
+    };
+    this.cache.set(sid, identity);
+    return identity;
+  }
+
+  /** Revokes in `tx`; call forgetUser after the commit. */
+  async revokeAll(userId: string, tx: EntityManager): Promise<number> {
+    return this.repository.revokeSessionsOf(userId, new Date().toISOString(), tx);
+  }
+
+  forgetUser(userId: string): void {
+    this.cache.deleteWhere((identity) => identity.userId === userId);
+  }
+}

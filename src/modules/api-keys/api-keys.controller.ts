@@ -1,0 +1,41 @@
+import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
+import { Principal } from '../access/principal';
+import { actorOf } from '../audit/audit.types';
+import { CreateApiKeyDto, toApiKeyResponse, toCreatedApiKeyResponse } from './api-keys.dto';
+import { ApiKeysService } from './api-keys.service';
+import { KeyActor } from './api-keys.types';
+
+function keyActor(principal: Principal, ip: string): KeyActor {
+  return { orgId: principal.orgId, role: principal.role, actor: actorOf(principal), ip };
+}
+
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @HttpCode(201)
+  @RequireRole('member')
+  async create(@CurrentPrincipal() principal: Principal, @Ip() ip: string, @Body() body: CreateApiKeyDto) {
+    const key = await this.apiKeys.create(keyActor(principal, ip), {
+      label: body.label,
+      role: body.role,
+      deviceLimit: body.device_limit,
+      expiresAt: body.expires_at,
+    });
+    return toCreatedApiKeyResponse(key);
+  }
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal) {
+    return { keys: (await this.apiKeys.list(principal.orgId)).map(toApiKeyResponse) };
+  }
+
+  @Delete(':key_id')
+  @RequireRole('member')
+  async revoke(@CurrentPrincipal() principal: Principal, @Ip() ip: string, @Param('key_id') keyId: string) {
+    const result = await this.apiKeys.revoke(keyActor(principal, ip), keyId);
+    return { id: result.id, revoked: true, revoked_at: result.revokedAt };
+  }
+}

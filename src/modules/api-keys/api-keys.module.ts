@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database';
+import { AuditModule } from '../audit/audit.module';
+import { ApiKeySchema } from './api-key.entity';
+import { ApiKeyRepository } from './api-key.repository';
+import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysService } from './api-keys.service';
+
+@Module({
+  imports: [DatabaseModule.forFeature([ApiKeySchema]), AuditModule],
+  controllers: [ApiKeysController],
+  providers: [ApiKeyRepository, ApiKeysService],
+  exports: [ApiKeysService],
+})
+export class ApiKeysModule {}

@@ -1,0 +1,165 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { hmacSha256Hex, ServerSecrets } from '../../common/crypto';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { LruCache } from '../../common/lru-cache';
+import { roleRank } from '../access/principal';
+import { AuditService } from '../audit/audit.service';
+import { ApiKeyEntity } from './api-key.entity';
+import { generateApiKey, keyPrefixOf, parseApiKey } from './api-key-format';
+import { ApiKeyRepository } from './api-key.repository';
+import { ApiKeyRecord, ApiKeyView, CreatedApiKey, KeyActor, NewApiKey } from './api-keys.types';
+import { ALLOW_ALL_KEY_POLICY, KEY_POLICY, KeyPolicy } from './key-policy';
+
+const CACHE_ENTRIES = 10_000;
+const CACHE_TTL_MS = 30_000;
+/** last_used_at is advisory: written at most once a minute per key, never on the request's critical path. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+@Injectable()
+export class ApiKeysService {
+  private readonly cache = new LruCache<string, ApiKeyRecord>(CACHE_ENTRIES, CACHE_TTL_MS);
+  private readonly lastUsedWritten = new Map<string, number>();
+  private readonly policy: KeyPolicy;
+
+  constructor(
+    private readonly repository: ApiKeyRepository,
+    private readonly secrets: ServerSecrets,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    @Optional() @Inject(KEY_POLICY) policy?: KeyPolicy,
+  ) {
+    this.policy = policy ?? ALLOW_ALL_KEY_POLICY;
+  }
+
+  /** Creates a key for the caller's org: role at most the caller's, expiry in the future, the key policy consulted. */
+  async create(by: KeyActor, input: NewApiKey): Promise<CreatedApiKey> {
+    const role = input.role ?? 'member';
+    if (roleRank(role) > roleRank(by.role)) {
+      throw new AppError('insufficient_role', `A ${by.role} cannot create a key with the ${role} role.`);
+    }
+    if (input.expiresAt !== undefined && new Date(input.expiresAt).getTime() <= Date.now()) {
+      throw AppError.validation([{ field: 'expires_at', problem: 'must be in the future' }]);
+    }
+    const deviceLimit = input.deviceLimit ?? 0;
+    await this.policy.checkNewKey({ orgId: by.orgId, role, deviceLimit });
+    return this.repository.transaction((tx) => this.issue(by, { ...input, role, deviceLimit }, tx));
+  }
+
+  /** Writes a key inside `tx` (sign-up and provisioning create the org, its owner and the bootstrap key together). */
+  async issue(by: KeyActor, input: NewApiKey, tx: EntityManager): Promise<CreatedApiKey> {
+    const rawKey = generateApiKey(this.config.apiKeyPrefix);
+    const entity = await this.repository.insert(
+      {
+        orgId: by.orgId,
+        label: input.label,
+        keyPrefix: keyPrefixOf(rawKey),
+        keyHash: this.hash(rawKey),
+        role: input.role ?? 'member',
+        deviceLimit: input.deviceLimit ?? 0,
+        createdBy: by.actor.id ?? by.actor.type,
+        createdAt: new Date().toISOString(),
+        expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString(),
+        revokedAt: null,
+        lastUsedAt: null,
+      },
+      tx,
+    );
+    await this.audit.record(
+      {
+        event: 'key_created',
+        orgId: by.orgId,
+        actor: by.actor,
+        ip: by.ip,
+        target: { type: 'api_key', id: entity.id },
+        details: { label: entity.label, role: entity.role, device_limit: entity.deviceLimit, key_prefix: entity.keyPrefix },
+      },
+      tx,
+    );
+    return { ...toView(entity), rawKey };
+  }
+
+  async list(orgId: string): Promise<ApiKeyView[]> {
+    return (await this.repository.listActive(orgId, new Date().toISOString())).map(toView);
+  }
+
+  /** Immediate: the cache entry goes as soon as the revocation commits. The org's last active key stays. */
+  async revoke(by: KeyActor, keyId: string): Promise<{ id: string; revokedAt: string }> {
+    const revokedAt = new Date().toISOString();
+    await this.repository.transaction(async (tx) => {
+      const key = await this.repository.findUnrevokedInOrg(by.orgId, keyId, tx);
+      if (!key) throw new AppError('api_key_not_found');
+      if (roleRank(key.role) > roleRank(by.role)) {
+        throw new AppError('insufficient_role', `A ${by.role} cannot revoke a key with the ${key.role} role.`);
+      }
+      if (!(await this.repository.revokeUnlessLast(by.orgId, keyId, revokedAt, tx))) {
+        throw new AppError('cannot_revoke_last_key');
+      }
+      await this.audit.record(
+        {
+          event: 'key_revoked',
+          orgId: by.orgId,
+          actor: by.actor,
+          ip: by.ip,
+          target: { type: 'api_key', id: keyId },
+          details: { label: key.label, key_prefix: key.keyPrefix },
+        },
+        tx,
+      );
+    });
+    this.cache.deleteWhere((record) => record.id === keyId);
+    return { id: keyId, revokedAt };
+  }
+
+  /** The key behind a raw credential, or undefined when it is malformed, unknown, revoked or expired. */
+  async resolve(rawKey: string): Promise<ApiKeyRecord | undefined> {
+    if (!parseApiKey(rawKey)) return undefined;
+    const keyHash = this.hash(rawKey);
+    const now = Date.now();
+    let record = this.cache.get(keyHash);
+    if (!record) {
+      const entity = await this.repository.findActiveByHash(keyHash);
+      if (!entity) return undefined;
+      record = toRecord(entity);
+      this.cache.set(keyHash, record);
+    }
+    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) {
+      this.cache.delete(keyHash);
+      return undefined;
+    }
+    this.noteUse(record.id, now);
+    return record;
+  }
+
+  private hash(rawKey: string): string {
+    return hmacSha256Hex(this.secrets.apiKeyPepper, rawKey);
+  }
+
+  private noteUse(keyId: string, now: number): void {
+    const last = this.lastUsedWritten.get(keyId);
+    if (last !== undefined && now - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastUsedWritten.set(keyId, now);
+    if (this.lastUsedWritten.size > CACHE_ENTRIES) this.lastUsedWritten.clear();
+    this.repository.touchLastUsed(keyId, new Date(now).toISOString()).catch((error: unknown) => {
+      this.logger.warn({ event: 'api_key_last_used_failed', key_id: keyId, err: error }, 'could not record key use');
+    });
+  }
+}
+
+function toRecord(entity: ApiKeyEntity): ApiKeyRecord {
+  return {
+    id: entity.id,
+    orgId: entity.orgId,
+    label: entity.label,
+    role: entity.role,
+    deviceLimit: entity.deviceLimit,
+    expiresAt: entity.expiresAt,
+  };
+}
+
+function toView(entity: ApiKeyEntity): ApiKeyView {
+  return { ...toRecord(entity), keyPrefix: entity.keyPrefix, createdAt: entity.createdAt, lastUsedAt: entity.lastUsedAt };
+}

@@ -1,0 +1,38 @@
+import type { Role } from '../access/principal';
+import type { AuditActor } from '../audit/audit.types';
+
+/** What credential resolution needs of a key; cached in memory. */
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly orgId: string;
+  readonly label: string;
+  readonly role: Role;
+  readonly deviceLimit: number;
+  readonly expiresAt: string | null;
+}
+
+export interface ApiKeyView extends ApiKeyRecord {
+  readonly keyPrefix: string;
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+}
+
+export interface CreatedApiKey extends ApiKeyView {
+  /** Shown once, in the create (or sign-up) response. */
+  readonly rawKey: string;
+}
+
+/** Who is acting on keys: the caller's org and role, and who to name in the audit log. */
+export interface KeyActor {
+  readonly orgId: string;
+  readonly role: Role;
+  readonly actor: AuditActor;
+  readonly ip?: string;
+}
+
+export interface NewApiKey {
+  readonly label: string;
+  readonly role?: Role;
+  readonly deviceLimit?: number;
+  readonly expiresAt?: string;
+}

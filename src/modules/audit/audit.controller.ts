@@ -1,0 +1,23 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
+import { Principal } from '../access/principal';
+import { AuditLogQuery, toAuditEventResponse } from './audit.dto';
+import { AuditService } from './audit.service';
+
+@Controller('v1/audit-log')
+export class AuditController {
+  constructor(private readonly audit: AuditService) {}
+
+  /** Newest first; `since` is an exclusive lower bound on `created_at`. */
+  @Get()
+  @RequireRole('admin')
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: AuditLogQuery): Promise<object> {
+    const events = await this.audit.list({
+      orgId: principal.orgId,
+      isOperatorOrg: principal.isOperatorOrg,
+      since: query.since === undefined ? undefined : new Date(query.since).toISOString(),
+      limit: query.limit ?? 100,
+    });
+    return { events: events.map(toAuditEventResponse) };
+  }
+}

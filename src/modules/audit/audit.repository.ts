@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { AuditEventEntity, AuditEventSchema } from './audit-event.entity';
+
+export interface AuditQuery {
+  readonly orgId: string;
+  /** Also return events that belong to no organization (operator organization admins). */
+  readonly includeUnscoped: boolean;
+  readonly since?: string;
+  readonly limit: number;
+}
+
+@Injectable()
+export class AuditRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Writes inside `tx` when given, so the event commits or rolls back with the change it records. */
+  async insert(row: Omit<AuditEventEntity, 'id' | 'seq'>, tx?: EntityManager): Promise<void> {
+    const em = tx ?? this.em.fork();
+    em.persist(em.create(AuditEventSchema, { ...row, id: `aud_${randomUUID().replace(/-/g, '')}` }));
+    if (!tx) await em.flush();
+  }
+
+  async find(query: AuditQuery): Promise<AuditEventEntity[]> {
+    const scope = query.includeUnscoped ? { $or: [{ orgId: query.orgId }, { orgId: null }] } : { orgId: query.orgId };
+    return this.em.fork().find(
+      AuditEventSchema,
+      { ...scope, ...(query.since ? { createdAt: { $gt: query.since } } : {}) },
+      { orderBy: { createdAt: 'desc', seq: 'desc' }, limit: query.limit },
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import { EgressGuard } from '../egress/egress.types';
+import { ConnectorConfigMap } from './connector-config';
+import { ConnectorType } from './connector-types';
+
+/** What a driver may use: the egress guard (its only way out), the confined import dir, and limits. */
+export interface DriverContext {
+  readonly orgId: string;
+  readonly egress: EgressGuard;
+  /** The only directory `file_path`, the sqlite `path` and credential files may be read from (after realpath). */
+  readonly importDir: string;
+  /** Private scratch space for downloads (object stores stream large objects to disk here). */
+  readonly scratchDir: string;
+  /** Rows per batch yielded by readRows. */
+  readonly batchSize: number;
+  readonly signal?: AbortSignal;
+  /** Non-fatal findings while reading (for example flattening collisions); each message once. */
+  readonly warn: (message: string) => void;
+}
+
+/** A successful test as a driver sees it; failures are thrown as ConnectorError. */
+export interface DriverTestOutcome {
+  readonly message: string;
+  /** Extra facts shown with the result (records parsed, source, server version...). */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export interface BrowseItem {
+  readonly name: string;
+  /** table, view, sheet, object, field, collection... */
+  readonly kind: string;
+  readonly schema?: string;
+  readonly type?: string;
+  readonly columns?: readonly { readonly name: string; readonly type: string }[];
+  readonly rows?: number;
+  readonly size?: number;
+}
+
+export interface BrowseResult {
+  readonly items: readonly BrowseItem[];
+  readonly total: number;
+  readonly message: string;
+  readonly discovery: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Which rows to read. SQL types read `table` (optionally in `schema`) whole, or run one read-only `query`; files,
+ * objects and REST ignore both (their config says what to read) except `sheet`, which overrides an Excel sheet.
+ */
+export interface RowSelection {
+  readonly table?: string;
+  readonly schema?: string;
+  readonly query?: string;
+  readonly sheet?: string | number;
+  /** Stop after this many rows (previews); without it everything is read. */
+  readonly limit?: number;
+}
+
+/**
+ * One implementation per connector type (drivers/<type>.ts). Every network connection goes through `ctx.egress`;
+ * every failure is a ConnectorError with a documented error_type.
+ */
+export interface ConnectorDriver<C> {
+  test(config: C, ctx: DriverContext): Promise<DriverTestOutcome>;
+  browse(config: C, ctx: DriverContext): Promise<BrowseResult>;
+  /** Streams records in batches, in the source's order (SQL: a `table` or read-only `query`; REST: pages; files/objects: parsed records). */
+  readRows(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<Record<string, unknown>[]>;
+}
+
+export type DriverRegistry = { readonly [K in ConnectorType]: ConnectorDriver<ConnectorConfigMap[K]> };
+
+/** Caps a batch stream at `limit` rows, stopping the source early. */
+export async function* limitRows(
+  source: AsyncIterable<Record<string, unknown>[]>,
+  limit: number | undefined,
+): AsyncGenerator<Record<string, unknown>[]> {
+  if (limit === undefined) {
+    yield* source;
+    return;
+  }
+  let left = limit;
+  if (left <= 0) return;
+  for await (const batch of source) {
+    if (batch.length >= left) {
+      yield batch.slice(0, left);
+      return;
+    }
+    left -= batch.length;
+    yield batch;
+  }
+}

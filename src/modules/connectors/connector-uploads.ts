@@ -1,0 +1,139 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import busboy from 'busboy';
+import { FastifyRequest } from 'fastify';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+
+/** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */
+export const STREAMED_CONTENT_TYPES = ['application/octet-stream', 'multipart/form-data'];
+
+export interface UploadedFile {
+  /** Relative to the import dir: put it in a file connector's `file_path`. */
+  readonly file_path: string;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+/** Keeps a readable, safe file name: letters, digits, dot, dash, underscore; never a path. */
+export function safeFileName(name: string | undefined): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  const cleaned = base
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 120);
+  return cleaned === '' ? 'upload.bin' : cleaned;
+}
+
+class TooLarge extends Error {}
+
+/**
+ * Streams an uploaded file (raw body or the first file of a multipart form) into `<import dir>/uploads/<org>/`,
+ * hashing as it writes, up to SERVICE_MAX_UPLOAD_BYTES (413 above, the partial file removed).
+ */
+@Injectable()
+export class ConnectorUploads {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async receive(orgId: string, request: FastifyRequest): Promise<UploadedFile> {
+    const type = (request.headers['content-type'] ?? '').toLowerCase();
+    const body = request.body;
+    if (!(body instanceof Readable)) {
+      throw new AppError(
+        'unsupported_media_type',
+        'Send the file as application/octet-stream (name in X-Filename) or as multipart/form-data.',
+      );
+    }
+    const declared = Number(request.headers['content-length'] ?? '0');
+    if (declared > this.config.maxUploadBytes + (type.startsWith('multipart/') ? 64 * 1024 : 0)) {
+      body.resume();
+      throw new AppError('payload_too_large', `Uploads are limited to ${this.config.maxUploadBytes} bytes.`);
+    }
+    if (type.startsWith('multipart/form-data')) return this.receiveMultipart(orgId, request, body);
+    const header = request.headers['x-filename'];
+    const query = (request.query as Record<string, unknown> | undefined)?.filename;
+    const name = typeof header === 'string' ? header : typeof query === 'string' ? query : undefined;
+    return this.store(orgId, body, name);
+  }
+
+  private receiveMultipart(orgId: string, request: FastifyRequest, body: Readable): Promise<UploadedFile> {
+    return new Promise<UploadedFile>((resolve, reject) => {
+      let parser: busboy.Busboy;
+      try {
+        parser = busboy({ headers: request.headers, limits: { files: 1, fields: 20 } });
+      } catch {
+        reject(new AppError('unsupported_media_type', 'The multipart body has no boundary.'));
+        return;
+      }
+      let handled = false;
+      parser.on('file', (_field, stream, info) => {
+        if (handled) {
+          stream.resume();
+          return;
+        }
+        handled = true;
+        this.store(orgId, stream, info.filename).then(resolve, reject);
+      });
+      parser.on('error', (error) =>
+        reject(
+          error instanceof AppError
+            ? error
+            : new AppError('validation_failed', 'The multipart body is malformed.'),
+        ),
+      );
+      parser.on('close', () => {
+        if (!handled)
+          reject(AppError.validation([{ field: 'file', problem: 'the multipart form has no file part' }]));
+      });
+      body.pipe(parser);
+    });
+  }
+
+  private async store(orgId: string, source: Readable, name: string | undefined): Promise<UploadedFile> {
+    const dir = join(this.config.importDir, 'uploads', safeFileName(orgId));
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const id = randomUUID().replace(/-/g, '');
+    const final = join(dir, `${id}_${safeFileName(name)}`);
+    const partial = `${final}.partial`;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    const limit = this.config.maxUploadBytes;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        if (bytes > limit) {
+          done(new TooLarge());
+          return;
+        }
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, meter, createWriteStream(partial, { mode: 0o600, flags: 'wx' }));
+      await rename(partial, final);
+    } catch (error) {
+      source.resume();
+      await rm(partial, { force: true });
+      if (error instanceof TooLarge) {
+        throw new AppError('payload_too_large', `Uploads are limited to ${limit} bytes.`);
+      }
+      throw error;
+    }
+    const result = { file_path: relative(this.config.importDir, final), bytes, sha256: hash.digest('hex') };
+    this.logger.info(
+      { event: 'connector_upload_stored', org_id: orgId, bytes, sha256: result.sha256 },
+      'upload stored',
+    );
+    return result;
+  }
+}

@@ -1,0 +1,102 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { BrowseResult } from './connector-driver';
+import { maskConfig } from './connector-secrets';
+import { CONFIG_CHECK_ONLY_TYPES, ConnectorType } from './connector-types';
+import { Connector, MAX_LIST_LIMIT, TestResult } from './connectors.service';
+
+export class CreateConnectorRequest {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name!: string;
+
+  /** Unknown or missing → 422 invalid_type listing the valid set (checked by the service). */
+  @IsOptional()
+  @IsString()
+  connector_type?: string;
+
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+}
+
+export class UpdateConnectorRequest {
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+}
+
+export class InlineConnectorRequest {
+  @IsOptional()
+  @IsString()
+  connector_type?: string;
+
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+}
+
+export class ListConnectorsQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_LIST_LIMIT)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+}
+
+export function maskedConfig(type: ConnectorType, values: unknown): Record<string, unknown> {
+  return maskConfig(values as Record<string, unknown>, CONFIG_CHECK_ONLY_TYPES.has(type));
+}
+
+export function toConnectorResponse(connector: Connector): Record<string, unknown> {
+  return {
+    id: connector.id,
+    name: connector.name,
+    connector_type: connector.connectorType,
+    ...(connector.provider ? { provider: connector.provider } : {}),
+    status: connector.status,
+    error_message: connector.errorMessage,
+    ...(connector.errorType ? { error_type: connector.errorType } : {}),
+    config: maskedConfig(connector.connectorType, connector.config.values),
+    last_tested_at: connector.lastTestedAt,
+    created_at: connector.createdAt,
+    updated_at: connector.updatedAt,
+  };
+}
+
+export function toTestResponse(result: TestResult): Record<string, unknown> {
+  return {
+    success: result.success,
+    status: result.status,
+    latency_ms: result.latencyMs,
+    message: result.message,
+    ...(result.errorType !== undefined
+      ? { error_type: result.errorType, recoverable: result.recoverable }
+      : {}),
+    ...(result.details ? { details: result.details } : {}),
+  };
+}
+
+export function toBrowseResponse(
+  result: BrowseResult & { connectorType: ConnectorType },
+): Record<string, unknown> {
+  return {
+    connector_type: result.connectorType,
+    items: result.items,
+    total: result.total,
+    message: result.message,
+    discovery: result.discovery,
+  };
+}

@@ -1,0 +1,381 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { SecretVault } from '../../common/crypto/secret-vault';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { EGRESS_GUARD, EgressGuard } from '../egress/egress.types';
+import { ConnectorEntity, ConnectorStatus } from './connector.entity';
+import { ConnectorRepository, ListPosition } from './connector.repository';
+import { NormalizedConfig, normalizeConfig } from './connector-config';
+import { BrowseResult, ConnectorDriver, DriverContext, RowSelection } from './connector-driver';
+import { ConnectorError, ConnectorErrorType } from './connector-error';
+import { restoreMasked } from './connector-secrets';
+import {
+  CONFIG_CHECK_ONLY_TYPES,
+  ConnectorType,
+  isConnectorType,
+  resolveConnectorType,
+} from './connector-types';
+import { DRIVERS } from './drivers';
+import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
+
+export const DEFAULT_LIST_LIMIT = 50;
+export const MAX_LIST_LIMIT = 500;
+/** A backstop over each driver's own connect and request timeouts. */
+export const TEST_DEADLINE_MS = 120_000;
+const DEFAULT_BATCH_SIZE = 1000;
+
+/** A stored connector with its config opened (server side only; responses mask it). */
+export interface Connector {
+  readonly id: string;
+  readonly orgId: string;
+  readonly name: string;
+  readonly connectorType: ConnectorType;
+  readonly provider: string | null;
+  readonly config: NormalizedConfig;
+  readonly configVersion: number;
+  readonly status: ConnectorStatus;
+  readonly errorMessage: string | null;
+  readonly errorType: string | null;
+  readonly lastTestedAt: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface TestResult {
+  readonly success: boolean;
+  /** `ok` for a REST connector, `live` for the others; `error` on failure. */
+  readonly status: 'live' | 'ok' | 'error';
+  readonly latencyMs: number;
+  readonly message: string;
+  readonly errorType?: ConnectorErrorType;
+  readonly recoverable?: boolean;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export interface ConnectorPage {
+  readonly connectors: readonly Connector[];
+  readonly nextCursor: string | null;
+}
+
+export interface ReadOptions {
+  readonly signal?: AbortSignal;
+  readonly batchSize?: number;
+  /** Non-fatal findings while reading (flattening collisions...). */
+  readonly onWarning?: (message: string) => void;
+}
+
+function driverOf(config: NormalizedConfig): ConnectorDriver<unknown> {
+  return DRIVERS[config.type];
+}
+
+/** Any failure of a driver as a ConnectorError with a documented error_type. */
+export function toConnectorError(error: unknown, destination = 'The source'): ConnectorError {
+  return (
+    classifyNetworkError(error, destination) ??
+    new ConnectorError('driver_error', `The connector failed: ${errorMessage(error)}`)
+  );
+}
+
+function encodeCursor(position: ListPosition): string {
+  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): ListPosition {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
+  } catch {
+    // Reported below.
+  }
+  throw AppError.validation([{ field: 'cursor', problem: 'is not a cursor returned by this list' }]);
+}
+
+/**
+ * Connectors of an organization: CRUD, tests moving the state machine, browse, and streaming reads for datasets.
+ * Every outbound connection goes through the egress guard.
+ */
+@Injectable()
+export class ConnectorsService {
+  constructor(
+    private readonly repository: ConnectorRepository,
+    private readonly vault: SecretVault,
+    @Inject(EGRESS_GUARD) private readonly egress: EgressGuard,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  /** Validates type and config (422 invalid_type / validation_failed) without storing anything. */
+  normalize(connectorType: unknown, config: unknown): NormalizedConfig {
+    return normalizeConfig(resolveConnectorType(connectorType), config);
+  }
+
+  async create(orgId: string, name: string, connectorType: unknown, rawConfig: unknown): Promise<Connector> {
+    const resolved = resolveConnectorType(connectorType);
+    const config = normalizeConfig(resolved, rawConfig);
+    const now = new Date().toISOString();
+    const id = `con_${randomUUID().replace(/-/g, '')}`;
+    const entity: ConnectorEntity = {
+      id,
+      orgId,
+      name,
+      connectorType: resolved.type,
+      provider: resolved.provider ?? null,
+      configSealed: this.seal(id, config),
+      configVersion: 1,
+      status: 'untested',
+      errorMessage: null,
+      errorType: null,
+      lastTestedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.repository.insert(entity);
+    this.logger.info(
+      { event: 'connector_created', org_id: orgId, connector_id: id, connector_type: resolved.type },
+      'connector created',
+    );
+    return this.open(entity);
+  }
+
+  /** The connector of this organization; another organization's (or none) → 404 not_found. */
+  async getForOrg(orgId: string, id: string): Promise<Connector> {
+    const entity = await this.repository.findForOrg(orgId, id);
+    if (!entity) throw new AppError('not_found', 'The connector was not found.');
+    return this.open(entity);
+  }
+
+  async list(orgId: string, limit = DEFAULT_LIST_LIMIT, cursor?: string): Promise<ConnectorPage> {
+    const size = Math.min(Math.max(1, limit), MAX_LIST_LIMIT);
+    const rows = await this.repository.listForOrg(orgId, size + 1, cursor ? decodeCursor(cursor) : undefined);
+    const page = rows.slice(0, size);
+    const last = page[page.length - 1];
+    return {
+      connectors: page.map((row) => this.open(row)),
+      nextCursor: rows.length > size && last ? encodeCursor(last) : null,
+    };
+  }
+
+  /**
+   * Renames and/or replaces the config. A config change re-validates, resets the status to `untested` and clears
+   * the error; masked secrets sent back unchanged keep the stored values.
+   */
+  async update(orgId: string, id: string, changes: { name?: string; config?: unknown }): Promise<Connector> {
+    const current = await this.getForOrg(orgId, id);
+    let configSealed: string | undefined;
+    if (changes.config !== undefined) {
+      if (typeof changes.config !== 'object' || changes.config === null || Array.isArray(changes.config)) {
+        throw AppError.validation([{ field: 'config', problem: 'must be an object' }]);
+      }
+      const open = CONFIG_CHECK_ONLY_TYPES.has(current.connectorType);
+      const raw = restoreMasked(
+        changes.config as Record<string, unknown>,
+        current.config.values as Record<string, unknown>,
+        open,
+      );
+      const config = normalizeConfig(
+        { type: current.connectorType, provider: current.provider ?? undefined },
+        raw,
+      );
+      configSealed = this.seal(id, config);
+    }
+    const updated = await this.repository.update(
+      orgId,
+      id,
+      {
+        ...(changes.name !== undefined ? { name: changes.name } : {}),
+        ...(configSealed !== undefined
+          ? { configSealed, status: 'untested' as const, errorMessage: null, errorType: null }
+          : {}),
+      },
+      configSealed !== undefined,
+    );
+    if (!updated) throw new AppError('not_found', 'The connector was not found.');
+    return this.open(updated);
+  }
+
+  async remove(orgId: string, id: string): Promise<void> {
+    if (!(await this.repository.delete(orgId, id)))
+      throw new AppError('not_found', 'The connector was not found.');
+    this.logger.info({ event: 'connector_deleted', org_id: orgId, connector_id: id }, 'connector deleted');
+  }
+
+  /** Tests a stored connector and moves it to `live` or `error` (unless its config changed meanwhile). */
+  async test(orgId: string, id: string): Promise<TestResult> {
+    const connector = await this.getForOrg(orgId, id);
+    const result = await this.runTest(orgId, connector.config);
+    await this.repository.recordTest(orgId, id, connector.configVersion, {
+      status: result.success ? 'live' : 'error',
+      errorMessage: result.success ? null : result.message,
+      errorType: result.success ? null : (result.errorType ?? null),
+      testedAt: new Date().toISOString(),
+    });
+    this.logger.info(
+      {
+        event: 'connector_tested',
+        org_id: orgId,
+        connector_id: id,
+        connector_type: connector.connectorType,
+        success: result.success,
+        error_type: result.errorType,
+        latency_ms: result.latencyMs,
+      },
+      'connector tested',
+    );
+    return result;
+  }
+
+  /** Browses a stored connector; 409 not_connected unless its last test succeeded. */
+  async browse(orgId: string, id: string): Promise<BrowseResult & { connectorType: ConnectorType }> {
+    const connector = await this.getForOrg(orgId, id);
+    if (connector.status !== 'live') {
+      throw new AppError(
+        'not_connected',
+        `The connector is ${connector.status}: test it successfully before browsing.`,
+      );
+    }
+    return this.runBrowse(orgId, connector.config);
+  }
+
+  /** Inline test: nothing stored. */
+  async testInline(orgId: string, connectorType: unknown, config: unknown): Promise<TestResult> {
+    return this.runTest(orgId, this.normalize(connectorType, config));
+  }
+
+  /** Inline browse: nothing stored; the source must answer (a failure is 502 connector_failed). */
+  async browseInline(
+    orgId: string,
+    connectorType: unknown,
+    config: unknown,
+  ): Promise<BrowseResult & { connectorType: ConnectorType }> {
+    return this.runBrowse(orgId, this.normalize(connectorType, config));
+  }
+
+  /**
+   * Streams a stored connector's records in batches, in the source's order. Failures are ConnectorErrors with a
+   * documented error_type (bad credentials, unreachable, blocked by egress, pagination...). Any status may read.
+   */
+  readRows(
+    orgId: string,
+    connectorId: string,
+    selection: RowSelection = {},
+    options: ReadOptions = {},
+  ): AsyncIterable<Record<string, unknown>[]> {
+    const load = (): Promise<Connector> => this.getForOrg(orgId, connectorId);
+    return this.stream(orgId, load, selection, options);
+  }
+
+  /** The same for a config that is not stored (validated first: 422 on a bad type or config). */
+  readRowsInline(
+    orgId: string,
+    connectorType: unknown,
+    config: unknown,
+    selection: RowSelection = {},
+    options: ReadOptions = {},
+  ): AsyncIterable<Record<string, unknown>[]> {
+    const normalized = this.normalize(connectorType, config);
+    return this.stream(orgId, async () => ({ config: normalized }), selection, options);
+  }
+
+  private async *stream(
+    orgId: string,
+    load: () => Promise<Pick<Connector, 'config'>>,
+    selection: RowSelection,
+    options: ReadOptions,
+  ): AsyncGenerator<Record<string, unknown>[]> {
+    const { config } = await load();
+    const ctx = this.context(orgId, options);
+    try {
+      yield* driverOf(config).readRows(config.values, selection, ctx);
+    } catch (error) {
+      throw toConnectorError(error);
+    }
+  }
+
+  private async runTest(orgId: string, config: NormalizedConfig): Promise<TestResult> {
+    const started = performance.now();
+    const latency = (): number => Math.round((performance.now() - started) * 100) / 100;
+    try {
+      const outcome = await withDeadline(TEST_DEADLINE_MS, 'The source', () =>
+        driverOf(config).test(config.values, this.context(orgId)),
+      );
+      return {
+        success: true,
+        status: config.type === 'rest' ? 'ok' : 'live',
+        latencyMs: latency(),
+        message: outcome.message,
+        ...(outcome.details ? { details: outcome.details } : {}),
+      };
+    } catch (error) {
+      const failure = toConnectorError(error);
+      return {
+        success: false,
+        status: 'error',
+        latencyMs: latency(),
+        message: failure.message,
+        errorType: failure.errorType,
+        recoverable: failure.recoverable,
+      };
+    }
+  }
+
+  private async runBrowse(
+    orgId: string,
+    config: NormalizedConfig,
+  ): Promise<BrowseResult & { connectorType: ConnectorType }> {
+    try {
+      const result = await withDeadline(TEST_DEADLINE_MS, 'The source', () =>
+        driverOf(config).browse(config.values, this.context(orgId)),
+      );
+      return { ...result, connectorType: config.type };
+    } catch (error) {
+      const failure = toConnectorError(error);
+      throw new AppError('connector_failed', failure.message, [
+        { field: 'error_type', problem: failure.errorType },
+      ]);
+    }
+  }
+
+  private context(orgId: string, options: ReadOptions = {}): DriverContext {
+    const warned = new Set<string>();
+    return {
+      orgId,
+      egress: this.egress,
+      importDir: this.config.importDir,
+      scratchDir: join(this.config.runDir, 'connector-scratch'),
+      batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+      signal: options.signal,
+      warn: (message) => {
+        if (warned.has(message)) return;
+        warned.add(message);
+        options.onWarning?.(message);
+      },
+    };
+  }
+
+  private seal(id: string, config: NormalizedConfig): string {
+    return this.vault.seal(JSON.stringify(config.values), `connector:${id}`);
+  }
+
+  private open(entity: ConnectorEntity): Connector {
+    if (!isConnectorType(entity.connectorType)) throw new AppError('internal_error');
+    const values = JSON.parse(this.vault.open(entity.configSealed, `connector:${entity.id}`)) as unknown;
+    return {
+      id: entity.id,
+      orgId: entity.orgId,
+      name: entity.name,
+      connectorType: entity.connectorType,
+      provider: entity.provider ?? null,
+      config: { type: entity.connectorType, values } as NormalizedConfig,
+      configVersion: entity.configVersion,
+      status: entity.status,
+      errorMessage: entity.errorMessage ?? null,
+      errorType: entity.errorType ?? null,
+      lastTestedAt: entity.lastTestedAt ?? null,
+      createdAt: entity.createdAt,
+      updatedAt: entity.updatedAt,
+    };
+  }
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { inferFileType, ObjectParseOptions } from '../connector-config';
+import {
+  BrowseItem,
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  DriverTestOutcome,
+  limitRows,
+  RowSelection,
+} from '../connector-driver';
+import { ConnectorError } from '../connector-error';
+import { FileType } from '../connector-types';
+import { CollisionLog, describeFile, readFileRecords } from '../formats';
+import { fileBrowseItems, fileDiscovery, formatOptions } from './file';
+
+/** What an object-store driver provides; parsing, scratch files and the driver shape are shared. */
+export interface ObjectStore<C extends ObjectParseOptions> {
+  readonly label: (config: C) => string;
+  /** The object's name, for file-type detection. */
+  readonly objectName: (config: C) => string;
+  /** Streams the object's bytes (through the egress guard). */
+  download(config: C, ctx: DriverContext): Promise<Readable>;
+  /** Other objects beside it (browse); at most a page. */
+  listSiblings(config: C, ctx: DriverContext): Promise<BrowseItem[]>;
+}
+
+export function objectFileType(config: ObjectParseOptions, name: string): FileType {
+  const type = config.file_type ?? inferFileType(name);
+  if (!type) {
+    throw new ConnectorError(
+      'invalid_config',
+      `file_type cannot be detected from "${name}": set file_type (csv, tsv, json, excel, parquet).`,
+    );
+  }
+  return type;
+}
+
+/** Downloads the object into a private scratch file, runs `work` on its path, then removes it. */
+async function withObjectFile<C extends ObjectParseOptions, T>(
+  store: ObjectStore<C>,
+  config: C,
+  ctx: DriverContext,
+  work: (path: string) => Promise<T>,
+): Promise<T> {
+  await mkdir(ctx.scratchDir, { recursive: true, mode: 0o700 });
+  const path = join(ctx.scratchDir, `object-${randomUUID()}`);
+  try {
+    await pipeline(await store.download(config, ctx), createWriteStream(path, { mode: 0o600 }));
+    return await work(path);
+  } finally {
+    await rm(path, { force: true });
+  }
+}
+
+export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectStore<C>): ConnectorDriver<C> {
+  return {
+    async test(config, ctx): Promise<DriverTestOutcome> {
+      const fileType = objectFileType(config, store.objectName(config));
+      return withObjectFile(store, config, ctx, async (path) => {
+        const size = (await stat(path)).size;
+        if (size === 0) throw new ConnectorError('invalid_payload', `${store.label(config)} is empty.`);
+        const description = await describeFile({ kind: 'path', path }, formatOptions(config, fileType));
+        return {
+          message: `Read ${store.label(config)} (${size} bytes): parsed ${description.records} ${fileType} record(s).`,
+          details: {
+            records: description.records,
+            bytes: size,
+            file_type: fileType,
+            columns: description.columns,
+          },
+        };
+      });
+    },
+
+    async browse(config, ctx): Promise<BrowseResult> {
+      const fileType = objectFileType(config, store.objectName(config));
+      const siblings = await store.listSiblings(config, ctx);
+      return withObjectFile(store, config, ctx, async (path) => {
+        const description = await describeFile({ kind: 'path', path }, formatOptions(config, fileType));
+        const items = [...siblings, ...fileBrowseItems(description, fileType)];
+        return {
+          items,
+          total: items.length,
+          message: `${siblings.length} object(s) listed; ${store.label(config)} has ${description.records} record(s) with ${description.columns.length} field(s).`,
+          discovery: { object: store.label(config), ...fileDiscovery(description, fileType) },
+        };
+      });
+    },
+
+    readRows(config, selection: RowSelection, ctx) {
+      async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
+        const fileType = objectFileType(config, store.objectName(config));
+        await mkdir(ctx.scratchDir, { recursive: true, mode: 0o700 });
+        const path = join(ctx.scratchDir, `object-${randomUUID()}`);
+        const collisions = new CollisionLog();
+        try {
+          await pipeline(await store.download(config, ctx), createWriteStream(path, { mode: 0o600 }));
+          yield* readFileRecords(
+            { kind: 'path', path },
+            formatOptions(config, fileType, selection.sheet),
+            ctx.batchSize,
+            collisions,
+          );
+        } finally {
+          await rm(path, { force: true });
+          const warning = collisions.message();
+          if (warning) ctx.warn(warning);
+        }
+      }
+      return limitRows(rows(), selection.limit);
+    },
+  };
+}
+
+/** Directory part of an object key (`a/b/c.csv` → `a/b/`), the prefix its siblings share. */
+export function keyPrefix(key: string): string {
+  const slash = key.lastIndexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash + 1);
+}

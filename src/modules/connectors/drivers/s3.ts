@@ -1,0 +1,147 @@
+import { Readable } from 'node:stream';
+import { GetObjectCommand, ListObjectsV2Command, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { S3Config } from '../connector-config';
+import { BrowseItem, DriverContext } from '../connector-driver';
+import { ConnectorError } from '../connector-error';
+import { guardedAgents } from '../guarded-http-agent';
+import { classifyNetworkError, errorMessage } from '../network-errors';
+import { keyPrefix, objectStoreDriver } from './object-store';
+
+const REQUEST_TIMEOUT_MS = 60_000;
+const INSTANCE_METADATA = { host: '169.254.169.254', port: 80 };
+
+/** Maps AWS SDK errors (by name and HTTP status) to documented error types. */
+export function classifyS3Error(error: unknown, label: string): ConnectorError {
+  const network = classifyNetworkError(error, label);
+  if (network) return network;
+  const name = (error as { name?: unknown }).name;
+  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+  const message = errorMessage(error);
+  if (name === 'NoSuchKey' || name === 'NoSuchBucket' || name === 'NotFound' || status === 404) {
+    return new ConnectorError('not_found', `${label} was not found: ${message}`);
+  }
+  if (
+    [
+      'AccessDenied',
+      'InvalidAccessKeyId',
+      'SignatureDoesNotMatch',
+      'Forbidden',
+      'ExpiredToken',
+      'InvalidToken',
+    ].includes(String(name)) ||
+    status === 401 ||
+    status === 403
+  ) {
+    return new ConnectorError('auth_failed', `Access to ${label} was denied: ${message}`);
+  }
+  if (name === 'CredentialsProviderError')
+    return new ConnectorError('auth_failed', `No usable credentials: ${message}`);
+  if (name === 'TimeoutError' || name === 'RequestTimeout')
+    return new ConnectorError('timeout', `${label}: ${message}`);
+  return new ConnectorError('remote_error', `${label} failed: ${message}`);
+}
+
+/**
+ * Credentials from the config; the host's ambient chain (environment, then instance metadata) only when the
+ * config asks for it, and instance metadata only when the egress policy allows its address.
+ */
+async function credentialsFor(
+  config: S3Config,
+  ctx: DriverContext,
+): Promise<Pick<S3ClientConfig, 'credentials' | 'signer'>> {
+  if (config.anonymous) {
+    return { signer: { sign: (request) => Promise.resolve(request) } };
+  }
+  if (config.aws_access_key_id && config.aws_secret_access_key) {
+    return {
+      credentials: {
+        accessKeyId: config.aws_access_key_id,
+        secretAccessKey: config.aws_secret_access_key,
+        sessionToken: config.aws_session_token,
+      },
+    };
+  }
+  if (config.aws_access_key_id || config.aws_secret_access_key) {
+    throw new ConnectorError(
+      'invalid_config',
+      'aws_access_key_id and aws_secret_access_key must be given together.',
+    );
+  }
+  if (!config.ambient_credentials) {
+    throw new ConnectorError(
+      'invalid_config',
+      'No credentials: give aws_access_key_id and aws_secret_access_key, or anonymous: true, or ambient_credentials: true to use the host role.',
+    );
+  }
+  await ctx.egress.checkDestination(INSTANCE_METADATA.host, INSTANCE_METADATA.port, {
+    purpose: 'object_store',
+    orgId: ctx.orgId,
+  });
+  return {};
+}
+
+async function clientFor(config: S3Config, ctx: DriverContext): Promise<S3Client> {
+  const agents = guardedAgents(ctx.egress, { purpose: 'object_store', orgId: ctx.orgId });
+  return new S3Client({
+    region: config.region,
+    endpoint: config.endpoint_url,
+    forcePathStyle: config.endpoint_url !== undefined,
+    requestHandler: {
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionTimeout: 10_000,
+    },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 2,
+    ...(await credentialsFor(config, ctx)),
+  });
+}
+
+const label = (config: S3Config): string => `s3://${config.bucket}/${config.key}`;
+
+export const s3Driver = objectStoreDriver<S3Config>({
+  label,
+  objectName: (config) => config.key,
+
+  async download(config, ctx) {
+    const client = await clientFor(config, ctx).catch((error: unknown) => {
+      throw classifyS3Error(error, label(config));
+    });
+    try {
+      const response = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: config.key }));
+      if (!(response.Body instanceof Readable))
+        throw new ConnectorError('remote_error', `${label(config)} returned no body.`);
+      const body = response.Body;
+      body.once('close', () => client.destroy());
+      return body;
+    } catch (error) {
+      client.destroy();
+      throw classifyS3Error(error, label(config));
+    }
+  },
+
+  async listSiblings(config, ctx): Promise<BrowseItem[]> {
+    const client = await clientFor(config, ctx);
+    try {
+      const listed = await client.send(
+        new ListObjectsV2Command({
+          Bucket: config.bucket,
+          Prefix: keyPrefix(config.key),
+          Delimiter: '/',
+          MaxKeys: 1000,
+        }),
+      );
+      return (listed.Contents ?? []).map((object) => ({
+        name: object.Key ?? '',
+        kind: 'object',
+        size: object.Size,
+      }));
+    } catch (error) {
+      throw classifyS3Error(error, `s3://${config.bucket}/${keyPrefix(config.key)}`);
+    } finally {
+      client.destroy();
+    }
+  },
+});

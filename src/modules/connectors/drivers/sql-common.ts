@@ -1,0 +1,163 @@
+import { SqlServerConfig } from '../connector-config';
+import { BrowseItem, RowSelection } from '../connector-driver';
+import { ConnectorError } from '../connector-error';
+
+export const CONNECT_TIMEOUT_MS = 10_000;
+/** Rows fetched per round trip when streaming a table or query. */
+export const FETCH_ROWS = 1000;
+/** Browse lists at most this many tables and views. */
+export const MAX_BROWSE_TABLES = 1000;
+
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+  readonly database?: string;
+  readonly user?: string;
+  readonly password?: string;
+  readonly params: URLSearchParams;
+}
+
+/**
+ * The endpoint of a SQL server config. A `connection_string` (SQLAlchemy style: `postgresql+psycopg2://user:pass@host:
+ * port/db?sslmode=require`) takes precedence; fields it lacks fall back to the discrete ones, then to defaults.
+ */
+export function sqlEndpoint(
+  config: SqlServerConfig,
+  defaultPort: number,
+  schemes: readonly string[],
+): Endpoint {
+  if (!config.connection_string) {
+    return {
+      host: config.host ?? 'localhost',
+      port: config.port ?? defaultPort,
+      database: config.database,
+      user: config.user,
+      password: config.password,
+      params: new URLSearchParams(),
+    };
+  }
+  let url: URL;
+  try {
+    url = new URL(config.connection_string);
+  } catch {
+    throw new ConnectorError(
+      'invalid_config',
+      'connection_string is not a valid DSN (scheme://user:password@host:port/database).',
+    );
+  }
+  const scheme = url.protocol.replace(/:$/, '').split('+')[0].toLowerCase();
+  if (!schemes.includes(scheme)) {
+    throw new ConnectorError(
+      'invalid_config',
+      `connection_string must use one of the schemes ${schemes.join(', ')}.`,
+    );
+  }
+  const decode = (value: string): string | undefined =>
+    value === '' ? undefined : decodeURIComponent(value);
+  return {
+    host: decode(url.hostname.replace(/^\[|\]$/g, '')) ?? config.host ?? 'localhost',
+    port: url.port ? Number(url.port) : (config.port ?? defaultPort),
+    database: decode(url.pathname.replace(/^\//, '')) ?? config.database,
+    user: decode(url.username) ?? config.user,
+    password: decode(url.password) ?? config.password,
+    params: url.searchParams,
+  };
+}
+
+/** Quotes an identifier for ANSI SQL (`"a""b"`) or MySQL (`` `a``b` ``) or T-SQL (`[a]]b]`). */
+export function quoteIdent(name: string, style: 'ansi' | 'mysql' | 'tsql'): string {
+  switch (style) {
+    case 'ansi':
+      return `"${name.replace(/"/g, '""')}"`;
+    case 'mysql':
+      return `\`${name.replace(/`/g, '``')}\``;
+    case 'tsql':
+      return `[${name.replace(/]/g, ']]')}]`;
+  }
+}
+
+/** `table` may be `schema.table`; an explicit `schema` wins. */
+export function splitTable(selection: RowSelection): { schema?: string; table: string } {
+  const table = selection.table ?? '';
+  if (selection.schema) return { schema: selection.schema, table };
+  const dot = table.indexOf('.');
+  return dot > 0 ? { schema: table.slice(0, dot), table: table.slice(dot + 1) } : { table };
+}
+
+/** What to run for a selection: a whole table, or one read-only query (checked by the server's read-only mode). */
+export function selectionSql(selection: RowSelection, style: 'ansi' | 'mysql' | 'tsql'): string {
+  if (selection.query !== undefined && selection.query.trim() !== '') {
+    if (selection.table)
+      throw new ConnectorError('invalid_config', 'Give either a table or a query, not both.');
+    return selection.query.trim().replace(/;\s*$/, '');
+  }
+  if (!selection.table)
+    throw new ConnectorError('invalid_config', 'A table or a read-only query is required to read rows.');
+  const { schema, table } = splitTable(selection);
+  return `SELECT * FROM ${schema ? `${quoteIdent(schema, style)}.` : ''}${quoteIdent(table, style)}`;
+}
+
+/** A SQL value as a JSON-safe cell: exact big integers as strings, dates as RFC 3339, bytes as base64, JSON as text. */
+export function sqlCell(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
+  }
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (typeof value === 'object') return JSON.stringify(value);
+  return value;
+}
+
+export function sqlRecord(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[key] = sqlCell(value);
+  return out;
+}
+
+interface ColumnRow {
+  table_schema: string;
+  table_name: string;
+  table_type: string;
+  column_name: string;
+  data_type: string;
+}
+
+/** Groups information_schema rows (one per column) into browse items (one per table or view). */
+export function tablesFromColumns(rows: readonly ColumnRow[]): BrowseItem[] {
+  const items = new Map<
+    string,
+    { name: string; kind: string; schema: string; columns: { name: string; type: string }[] }
+  >();
+  for (const row of rows) {
+    const key = `${row.table_schema}.${row.table_name}`;
+    let item = items.get(key);
+    if (!item) {
+      if (items.size >= MAX_BROWSE_TABLES) continue;
+      item = {
+        name: row.table_name,
+        kind: /view/i.test(row.table_type) ? 'view' : 'table',
+        schema: row.table_schema,
+        columns: [],
+      };
+      items.set(key, item);
+    }
+    item.columns.push({ name: row.column_name, type: row.data_type });
+  }
+  return [...items.values()];
+}
+
+/** Pulls rows from a pull-based source in batches until it returns fewer than asked. */
+export async function* pullBatches(
+  fetch: () => Promise<Record<string, unknown>[]>,
+  size: number,
+): AsyncGenerator<Record<string, unknown>[]> {
+  for (;;) {
+    const rows = await fetch();
+    if (rows.length > 0) yield rows.map(sqlRecord);
+    if (rows.length < size) return;
+  }
+}

@@ -1,0 +1,126 @@
+import { Readable } from 'node:stream';
+import Papa from 'papaparse';
+import { ParsedRecord } from './records';
+
+export interface CsvOptions {
+  /** Forced delimiter (`\t` for tsv); sniffed from the first rows when absent. */
+  readonly delimiter?: string;
+  /** Whether the first row names the columns; sniffed when absent. */
+  readonly hasHeader?: boolean;
+  readonly batchSize: number;
+}
+
+export interface CsvLayout {
+  readonly delimiter: string;
+  readonly hasHeader: boolean;
+}
+
+const DELIMITERS = [',', '\t', ';', '|'];
+const SNIFF_ROWS = 50;
+const NUMERIC = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?%?$/;
+
+/** Chooses the delimiter and whether there is a header from the start of the text. */
+export function sniffCsv(sample: string, options: Pick<CsvOptions, 'delimiter' | 'hasHeader'>): CsvLayout {
+  const delimiter =
+    options.delimiter ??
+    Papa.parse<string[]>(sample, {
+      preview: SNIFF_ROWS,
+      delimitersToGuess: DELIMITERS,
+      skipEmptyLines: 'greedy',
+    }).meta.delimiter ??
+    ',';
+  if (options.hasHeader !== undefined) return { delimiter, hasHeader: options.hasHeader };
+  const rows = Papa.parse<string[]>(sample, {
+    preview: SNIFF_ROWS,
+    delimiter,
+    skipEmptyLines: 'greedy',
+  }).data;
+  return { delimiter, hasHeader: looksLikeHeader(rows) };
+}
+
+/**
+ * A first row is a header unless it looks like data: each column whose later values are all numeric votes for a
+ * header when its first cell is not numeric and against it when it is (the idea of Python's csv.Sniffer).
+ */
+export function looksLikeHeader(rows: readonly string[][]): boolean {
+  const [first, ...rest] = rows;
+  if (!first || rest.length === 0) return true;
+  if (first.some((cell) => cell.trim() === '')) return rest.every((row) => row.every((c) => c.trim() !== ''));
+  let votes = 0;
+  first.forEach((cell, column) => {
+    const values = rest.map((row) => row[column]?.trim() ?? '').filter((v) => v !== '');
+    if (values.length === 0 || !values.every((v) => NUMERIC.test(v))) return;
+    votes += NUMERIC.test(cell.trim()) ? -1 : 1;
+  });
+  return votes >= 0;
+}
+
+/** Header names made usable as columns: trimmed, blanks named `column_N`, duplicates suffixed `_2`, `_3`. */
+export function columnNames(header: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return header.map((raw, index) => {
+    const base = raw.trim() === '' ? `column_${index + 1}` : raw.trim();
+    const count = (seen.get(base) ?? 0) + 1;
+    seen.set(base, count);
+    return count === 1 ? base : `${base}_${count}`;
+  });
+}
+
+/** Streams CSV/TSV text as records in batches; empty cells become null, every value stays a string. */
+export async function* readCsv(
+  text: AsyncIterable<string>,
+  options: CsvOptions,
+): AsyncGenerator<ParsedRecord[]> {
+  const iterator = text[Symbol.asyncIterator]();
+  let sample = '';
+  let done = false;
+  while (!done && sample.length < 64 * 1024) {
+    const next = await iterator.next();
+    if (next.done) done = true;
+    else sample += next.value;
+  }
+  if (sample.trim() === '') return;
+  const layout = sniffCsv(sample, options);
+
+  async function* rest(): AsyncGenerator<string> {
+    yield sample;
+    if (done) return;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, {
+    delimiter: layout.delimiter,
+    skipEmptyLines: 'greedy',
+  }) as NodeJS.ReadWriteStream & AsyncIterable<string[]>;
+  Readable.from(rest())
+    .on('error', (error) => parser.emit('error', error))
+    .pipe(parser);
+
+  let columns: string[] | undefined;
+  let batch: ParsedRecord[] = [];
+  for await (const row of parser) {
+    if (!columns) {
+      if (layout.hasHeader) {
+        columns = columnNames(row);
+        continue;
+      }
+      columns = row.map((_, index) => `column_${index + 1}`);
+    }
+    batch.push(toRecord(columns, row));
+    if (batch.length >= options.batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+function toRecord(columns: string[], row: readonly string[]): ParsedRecord {
+  const record: ParsedRecord = {};
+  const width = Math.max(columns.length, row.length);
+  for (let i = 0; i < width; i += 1) {
+    if (i >= columns.length) columns.push(`column_${i + 1}`);
+    const value = row[i];
+    record[columns[i]] = value === undefined || value === '' ? null : value;
+  }
+  return record;
+}

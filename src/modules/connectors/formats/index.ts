@@ -1,0 +1,140 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { ConnectorError } from '../connector-error';
+import { FileType } from '../connector-types';
+import { readCsv } from './csv';
+import { loadWorkbook, pickSheet, sheetRecords } from './excel';
+import { locateRecords, parseJsonText, toFlatRecords } from './json';
+import { parquetBytes, parquetFile, readParquet, readParquetInfo } from './parquet';
+import { CollisionLog, ParsedRecord } from './records';
+import { decodeStream, decodeText } from './text';
+
+export { CollisionLog, flattenRecord, getPath } from './records';
+export type { ParsedRecord } from './records';
+export { locateRecords, parseJsonText, toFlatRecords, WRAPPER_KEYS } from './json';
+
+/** Where a file's bytes come from: inline (decoded `content`, an object-store download) or a checked local path. */
+export type FileSource =
+  { readonly kind: 'bytes'; readonly bytes: Uint8Array } | { readonly kind: 'path'; readonly path: string };
+
+export interface FormatOptions {
+  readonly fileType: FileType;
+  readonly jsonPath?: string;
+  readonly sheet?: string | number;
+  readonly delimiter?: string;
+  readonly encoding?: string;
+  readonly hasHeader?: boolean;
+}
+
+const BINARY_TYPES: ReadonlySet<FileType> = new Set<FileType>(['excel', 'parquet']);
+
+/** Inline `content`: raw text for csv/tsv/json, base64 for excel/parquet (a data: URL prefix is tolerated). */
+export function contentBytes(fileType: FileType, content: string): Uint8Array {
+  if (!BINARY_TYPES.has(fileType)) return Buffer.from(content, 'utf8');
+  const body = content.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+  if (body === '' || body.length % 4 === 1 || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(body)) {
+    throw new ConnectorError(
+      'invalid_payload',
+      `The ${fileType} content is not valid base64 and cannot be decoded.`,
+    );
+  }
+  return Buffer.from(body, 'base64');
+}
+
+async function* fileChunks(source: FileSource): AsyncGenerator<Uint8Array> {
+  if (source.kind === 'bytes') {
+    yield source.bytes;
+    return;
+  }
+  yield* createReadStream(source.path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>;
+}
+
+async function wholeFile(source: FileSource): Promise<Uint8Array> {
+  return source.kind === 'bytes' ? source.bytes : readFile(source.path);
+}
+
+/**
+ * Streams a file's records in batches, in file order. JSON and Excel are parsed whole (their formats need it); CSV
+ * and Parquet stream. Flattening collisions are added to `collisions`.
+ */
+export async function* readFileRecords(
+  source: FileSource,
+  options: FormatOptions,
+  batchSize: number,
+  collisions: CollisionLog,
+): AsyncGenerator<ParsedRecord[]> {
+  switch (options.fileType) {
+    case 'csv':
+    case 'tsv':
+      yield* readCsv(decodeStream(fileChunks(source), options.encoding), {
+        delimiter: options.delimiter ?? (options.fileType === 'tsv' ? '\t' : undefined),
+        hasHeader: options.hasHeader,
+        batchSize,
+      });
+      return;
+    case 'json': {
+      const text = decodeText(await wholeFile(source), options.encoding);
+      yield* inBatches(
+        toFlatRecords(locateRecords(parseJsonText(text), options.jsonPath), collisions),
+        batchSize,
+      );
+      return;
+    }
+    case 'excel': {
+      const workbook = await loadWorkbook(await wholeFile(source));
+      yield* inBatches(sheetRecords(pickSheet(workbook, options.sheet)), batchSize);
+      return;
+    }
+    case 'parquet': {
+      const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
+      yield* readParquet(file, batchSize, collisions);
+      return;
+    }
+  }
+}
+
+function* inBatches(records: ParsedRecord[], batchSize: number): Generator<ParsedRecord[]> {
+  for (let i = 0; i < records.length; i += batchSize) yield records.slice(i, i + batchSize);
+}
+
+export interface FileDescription {
+  readonly records: number;
+  readonly columns: readonly string[];
+  readonly sample: readonly ParsedRecord[];
+  /** Excel: every sheet name; the one read is `options.sheet` (default the first). */
+  readonly sheets?: readonly string[];
+  readonly columnTypes?: readonly { name: string; type: string }[];
+  readonly warnings: readonly string[];
+}
+
+/** Parses a whole file to count its records, name its columns and keep a short sample (tests and browse). */
+export async function describeFile(
+  source: FileSource,
+  options: FormatOptions,
+  sampleSize = 5,
+): Promise<FileDescription> {
+  if (source.kind === 'bytes' && source.bytes.byteLength === 0) {
+    throw new ConnectorError('invalid_payload', 'The file is empty.');
+  }
+  const collisions = new CollisionLog();
+  const columns = new Set<string>();
+  const sample: ParsedRecord[] = [];
+  let records = 0;
+  for await (const batch of readFileRecords(source, options, 1000, collisions)) {
+    for (const record of batch) {
+      for (const key of Object.keys(record)) columns.add(key);
+      if (sample.length < sampleSize) sample.push(record);
+    }
+    records += batch.length;
+  }
+  const extra: Pick<FileDescription, 'sheets' | 'columnTypes'> = {};
+  if (options.fileType === 'excel') {
+    Object.assign(extra, { sheets: (await loadWorkbook(await wholeFile(source))).sheets });
+  }
+  if (options.fileType === 'parquet') {
+    const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
+    Object.assign(extra, { columnTypes: (await readParquetInfo(file)).columns });
+  }
+  const warning = collisions.message();
+  return { records, columns: [...columns], sample, warnings: warning ? [warning] : [], ...extra };
+}

@@ -1,0 +1,57 @@
+import { ConnectorError } from '../connector-error';
+import { CollisionLog, flattenRecord, getPath, isPlainObject, ParsedRecord } from './records';
+
+/** Keys under which a top-level object usually wraps its records array. */
+export const WRAPPER_KEYS = ['data', 'records', 'rows', 'results', 'items', 'value'] as const;
+
+/** Parses JSON text (or JSON Lines) into a value; invalid text → invalid_payload. */
+export function parseJsonText(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new ConnectorError('invalid_payload', 'Invalid JSON: the content is empty.');
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch (error) {
+    const lines = trimmed.split(/\r?\n/).filter((line) => line.trim() !== '');
+    if (lines.length > 1) {
+      try {
+        return lines.map((line) => JSON.parse(line) as unknown);
+      } catch {
+        // Not JSON Lines either: report the original parse error.
+      }
+    }
+    throw new ConnectorError('invalid_payload', `Invalid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Finds the records array: `jsonPath` when given (it must reach an array), else a top-level array, else the first
+ * wrapper key holding an array, else the object itself as one record.
+ */
+export function locateRecords(value: unknown, jsonPath?: string, what = 'json_path'): unknown[] {
+  if (jsonPath !== undefined && jsonPath.trim() !== '') {
+    const found = getPath(value, jsonPath);
+    if (!Array.isArray(found)) {
+      throw new ConnectorError(
+        'invalid_payload',
+        `Invalid JSON: ${what} "${jsonPath}" does not reach a records array.`,
+      );
+    }
+    return found;
+  }
+  if (Array.isArray(value)) return value;
+  if (isPlainObject(value)) {
+    for (const key of WRAPPER_KEYS) if (Array.isArray(value[key])) return value[key] as unknown[];
+    return [value];
+  }
+  throw new ConnectorError('invalid_payload', 'Invalid JSON: expected an array of records or an object.');
+}
+
+/** Flattens records to dotted columns; scalars in the array become `{value: x}`. */
+export function toFlatRecords(items: readonly unknown[], collisions: CollisionLog): ParsedRecord[] {
+  return items.map((item) => {
+    if (!isPlainObject(item)) return { value: flattenRecord({ value: item }).record.value };
+    const flat = flattenRecord(item);
+    collisions.add(flat.collisions);
+    return flat.record;
+  });
+}

@@ -1,0 +1,87 @@
+/** A parsed record: column name → JSON-safe value (string, number, boolean, null, array). */
+export type ParsedRecord = Record<string, unknown>;
+
+/**
+ * Turns a value from any parser into a JSON-safe cell: integers beyond 2^53 stay exact as strings, dates become
+ * RFC 3339 strings, bytes become base64.
+ */
+export function toCell(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'bigint') {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
+  }
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (Array.isArray(value))
+    return value.map((item) => (isPlainObject(item) ? flattenRecord(item).record : toCell(item)));
+  return value;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+export interface Flattened {
+  readonly record: ParsedRecord;
+  /** Dotted keys produced twice (`{"a.b": 1, "a": {"b": 2}}`); the first value is kept. */
+  readonly collisions: readonly string[];
+}
+
+/** Flattens nested objects into dotted keys (`{"a": {"b": 1}}` → `{"a.b": 1}`); arrays stay values. */
+export function flattenRecord(source: Record<string, unknown>): Flattened {
+  const record: ParsedRecord = {};
+  const collisions: string[] = [];
+  const visit = (value: Record<string, unknown>, prefix: string): void => {
+    for (const [key, item] of Object.entries(value)) {
+      const name = prefix === '' ? key : `${prefix}.${key}`;
+      if (isPlainObject(item) && Object.keys(item).length > 0) {
+        visit(item, name);
+        continue;
+      }
+      if (Object.prototype.hasOwnProperty.call(record, name)) {
+        collisions.push(name);
+        continue;
+      }
+      record[name] = isPlainObject(item) ? null : toCell(item);
+    }
+  };
+  visit(source, '');
+  return { record, collisions };
+}
+
+/** Collects collision names across many records and reports each once. */
+export class CollisionLog {
+  private readonly names = new Set<string>();
+
+  add(collisions: readonly string[]): void {
+    for (const name of collisions) this.names.add(name);
+  }
+
+  get keys(): readonly string[] {
+    return [...this.names];
+  }
+
+  message(): string | undefined {
+    if (this.names.size === 0) return undefined;
+    const shown = [...this.names].slice(0, 10).join(', ');
+    return `${this.names.size} flattened key collision(s), first value kept: ${shown}`;
+  }
+}
+
+/** Reads a dot-path (`results.items`) from a parsed JSON value; numeric segments index arrays. */
+export function getPath(value: unknown, path: string): unknown {
+  let current = value;
+  for (const segment of path.split('.').filter((s) => s !== '')) {
+    if (Array.isArray(current) && /^\d+$/.test(segment)) current = current[Number(segment)];
+    else if (typeof current === 'object' && current !== null)
+      current = (current as Record<string, unknown>)[segment];
+    else return undefined;
+  }
+  return current;
+}

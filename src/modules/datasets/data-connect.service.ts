@@ -1,0 +1,180 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { Principal, roleRank } from '../access/principal';
+import { DatasetShapeError } from './dataset-file-writer';
+import { ConnectDataDto, Visibility } from './datasets.dto';
+import { DatasetsService, EmptySourceError } from './datasets.service';
+
+/** What a data connect needs from the connectors module: the connector, and its rows as a stream of batches. */
+export interface ConnectorView {
+  readonly id: string;
+  readonly name: string;
+  readonly connectorType: string;
+}
+
+export interface RowSelection {
+  readonly table?: string;
+  readonly query?: string;
+}
+
+export interface ConnectorRowSource {
+  getForOrg(orgId: string, id: string): Promise<ConnectorView>;
+  readRows(
+    orgId: string,
+    connectorId: string,
+    selection: RowSelection,
+  ): AsyncIterable<Record<string, unknown>[]>;
+}
+
+export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
+
+const SQL_TYPES = ['postgres', 'mysql', 'mssql', 'sqlite', 'clickhouse', 'redshift', 'snowflake', 'bigquery'];
+const OBJECT_STORE_TYPES = ['s3', 'gcs', 'azure'];
+
+/** The connector types a `connection_type` of data connect may name. */
+function acceptsType(connectionType: string, provider: string | undefined, connectorType: string): boolean {
+  switch (connectionType) {
+    case 'file':
+    case 'file_upload':
+      return connectorType === 'file';
+    case 'api':
+    case 'rest':
+    case 'rest_api':
+      return (
+        connectorType === 'rest' && (provider === undefined || provider === 'rest' || provider === 'rest_api')
+      );
+    case 'database':
+    case 'sql':
+      return SQL_TYPES.includes(connectorType);
+    case 'object_store':
+    case 'storage':
+      return OBJECT_STORE_TYPES.includes(connectorType);
+    default:
+      return (
+        connectionType === connectorType || (connectionType === 'postgresql' && connectorType === 'postgres')
+      );
+  }
+}
+
+export interface ConnectResult {
+  readonly status: 'ready' | 'failed';
+  readonly dataset_id?: string;
+  readonly dataset_name: string;
+  readonly version?: number;
+  readonly schema_summary?: { rows: number; columns: number };
+  readonly connection_id: string;
+  readonly message?: string;
+}
+
+/** `POST /v1/data/connect`: reads a connector's rows (through the connectors module) into a new dataset version. */
+@Injectable()
+export class DataConnectService {
+  constructor(
+    private readonly datasets: DatasetsService,
+    @Inject(CONNECTOR_ROW_SOURCE) private readonly connectors: ConnectorRowSource,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async connect(principal: Principal, request: ConnectDataDto): Promise<ConnectResult> {
+    const visibility: Visibility = request.visibility ?? 'private';
+    if (visibility === 'shared' && roleRank(principal.role) < roleRank('admin')) {
+      throw new AppError(
+        'insufficient_role',
+        'Sharing a dataset with every organization needs the admin role.',
+      );
+    }
+    if (roleRank(principal.role) < roleRank('member')) {
+      throw new AppError('insufficient_role', 'Connecting data needs the member role or higher.');
+    }
+    const connector = await this.connectors.getForOrg(principal.orgId, request.connection_id);
+    const connectionType = request.connection_type.toLowerCase().replace(/-/g, '_');
+    const provider = request.provider?.toLowerCase().replace(/-/g, '_');
+    if (!acceptsType(connectionType, provider, connector.connectorType)) {
+      throw AppError.validation([
+        {
+          field: 'connection_type',
+          problem: `"${request.connection_type}" does not match the ${connector.connectorType} connector ${connector.id}`,
+        },
+      ]);
+    }
+    const isSql = SQL_TYPES.includes(connector.connectorType);
+    if (!isSql && (request.table !== undefined || request.query !== undefined)) {
+      throw AppError.validation([
+        { field: 'table', problem: 'table and query apply to SQL connectors only' },
+      ]);
+    }
+    if (request.table !== undefined && request.query !== undefined) {
+      throw AppError.validation([{ field: 'query', problem: 'give either table or query, not both' }]);
+    }
+    if (isSql && request.table === undefined && request.query === undefined) {
+      throw AppError.validation([
+        { field: 'table', problem: 'a SQL connector needs a table or a read-only query' },
+      ]);
+    }
+    const selection: RowSelection = {
+      ...(request.table !== undefined ? { table: request.table } : {}),
+      ...(request.query !== undefined ? { query: request.query } : {}),
+    };
+    try {
+      const record = await this.datasets.ingest(
+        {
+          orgId: principal.orgId,
+          datasetName: request.dataset_name,
+          visibility,
+          connectionId: connector.id,
+          connectionType,
+          source: {
+            connector_id: connector.id,
+            connector_name: connector.name,
+            connector_type: connector.connectorType,
+            ...selection,
+          },
+          createdBy: principal.keyId ?? principal.userId ?? null,
+        },
+        this.connectors.readRows(principal.orgId, connector.id, selection),
+      );
+      return {
+        status: 'ready',
+        dataset_id: record.id,
+        dataset_name: record.datasetName,
+        version: record.version,
+        schema_summary: { rows: record.rowCount, columns: record.columnCount },
+        connection_id: connector.id,
+      };
+    } catch (error) {
+      const message = this.failureMessage(error);
+      this.logger.warn(
+        {
+          event: 'dataset_connect_failed',
+          org_id: principal.orgId,
+          connection_id: connector.id,
+          reason: message,
+        },
+        'data connect failed',
+      );
+      return { status: 'failed', dataset_name: request.dataset_name, connection_id: connector.id, message };
+    }
+  }
+
+  private failureMessage(error: unknown): string {
+    if (
+      error instanceof EmptySourceError ||
+      error instanceof DatasetShapeError ||
+      error instanceof AppError
+    ) {
+      return error.message;
+    }
+    if (error instanceof Error) {
+      if (!('code' in error) && (error instanceof TypeError || error instanceof RangeError)) {
+        this.logger.error(
+          { event: 'dataset_connect_error', err: error },
+          'unexpected error while reading a source',
+        );
+        return 'Reading the source failed unexpectedly; see the daemon log.';
+      }
+      return error.message;
+    }
+    return String(error);
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { DatasetRecord, DatasetSchema } from './dataset.entity';
+
+export interface DatasetListFilter {
+  readonly orgId: string;
+  readonly search?: string;
+  readonly datasetName?: string;
+  readonly latestOnly: boolean;
+}
+
+/** The only code touching the dataset catalogue; every read is scoped to what the org may see. */
+@Injectable()
+export class DatasetRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  async insert(record: DatasetRecord): Promise<void> {
+    const em = this.em.fork();
+    em.create(DatasetSchema, record);
+    await em.flush();
+  }
+
+  /** The next version number of a dataset name within an org (1 for a new name). */
+  async nextVersion(orgId: string, datasetName: string): Promise<number> {
+    const rows = await this.em
+      .fork()
+      .getConnection()
+      .execute<{ version: number | null }[]>(
+        'select max(version) as version from datasets where org_id = ? and dataset_name = ?',
+        [orgId, datasetName],
+      );
+    return (rows[0]?.version ?? 0) + 1;
+  }
+
+  /** A dataset the org owns, or a shared one when `includeShared`. */
+  async findVisible(orgId: string, id: string, includeShared: boolean): Promise<DatasetRecord | null> {
+    const record = await this.em.fork().findOne(DatasetSchema, { id });
+    if (!record) return null;
+    if (record.orgId === orgId || (includeShared && record.visibility === 'shared')) return record;
+    return null;
+  }
+
+  async list(filter: DatasetListFilter): Promise<DatasetRecord[]> {
+    const records = await this.em.fork().find(
+      DatasetSchema,
+      {
+        $or: [{ orgId: filter.orgId }, { visibility: 'shared' }],
+        ...(filter.datasetName !== undefined ? { datasetName: filter.datasetName } : {}),
+      },
+      { orderBy: { datasetName: 'asc', version: 'desc', id: 'asc' } },
+    );
+    const search = filter.search?.toLowerCase();
+    const seen = new Set<string>();
+    return records.filter((record) => {
+      if (search !== undefined && !record.datasetName.toLowerCase().includes(search)) return false;
+      if (!filter.latestOnly) return true;
+      const key = `${record.orgId}\u0000${record.datasetName}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  async updateFormulas(
+    id: string,
+    formulasJson: string,
+    schemaJson: string,
+    updatedAt: string,
+  ): Promise<void> {
+    await this.em.fork().nativeUpdate(DatasetSchema, { id }, { formulasJson, schemaJson, updatedAt });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.em.fork().nativeDelete(DatasetSchema, { id });
+  }
+}

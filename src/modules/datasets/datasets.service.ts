@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { Principal, roleRank } from '../access/principal';
+import { ColumnSchema } from './column-profile';
+import { DatasetRecord } from './dataset.entity';
+import { DatasetRepository } from './dataset.repository';
+import { DatasetReaders } from './dataset-readers';
+import { DatasetFileWriter } from './dataset-file-writer';
+import {
+  parseFormulas,
+  parseSchema,
+  StoredFormula,
+  toCompactDatasetResponse,
+  toDatasetResponse,
+  toSchemaResponse,
+  toSummaryResponse,
+  Visibility,
+} from './datasets.dto';
+import { queryHints } from './query-hints';
+import { ReadOnlyDatabase } from './readonly-database';
+
+export interface IngestRequest {
+  readonly orgId: string;
+  readonly datasetName: string;
+  readonly visibility: Visibility;
+  readonly connectionId: string | null;
+  readonly connectionType: string;
+  /** What was read, recorded with the dataset (never credentials). */
+  readonly source: Record<string, unknown>;
+  readonly createdBy: string | null;
+}
+
+export interface ListOptions {
+  readonly search?: string;
+  readonly compact?: boolean;
+  readonly allVersions?: boolean;
+}
+
+/** A dataset opened for querying: its catalogue record, its columns and formulas, and a pooled connection. */
+export interface OpenDataset {
+  readonly record: DatasetRecord;
+  readonly filePath: string;
+  readonly columns: readonly ColumnSchema[];
+  readonly formulas: readonly StoredFormula[];
+  reader(): Promise<ReadOnlyDatabase>;
+}
+
+export class EmptySourceError extends Error {
+  constructor() {
+    super('The source returned no rows.');
+  }
+}
+
+/** The dataset catalogue and files: ingest snapshots, list, describe, delete, formulas. */
+@Injectable()
+export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
+  private readonly readers = new DatasetReaders();
+
+  constructor(
+    private readonly datasets: DatasetRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  onModuleInit(): void {
+    mkdirSync(this.config.datasetsDir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(this.config.datasetsDir)) {
+      if (name.endsWith('.partial')) rmSync(join(this.config.datasetsDir, name), { force: true });
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.readers.closeAll();
+  }
+
+  /**
+   * Snapshots a stream of row batches into a new dataset version. The file is complete and durable before the
+   * catalogue row exists, so a listed dataset always has its rows; a failed source leaves nothing behind.
+   */
+  async ingest(
+    request: IngestRequest,
+    batches: AsyncIterable<readonly Record<string, unknown>[]>,
+  ): Promise<DatasetRecord> {
+    const id = `ds_${randomBytes(12).toString('hex')}`;
+    const fileName = `${id}.sqlite`;
+    const started = process.hrtime.bigint();
+    const writer = DatasetFileWriter.create(join(this.config.datasetsDir, fileName));
+    let written;
+    try {
+      for await (const batch of batches) writer.addBatch(batch);
+      if (writer.rows === 0) throw new EmptySourceError();
+      written = writer.finish();
+    } catch (error) {
+      writer.abort();
+      throw error;
+    }
+    const now = new Date().toISOString();
+    const record: DatasetRecord = {
+      id,
+      orgId: request.orgId,
+      datasetName: request.datasetName,
+      version: 0,
+      visibility: request.visibility,
+      connectionId: request.connectionId,
+      connectionType: request.connectionType,
+      source: JSON.stringify(request.source),
+      fileName,
+      rowCount: written.rowCount,
+      columnCount: written.columns.length,
+      schemaJson: JSON.stringify({ columns: written.columns, queryHints: queryHints(written.columns) }),
+      formulasJson: '[]',
+      createdBy: request.createdBy,
+      ingestedAt: now,
+      updatedAt: now,
+    };
+    try {
+      await this.insertNextVersion(record);
+    } catch (error) {
+      rmSync(join(this.config.datasetsDir, fileName), { force: true });
+      throw error;
+    }
+    this.logger.info(
+      {
+        event: 'dataset_ingested',
+        dataset_id: id,
+        org_id: request.orgId,
+        dataset_name: request.datasetName,
+        version: record.version,
+        rows: record.rowCount,
+        columns: record.columnCount,
+        bytes: written.bytes,
+        duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+      },
+      'dataset ingested',
+    );
+    return record;
+  }
+
+  /** Versions are numbered per org and name; a concurrent ingest of the same name takes the next number. */
+  private async insertNextVersion(record: DatasetRecord): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      record.version = await this.datasets.nextVersion(record.orgId, record.datasetName);
+      try {
+        await this.datasets.insert(record);
+        return;
+      } catch (error) {
+        if (attempt >= 5 || !/unique/i.test(String(error))) throw error;
+      }
+    }
+  }
+
+  async list(principal: Principal, options: ListOptions = {}): Promise<Record<string, unknown>[]> {
+    const records = await this.datasets.list({
+      orgId: principal.orgId,
+      search: options.search,
+      latestOnly: !options.allVersions,
+    });
+    return records.map((r) =>
+      options.compact ? toCompactDatasetResponse(r) : toDatasetResponse(r, principal.orgId),
+    );
+  }
+
+  async get(principal: Principal, id: string): Promise<Record<string, unknown>> {
+    return toDatasetResponse(await this.visible(principal.orgId, id), principal.orgId);
+  }
+
+  async summary(principal: Principal, id: string): Promise<Record<string, unknown>> {
+    return toSummaryResponse(await this.visible(principal.orgId, id));
+  }
+
+  async schema(principal: Principal, id: string): Promise<Record<string, unknown>> {
+    return toSchemaResponse(await this.visible(principal.orgId, id));
+  }
+
+  /** Every version of the dataset's name, newest first. */
+  async versions(principal: Principal, id: string): Promise<Record<string, unknown>[]> {
+    const record = await this.visible(principal.orgId, id);
+    const all = await this.datasets.list({
+      orgId: record.orgId,
+      datasetName: record.datasetName,
+      latestOnly: false,
+    });
+    return all.filter((r) => r.orgId === record.orgId).map((r) => toDatasetResponse(r, principal.orgId));
+  }
+
+  async delete(principal: Principal, id: string): Promise<void> {
+    const record = await this.owned(principal, id);
+    await this.datasets.delete(record.id);
+    this.readers.evict(record.id);
+    rmSync(join(this.config.datasetsDir, record.fileName), { force: true });
+    this.logger.info(
+      { event: 'dataset_deleted', dataset_id: record.id, org_id: record.orgId },
+      'dataset deleted',
+    );
+  }
+
+  /** Opens a dataset the org may read, for the query module. */
+  async open(orgId: string, id: string): Promise<OpenDataset> {
+    const record = await this.visible(orgId, id);
+    const filePath = join(this.config.datasetsDir, record.fileName);
+    return {
+      record,
+      filePath,
+      columns: parseSchema(record).columns,
+      formulas: parseFormulas(record),
+      reader: () => this.readers.get(record.id, filePath),
+    };
+  }
+
+  /** A dataset the org owns or that is shared with every org; anything else does not exist for the caller. */
+  private async visible(orgId: string, id: string): Promise<DatasetRecord> {
+    const record = await this.datasets.findVisible(orgId, id, true);
+    if (!record) throw new AppError('dataset_not_found');
+    return record;
+  }
+
+  /** Changing or deleting a dataset needs its owner org; a shared dataset of another org is read-only. */
+  private async owned(principal: Principal, id: string): Promise<DatasetRecord> {
+    const record = await this.visible(principal.orgId, id);
+    if (record.orgId !== principal.orgId) {
+      throw new AppError('forbidden', 'Only the organization that owns a shared dataset can change it.');
+    }
+    if (roleRank(principal.role) < roleRank('member')) {
+      throw new AppError('insufficient_role', 'Changing a dataset needs the member role or higher.');
+    }
+    return record;
+  }
+
+  async ownedForUpdate(principal: Principal, id: string): Promise<DatasetRecord> {
+    return this.owned(principal, id);
+  }
+}

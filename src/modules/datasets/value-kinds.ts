@@ -1,0 +1,157 @@
+/** Column types of a dataset (the wire names). */
+export const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date', 'timestamp'] as const;
+export type ColumnType = (typeof COLUMN_TYPES)[number];
+
+/** What a single value looked like; a column's type is the join of the kinds of its non-null values. */
+export const KIND_INTEGER = 1;
+export const KIND_NUMBER = 2;
+export const KIND_STRING = 4;
+export const KIND_BOOLEAN = 8;
+export const KIND_DATE = 16;
+export const KIND_TIMESTAMP = 32;
+
+/** A value as stored in a dataset file: numbers, text, booleans as 0/1 (SQLite's own convention), or null. */
+export type StoredValue = number | string | null;
+
+const INTEGER_TEXT = /^-?(?:0|[1-9]\d{0,14})$/;
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)?(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const LONG_DIGITS = /^-?\d*$/;
+const DATE_TEXT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
+const TIMESTAMP_TEXT =
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$/;
+
+/**
+ * Converts one source value to its stored form and reports its kind in `kind` (0 for null). One instance is reused
+ * for every value of an ingest, so the hot loop allocates nothing per value.
+ */
+export class ValueClassifier {
+  kind = 0;
+
+  convert(raw: unknown): StoredValue {
+    switch (typeof raw) {
+      case 'string':
+        return this.convertText(raw);
+      case 'number':
+        if (!Number.isFinite(raw)) return this.text(String(raw));
+        this.kind = Number.isInteger(raw) && Number.isSafeInteger(raw) ? KIND_INTEGER : KIND_NUMBER;
+        return raw;
+      case 'boolean':
+        this.kind = KIND_BOOLEAN;
+        return raw ? 1 : 0;
+      case 'bigint':
+        if (raw >= BigInt(Number.MIN_SAFE_INTEGER) && raw <= BigInt(Number.MAX_SAFE_INTEGER)) {
+          this.kind = KIND_INTEGER;
+          return Number(raw);
+        }
+        return this.text(raw.toString());
+      case 'undefined':
+        this.kind = 0;
+        return null;
+      case 'object':
+        if (raw === null) {
+          this.kind = 0;
+          return null;
+        }
+        if (raw instanceof Date) {
+          if (Number.isNaN(raw.getTime())) return this.text(String(raw));
+          this.kind = KIND_TIMESTAMP;
+          return raw.toISOString();
+        }
+        if (Buffer.isBuffer(raw)) return this.text(raw.toString('base64'));
+        return this.text(JSON.stringify(raw));
+      case 'symbol':
+      case 'function':
+        return this.text(String(raw));
+    }
+  }
+
+  private text(value: string): string {
+    this.kind = KIND_STRING;
+    return value;
+  }
+
+  /** Text from CSV and similar sources: numbers, booleans, dates and timestamps are recognised by their shape. */
+  private convertText(raw: string): StoredValue {
+    const length = raw.length;
+    if (length === 0) {
+      this.kind = 0;
+      return null;
+    }
+    const first = raw.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || first === 45 || first === 46) {
+      if (length <= 16 && INTEGER_TEXT.test(raw)) {
+        this.kind = KIND_INTEGER;
+        return Number(raw);
+      }
+      // Digits beyond a safe integer stay text: an 18-digit identifier must not lose its last digits.
+      if (NUMBER_TEXT.test(raw) && !LONG_DIGITS.test(raw)) {
+        const value = Number(raw);
+        if (Number.isFinite(value)) {
+          this.kind = KIND_NUMBER;
+          return value;
+        }
+      }
+      if (length === 10 && DATE_TEXT.test(raw)) {
+        this.kind = KIND_DATE;
+        return raw;
+      }
+      if (length >= 16 && TIMESTAMP_TEXT.test(raw)) {
+        this.kind = KIND_TIMESTAMP;
+        return raw;
+      }
+      return this.text(raw);
+    }
+    if (length === 4 || length === 5) {
+      const lower = raw.toLowerCase();
+      if (lower === 'true') {
+        this.kind = KIND_BOOLEAN;
+        return 1;
+      }
+      if (lower === 'false') {
+        this.kind = KIND_BOOLEAN;
+        return 0;
+      }
+    }
+    return this.text(raw);
+  }
+}
+
+/** The type of a column from the union of its value kinds: integer+number widen to number, date+timestamp to
+ * timestamp, any other mix to string. A column with no non-null value is a string column. */
+export function typeOfKinds(mask: number): ColumnType {
+  switch (mask) {
+    case 0:
+    case KIND_STRING:
+      return 'string';
+    case KIND_INTEGER:
+      return 'integer';
+    case KIND_NUMBER:
+    case KIND_INTEGER | KIND_NUMBER:
+      return 'number';
+    case KIND_BOOLEAN:
+      return 'boolean';
+    case KIND_DATE:
+      return 'date';
+    case KIND_TIMESTAMP:
+    case KIND_DATE | KIND_TIMESTAMP:
+      return 'timestamp';
+    default:
+      return 'string';
+  }
+}
+
+export function isNumericType(type: ColumnType): boolean {
+  return type === 'integer' || type === 'number';
+}
+
+export function isTemporalType(type: ColumnType): boolean {
+  return type === 'date' || type === 'timestamp';
+}
+
+export function isDateText(value: string): boolean {
+  return DATE_TEXT.test(value);
+}
+
+export function isTimestampText(value: string): boolean {
+  return TIMESTAMP_TEXT.test(value);
+}

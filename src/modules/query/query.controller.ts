@@ -1,0 +1,31 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { CurrentPrincipal } from '../access/access.decorators';
+import { Principal } from '../access/principal';
+import { RequireEntitlement } from '../licensing/entitlement.decorator';
+import { QueryService } from './query.service';
+
+/** Bodies are validated by the query grammar itself (shared with the MCP tools), not by a DTO class. */
+@Controller('v1/query')
+@RequireEntitlement('datasets')
+export class QueryController {
+  constructor(private readonly queries: QueryService) {}
+
+  @Post()
+  @HttpCode(200)
+  query(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<object> {
+    return this.queries.query(principal, body);
+  }
+
+  @Post('batch')
+  @HttpCode(200)
+  batch(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<object> {
+    return this.queries.batch(principal, body);
+  }
+
+  @Post('sql')
+  @HttpCode(200)
+  @RequireEntitlement('sql_reports')
+  sql(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<object> {
+    return this.queries.sqlReport(principal, body);
+  }
+}

@@ -1,0 +1,353 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError, toAppError } from '../../common/errors';
+import { Principal } from '../access/principal';
+import { ColumnRole, presentValue } from '../datasets/column-profile';
+import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
+import { isInterrupted, Row } from '../datasets/readonly-database';
+import { DATA_TABLE, quoteIdentifier } from '../datasets/sql-identifiers';
+import { ColumnType } from '../datasets/value-kinds';
+import { compileQuery } from './query-compiler';
+import {
+  aggregateType,
+  Condition,
+  QueryableColumn,
+  QuerySpec,
+  QueryValidator,
+  TYPED_QUERY_FIELDS,
+} from './query-grammar';
+import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
+import { runSqlReport } from './sql-report';
+
+export interface QueryResult {
+  rows: Record<string, unknown>[];
+  columns: { name: string; type: ColumnType }[];
+  plan: Record<string, unknown>;
+  row_count: number;
+  truncated: boolean;
+}
+
+const MAX_BATCH = 50;
+const MAX_REPORT_DATASETS = 10;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function datasetId(input: Record<string, unknown>, field = 'dataset_id'): string {
+  const id = input[field];
+  if (typeof id !== 'string' || id.length === 0 || id.length > 128) {
+    throw AppError.validation([{ field, problem: 'must be a dataset id (a string)' }]);
+  }
+  return id;
+}
+
+interface QueryColumnInfo extends QueryableColumn {
+  readonly role: ColumnRole;
+  readonly sql: string;
+}
+
+/** Governed queries over datasets: the typed grammar, natural language resolved to it, batches and SQL reports. */
+@Injectable()
+export class QueryService {
+  constructor(
+    private readonly datasets: DatasetsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async query(principal: Principal, input: unknown): Promise<QueryResult> {
+    if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
+    const allowed = ['dataset_id', 'query', ...TYPED_QUERY_FIELDS];
+    const unknown = Object.keys(input).filter((key) => !allowed.includes(key));
+    if (unknown.length > 0) {
+      throw AppError.validation(
+        unknown.map((field) => ({ field: field.slice(0, 100), problem: 'is not a known field' })),
+      );
+    }
+    const dataset = await this.datasets.open(principal.orgId, datasetId(input));
+    const columns = this.queryableColumns(dataset);
+    if (input.query !== undefined) return this.naturalLanguage(dataset, columns, input);
+    const spec = new QueryValidator(columns).validate(input);
+    return this.execute(dataset, columns, spec);
+  }
+
+  /** Runs each query in order; a failing one yields its error in place and does not stop the others. */
+  async batch(principal: Principal, input: unknown): Promise<{ results: unknown[] }> {
+    const queries = isRecord(input) ? input.queries : undefined;
+    if (!Array.isArray(queries) || queries.length === 0 || queries.length > MAX_BATCH) {
+      throw AppError.validation([
+        { field: 'queries', problem: `must be an array of 1 to ${MAX_BATCH} queries` },
+      ]);
+    }
+    const extra = Object.keys(input as Record<string, unknown>).filter((k) => k !== 'queries');
+    if (extra.length > 0)
+      throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
+    const results: unknown[] = [];
+    for (const query of queries) {
+      try {
+        results.push(await this.query(principal, query));
+      } catch (error) {
+        const appError = toAppError(error);
+        if (appError.code === 'internal_error') throw error;
+        results.push({
+          error: {
+            code: appError.code,
+            message: appError.message,
+            ...(appError.details && appError.details.length > 0 ? { details: appError.details } : {}),
+          },
+        });
+      }
+    }
+    return { results };
+  }
+
+  async sqlReport(principal: Principal, input: unknown): Promise<Record<string, unknown>> {
+    if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
+    const extra = Object.keys(input).filter((k) => !['dataset_id', 'dataset_ids', 'sql'].includes(k));
+    if (extra.length > 0)
+      throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
+    const sql = input.sql;
+    if (typeof sql !== 'string' || sql.trim() === '' || sql.length > 100_000) {
+      throw AppError.validation([
+        { field: 'sql', problem: 'must be one SQL statement (a non-empty string)' },
+      ]);
+    }
+    const ids = this.reportDatasetIds(input);
+    const opened: OpenDataset[] = [];
+    for (const id of ids) opened.push(await this.datasets.open(principal.orgId, id));
+    const seen = new Set<string>();
+    const tables = opened.map((dataset, index) => {
+      const names = [dataset.record.datasetName, ...(index === 0 ? ['dataset'] : [])].filter(
+        (name, i, all) => {
+          return all.indexOf(name) === i;
+        },
+      );
+      for (const name of names) {
+        if (seen.has(name.toLowerCase())) {
+          throw AppError.validation([
+            {
+              field: 'dataset_ids',
+              problem: `two datasets would both be visible as "${name}"; pick one version`,
+            },
+          ]);
+        }
+        seen.add(name.toLowerCase());
+      }
+      return {
+        datasetId: dataset.record.id,
+        filePath: dataset.filePath,
+        names,
+        formulas: dataset.formulas.map((f) => ({ name: f.name, sql: f.sql })),
+      };
+    });
+    const started = process.hrtime.bigint();
+    const result = await runSqlReport(sql, tables, {
+      timeoutMs: this.config.sqlReportTimeoutS * 1000,
+      maxRows: this.config.sqlReportMaxRows,
+    });
+    return {
+      columns: result.columns,
+      rows: result.rows,
+      row_count: result.rows.length,
+      truncated: result.truncated,
+      tables: tables.map((t) => ({ dataset_id: t.datasetId, names: t.names })),
+      elapsed_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
+    };
+  }
+
+  private reportDatasetIds(input: Record<string, unknown>): string[] {
+    const ids: string[] = [];
+    if (input.dataset_id !== undefined) ids.push(datasetId(input));
+    if (input.dataset_ids !== undefined) {
+      const list = input.dataset_ids;
+      if (!Array.isArray(list) || list.length > MAX_REPORT_DATASETS) {
+        throw AppError.validation([
+          { field: 'dataset_ids', problem: `must be an array of at most ${MAX_REPORT_DATASETS} dataset ids` },
+        ]);
+      }
+      list.forEach((_, i) => ids.push(datasetId(list as unknown as Record<string, unknown>, String(i))));
+    }
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) throw AppError.validation([{ field: 'dataset_id', problem: 'is required' }]);
+    if (unique.length > MAX_REPORT_DATASETS) {
+      throw AppError.validation([
+        { field: 'dataset_ids', problem: `at most ${MAX_REPORT_DATASETS} datasets` },
+      ]);
+    }
+    return unique;
+  }
+
+  private queryableColumns(dataset: OpenDataset): QueryColumnInfo[] {
+    return [
+      ...dataset.columns.map((c) => ({
+        name: c.name,
+        type: c.type,
+        role: c.role,
+        sql: quoteIdentifier(c.name),
+      })),
+      ...dataset.formulas.map((f) => ({
+        name: f.name,
+        type: f.type,
+        role: f.type === 'number' ? ('measure' as const) : ('dimension' as const),
+        sql: `(${f.sql})`,
+      })),
+    ];
+  }
+
+  private async naturalLanguage(
+    dataset: OpenDataset,
+    columns: readonly QueryColumnInfo[],
+    input: Record<string, unknown>,
+  ): Promise<QueryResult> {
+    const typedFields = TYPED_QUERY_FIELDS.filter(
+      (f) => f !== 'limit' && f !== 'offset' && input[f] !== undefined,
+    );
+    if (typedFields.length > 0) {
+      throw AppError.validation(
+        typedFields.map((field) => ({ field, problem: 'cannot be combined with a natural-language query' })),
+      );
+    }
+    if (typeof input.query !== 'string') {
+      throw AppError.validation([{ field: 'query', problem: 'must be a string' }]);
+    }
+    let resolution;
+    try {
+      resolution = resolveNaturalLanguage(input.query, {
+        columns,
+        snapshotTime: new Date(dataset.record.ingestedAt),
+      });
+    } catch (error) {
+      if (error instanceof QueryNotUnderstoodError) {
+        throw new AppError(
+          'query_not_understood',
+          `The query could not be resolved unambiguously: ${error.message}.`,
+          error.hints.map((hint) => ({ field: 'query', problem: hint })),
+        );
+      }
+      throw error;
+    }
+    const typed: Record<string, unknown> = { ...resolution.query };
+    if (input.limit !== undefined) typed.limit = input.limit;
+    if (input.offset !== undefined) typed.offset = input.offset;
+    let spec: QuerySpec;
+    try {
+      spec = new QueryValidator(columns).validate(typed);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'validation_failed' && input.limit === undefined) {
+        throw new AppError(
+          'query_not_understood',
+          `The query resolved to an invalid plan: ${error.message}`,
+          error.details,
+        );
+      }
+      throw error;
+    }
+    const where = await this.matchTextValues(dataset, columns, spec.where);
+    return this.execute(dataset, columns, { ...spec, where }, resolution.interpretation);
+  }
+
+  /**
+   * Natural-language text values match stored values regardless of case ("region is west" finds "West"), but only
+   * when that names exactly one stored value; otherwise the text is used as written.
+   */
+  private async matchTextValues(
+    dataset: OpenDataset,
+    columns: readonly QueryColumnInfo[],
+    where: readonly Condition[],
+  ): Promise<Condition[]> {
+    const out: Condition[] = [];
+    for (const condition of where) {
+      const column = columns.find((c) => c.name === condition.column);
+      if (
+        !column ||
+        column.type !== 'string' ||
+        (condition.op !== 'eq' && condition.op !== 'ne' && condition.op !== 'in')
+      ) {
+        out.push(condition);
+        continue;
+      }
+      const values = Array.isArray(condition.value) ? condition.value : [condition.value];
+      const matched = [];
+      for (const value of values) matched.push(await this.storedSpelling(dataset, column, String(value)));
+      out.push({ ...condition, value: Array.isArray(condition.value) ? matched : matched[0] });
+    }
+    return out;
+  }
+
+  private async storedSpelling(
+    dataset: OpenDataset,
+    column: QueryColumnInfo,
+    value: string,
+  ): Promise<string> {
+    const reader = await dataset.reader();
+    const rows = await reader.all<{ value: string }>(
+      `select distinct ${column.sql} as value from ${DATA_TABLE} where ${column.sql} = ? collate nocase limit 2`,
+      [value],
+    );
+    return rows.length === 1 ? rows[0].value : value;
+  }
+
+  private async execute(
+    dataset: OpenDataset,
+    columns: readonly QueryColumnInfo[],
+    spec: QuerySpec,
+    interpretation?: Interpretation,
+  ): Promise<QueryResult> {
+    const byName = new Map(columns.map((c) => [c.name, c]));
+    const compiled = compileQuery(spec, (name) => (byName.get(name) as QueryColumnInfo).sql);
+    const reader = await dataset.reader();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      reader.interrupt();
+    }, this.config.queryTimeoutS * 1000);
+    let raw: Row[];
+    try {
+      raw = await reader.all(compiled.sql, compiled.params);
+    } catch (error) {
+      if (timedOut && isInterrupted(error)) {
+        throw new AppError('query_timeout', `The query exceeded its ${this.config.queryTimeoutS} s budget.`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    const truncated = raw.length > spec.limit;
+    if (truncated) raw = raw.slice(0, spec.limit);
+
+    const grouped = spec.groupBy.length > 0 || spec.aggregates.length > 0;
+    const output = grouped
+      ? [
+          ...spec.groupBy.map((name) => ({ name, type: (byName.get(name) as QueryColumnInfo).type })),
+          ...spec.aggregates.map((a) => ({
+            name: a.as,
+            type: aggregateType(a.function, a.column === undefined ? undefined : byName.get(a.column)?.type),
+          })),
+        ]
+      : spec.select.map((name) => ({ name, type: (byName.get(name) as QueryColumnInfo).type }));
+    const rows = raw.map((row) => {
+      const out: Record<string, unknown> = {};
+      for (const column of output) {
+        const value = row[column.name] as number | string | null;
+        out[column.name] = column.type === 'boolean' ? presentValue(value, 'boolean') : value;
+      }
+      return out;
+    });
+    const plan: Record<string, unknown> = {
+      dataset_id: dataset.record.id,
+      dataset_name: dataset.record.datasetName,
+      version: dataset.record.version,
+      kind: grouped ? 'aggregate' : 'rows',
+      select: spec.select,
+      where: spec.where,
+      group_by: spec.groupBy,
+      aggregates: spec.aggregates.map((a) => ({ function: a.function, column: a.column ?? null, as: a.as })),
+      order_by: compiled.orderBy,
+      limit: spec.limit,
+      offset: spec.offset,
+      sql: compiled.sql,
+      ...(interpretation ? { interpretation } : {}),
+    };
+    return { rows, columns: output, plan, row_count: rows.length, truncated };
+  }
+}

@@ -1,0 +1,164 @@
+import { AppError } from '../../src/common/errors';
+import { quoteIdentifier } from '../../src/modules/datasets/sql-identifiers';
+import { compileQuery } from '../../src/modules/query/query-compiler';
+import { QueryableColumn, QueryValidator } from '../../src/modules/query/query-grammar';
+
+const columns: QueryableColumn[] = [
+  { name: 'id', type: 'integer' },
+  { name: 'day', type: 'date' },
+  { name: 'at', type: 'timestamp' },
+  { name: 'region', type: 'string' },
+  { name: 'revenue', type: 'number' },
+  { name: 'flag', type: 'boolean' },
+];
+const validate = (input: Record<string, unknown>) => new QueryValidator(columns).validate(input);
+
+function problems(input: Record<string, unknown>): { field: string; problem: string }[] {
+  try {
+    validate(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('validation_failed');
+    return [...((error as AppError).details ?? [])];
+  }
+  throw new Error('expected a validation failure');
+}
+
+describe('typed query grammar', () => {
+  it('defaults to every column, limit 100, offset 0', () => {
+    expect(validate({})).toEqual({
+      select: ['id', 'day', 'at', 'region', 'revenue', 'flag'],
+      where: [],
+      groupBy: [],
+      aggregates: [],
+      orderBy: [],
+      limit: 100,
+      offset: 0,
+    });
+  });
+
+  it('names aggregates <function>_<column> and count_rows', () => {
+    const spec = validate({
+      group_by: ['region'],
+      aggregates: [
+        { function: 'sum', column: 'revenue' },
+        { function: 'count' },
+        { function: 'max', column: 'day' },
+      ],
+    });
+    expect(spec.aggregates.map((a) => a.as)).toEqual(['sum_revenue', 'count_rows', 'max_day']);
+    expect(spec.select).toEqual(['region']);
+  });
+
+  it('accepts every operator with a value of the column type', () => {
+    const spec = validate({
+      where: [
+        { column: 'revenue', op: 'gte', value: 10 },
+        { column: 'region', op: 'in', value: ['West', 'East'] },
+        { column: 'region', operator: 'contains', value: 'es' },
+        { column: 'day', op: 'lt', value: '2024-01-01' },
+        { column: 'at', op: 'gte', value: '2024-01-01T10:00:00Z' },
+        { column: 'flag', op: 'eq', value: true },
+        { column: 'region', op: 'is_null' },
+      ],
+    });
+    expect(spec.where).toHaveLength(7);
+  });
+
+  it.each([
+    [{ select: ['nope'] }, 'select[0]', 'unknown column "nope"'],
+    [{ select: ['region; drop table data'] }, 'select[0]', 'unknown column "region; drop table data"'],
+    [{ limit: -1 }, 'limit', 'must be between 1 and 10000'],
+    [{ limit: 10001 }, 'limit', 'must be between 1 and 10000'],
+    [{ limit: 1.5 }, 'limit', 'must be an integer, got a number'],
+    [{ offset: -5 }, 'offset', 'must be between 0 and 1000000000'],
+    [{ where: [{ column: 'revenue', op: 'gt', value: '10' }] }, 'where[0].value', 'must be a number'],
+    [{ where: [{ column: 'region', op: 'gt', value: 5 }] }, 'where[0].value', 'must be a string'],
+    [{ where: [{ column: 'flag', op: 'lt', value: true }] }, 'where[0].value', 'lt does not apply'],
+    [
+      { where: [{ column: 'revenue', op: 'contains', value: 'x' }] },
+      'where[0].op',
+      'contains applies to text',
+    ],
+    [{ where: [{ column: 'region', op: 'like', value: 'x' }] }, 'where[0].op', 'must be one of'],
+    [{ where: [{ column: 'day', op: 'eq', value: 'yesterday' }] }, 'where[0].value', 'must be a date'],
+    [{ where: [{ column: 'region', op: 'eq', value: null }] }, 'where[0].value', 'use is_null'],
+    [{ where: [{ column: 'region', op: 'in', value: [] }] }, 'where[0].value', 'array of 1 to 1000'],
+    [
+      { aggregates: [{ function: 'sum', column: 'region' }] },
+      'aggregates[0].column',
+      'needs a numeric column',
+    ],
+    [{ aggregates: [{ function: 'median', column: 'revenue' }] }, 'aggregates[0].function', 'must be one of'],
+    [{ group_by: ['region'], select: ['revenue'] }, 'select[0]', 'must be one of group_by'],
+    [{ order_by: [{ column: 'nope' }] }, 'order_by[0].column', 'unknown column'],
+    [{ order_by: [{ column: 'region', direction: 'up' }] }, 'order_by[0].direction', 'must be asc or desc'],
+    [
+      { group_by: ['region'], aggregates: [{ function: 'count' }], order_by: [{ column: 'revenue' }] },
+      'order_by[0].column',
+      'not a group_by column or aggregate output',
+    ],
+    [
+      { where: [{ column: 'region', op: 'eq', value: 'x', extra: 1 }] },
+      'where[0].extra',
+      'is not a known field',
+    ],
+  ])('%j → %s', (input, field, problem) => {
+    const found = problems(input);
+    expect(found.find((p) => p.field === field)?.problem).toContain(problem);
+  });
+
+  it('reports every problem at once', () => {
+    expect(problems({ select: ['a', 'b'], limit: 0 }).map((p) => p.field)).toEqual([
+      'select[0]',
+      'select[1]',
+      'limit',
+    ]);
+  });
+});
+
+describe('query compiler', () => {
+  const sql = (name: string) => quoteIdentifier(name);
+
+  it('binds every value and ends the order with the row ordinal', () => {
+    const compiled = compileQuery(
+      validate({
+        select: ['region', 'revenue'],
+        where: [
+          { column: 'region', op: 'eq', value: "West'; drop table data; --" },
+          { column: 'flag', op: 'ne', value: true },
+          { column: 'region', op: 'starts_with', value: 'W' },
+        ],
+        order_by: [{ column: 'revenue', direction: 'desc' }],
+        limit: 5,
+        offset: 10,
+      }),
+      sql,
+    );
+    expect(compiled.sql).toBe(
+      'select "region" as "region", "revenue" as "revenue" from data where "region" = ? and ("flag" <> ? or "flag" is null) ' +
+        'and substr("region", 1, length(?)) = ? order by "revenue" desc, "_row" asc limit ? offset ?',
+    );
+    expect(compiled.params).toEqual(["West'; drop table data; --", 1, 'W', 'W', 6, 10]);
+    expect(compiled.orderBy).toEqual([
+      { column: 'revenue', direction: 'desc' },
+      { column: '_row', direction: 'asc' },
+    ]);
+  });
+
+  it('orders grouped results by the requested terms then every group key', () => {
+    const compiled = compileQuery(
+      validate({
+        group_by: ['region', 'day'],
+        aggregates: [{ function: 'sum', column: 'revenue' }],
+        order_by: [{ column: 'sum_revenue', direction: 'desc' }],
+        limit: 10,
+      }),
+      sql,
+    );
+    expect(compiled.sql).toBe(
+      'select "region" as "region", "day" as "day", sum("revenue") as "sum_revenue" from data group by "region", "day" ' +
+        'order by "sum_revenue" desc, "region" asc, "day" asc limit ? offset ?',
+    );
+  });
+});
