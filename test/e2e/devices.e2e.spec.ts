@@ -210,7 +210,7 @@ describe('device binding of capped keys over HTTP', () => {
 });
 
 describe('the appliance device cap over HTTP', () => {
-  it('answers 402 device_limit_reached once max_devices machines are bound, across keys', async () => {
+  it('answers 402 device_limit_reached once max_devices machines are bound, across keys, until a key is revoked', async () => {
     const dir = makeTempDir();
     const t = await startTestApp(
       writeTestLicense(dir, { caps: { max_devices: 2, max_devices_per_key: 2 } }),
@@ -218,7 +218,8 @@ describe('the appliance device cap over HTTP', () => {
     );
     try {
       const owner = await signupAccount(t);
-      const k1 = (await createApiKey(t, owner.apiKey, { device_limit: 2 })).rawKey;
+      const first = await createApiKey(t, owner.apiKey, { device_limit: 2 });
+      const k1 = first.rawKey;
       const k2 = (await createApiKey(t, owner.apiKey, { device_limit: 2 })).rawKey;
       expect(
         (await t.request('GET', '/v1/me', { token: k1, headers: deviceHeaders(deviceId('cap-1')) })).status,
@@ -231,6 +232,20 @@ describe('the appliance device cap over HTTP', () => {
         headers: deviceHeaders(deviceId('cap-3')),
       });
       expect([third.status, third.body.error.code]).toEqual([402, 'device_limit_reached']);
+
+      // Revoking an API key gives its devices' slots back.
+      expect((await t.request('DELETE', `/v1/api-keys/${first.id}`, { token: owner.apiKey })).status).toBe(
+        200,
+      );
+      const freed = await t.request('GET', '/v1/me', {
+        token: k2,
+        headers: deviceHeaders(deviceId('cap-3')),
+      });
+      expect(freed.status).toBe(200);
+      const listed = await t.request('GET', '/v1/device/list', { token: owner.apiKey });
+      expect(listed.body.devices.map((d: { device_id: string }) => d.device_id).sort()).toEqual(
+        [deviceId('cap-2'), deviceId('cap-3')].sort(),
+      );
     } finally {
       await t.close();
     }

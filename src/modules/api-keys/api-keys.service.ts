@@ -111,6 +111,7 @@ export class ApiKeysService {
       );
     });
     this.cache.deleteWhere((record) => record.id === keyId);
+    await this.policy.onKeyRevoked?.(keyId);
     return { id: keyId, revokedAt };
   }
 

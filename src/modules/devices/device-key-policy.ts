@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
 import { KeyPolicy, NewKeyFacts } from '../api-keys/key-policy';
-import { LicensingService } from './licensing.service';
+import { LicensingService } from '../licensing/licensing.service';
+import { DevicesService } from './devices.service';
 
-/** A new key's device_limit may not exceed the license's max_devices_per_key (0 = no per-key cap is always fine). */
+/**
+ * What device binding asks of API keys: a new key's device_limit may not exceed the license's max_devices_per_key
+ * (0, no per-key cap, is always fine), and a revoked key's devices give their slots back.
+ */
 @Injectable()
-export class LicenseKeyPolicy implements KeyPolicy {
-  constructor(private readonly licensing: LicensingService) {}
+export class DeviceKeyPolicy implements KeyPolicy {
+  constructor(
+    private readonly licensing: LicensingService,
+    private readonly devices: DevicesService,
+  ) {}
 
   checkNewKey(facts: NewKeyFacts): void {
     const { maxDevicesPerKey } = this.licensing.getCaps();
@@ -21,5 +28,9 @@ export class LicenseKeyPolicy implements KeyPolicy {
         `device_limit ${facts.deviceLimit} exceeds the license max_devices_per_key (${maxDevicesPerKey}).`,
       );
     }
+  }
+
+  async onKeyRevoked(keyId: string): Promise<void> {
+    await this.devices.releaseKey(keyId);
   }
 }
