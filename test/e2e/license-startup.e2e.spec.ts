@@ -38,13 +38,13 @@ describe('the built daemon and its license', () => {
       expect.objectContaining({ level: 'fatal', event, file: env.SERVICE_LICENSE_FILE }),
     );
     expect(daemon.output()).not.toContain('"event":"daemon_started"');
-  });
+  }, 120_000);
 
   it('starts with a valid license, logs license_loaded and the development key warning', async () => {
     const dataDir = makeTempDir();
     const env = writeTestLicense(dataDir, { licensee: 'Spawned Corp' });
     const daemon = spawnDaemon({ ...env, SERVICE_PORT: '0', SERVICE_DATA_DIR: dataDir });
-    await waitForStart(daemon);
+    await waitForStart(daemon, 90_000);
     daemon.child.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
     const lines = events(daemon.output());
