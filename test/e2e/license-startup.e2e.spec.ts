@@ -26,19 +26,23 @@ describe('the built daemon and its license', () => {
       'license_format_retired',
       () => armor({ ...signParts(licensePayload()).envelope, v: 1 }),
     ],
-  ])('refuses to start on %s: exit != 0 and log event %s', async (_name, event, content) => {
-    const dataDir = makeTempDir();
-    const env = writeTestLicense(dataDir);
-    const file = join(dataDir, 'license.lic');
-    writeFileSync(file, content());
-    const daemon = spawnDaemon({ ...env, SERVICE_PORT: '0', SERVICE_DATA_DIR: dataDir });
-    const code = await daemon.exited;
-    expect(code).not.toBe(0);
-    expect(events(daemon.output())).toContainEqual(
-      expect.objectContaining({ level: 'fatal', event, file: env.SERVICE_LICENSE_FILE }),
-    );
-    expect(daemon.output()).not.toContain('"event":"daemon_started"');
-  }, 120_000);
+  ])(
+    'refuses to start on %s: exit != 0 and log event %s',
+    async (_name, event, content) => {
+      const dataDir = makeTempDir();
+      const env = writeTestLicense(dataDir);
+      const file = join(dataDir, 'license.lic');
+      writeFileSync(file, content());
+      const daemon = spawnDaemon({ ...env, SERVICE_PORT: '0', SERVICE_DATA_DIR: dataDir });
+      const code = await daemon.exited;
+      expect(code).not.toBe(0);
+      expect(events(daemon.output())).toContainEqual(
+        expect.objectContaining({ level: 'fatal', event, file: env.SERVICE_LICENSE_FILE }),
+      );
+      expect(daemon.output()).not.toContain('"event":"daemon_started"');
+    },
+    120_000,
+  );
 
   it('starts with a valid license, logs license_loaded and the development key warning', async () => {
     const dataDir = makeTempDir();
