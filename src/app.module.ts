@@ -8,16 +8,22 @@ import { AccessModule } from './modules/access/access.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { DatasetsModule } from './modules/datasets/datasets.module';
 import { DevicesModule } from './modules/devices/devices.module';
-import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { EgressModule } from './modules/egress/egress.module';
+import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
+import { JobsModule } from './modules/jobs/jobs.module';
+import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
 import { QueryModule } from './modules/query/query.module';
+import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
+import { SimulationModule } from './modules/simulation/simulation.module';
+import { WebhookOutboxModule } from './modules/webhook-outbox/webhook-outbox.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
@@ -44,6 +50,12 @@ export class AppModule {
         ConnectorsModule,
         DatasetsModule,
         QueryModule,
+        EngineModule,
+        SimulationModule,
+        WebhookOutboxModule,
+        JobsModule,
+        RuntimeLibraryModule,
+        McpModule,
       ],
     };
   }

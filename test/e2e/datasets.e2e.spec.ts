@@ -179,6 +179,31 @@ describe('datasets and queries over HTTP', () => {
     expect(write.body.error.code).toBe('read_only_violation');
   });
 
+  it('defines formulas over HTTP and queries them', async () => {
+    const put = await t.request('PUT', `/v1/data/${datasetId}/formulas`, {
+      token,
+      body: { formulas: [{ name: 'per_unit', expression: 'revenue / units' }] },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.formulas).toEqual([{ name: 'per_unit', expression: 'revenue / units', type: 'number' }]);
+    const res = await t.request('POST', '/v1/query', {
+      token,
+      body: {
+        dataset_id: datasetId,
+        select: ['order_id', 'per_unit'],
+        where: [{ column: 'per_unit', op: 'gt', value: 100 }],
+        limit: 1,
+      },
+    });
+    expect(res.body.rows).toEqual([{ order_id: 10, per_unit: 100.5 }]);
+    const bad = await t.request('PUT', `/v1/data/${datasetId}/formulas`, {
+      token,
+      body: { formulas: [{ name: 'x', expression: 'region + 1' }] },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe('validation_failed');
+  });
+
   it('hides a dataset from another organization (404)', async () => {
     for (const [method, path, body] of [
       ['GET', `/v1/data/${datasetId}`, undefined],

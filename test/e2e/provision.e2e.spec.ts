@@ -25,6 +25,9 @@ function runProvision(
   });
 }
 
+/** Each CLI run starts Node, Nest and the migrations: slow on a loaded machine. */
+jest.setTimeout(180_000);
+
 describe('operator provisioning CLI', () => {
   it('creates the operator org offline with sign-up off, prints the key once, and refuses a second time', async () => {
     const dataDir = makeTempDir();

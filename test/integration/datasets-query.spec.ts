@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AppError } from '../../src/common/errors';
 import { Principal } from '../../src/modules/access/principal';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
+import { FormulasService } from '../../src/modules/datasets/formulas.service';
 import { QueryService } from '../../src/modules/query/query.service';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -257,6 +258,60 @@ describe('datasets and queries (services over real files)', () => {
     });
     expect(report.row_count).toBe(10000);
     expect(report.truncated).toBe(true);
+  });
+
+  it('defines formula columns that queries select, filter and aggregate inside SQLite', async () => {
+    const formulas = t.app.get(FormulasService);
+    const schema = (await formulas.set(orgA, id, [
+      { name: 'unit_revenue', expression: 'revenue / units' },
+      { name: 'big', expression: 'if(units >= 6, 1, 0) * revenue > 100' },
+    ])) as any;
+    expect(schema.formulas).toEqual([
+      { name: 'unit_revenue', expression: 'revenue / units', type: 'number' },
+      { name: 'big', expression: 'if(units >= 6, 1, 0) * revenue > 100', type: 'boolean' },
+    ]);
+    const rows = await queries.query(orgA, {
+      dataset_id: id,
+      select: ['order_id', 'units', 'revenue', 'unit_revenue', 'big'],
+      where: [{ column: 'unit_revenue', op: 'gt', value: 100 }],
+      limit: 2,
+    });
+    for (const row of rows.rows) {
+      expect(row.unit_revenue).toBeCloseTo((row.revenue as number) / (row.units as number), 10);
+      expect(row.big).toBe((row.units as number) >= 6 && (row.revenue as number) > 100);
+    }
+    const grouped = await queries.query(orgA, {
+      dataset_id: id,
+      group_by: ['big'],
+      aggregates: [{ function: 'avg', column: 'unit_revenue' }, { function: 'count' }],
+    });
+    expect(grouped.rows.map((r) => r.big)).toEqual([false, true]);
+    const nl = await queries.query(orgA, {
+      dataset_id: id,
+      query: 'count of rows where unit_revenue over 100',
+    });
+    expect(nl.rows[0].count_rows).toBeGreaterThan(0);
+    const report = await queries.sqlReport(orgA, {
+      dataset_id: id,
+      sql: 'select count(*) as n from sales where unit_revenue > 100',
+    });
+    expect(report.rows).toEqual([{ n: nl.rows[0].count_rows }]);
+  });
+
+  it('refuses formulas that do not parse, name unknown or text columns, or collide', async () => {
+    const error = await rejection(
+      t.app.get(FormulasService).set(orgA, id, [
+        { name: 'a', expression: 'revenue +' },
+        { name: 'b', expression: 'region * 2' },
+        { name: 'units', expression: '1' },
+      ]),
+    );
+    expect(error.code).toBe('validation_failed');
+    expect(error.details?.map((d) => d.field)).toEqual([
+      'formulas[0].expression',
+      'formulas[1].expression',
+      'formulas[2].name',
+    ]);
   });
 
   it('makes a new version on re-connect and deletes one version', async () => {

@@ -57,6 +57,10 @@ const SCHEMA = {
   runtimeBinaryPath: ['SERVICE_RUNTIME_BINARY_PATH', text('./engine_build/runtime')],
   runtimeSupervise: ['SERVICE_RUNTIME_SUPERVISE', flag(true)],
   runtimeLibraryHttpApiEnabled: ['SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED', flag(false)],
+  runtimeTimeoutS: ['SERVICE_RUNTIME_TIMEOUT_S', seconds(10)],
+  runtimeHealthIntervalS: ['SERVICE_RUNTIME_HEALTH_INTERVAL_S', seconds(30)],
+  mcpMaxSessions: ['SERVICE_MCP_MAX_SESSIONS', integer(100, { min: 1, max: 100_000 })],
+  mcpSessionIdleS: ['SERVICE_MCP_SESSION_IDLE_S', seconds(1800)],
 
   engineBinaryPath: ['ENGINE_BINARY_PATH', text('./engine_build/simulate')],
   runtimeFallbackMode: ['RUNTIME_FALLBACK_MODE', oneOf(['deny', 'allow', 'auto'], 'auto')],

@@ -44,6 +44,7 @@ export const ERROR_CATALOGUE = {
   invalid_device_id: { status: 422, message: 'X-Service-Device-Id must be 16 to 64 characters.' },
   query_not_understood: { status: 422, message: 'The query could not be resolved unambiguously.' },
   read_only_violation: { status: 422, message: 'Only one read-only SELECT statement is allowed.' },
+  runtime_execution_failed: { status: 422, message: 'The runtime library refused or failed the call.' },
   rate_limited: { status: 429, message: 'Too many requests: retry later.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
   connector_failed: { status: 502, message: 'The connector source failed; details name the error_type.' },
@@ -53,6 +54,8 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: 'The local runtime-library daemon is not reachable: start the local runtime.',
   },
+  mcp_session_limit_reached: { status: 503, message: 'Too many MCP sessions are open: retry later.' },
+  runtime_timeout: { status: 504, message: 'The runtime-library daemon did not answer in time.' },
   engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },
   query_timeout: { status: 504, message: 'The query exceeded its time budget.' },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -10,11 +10,16 @@ import { AccountsRepository } from './accounts.repository';
 import { normalizeEmail } from './accounts.types';
 import { LoginThrottle } from './login-throttle';
 import { SessionsService } from './sessions.service';
+import { SlidingWindowLimiter } from './sliding-window-limiter';
+
+/** Reset mails per address per hour; beyond it requests are answered the same but send nothing (no mail bombing). */
+const RESET_MAILS_PER_HOUR = 3;
 
 @Injectable()
 export class AuthService implements OnApplicationShutdown {
   /** forgot-password work runs after the answer is sent; shutdown waits for it. */
   private readonly pending = new Set<Promise<void>>();
+  private readonly resetMails = new SlidingWindowLimiter(RESET_MAILS_PER_HOUR, 3600_000);
 
   constructor(
     private readonly repository: AccountsRepository,
@@ -94,6 +99,11 @@ export class AuthService implements OnApplicationShutdown {
   private async sendReset(email: string, ip: string): Promise<void> {
     const user = await this.repository.findUserByEmail(email);
     if (!user) return;
+    if (this.resetMails.retryAfterMs(user.id) > 0) {
+      this.logger.warn({ event: 'password_reset_mail_throttled', user_id: user.id }, 'reset mail not sent: too many');
+      return;
+    }
+    this.resetMails.hit(user.id);
     await this.mailer.sendPasswordReset(user);
     await this.audit.record({
       event: 'password_reset_requested',

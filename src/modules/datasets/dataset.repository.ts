@@ -1,12 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
 import { DatasetRecord, DatasetSchema } from './dataset.entity';
+import { parseSchema } from './datasets.dto';
 
 export interface DatasetListFilter {
   readonly orgId: string;
   readonly search?: string;
   readonly datasetName?: string;
   readonly latestOnly: boolean;
+}
+
+/** Lexical search: every word appears in the dataset name or in one of its column names. */
+function matchesSearch(record: DatasetRecord, words: readonly string[]): boolean {
+  const names = [record.datasetName, ...parseSchema(record).columns.map((c) => c.name)].map((n) =>
+    n.toLowerCase(),
+  );
+  return words.every((word) => names.some((name) => name.includes(word)));
 }
 
 /** The only code touching the dataset catalogue; every read is scoped to what the org may see. */
@@ -49,10 +58,13 @@ export class DatasetRepository {
       },
       { orderBy: { datasetName: 'asc', version: 'desc', id: 'asc' } },
     );
-    const search = filter.search?.toLowerCase();
+    const words = (filter.search ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== '');
     const seen = new Set<string>();
     return records.filter((record) => {
-      if (search !== undefined && !record.datasetName.toLowerCase().includes(search)) return false;
+      if (words.length > 0 && !matchesSearch(record, words)) return false;
       if (!filter.latestOnly) return true;
       const key = `${record.orgId}\u0000${record.datasetName}`;
       if (seen.has(key)) return false;

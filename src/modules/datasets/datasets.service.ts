@@ -234,4 +234,34 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   async ownedForUpdate(principal: Principal, id: string): Promise<DatasetRecord> {
     return this.owned(principal, id);
   }
+
+  columnsOf(record: DatasetRecord): readonly ColumnSchema[] {
+    return parseSchema(record).columns;
+  }
+
+  /** Formulas change the queryable columns, so the stored query hints are recomputed with them. */
+  async replaceFormulas(record: DatasetRecord, formulas: readonly StoredFormula[]): Promise<void> {
+    const columns = parseSchema(record).columns;
+    const withFormulas: ColumnSchema[] = [
+      ...columns,
+      ...formulas.map((f) => ({
+        name: f.name,
+        type: f.type,
+        role: f.type === 'number' ? ('measure' as const) : ('dimension' as const),
+        nullCount: 0,
+        distinctCount: 0,
+        distinctEstimated: false,
+        min: null,
+        max: null,
+        sampleValues: [],
+      })),
+    ];
+    const schemaJson = JSON.stringify({ columns, queryHints: queryHints(withFormulas) });
+    await this.datasets.updateFormulas(
+      record.id,
+      JSON.stringify(formulas),
+      schemaJson,
+      new Date().toISOString(),
+    );
+  }
 }

@@ -27,6 +27,8 @@ export interface WebhookSendResult {
   readonly messageId: string;
   /** True for outcomes worth retrying (network errors, timeouts, 5xx, 429). */
   readonly retryable: boolean;
+  /** The receiver's Retry-After header, when it sent one. */
+  readonly retryAfter?: string;
 }
 
 const USER_AGENT = 'DecisionService-Webhooks/1';
@@ -60,13 +62,8 @@ export class WebhookSender {
       statusCode: number,
       text: string,
       retryable: boolean,
-    ): WebhookSendResult => ({
-      outcome,
-      statusCode,
-      message: text,
-      messageId,
-      retryable,
-    });
+      retryAfter?: string,
+    ): WebhookSendResult => ({ outcome, statusCode, message: text, messageId, retryable, retryAfter });
     try {
       const response = await this.egress.fetch(
         message.url,
@@ -90,6 +87,7 @@ export class WebhookSender {
         status,
         `The receiver answered HTTP ${status}.`,
         status >= 500 || status === 429 || status === 408,
+        response.headers.get('retry-after') ?? undefined,
       );
     } catch (error) {
       if (error instanceof EgressBlockedError) {

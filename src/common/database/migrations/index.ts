@@ -6,6 +6,8 @@ import { Migration0200Devices } from './Migration0200Devices';
 import { Migration0201ProviderKeys } from './Migration0201ProviderKeys';
 import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
 import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
+import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
+import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0600Connectors } from './Migration0600Connectors';
 import { Migration0700Datasets } from './Migration0700Datasets';
@@ -24,7 +26,9 @@ export const MIGRATIONS = [
   { name: 'Migration0201ProviderKeys', class: Migration0201ProviderKeys },
   { name: 'Migration0300EgressDecisions', class: Migration0300EgressDecisions },
   { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
+  { name: 'Migration0400SimulationRuns', class: Migration0400SimulationRuns },
   { name: 'Migration0550Repohost', class: Migration0550Repohost },
   { name: 'Migration0600Connectors', class: Migration0600Connectors },
   { name: 'Migration0700Datasets', class: Migration0700Datasets },
+  { name: 'Migration0500Jobs', class: Migration0500Jobs },
 ];

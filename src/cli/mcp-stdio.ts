@@ -1,0 +1,60 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const SERVER_INFO = { name: 'decision-service', version: '0.1.0' };
+
+function fail(message: string): never {
+  process.stderr.write(`mcp-stdio: ${message}\n`);
+  process.exit(1);
+}
+
+/**
+ * stdio entry for desktop and editor MCP hosts: relays tools/list and tools/call to the daemon's Streamable HTTP
+ * endpoint with SERVICE_API_KEY, so tools run through the daemon's own auth, license and services.
+ */
+async function main(): Promise<void> {
+  const apiKey = process.env.SERVICE_API_KEY;
+  if (!apiKey) fail('SERVICE_API_KEY is not set.');
+  const baseUrl = (process.env.SERVICE_BASE_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  let endpoint: URL;
+  try {
+    endpoint = new URL(`${baseUrl}/mcp`);
+  } catch {
+    fail(`SERVICE_BASE_URL "${baseUrl}" is not a URL.`);
+  }
+
+  const upstream = new Client(SERVER_INFO);
+  try {
+    await upstream.connect(
+      new StreamableHTTPClientTransport(endpoint, {
+        requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+      }),
+    );
+  } catch (error) {
+    fail(
+      `cannot open an MCP session at ${endpoint.href}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
+  server.setRequestHandler(ListToolsRequestSchema, (request) =>
+    upstream.request({ method: 'tools/list', params: request.params }, ListToolsResultSchema),
+  );
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema),
+  );
+  server.onclose = () => {
+    void upstream.close().finally(() => process.exit(0));
+  };
+  await server.connect(new StdioServerTransport());
+}
+
+void main();

@@ -1,0 +1,81 @@
+/** What the rest of the daemon sees of the engine; unit tests substitute a fake behind ENGINE_PORT. */
+export const ENGINE_MODES = ['pool', 'subprocess_fallback', 'unavailable'] as const;
+export type EngineMode = (typeof ENGINE_MODES)[number];
+export type ServingMode = Exclude<EngineMode, 'unavailable'>;
+
+/** A validated `/v1/simulate` body, seed filled in (the wire format of DESIGN.md §5). */
+export type EngineRequest = Readonly<Record<string, unknown>>;
+
+export interface ActionStatistics {
+  readonly name: string;
+  readonly mean: number;
+  readonly std_dev: number;
+  readonly std_error: number;
+  readonly p5: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly min: number;
+  readonly max: number;
+  readonly prob_positive: number;
+  readonly prob_best: number;
+  readonly expected_loss: number;
+  readonly prob_target?: number;
+}
+
+export interface Sensitivity {
+  readonly variable: string;
+  readonly correlation: number;
+  readonly swing?: number;
+}
+
+/** The engine's result, as the binary writes it (snake_case is the wire format). */
+export interface EngineResult {
+  readonly engine_version: string;
+  readonly runs: number;
+  readonly seed: number | string;
+  readonly objective: string;
+  readonly recommended_action: string;
+  readonly expected_value: number;
+  readonly confidence: number;
+  readonly evpi: number;
+  readonly actions: readonly ActionStatistics[];
+  readonly sensitivity: readonly Sensitivity[];
+  readonly compute_ms: number;
+}
+
+export interface EngineOutcome {
+  readonly result: EngineResult;
+  /** The path that computed this result. */
+  readonly mode: ServingMode;
+}
+
+export interface EngineStatus {
+  readonly mode: EngineMode;
+  readonly version: string | null;
+  readonly lastHealthCheck: string | null;
+  readonly pool: {
+    readonly size: number;
+    readonly busy: number;
+    readonly queued: number;
+    readonly restarts: number;
+  };
+}
+
+export interface EnginePort {
+  /** Throws AppError: validation_failed, engine_busy, engine_timeout, engine_unavailable, internal_error. */
+  simulate(request: EngineRequest): Promise<EngineOutcome>;
+  status(): EngineStatus;
+}
+
+export const ENGINE_PORT = Symbol('ENGINE_PORT');
+
+/** What a worker or the one-shot binary answers for one run. */
+export type EngineReply =
+  | { readonly type: 'result'; readonly result: EngineResult }
+  | { readonly type: 'error'; readonly error: EngineErrorBody };
+
+export interface EngineErrorBody {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: readonly { readonly field: string; readonly problem: string }[];
+}

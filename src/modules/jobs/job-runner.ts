@@ -1,0 +1,123 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError, toAppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
+import { Job } from './job.entity';
+import { FinishedJob, JobsRepository } from './jobs.repository';
+import { SimulationService } from '../simulation/simulation.service';
+
+const POLL_INTERVAL_MS = 1000;
+
+/** The job.completed body of the spec; the result is summarised, the full one stays at the poll URL. */
+export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Record<string, unknown> {
+  const result = (outcome.result ?? {}) as Record<string, unknown>;
+  return {
+    event: 'job.completed',
+    job_id: job.id,
+    run_id: outcome.runId ?? null,
+    org_id: job.orgId,
+    timestamp: now.toISOString(),
+    status: outcome.status,
+    ...(outcome.status === 'succeeded'
+      ? {
+          result: {
+            recommended_action: result.recommended_action,
+            expected_value: result.expected_value,
+            confidence: result.confidence,
+            evpi: result.evpi,
+            runs: result.runs,
+            seed: result.seed,
+            engine_mode: result.engine_mode,
+          },
+        }
+      : { error: outcome.error }),
+  };
+}
+
+/**
+ * Runs queued jobs on the engine, at most SERVICE_JOB_CONCURRENCY at a time. The queue lives in SQLite, so a job
+ * accepted before a crash runs after the restart; the completion and its callback are written in one transaction.
+ */
+@Injectable()
+export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly running = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private filling = false;
+  private stopped = false;
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly outbox: WebhookOutboxService,
+    private readonly simulation: SimulationService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const requeued = await this.jobs.requeueInterrupted();
+    if (requeued > 0) this.logger.warn({ event: 'jobs_requeued', count: requeued }, 'interrupted jobs re-queued');
+    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  wake(): void {
+    if (this.filling || this.stopped) return;
+    this.filling = true;
+    this.fill()
+      .catch((error: unknown) => this.logger.error({ event: 'jobs_claim_failed', err: error }, 'could not claim jobs'))
+      .finally(() => (this.filling = false));
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.stopped && this.running.size < this.config.jobConcurrency) {
+      const job = await this.jobs.claimNext(new Date());
+      if (!job) return;
+      const execution = this.execute(job).finally(() => {
+        this.running.delete(execution);
+        this.wake();
+      });
+      this.running.add(execution);
+    }
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const outcome = await this.run(job);
+    const now = new Date();
+    const recorded = await this.jobs.finish(job.id, outcome, now, async (em, finished) => {
+      if (finished.callbackUrl) {
+        await this.outbox.enqueue(em, {
+          orgId: finished.orgId,
+          event: 'job.completed',
+          url: finished.callbackUrl,
+          jobId: finished.id,
+          body: jobCompletedBody(finished, outcome, now),
+        });
+      }
+    });
+    this.logger.info(
+      { event: recorded ? 'job_finished' : 'job_result_discarded', job_id: job.id, status: outcome.status },
+      recorded ? 'job finished' : 'job was cancelled while running; result discarded',
+    );
+    if (recorded && job.callbackUrl) this.outbox.wake();
+  }
+
+  private async run(job: Job): Promise<FinishedJob> {
+    try {
+      const request = JSON.parse(job.request) as Record<string, unknown>;
+      const result = await this.simulation.simulate(job.orgId, request);
+      return { status: 'succeeded', runId: result.run_id, result };
+    } catch (error) {
+      const appError: AppError = toAppError(error);
+      if (appError.status >= 500) this.logger.error({ event: 'job_failed', job_id: job.id, err: error }, 'job failed');
+      return { status: 'failed', error: { code: appError.code, message: appError.message } };
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export interface Job {
+  id: string;
+  orgId: string;
+  status: JobStatus;
+  /** The simulate body as it will run (seed filled in), JSON. */
+  request: string;
+  callbackUrl?: string | null;
+  createdAt: Date;
+  startedAt?: Date | null;
+  finishedAt?: Date | null;
+  runId?: string | null;
+  result?: string | null;
+  error?: string | null;
+  /** How many times the job was started; > 1 after a restart re-queued it. */
+  attempts: number;
+}
+
+export const JobSchema = new EntitySchema<Job>({
+  name: 'Job',
+  tableName: 'jobs',
+  properties: {
+    id: { type: 'string', primary: true },
+    orgId: { type: 'string', fieldName: 'org_id' },
+    status: { type: 'string' },
+    request: { type: 'text' },
+    callbackUrl: { type: 'text', fieldName: 'callback_url', nullable: true },
+    createdAt: { type: 'Date', fieldName: 'created_at' },
+    startedAt: { type: 'Date', fieldName: 'started_at', nullable: true },
+    finishedAt: { type: 'Date', fieldName: 'finished_at', nullable: true },
+    runId: { type: 'string', fieldName: 'run_id', nullable: true },
+    result: { type: 'text', nullable: true },
+    error: { type: 'text', nullable: true },
+    attempts: { type: 'integer' },
+  },
+});

@@ -1,0 +1,49 @@
+import { Type } from 'class-transformer';
+import { IsDefined, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Job } from './job.entity';
+
+export class SubmitJobDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  callback_url?: string;
+
+  /** A /v1/simulate body; validated by the simulation module's own rules. */
+  @IsDefined()
+  @IsObject()
+  request!: Record<string, unknown>;
+}
+
+export class JobListQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  cursor?: string;
+}
+
+const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
+
+export function toJobResponse(job: Job) {
+  return {
+    job_id: job.id,
+    status: job.status,
+    created_at: job.createdAt.toISOString(),
+    started_at: iso(job.startedAt),
+    finished_at: iso(job.finishedAt),
+    run_id: job.runId ?? null,
+    callback_url: job.callbackUrl ?? null,
+    ...(job.result ? { result: JSON.parse(job.result) as unknown } : {}),
+    ...(job.error ? { error: JSON.parse(job.error) as unknown } : {}),
+  };
+}
+
+export function pollUrl(job: Job): string {
+  return `/v1/jobs/${job.id}`;
+}

@@ -1,0 +1,83 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors';
+import { Job } from './job.entity';
+import { JobRunner } from './job-runner';
+import { JobPage, JobsRepository } from './jobs.repository';
+import { SimulationService } from '../simulation/simulation.service';
+
+const MAX_CALLBACK_URL_LENGTH = 2048;
+
+/** A callback must be an absolute http(s) URL; whether the egress policy allows it is decided at delivery time. */
+export function checkCallbackUrl(value: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const problem =
+    value.length > MAX_CALLBACK_URL_LENGTH
+      ? `must be at most ${MAX_CALLBACK_URL_LENGTH} characters`
+      : !url
+        ? 'must be an absolute URL'
+        : url.protocol !== 'http:' && url.protocol !== 'https:'
+          ? 'must use http or https'
+          : url.username || url.password
+            ? 'must not carry credentials'
+            : undefined;
+  if (problem) throw AppError.validation([{ field: 'callback_url', problem }]);
+}
+
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly runner: JobRunner,
+    private readonly simulation: SimulationService,
+  ) {}
+
+  async submit(orgId: string, request: unknown, callbackUrl: string | undefined): Promise<Job> {
+    if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl);
+    const prepared = this.prepare(request);
+    const job = await this.jobs.create(orgId, prepared, callbackUrl, new Date());
+    this.runner.wake();
+    return job;
+  }
+
+  async get(orgId: string, id: string): Promise<Job> {
+    const job = await this.jobs.findForOrg(orgId, id);
+    if (!job) throw new AppError('not_found', 'No job with this id.');
+    return job;
+  }
+
+  list(orgId: string, limit: number, cursor?: string): Promise<JobPage> {
+    return this.jobs.listForOrg(orgId, limit, cursor);
+  }
+
+  async cancel(orgId: string, id: string): Promise<Job> {
+    const job = await this.get(orgId, id);
+    if (job.status !== 'queued' && job.status !== 'running') {
+      throw new AppError('conflict', `The job has already finished (${job.status}).`);
+    }
+    if (!(await this.jobs.cancel(orgId, id, new Date()))) {
+      throw new AppError('conflict', 'The job finished before it could be cancelled.');
+    }
+    return this.get(orgId, id);
+  }
+
+  /** Errors of the nested simulate body are reported under `request.`. */
+  private prepare(request: unknown): Record<string, unknown> {
+    try {
+      return this.simulation.prepare(request);
+    } catch (error) {
+      if (error instanceof AppError && error.details) {
+        throw new AppError(
+          error.code,
+          error.message,
+          error.details.map((d) => ({ field: `request.${d.field}`, problem: d.problem })),
+        );
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ListToolsRequestSchema,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { AppError, ErrorDetail, toAppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { Principal } from '../access/principal';
+import { McpTool } from './mcp-tool';
+import { McpToolsService } from './mcp-tools.service';
+
+export const SERVER_INFO = { name: 'decision-service', version: '0.1.0' };
+
+export interface ToolListing {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+  readonly outputSchema: Record<string, unknown>;
+  readonly annotations: McpTool['annotations'];
+}
+
+export function describeTool(tool: McpTool): ToolListing {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: toJsonSchemaCompat(tool.input, { pipeStrategy: 'input' }),
+    outputSchema: toJsonSchemaCompat(tool.output, { pipeStrategy: 'output' }),
+    annotations: tool.annotations,
+  };
+}
+
+function issuesToDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.join('.') : 'arguments',
+    problem: issue.message,
+  }));
+}
+
+/** The error a tool answers with: the API's own error body (code, message, details) as the result text. */
+export function toolError(error: AppError): CallToolResult {
+  const body = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details && error.details.length > 0 ? { details: error.details } : {}),
+    },
+  };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
+}
+
+/**
+ * Builds the MCP server of one session. The low-level `Server` (rather than `McpServer`) lets argument validation
+ * fail with the API's `validation_failed` body and lets the visible tool set follow the license at each listing.
+ */
+@Injectable()
+export class McpServerFactory {
+  constructor(
+    private readonly tools: McpToolsService,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  listTools(): Tool[] {
+    return this.tools.visibleTools().map((t) => describeTool(t) as Tool);
+  }
+
+  async callTool(principal: Principal, name: string, rawArgs: unknown): Promise<CallToolResult> {
+    const tool = this.tools.find(name);
+    if (!tool) {
+      const exists = this.tools.tools.some((t) => t.name === name);
+      return toolError(
+        exists
+          ? new AppError('not_entitled', `The license does not include the tool "${name}".`)
+          : new AppError('not_found', `There is no tool named "${name}".`),
+      );
+    }
+    const parsed = tool.input.safeParse(rawArgs ?? {});
+    if (!parsed.success) return toolError(AppError.validation(issuesToDetails(parsed.error)));
+    try {
+      const result = await tool.run(principal, parsed.data);
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (error) {
+      const appError = toAppError(error);
+      if (appError.status >= 500 && appError.code === 'internal_error') {
+        this.logger.error({ event: 'mcp_tool_failed', tool: name, err: error }, 'an MCP tool failed');
+      }
+      return toolError(appError);
+    }
+  }
+
+  create(principal: () => Principal): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.listTools() }));
+    server.setRequestHandler(CallToolRequestSchema, (request) =>
+      this.callTool(principal(), request.params.name, request.params.arguments),
+    );
+    return server;
+  }
+}

@@ -1,0 +1,121 @@
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { Principal } from '../access/principal';
+
+export type SessionKind = 'streamable_http' | 'sse';
+
+export interface McpSession {
+  readonly id: string;
+  readonly kind: SessionKind;
+  readonly owner: string;
+  principal: Principal;
+  readonly transport: Transport;
+  readonly server: Server;
+  lastSeenAt: number;
+}
+
+/** The credential a session is bound to: the API key, else the signed-in user's session token. */
+export function sessionOwner(principal: Principal): string {
+  if (principal.keyId) return `key:${principal.keyId}`;
+  return `user:${principal.userId ?? 'unknown'}:org:${principal.orgId}`;
+}
+
+/** Open MCP sessions of both HTTP transports: bound to their owner, capped in number, closed when idle. */
+@Injectable()
+export class McpSessions implements OnModuleInit, OnApplicationShutdown {
+  private readonly sessions = new Map<string, McpSession>();
+  private reaper: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  onModuleInit(): void {
+    const everyMs = Math.max(1000, Math.min(60_000, (this.config.mcpSessionIdleS * 1000) / 4));
+    this.reaper = setInterval(() => void this.reapIdle(), everyMs);
+    this.reaper.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.reaper);
+    await Promise.all([...this.sessions.values()].map((s) => this.close(s.id, 'shutdown')));
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Throws 503 mcp_session_limit_reached when no slot is free even after closing idle sessions. */
+  async ensureCapacity(): Promise<void> {
+    if (this.sessions.size < this.config.mcpMaxSessions) return;
+    await this.reapIdle();
+    if (this.sessions.size >= this.config.mcpMaxSessions) {
+      throw new AppError(
+        'mcp_session_limit_reached',
+        `All ${this.config.mcpMaxSessions} MCP sessions are in use: close one or retry later.`,
+      );
+    }
+  }
+
+  add(session: Omit<McpSession, 'lastSeenAt' | 'owner'>): McpSession {
+    const stored: McpSession = { ...session, owner: sessionOwner(session.principal), lastSeenAt: Date.now() };
+    this.sessions.set(session.id, stored);
+    this.logger.info(
+      {
+        event: 'mcp_session_opened',
+        session_id: session.id,
+        kind: session.kind,
+        org_id: session.principal.orgId,
+      },
+      'MCP session opened',
+    );
+    return stored;
+  }
+
+  /** The session for a request of `principal`: 404 when unknown or expired, 403 when another credential opened it. */
+  claim(id: string, kind: SessionKind, principal: Principal): McpSession {
+    const session = this.sessions.get(id);
+    if (!session || session.kind !== kind) {
+      throw new AppError('not_found', 'The MCP session does not exist or has expired: initialize a new one.');
+    }
+    if (session.owner !== sessionOwner(principal)) {
+      this.logger.warn(
+        { event: 'mcp_session_foreign_credential', session_id: id, org_id: principal.orgId },
+        'an MCP session was used with a credential that did not open it',
+      );
+      throw new AppError('forbidden', 'This MCP session belongs to another credential.');
+    }
+    session.principal = principal;
+    session.lastSeenAt = Date.now();
+    return session;
+  }
+
+  forget(id: string): void {
+    if (this.sessions.delete(id)) {
+      this.logger.info({ event: 'mcp_session_closed', session_id: id }, 'MCP session closed');
+    }
+  }
+
+  async close(id: string, reason: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    this.logger.info({ event: 'mcp_session_closed', session_id: id, reason }, 'MCP session closed');
+    try {
+      await session.server.close();
+    } catch (error) {
+      this.logger.debug({ event: 'mcp_session_close_failed', session_id: id, err: error }, 'closing failed');
+    }
+  }
+
+  private async reapIdle(): Promise<void> {
+    const cutoff = Date.now() - this.config.mcpSessionIdleS * 1000;
+    const idle = [...this.sessions.values()].filter((s) => s.lastSeenAt < cutoff);
+    await Promise.all(idle.map((s) => this.close(s.id, 'idle')));
+  }
+}

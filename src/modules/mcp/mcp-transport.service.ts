@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { Principal } from '../access/principal';
+import { McpServerFactory } from './mcp-server.factory';
+import { McpSession, McpSessions } from './mcp-sessions';
+import { checkOrigin } from './origin-check';
+
+const SESSION_HEADER = 'mcp-session-id';
+export const SSE_MESSAGE_PATH = '/mcp/messages';
+
+function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Hands the raw response to an SDK transport, keeping the headers already set (request id, device binding). */
+function hijack(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  reply.hijack();
+}
+
+/** Glue between Fastify and the SDK's Streamable HTTP and HTTP+SSE server transports. */
+@Injectable()
+export class McpTransportService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly factory: McpServerFactory,
+    private readonly sessions: McpSessions,
+  ) {}
+
+  toolList(request: FastifyRequest): object {
+    this.checkOrigin(request);
+    return {
+      tools: this.factory.listTools().map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.inputSchema,
+      })),
+    };
+  }
+
+  async streamable(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    this.checkOrigin(request);
+    const sessionId = headerValue(request, SESSION_HEADER);
+    if (sessionId !== undefined) {
+      const session = this.sessions.claim(sessionId, 'streamable_http', principal);
+      hijack(reply);
+      await (session.transport as StreamableHTTPServerTransport).handleRequest(
+        request.raw,
+        reply.raw,
+        request.body,
+      );
+      return;
+    }
+    if (request.method !== 'POST' || !isInitializeRequest(request.body)) {
+      throw AppError.validation([
+        { field: SESSION_HEADER, problem: 'is required unless the request is an MCP initialize request' },
+      ]);
+    }
+    await this.sessions.ensureCapacity();
+    // Each request of the session re-resolves its credential; tools run with the latest principal.
+    let session: McpSession | undefined;
+    const server = this.factory.create(() => session?.principal ?? principal);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        session = this.sessions.add({ id, kind: 'streamable_http', principal, transport, server });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.forget(transport.sessionId);
+    };
+    await server.connect(transport);
+    hijack(reply);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  async openSse(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    this.checkOrigin(request);
+    await this.sessions.ensureCapacity();
+    hijack(reply);
+    const transport = new SSEServerTransport(SSE_MESSAGE_PATH, reply.raw);
+    const holder: { session?: McpSession } = {};
+    const server = this.factory.create(() => holder.session?.principal ?? principal);
+    holder.session = this.sessions.add({
+      id: transport.sessionId,
+      kind: 'sse',
+      principal,
+      transport,
+      server,
+    });
+    transport.onclose = () => this.sessions.forget(transport.sessionId);
+    reply.raw.on('close', () => void this.sessions.close(transport.sessionId, 'stream_closed'));
+    await server.connect(transport);
+  }
+
+  async sseMessage(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    this.checkOrigin(request);
+    const query = request.query as Record<string, unknown> | undefined;
+    const sessionId = typeof query?.sessionId === 'string' ? query.sessionId : undefined;
+    if (sessionId === undefined) {
+      throw AppError.validation([
+        { field: 'sessionId', problem: 'is required (from the endpoint event of /mcp/sse)' },
+      ]);
+    }
+    const session = this.sessions.claim(sessionId, 'sse', principal);
+    hijack(reply);
+    await (session.transport as SSEServerTransport).handlePostMessage(request.raw, reply.raw, request.body);
+  }
+
+  private checkOrigin(request: FastifyRequest): void {
+    checkOrigin(headerValue(request, 'origin'), headerValue(request, 'host'), {
+      host: this.config.host,
+      publicBaseUrl: this.config.publicBaseUrl,
+    });
+  }
+}

@@ -1,0 +1,25 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { toHealthResponse, toManifestResponse } from './runtime-library.dto';
+import { RuntimeLibraryService } from './runtime-library.service';
+
+/** Informational routes, open to every edition (DESIGN.md §3); authenticated like every /v1 route. */
+@Controller('v1')
+export class RuntimeLibraryController {
+  constructor(
+    private readonly runtime: RuntimeLibraryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('runtime/manifest')
+  async manifest(): Promise<object> {
+    return toManifestResponse(await this.runtime.manifest());
+  }
+
+  @Get('libraries/health')
+  async health(): Promise<object> {
+    if (!this.config.runtimeLibraryHttpApiEnabled) throw new AppError('not_found');
+    return toHealthResponse(await this.runtime.healthSnapshot());
+  }
+}

@@ -1,0 +1,19 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { CurrentPrincipal } from '../access/access.decorators';
+import { Principal } from '../access/principal';
+import { RequireEntitlement } from '../licensing/entitlement.decorator';
+import { SimulationResponse } from './simulation.dto';
+import { SimulationService } from './simulation.service';
+
+@Controller('v1/simulate')
+@RequireEntitlement('simulation')
+export class SimulationController {
+  constructor(private readonly simulation: SimulationService) {}
+
+  /** Any role may simulate; the body is checked by SimulationService.validate (same rules as the engine). */
+  @Post()
+  @HttpCode(200)
+  simulate(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SimulationResponse> {
+    return this.simulation.simulate(principal, body);
+  }
+}

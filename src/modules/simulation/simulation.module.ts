@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database';
+import { EngineModule } from '../engine/engine.module';
+import { RunsRepository } from './runs.repository';
+import { SimulationRunSchema } from './simulation-run.entity';
+import { SimulationController } from './simulation.controller';
+import { SimulationService } from './simulation.service';
+
+@Module({
+  imports: [DatabaseModule.forFeature([SimulationRunSchema]), EngineModule],
+  controllers: [SimulationController],
+  providers: [SimulationService, RunsRepository],
+  exports: [SimulationService],
+})
+export class SimulationModule {}

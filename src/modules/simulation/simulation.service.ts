@@ -1,0 +1,75 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
+import { Principal } from '../access/principal';
+import { RunsRepository } from './runs.repository';
+import { SimulationRun } from './simulation-run.entity';
+import { SimulationResponse, toSimulationResponse } from './simulation.dto';
+import {
+  seedToJson,
+  SimulationRequest,
+  toEngineRequest,
+  validateSimulationRequest,
+} from './simulation-request';
+
+/** Runs simulations for an organization and records each run; the jobs module calls it too. */
+@Injectable()
+export class SimulationService {
+  constructor(
+    @Inject(ENGINE_PORT) private readonly engine: EnginePort,
+    private readonly runs: RunsRepository,
+  ) {}
+
+  /** Throws AppError validation_failed (422, every problem in `details`) for a request the engine would refuse. */
+  validate(body: unknown): SimulationRequest {
+    return validateSimulationRequest(body);
+  }
+
+  /**
+   * Validates and returns the body as it will run, JSON-safe, with the seed fixed (for callers that store a request
+   * to run later: running it again gives the same numbers).
+   */
+  prepare(body: unknown): Record<string, unknown> {
+    const request = this.validate(body);
+    return toEngineRequest(request, request.seed ?? pickSeed());
+  }
+
+  /**
+   * Validates, computes and records one simulation. Throws AppError: validation_failed, engine_busy,
+   * engine_timeout, engine_unavailable, internal_error.
+   */
+  async simulate(caller: Principal | string, body: unknown): Promise<SimulationResponse> {
+    const orgId = typeof caller === 'string' ? caller : caller.orgId;
+    const request = this.validate(body);
+    const seed = request.seed ?? pickSeed();
+    const engineRequest = toEngineRequest(request, seed);
+    const { result, mode } = await this.engine.simulate(engineRequest);
+    const run: SimulationRun = {
+      id: `run_${randomUUID().replaceAll('-', '')}`,
+      orgId,
+      requestHash: createHash('sha256').update(JSON.stringify(engineRequest)).digest('hex'),
+      engineVersion: result.engine_version,
+      engineMode: mode,
+      runs: result.runs,
+      seed: seed.toString(),
+      objective: request.scenario.objective,
+      recommendedAction: result.recommended_action,
+      expectedValue: result.expected_value,
+      confidence: result.confidence,
+      computeMs: result.compute_ms,
+      createdAt: new Date().toISOString(),
+    };
+    await this.runs.record(run);
+    return toSimulationResponse(run.id, mode, result, seedToJson(seed));
+  }
+
+  /** A recorded run of the organization, or null. */
+  findRun(orgId: string, runId: string): Promise<SimulationRun | null> {
+    return this.runs.findById(orgId, runId);
+  }
+}
+
+/** 53 random bits: exact as a JSON number in every client, so the echoed seed reproduces the run. */
+function pickSeed(): bigint {
+  return randomBytes(8).readBigUInt64BE() & ((1n << 53n) - 1n);
+}

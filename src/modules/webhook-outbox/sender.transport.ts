@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { WebhookSender } from '../webhooks/webhook-sender';
+import { DeliveryTransport, OutgoingMessage, SendOutcome } from './delivery-transport';
+
+/** Job callbacks wait up to 15 s for an answer (the test endpoint uses its own, shorter budget). */
+export const CALLBACK_TIMEOUT_MS = 15_000;
+
+/** Sends outbox messages with the shared signed sender, so every webhook is signed and guarded the same way. */
+@Injectable()
+export class SenderTransport implements DeliveryTransport {
+  constructor(private readonly sender: WebhookSender) {}
+
+  async send(message: OutgoingMessage): Promise<SendOutcome> {
+    const started = performance.now();
+    const result = await this.sender.send({
+      url: message.url,
+      orgId: message.orgId,
+      event: message.event,
+      body: message.body,
+      messageId: message.webhookId,
+      extraHeaders: message.jobId ? { 'X-Job-Id': message.jobId } : undefined,
+      timeoutMs: CALLBACK_TIMEOUT_MS,
+    });
+    const durationMs = Math.round((performance.now() - started) * 100) / 100;
+    switch (result.outcome) {
+      case 'delivered':
+      case 'http_error':
+        return { kind: 'response', statusCode: result.statusCode, retryAfter: result.retryAfter ?? null, durationMs };
+      case 'blocked':
+        return { kind: 'blocked', reason: result.message, durationMs };
+      case 'timeout':
+      case 'network_error':
+        return { kind: 'error', error: result.message, durationMs };
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
+import { Principal } from '../access/principal';
+import { RequireEntitlement } from '../licensing/entitlement.decorator';
+import { DeliveryListQuery, toDeliveryResponse } from './webhook-outbox.dto';
+import { WebhookOutboxService } from './webhook-outbox.service';
+
+@RequireEntitlement('webhooks')
+@Controller('v1/webhooks/deliveries')
+export class WebhookOutboxController {
+  constructor(private readonly outbox: WebhookOutboxService) {}
+
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: DeliveryListQuery) {
+    const page = await this.outbox.list(principal.orgId, {
+      jobId: query.job_id,
+      status: query.status,
+      limit: query.limit ?? 50,
+      cursor: query.cursor,
+    });
+    return { deliveries: page.views.map(toDeliveryResponse), next_cursor: page.nextCursor };
+  }
+
+  @RequireRole('member')
+  @Post(':id/redeliver')
+  @HttpCode(202)
+  async redeliver(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return toDeliveryResponse(await this.outbox.redeliver(principal.orgId, id));
+  }
+}

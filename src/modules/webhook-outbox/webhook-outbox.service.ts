@@ -1,0 +1,156 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { MetricsService } from '../health/metrics.service';
+import { DELIVERY_TRANSPORT, DeliveryTransport, SendOutcome } from './delivery-transport';
+import { nextDelayMs } from './retry-schedule';
+import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import { DeliveryFilter, NewDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
+
+const POLL_INTERVAL_MS = 500;
+/** Longer than the 15 s send timeout, so a live worker never loses its claim. */
+const LEASE_MS = 60_000;
+const WORKERS = 4;
+
+export interface DeliveryView {
+  readonly delivery: WebhookDelivery;
+  readonly attempts: readonly WebhookAttempt[];
+}
+
+/**
+ * The transactional outbox of outbound webhooks: messages are written with the state change that causes them and
+ * delivered here with retries. A 2xx is recorded before anything else happens to the message, so an acknowledged
+ * message is never sent again; a crash before that record means one more (identical, same webhook-id) delivery.
+ */
+@Injectable()
+export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private readonly active = new Set<Promise<void>>();
+  private stopped = false;
+  private readonly outcomes;
+
+  constructor(
+    private readonly deliveries: WebhookDeliveryRepository,
+    @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    metrics: MetricsService,
+  ) {
+    this.outcomes = metrics.counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Outbound webhook delivery attempts by event and outcome',
+      labelNames: ['event', 'outcome'],
+    });
+  }
+
+  enqueue(em: EntityManager, delivery: NewDelivery): Promise<void> {
+    return this.deliveries.insert(em, delivery, new Date());
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const released = await this.deliveries.releaseLeases();
+    if (released > 0) this.logger.warn({ event: 'webhook_leases_released', count: released }, 'resuming deliveries');
+    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.active]);
+  }
+
+  /** Fills free worker slots; each worker claims due deliveries until none is left. */
+  wake(): void {
+    while (!this.stopped && this.active.size < WORKERS) {
+      const worker = this.work()
+        .catch((error: unknown) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'))
+        .finally(() => this.active.delete(worker));
+      this.active.add(worker);
+    }
+  }
+
+  async list(orgId: string, filter: DeliveryFilter): Promise<{ views: DeliveryView[]; nextCursor: string | null }> {
+    const page = await this.deliveries.list(orgId, filter);
+    const attempts = await this.deliveries.attemptsOf(page.deliveries.map((d) => d.id));
+    return {
+      views: page.deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] })),
+      nextCursor: page.nextCursor,
+    };
+  }
+
+  async redeliver(orgId: string, id: string): Promise<DeliveryView> {
+    const existing = await this.deliveries.findForOrg(orgId, id);
+    if (!existing) throw new AppError('not_found', 'No delivery with this id.');
+    if (!(await this.deliveries.requeue(orgId, id, new Date()))) {
+      throw new AppError('conflict', 'The delivery is already pending.');
+    }
+    this.wake();
+    const delivery = await this.deliveries.findForOrg(orgId, id);
+    const attempts = await this.deliveries.attemptsOf([id]);
+    return { delivery: delivery ?? existing, attempts: attempts.get(id) ?? [] };
+  }
+
+  private async work(): Promise<void> {
+    while (!this.stopped) {
+      const delivery = await this.deliveries.claimDue(new Date(), LEASE_MS);
+      if (!delivery) return;
+      await this.attempt(delivery);
+    }
+  }
+
+  private async attempt(delivery: WebhookDelivery): Promise<void> {
+    const attemptedAt = new Date();
+    const outcome = await this.transport.send({
+      orgId: delivery.orgId,
+      url: delivery.url,
+      event: delivery.event,
+      webhookId: delivery.webhookId,
+      body: delivery.body,
+      jobId: delivery.jobId ?? undefined,
+    });
+    const failedAttempts = delivery.attemptCount + 1;
+    const next = this.nextState(outcome, failedAttempts, attemptedAt.getTime());
+    await this.deliveries.recordAttempt(
+      delivery.id,
+      {
+        attemptedAt,
+        durationMs: outcome.durationMs,
+        statusCode: outcome.kind === 'response' ? outcome.statusCode : undefined,
+        error: outcome.kind === 'blocked' ? `egress_blocked: ${outcome.reason}` : outcome.kind === 'error' ? outcome.error : undefined,
+      },
+      next,
+    );
+    this.outcomes.inc({ event: delivery.event, outcome: next.status });
+    this.logger.info(
+      {
+        event: next.status === 'blocked' ? 'webhook_blocked' : 'webhook_attempt',
+        delivery_id: delivery.id,
+        webhook_event: delivery.event,
+        attempt: failedAttempts,
+        status_code: outcome.kind === 'response' ? outcome.statusCode : undefined,
+        next_status: next.status,
+      },
+      'webhook delivery attempt',
+    );
+  }
+
+  private nextState(
+    outcome: SendOutcome,
+    attempts: number,
+    now: number,
+  ): { status: DeliveryStatus; nextAttemptAt: Date | null } {
+    if (outcome.kind === 'blocked') return { status: 'blocked', nextAttemptAt: null };
+    if (outcome.kind === 'response') {
+      if (outcome.statusCode >= 200 && outcome.statusCode < 300) return { status: 'delivered', nextAttemptAt: null };
+      if (outcome.statusCode === 410) return { status: 'gone', nextAttemptAt: null };
+    }
+    if (attempts >= this.config.webhookMaxAttempts) return { status: 'failed', nextAttemptAt: null };
+    const retryAfter = outcome.kind === 'response' ? outcome.retryAfter : null;
+    const delay = nextDelayMs(attempts, this.config.webhookRetryBaseMs, retryAfter, now);
+    return { status: 'pending', nextAttemptAt: new Date(now + delay) };
+  }
+}

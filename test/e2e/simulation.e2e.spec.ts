@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import { REPO_ROOT } from '../support/daemon-process';
+import { startTestApp, TestApp } from '../support/test-app';
+
+jest.setTimeout(60_000);
+
+const body = {
+  runs: 5000,
+  seed: 2024,
+  scenario: {
+    variables: {
+      revenue: { low: 100, high: 200 },
+      cost: { low: 80, high: 160, distribution: 'triangular', mode: 90 },
+    },
+    objective: 'maximize_net_value',
+    model: 'revenue - cost',
+  },
+};
+
+async function signUp(t: TestApp): Promise<string> {
+  const res = await t.request('POST', '/auth/signup', {
+    body: { email: `sim-${Date.now()}@example.com`, password: 'a-long-enough-password', name: 'Sim' },
+  });
+  expect(res.status).toBe(201);
+  return res.body.api_key.raw_key as string;
+}
+
+describe('POST /v1/simulate and GET /v1/infrastructure over HTTP', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp({ ENGINE_POOL_SIZE: '1' });
+    key = await signUp(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('needs a credential', async () => {
+    for (const [method, path] of [
+      ['POST', '/v1/simulate'],
+      ['GET', '/v1/infrastructure'],
+    ]) {
+      const res = await t.request(method, path, method === 'POST' ? { body } : {});
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('authentication_required');
+    }
+  });
+
+  it('answers the result with engine_mode, run_id and the echoed seed', async () => {
+    const res = await t.request('POST', '/v1/simulate', { body, token: key });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      engine_mode: 'pool',
+      runs: 5000,
+      seed: 2024,
+      objective: 'maximize_net_value',
+      recommended_action: expect.stringMatching(/^(proceed|do_nothing)$/),
+    });
+    expect(res.body.run_id).toMatch(/^run_[0-9a-f]{32}$/);
+    expect(res.body.actions.map((a: { name: string }) => a.name)).toEqual(['proceed', 'do_nothing']);
+    const again = await t.request('POST', '/v1/simulate', { body, token: key });
+    expect(again.body.expected_value).toBe(res.body.expected_value);
+    expect(again.body.run_id).not.toBe(res.body.run_id);
+  });
+
+  it('answers 422 validation_failed with every problem and its position', async () => {
+    const res = await t.request('POST', '/v1/simulate', {
+      token: key,
+      body: { runs: 20_000_000, scenario: { ...body.scenario, model: 'revenue - costs' } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details).toEqual([
+      { field: 'runs', problem: 'must be between 1 and 10000000' },
+      { field: 'scenario.model', problem: "unknown name 'costs' at position 10" },
+    ]);
+  });
+
+  it('reports the engine on /v1/infrastructure and the pool in /metrics', async () => {
+    const res = await t.request('GET', '/v1/infrastructure', { token: key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      engine_mode: 'pool',
+      engine_version: expect.any(String),
+      last_health_check: expect.any(String),
+      pool: { size: 1, busy: 0, queued: 0, restarts: 0 },
+      runtime_library: expect.objectContaining({ status: expect.any(String) }),
+      license: { edition: expect.any(String), status: expect.any(String) },
+    });
+    expect(new Date(res.body.last_health_check).toISOString()).toBe(res.body.last_health_check);
+    const metrics = await t.request('GET', '/metrics');
+    expect(metrics.text).toContain('engine_workers_busy 0');
+    expect(metrics.text).toMatch(/engine_compute_seconds_count\{path="pool"\} [1-9]/);
+    expect(metrics.text).toContain('engine_mode{mode="pool"} 1');
+  });
+});
+
+describe('engine routes when the engine is unavailable', () => {
+  it('answers 503 engine_unavailable while the rest of the daemon serves', async () => {
+    const t = await startTestApp({
+      ENGINE_BINARY_PATH: join(REPO_ROOT, 'test', 'fixtures', 'engine', 'serve-exits.sh'),
+      ENGINE_PROBE_ATTEMPTS: '1',
+      RUNTIME_FALLBACK_MODE: 'deny',
+    });
+    try {
+      const key = await signUp(t);
+      const res = await t.request('POST', '/v1/simulate', { body, token: key });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('engine_unavailable');
+      expect(res.headers.get('retry-after')).toBe('30');
+      const infra = await t.request('GET', '/v1/infrastructure', { token: key });
+      expect(infra.body).toMatchObject({ engine_mode: 'unavailable', engine_version: null });
+    } finally {
+      await t.close();
+    }
+  });
+});

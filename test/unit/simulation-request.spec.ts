@@ -1,0 +1,323 @@
+import { AppError } from '../../src/common/errors';
+import { EngineOutcome, EnginePort, EngineStatus } from '../../src/modules/engine/engine.types';
+import { RunsRepository } from '../../src/modules/simulation/runs.repository';
+import { SimulationService } from '../../src/modules/simulation/simulation.service';
+import {
+  seedToJson,
+  toEngineRequest,
+  validateSimulationRequest,
+} from '../../src/modules/simulation/simulation-request';
+
+const base = () => ({
+  runs: 1000,
+  seed: 7,
+  scenario: {
+    variables: {
+      revenue: { low: 100, high: 200 },
+      cost: { low: 50, high: 150, distribution: 'triangular', mode: 80 },
+    },
+    objective: 'maximize_net_value',
+    model: 'revenue - cost',
+  },
+});
+
+function problems(body: unknown): { field: string; problem: string }[] {
+  try {
+    validateSimulationRequest(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    const appError = error as AppError;
+    expect(appError.code).toBe('validation_failed');
+    expect(appError.status).toBe(422);
+    return [...(appError.details ?? [])];
+  }
+  throw new Error('the request was accepted');
+}
+
+function withScenario(change: (scenario: any) => void): unknown {
+  const body: any = base();
+  change(body.scenario);
+  return body;
+}
+
+describe('validateSimulationRequest', () => {
+  it('accepts a full request and keeps the variables in order', () => {
+    const request = validateSimulationRequest({
+      mode: 'auto',
+      runs: 5000,
+      seed: 42,
+      detail: 'full',
+      scenario: {
+        variables: {
+          z: { low: 1, high: 2, distribution: 'lognormal' },
+          a: { low: -1, high: 1, distribution: 'normal' },
+          m: { low: 0, high: 10, distribution: 'pert', mode: 10 },
+        },
+        objective: 'minimize_cost',
+        actions: [
+          { name: 'buy', model: 'z * 2', set: { a: 0.5 } },
+          { name: 'lease', set: { m: { low: 1, high: 2 } } },
+        ],
+        target: 3,
+      },
+    });
+    expect([...request.scenario.variables.keys()]).toEqual(['z', 'a', 'm']);
+    expect(request.seed).toBe(42n);
+    expect(request.detail).toBe('full');
+    expect(request.scenario.actions?.map((a) => a.name)).toEqual(['buy', 'lease']);
+  });
+
+  it('applies the defaults: 10000 runs, no seed, summary detail', () => {
+    const request = validateSimulationRequest({
+      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
+    });
+    expect(request.runs).toBe(10000);
+    expect(request.seed).toBeUndefined();
+    expect(request.detail).toBe('summary');
+  });
+
+  it.each([
+    [
+      withScenario((s) => (s.variables.revenue = { low: 300, high: 200 })),
+      'scenario.variables.revenue.high',
+      'must be greater than or equal to low',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: 'ten', high: 200 })),
+      'scenario.variables.revenue.low',
+      'must be a number',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: Number.POSITIVE_INFINITY, high: 200 })),
+      'scenario.variables.revenue.low',
+      'must be a finite number',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { high: 200 })),
+      'scenario.variables.revenue.low',
+      'is required',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: -1.7e308, high: 1.7e308 })),
+      'scenario.variables.revenue.high',
+      'the range high - low overflows a double',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = 5)),
+      'scenario.variables.revenue',
+      'must be an object {low, high, distribution?, mode?}',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue.distribution = 'beta')),
+      'scenario.variables.revenue.distribution',
+      'must be one of uniform, triangular, pert, normal, lognormal',
+    ],
+    [
+      withScenario((s) => (s.variables.cost.mode = 151)),
+      'scenario.variables.cost.mode',
+      'must lie within [low, high]',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: 0, high: 5, distribution: 'lognormal' })),
+      'scenario.variables.revenue.low',
+      'must be greater than 0 for a lognormal distribution',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue.extra = 1)),
+      'scenario.variables.revenue.extra',
+      'unknown field; allowed fields are low, high, distribution, mode',
+    ],
+    [withScenario((s) => (s.variables = {})), 'scenario.variables', 'must define at least one variable'],
+    [withScenario((s) => delete s.variables), 'scenario.variables', 'is required'],
+    [
+      withScenario(
+        (s) =>
+          (s.variables = Object.fromEntries(
+            Array.from({ length: 257 }, (_, i) => [`v${i}`, { low: 0, high: 1 }]),
+          )),
+      ),
+      'scenario.variables',
+      'must define at most 256 variables',
+    ],
+    [
+      withScenario((s) => (s.variables['2x'] = { low: 0, high: 1 })),
+      'scenario.variables.2x',
+      'variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 characters',
+    ],
+    [
+      withScenario((s) => (s.objective = 'maximize_fun')),
+      'scenario.objective',
+      'must be one of maximize_net_value, maximize_value, minimize_cost',
+    ],
+    [withScenario((s) => delete s.objective), 'scenario.objective', 'is required'],
+    [
+      withScenario((s) => (s.model = 'revenue - costs')),
+      'scenario.model',
+      "unknown name 'costs' at position 10",
+    ],
+    [
+      withScenario((s) => (s.model = 'revenue - (cost')),
+      'scenario.model',
+      "expected ')' but found 'end of expression' at position 15",
+    ],
+    [withScenario((s) => (s.model = 42)), 'scenario.model', 'must be a string expression'],
+    [
+      withScenario((s) => (s.model = 'a'.repeat(10001))),
+      'scenario.model',
+      'must be at most 10000 characters',
+    ],
+    [withScenario((s) => (s.target = 'high')), 'scenario.target', 'must be a number'],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x' }, { name: 'x' }])),
+      'scenario.actions[1].name',
+      "duplicate action name 'x'",
+    ],
+    [withScenario((s) => (s.actions = [])), 'scenario.actions', 'must contain at least one action'],
+    [
+      withScenario((s) => (s.actions = [{ name: '' }])),
+      'scenario.actions[0].name',
+      'must be a non-empty string of at most 128 characters without control characters',
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'a\nb' }])),
+      'scenario.actions[0].name',
+      'must be a non-empty string of at most 128 characters without control characters',
+    ],
+    [withScenario((s) => (s.actions = [{ model: 'cost' }])), 'scenario.actions[0].name', 'is required'],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', model: 'cost * price' }])),
+      'scenario.actions[0].model',
+      "unknown name 'price' at position 7",
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', set: { price: 3 } }])),
+      'scenario.actions[0].set.price',
+      "unknown variable 'price'",
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', set: { cost: { low: 5, high: 1 } } }])),
+      'scenario.actions[0].set.cost.high',
+      'must be greater than or equal to low',
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'x', set: { cost: 'free' } }])),
+      'scenario.actions[0].set.cost',
+      'must be a number or an object {low, high, distribution?, mode?}',
+    ],
+    [
+      withScenario((s) => (s.actions = Array.from({ length: 65 }, (_, i) => ({ name: `a${i}` })))),
+      'scenario.actions',
+      'must contain at most 64 actions',
+    ],
+    [
+      withScenario((s) => (s.colour = 'red')),
+      'scenario.colour',
+      'unknown field; allowed fields are variables, objective, model, actions, target',
+    ],
+  ])('reports %#: %s %s', (body, field, problem) => {
+    expect(problems(body)).toContainEqual({ field, problem });
+  });
+
+  it.each([
+    [{ ...base(), runs: 0 }, 'runs', 'must be between 1 and 10000000'],
+    [{ ...base(), runs: 10_000_001 }, 'runs', 'must be between 1 and 10000000'],
+    [{ ...base(), runs: 2.5 }, 'runs', 'must be an integer'],
+    [{ ...base(), runs: '100' }, 'runs', 'must be an integer'],
+    [{ ...base(), seed: -1 }, 'seed', 'must be an unsigned 64-bit integer (0 to 18446744073709551615)'],
+    [
+      { ...base(), seed: '18446744073709551616' },
+      'seed',
+      'must be an unsigned 64-bit integer (0 to 18446744073709551615)',
+    ],
+    [
+      { ...base(), seed: 2 ** 60 },
+      'seed',
+      'is above 2^53 - 1 and cannot be read exactly from a JSON number: send it as a decimal string',
+    ],
+    [{ ...base(), mode: 'fast' }, 'mode', 'must be "auto"'],
+    [{ ...base(), detail: 'all' }, 'detail', 'must be "summary" or "full"'],
+    [
+      { ...base(), extra: true },
+      'extra',
+      'unknown field; allowed fields are mode, runs, seed, detail, scenario',
+    ],
+    [{ runs: 5 }, 'scenario', 'is required'],
+    [[1, 2], 'body', 'the request body must be a JSON object'],
+    [null, 'body', 'the request body must be a JSON object'],
+  ])('reports %#: %s %s', (body, field, problem) => {
+    expect(problems(body)).toContainEqual({ field, problem });
+  });
+
+  it('lists every problem at once', () => {
+    const found = problems({
+      runs: 0,
+      scenario: { variables: { a: { low: 2, high: 1 } }, objective: 'x', model: 'a + b' },
+    });
+    expect(found.map((p) => p.field)).toEqual([
+      'runs',
+      'scenario.objective',
+      'scenario.variables.a.high',
+      'scenario.model',
+    ]);
+  });
+
+  it('accepts seeds up to 2^64 - 1 as strings and echoes them exactly', () => {
+    const request = validateSimulationRequest({ ...base(), seed: '18446744073709551615' });
+    expect(request.seed).toBe(18446744073709551615n);
+    expect(seedToJson(request.seed!)).toBe('18446744073709551615');
+    expect(seedToJson(9007199254740991n)).toBe(9007199254740991);
+  });
+});
+
+describe('toEngineRequest', () => {
+  it('writes the wire format with a definite seed and a stable key order', () => {
+    const request = validateSimulationRequest({
+      scenario: {
+        target: 5,
+        actions: [{ set: { b: { high: 2, low: 1 } }, name: 'go' }],
+        objective: 'maximize_value',
+        variables: { b: { high: 1, low: 0 }, a: { distribution: 'pert', mode: 0.2, high: 1, low: 0 } },
+      },
+    });
+    expect(JSON.stringify(toEngineRequest(request, 99n))).toBe(
+      JSON.stringify({
+        mode: 'auto',
+        runs: 10000,
+        seed: 99,
+        detail: 'summary',
+        scenario: {
+          variables: { b: { low: 0, high: 1 }, a: { low: 0, high: 1, distribution: 'pert', mode: 0.2 } },
+          objective: 'maximize_value',
+          actions: [{ name: 'go', set: { b: { low: 1, high: 2 } } }],
+          target: 5,
+        },
+      }),
+    );
+  });
+});
+
+class FakeEngine implements EnginePort {
+  simulate(): Promise<EngineOutcome> {
+    throw new Error('not used');
+  }
+  status(): EngineStatus {
+    throw new Error('not used');
+  }
+}
+
+describe('SimulationService.prepare', () => {
+  it('returns the normalised body without inventing a seed, and it validates again unchanged', () => {
+    const service = new SimulationService(new FakeEngine(), {} as RunsRepository);
+    const prepared = service.prepare({
+      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
+    });
+    expect(prepared).toEqual({
+      mode: 'auto',
+      runs: 10000,
+      detail: 'summary',
+      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
+    });
+    expect(service.prepare(prepared)).toEqual(prepared);
+    expect(service.prepare({ ...prepared, seed: '123' }).seed).toBe(123);
+  });
+});
