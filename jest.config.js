@@ -16,5 +16,5 @@ module.exports = {
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.spec.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'] },
   ],
-  testTimeout: 30000,
+  testTimeout: 120000,
 };

@@ -17,6 +17,7 @@ import { HealthModule } from './modules/health/health.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
+import { MailRelayModule } from './modules/mail-relay/mail-relay.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
 import { QueryModule } from './modules/query/query.module';
@@ -44,6 +45,7 @@ export class AppModule {
         DevicesModule,
         ProviderKeysModule,
         EgressModule,
+        MailRelayModule.forRoot(config),
         WebhooksModule,
         PrivacyModule,
         RepohostModule,

@@ -50,6 +50,8 @@ class Appliance {
   }
 }
 
+jest.setTimeout(180_000);
+
 describe('jobs and callbacks across a hard kill', () => {
   let receiver: Receiver;
   let handler: Handler;

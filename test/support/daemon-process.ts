@@ -25,7 +25,7 @@ export function spawnDaemon(env: Record<string, string>): DaemonProcess {
 }
 
 /** Resolves with the listening URL once the daemon logs `daemon_started`. */
-export async function waitForStart(daemon: DaemonProcess, timeoutMs = 15000): Promise<string> {
+export async function waitForStart(daemon: DaemonProcess, timeoutMs = 60000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const line = daemon

@@ -77,6 +77,7 @@ export async function startGuard(
   dir: string,
   rules: string[],
   resolver?: EgressResolver,
+  options: { ca?: string[] } = {},
 ): Promise<GuardHarness> {
   registerEntities([EgressDecisionSchema]);
   const orm = await openDatabase(join(dir, 'service.sqlite'));
@@ -93,6 +94,7 @@ export async function startGuard(
     logger: createLogger('silent'),
     decisions: counter,
     resolver,
+    ca: options.ca,
   });
   return {
     guard,
@@ -105,33 +107,3 @@ export async function startGuard(
     },
   };
 }
-
-export interface SignupResult {
-  organization: { id: string; name: string };
-  user: { id: string; email: string; role: string };
-  api_key: { id: string; raw_key: string; role: string };
-}
-
-/** Signs up through the public endpoint; the first organization of an appliance is the operator organization. */
-export async function signUp(
-  t: { request: TestAppRequest },
-  email: string,
-  organization?: string,
-): Promise<SignupResult> {
-  const res = await t.request('POST', '/auth/signup', {
-    body: {
-      email,
-      password: 'correct horse battery staple',
-      name: 'Test Person',
-      organization_name: organization ?? `Org of ${email}`,
-    },
-  });
-  if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${res.text}`);
-  return res.body as SignupResult;
-}
-
-type TestAppRequest = (
-  method: string,
-  path: string,
-  options?: { body?: unknown; token?: string },
-) => Promise<{ status: number; body: any; text: string }>;

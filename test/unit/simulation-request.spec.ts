@@ -306,17 +306,19 @@ class FakeEngine implements EnginePort {
 }
 
 describe('SimulationService.prepare', () => {
-  it('returns the normalised body without inventing a seed, and it validates again unchanged', () => {
+  it('returns the normalised body with the seed fixed, and it validates again unchanged', () => {
     const service = new SimulationService(new FakeEngine(), {} as RunsRepository);
     const prepared = service.prepare({
       scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
     });
-    expect(prepared).toEqual({
+    const { seed, ...rest } = prepared;
+    expect(rest).toEqual({
       mode: 'auto',
       runs: 10000,
       detail: 'summary',
       scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
     });
+    expect(Number.isSafeInteger(seed)).toBe(true);
     expect(service.prepare(prepared)).toEqual(prepared);
     expect(service.prepare({ ...prepared, seed: '123' }).seed).toBe(123);
   });

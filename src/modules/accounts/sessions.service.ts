@@ -24,6 +24,8 @@ const FAILURE_MESSAGES = {
 @Injectable()
 export class SessionsService {
   private readonly cache = new LruCache<string, SessionIdentity>(10_000, CACHE_TTL_MS);
+  /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the row before the commit). */
+  private revocationEpoch = 0;
 
   constructor(
     private readonly repository: AccountsRepository,
@@ -52,6 +54,7 @@ export class SessionsService {
     const now = new Date().toISOString();
     const cached = this.cache.get(sid);
     if (cached && cached.userId === sub && cached.expiresAt > now) return cached;
+    const epoch = this.revocationEpoch;
     const live = await this.repository.findLiveSession(sid, sub, now);
     if (!live) throw new AppError('invalid_session', 'The session has ended: log in again.');
     const identity: SessionIdentity = {
@@ -61,7 +64,7 @@ export class SessionsService {
       role: live.user.role,
       expiresAt: live.session.expiresAt,
     };
-    this.cache.set(sid, identity);
+    if (epoch === this.revocationEpoch) this.cache.set(sid, identity);
     return identity;
   }
 
@@ -71,6 +74,7 @@ export class SessionsService {
   }
 
   forgetUser(userId: string): void {
+    this.revocationEpoch += 1;
     this.cache.deleteWhere((identity) => identity.userId === userId);
   }
 }

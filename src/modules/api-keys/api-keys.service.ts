@@ -22,6 +22,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export class ApiKeysService {
   private readonly cache = new LruCache<string, ApiKeyRecord>(CACHE_ENTRIES, CACHE_TTL_MS);
   private readonly lastUsedWritten = new Map<string, number>();
+  /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the key before the commit). */
+  private revocationEpoch = 0;
   private readonly policy: KeyPolicy;
 
   constructor(
@@ -110,6 +112,7 @@ export class ApiKeysService {
         tx,
       );
     });
+    this.revocationEpoch += 1;
     this.cache.deleteWhere((record) => record.id === keyId);
     await this.policy.onKeyRevoked?.(keyId);
     return { id: keyId, revokedAt };
@@ -122,10 +125,11 @@ export class ApiKeysService {
     const now = Date.now();
     let record = this.cache.get(keyHash);
     if (!record) {
+      const epoch = this.revocationEpoch;
       const entity = await this.repository.findActiveByHash(keyHash);
       if (!entity) return undefined;
       record = toRecord(entity);
-      this.cache.set(keyHash, record);
+      if (epoch === this.revocationEpoch) this.cache.set(keyHash, record);
     }
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) {
       this.cache.delete(keyHash);

@@ -10,7 +10,19 @@ const MAX_NAME_LENGTH = 200;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
+const ROWS_PER_GROUP = 64;
+/** Below SQLite's default limit of 32766 bound parameters per statement. */
+const MAX_PARAMETERS = 30_000;
+
 export class DatasetShapeError extends Error {}
+
+interface InsertStatements {
+  readonly rowsPerGroup: number;
+  readonly group: Database.Statement;
+  readonly groupValues: (StoredValue | bigint)[];
+  readonly one: Database.Statement;
+  readonly oneValues: (StoredValue | bigint)[];
+}
 
 export interface WrittenDataset {
   readonly rowCount: number;
@@ -35,8 +47,7 @@ export class DatasetFileWriter {
   private readonly slots: ColumnSlot[] = [];
   private readonly byKey = new Map<string, ColumnSlot>();
   private readonly usedNames = new Set<string>([identifierKey(ROW_COLUMN)]);
-  private insert: Database.Statement | undefined;
-  private values: (StoredValue | bigint)[] = [];
+  private insert: InsertStatements | undefined;
   private rowCount = 0;
   private closed = false;
 
@@ -64,23 +75,32 @@ export class DatasetFileWriter {
   addBatch(rows: readonly Record<string, unknown>[]): void {
     if (rows.length === 0) return;
     for (const row of rows) this.discoverColumns(row);
-    const slots = this.slots;
-    const count = slots.length;
-    const insert = this.statement();
-    const values = this.values;
-    const classifier = this.classifier;
+    const statements = this.statements();
+    const width = this.slots.length + 1;
+    const group = statements.rowsPerGroup;
     this.db.transaction(() => {
-      for (const row of rows) {
-        if (this.slots.length !== count) throw new Error('columns changed inside a batch');
-        values[0] = ++this.rowCount;
-        for (let i = 0; i < count; i++) {
-          const value = slots[i].profile.observe(row[slots[i].key]);
-          // better-sqlite3 binds every JS number as a REAL; a BigInt is stored as an INTEGER.
-          values[i + 1] = classifier.kind === KIND_INTEGER ? BigInt(value as number) : value;
-        }
-        insert.run(values);
+      let index = 0;
+      for (; index + group <= rows.length; index += group) {
+        for (let r = 0; r < group; r++) this.fill(rows[index + r], statements.groupValues, r * width);
+        statements.group.run(statements.groupValues);
+      }
+      for (; index < rows.length; index++) {
+        this.fill(rows[index], statements.oneValues, 0);
+        statements.one.run(statements.oneValues);
       }
     })();
+  }
+
+  /** Converts one row into `values` from `offset`: the ordinal, then each column's stored value. */
+  private fill(row: Record<string, unknown>, values: (StoredValue | bigint)[], offset: number): void {
+    const slots = this.slots;
+    const classifier = this.classifier;
+    values[offset] = ++this.rowCount;
+    for (let i = 0; i < slots.length; i++) {
+      const value = slots[i].profile.observe(row[slots[i].key]);
+      // better-sqlite3 binds every JS number as a REAL; a BigInt is stored as an INTEGER.
+      values[offset + i + 1] = classifier.kind === KIND_INTEGER ? BigInt(value as number) : value;
+    }
   }
 
   /** Finishes the file and returns its profile; the writer cannot be used afterwards. */
@@ -145,11 +165,21 @@ export class DatasetFileWriter {
     return name;
   }
 
-  private statement(): Database.Statement {
+  /** One statement inserting many rows (fewer calls into SQLite), and one for the rest of a batch. */
+  private statements(): InsertStatements {
     if (!this.insert) {
-      const placeholders = new Array<string>(this.slots.length + 1).fill('?').join(', ');
-      this.insert = this.db.prepare(`insert into ${DATA_TABLE} values (${placeholders})`);
-      this.values = new Array<StoredValue | bigint>(this.slots.length + 1).fill(null);
+      const width = this.slots.length + 1;
+      const tuple = `(${new Array<string>(width).fill('?').join(', ')})`;
+      const rowsPerGroup = Math.max(1, Math.min(ROWS_PER_GROUP, Math.floor(MAX_PARAMETERS / width)));
+      this.insert = {
+        rowsPerGroup,
+        group: this.db.prepare(
+          `insert into ${DATA_TABLE} values ${new Array<string>(rowsPerGroup).fill(tuple).join(', ')}`,
+        ),
+        groupValues: new Array<StoredValue | bigint>(width * rowsPerGroup).fill(null),
+        one: this.db.prepare(`insert into ${DATA_TABLE} values ${tuple}`),
+        oneValues: new Array<StoredValue | bigint>(width).fill(null),
+      };
     }
     return this.insert;
   }

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { connect as netConnect, Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { rootCertificates, connect as tlsConnect } from 'node:tls';
 import type { Counter } from 'prom-client';
 import type { Agent } from 'undici';
 import type { AppLogger } from '../../common/logging';
@@ -35,6 +35,8 @@ export interface EgressGuardOptions {
   readonly decisions: Counter<'purpose' | 'decision'>;
   readonly resolver?: EgressResolver;
   readonly connectTimeoutMs?: number;
+  /** Extra trusted CA certificates (PEM) for TLS destinations, on top of Node's bundled roots. */
+  readonly ca?: readonly string[];
   readonly now?: () => Date;
 }
 
@@ -53,11 +55,13 @@ export class EgressGuardService implements EgressGuard {
   private readonly now: () => Date;
   private readonly agents = new Map<string, Agent>();
   private readonly pinned = new Set<string>();
+  private readonly ca: string[] | undefined;
 
   constructor(private readonly options: EgressGuardOptions) {
     this.resolver = options.resolver ?? systemResolver;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.now = options.now ?? ((): Date => new Date());
+    this.ca = options.ca && options.ca.length > 0 ? [...rootCertificates, ...options.ca] : undefined;
   }
 
   get policy(): EgressPolicy {
@@ -116,7 +120,7 @@ export class EgressGuardService implements EgressGuard {
         body,
         headers,
         redirect: 'manual',
-        dispatcher: this.agentFor(destination),
+        dispatcher: await this.agentFor(destination),
       };
       // Node's fetch (undici 6 inside) drives an undici 7 Agent through the dispatcher interface both share.
       const response = await fetch(current, requestInit as unknown as RequestInit);
@@ -154,7 +158,13 @@ export class EgressGuardService implements EgressGuard {
     const timeout = options.timeoutMs ?? this.connectTimeoutMs;
     return new Promise<Socket>((resolve, reject) => {
       const socket = options.tls
-        ? tlsConnect({ host: destination.address, port, servername: destination.servername, timeout })
+        ? tlsConnect({
+            host: destination.address,
+            port,
+            servername: destination.servername,
+            timeout,
+            ca: this.ca,
+          })
         : netConnect({ host: destination.address, port, timeout });
       const ready = options.tls ? 'secureConnect' : 'connect';
       const fail = (error: Error): void => {
@@ -240,11 +250,17 @@ export class EgressGuardService implements EgressGuard {
     return addresses;
   }
 
-  private agentFor(destination: CheckedDestination): Agent {
+  private async agentFor(destination: CheckedDestination): Promise<Agent> {
     const key = `${destination.host}|${destination.port}|${destination.address}`;
     let agent = this.agents.get(key);
     if (agent) return agent;
-    agent = pinnedAgent(destination, this.connectTimeoutMs);
+    const created = await pinnedAgent(destination, { timeout: this.connectTimeoutMs, ca: this.ca });
+    agent = this.agents.get(key);
+    if (agent) {
+      void created.close().catch(() => undefined);
+      return agent;
+    }
+    agent = created;
     this.agents.set(key, agent);
     if (this.agents.size > MAX_PINNED_AGENTS) {
       const [oldestKey, oldest] = this.agents.entries().next().value as [string, Agent];

@@ -1,4 +1,4 @@
-import { Agent, buildConnector } from 'undici';
+import type { Agent } from 'undici';
 import { InvalidHostError, normaliseHost } from './egress-host';
 import { CheckedDestination, EgressBlockedError } from './egress.types';
 
@@ -7,8 +7,13 @@ import { CheckedDestination, EgressBlockedError } from './egress.types';
  * `destination.address` (no DNS lookup), the original host name stays the TLS servername, and an origin other than
  * the checked one is refused, so nothing handed this dispatcher by mistake can reach anywhere else.
  */
-export function pinnedAgent(destination: CheckedDestination, connectTimeoutMs: number): Agent {
-  const base = buildConnector({ timeout: connectTimeoutMs });
+export async function pinnedAgent(
+  destination: CheckedDestination,
+  tls: { timeout: number; ca?: string[] },
+): Promise<Agent> {
+  // Loaded on first use: undici takes a noticeable share of start-up, and many appliances never send anything.
+  const { Agent, buildConnector } = await import('undici');
+  const base = buildConnector(tls.ca ? { timeout: tls.timeout, ca: tls.ca } : { timeout: tls.timeout });
   const servername = destination.servername;
   return new Agent({
     connect: (options, callback) => {

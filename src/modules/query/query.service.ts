@@ -17,6 +17,7 @@ import {
   TYPED_QUERY_FIELDS,
 } from './query-grammar';
 import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
+import { ResultCache } from './result-cache';
 import { runSqlReport } from './sql-report';
 
 export interface QueryResult {
@@ -50,6 +51,8 @@ interface QueryColumnInfo extends QueryableColumn {
 /** Governed queries over datasets: the typed grammar, natural language resolved to it, batches and SQL reports. */
 @Injectable()
 export class QueryService {
+  private readonly results = new ResultCache();
+
   constructor(
     private readonly datasets: DatasetsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -287,6 +290,25 @@ export class QueryService {
     return rows.length === 1 ? rows[0].value : value;
   }
 
+  private async run(dataset: OpenDataset, sql: string, params: readonly unknown[]): Promise<Row[]> {
+    const reader = await dataset.reader();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      reader.interrupt();
+    }, this.config.queryTimeoutS * 1000);
+    try {
+      return await reader.all(sql, params);
+    } catch (error) {
+      if (timedOut && isInterrupted(error)) {
+        throw new AppError('query_timeout', `The query exceeded its ${this.config.queryTimeoutS} s budget.`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async execute(
     dataset: OpenDataset,
     columns: readonly QueryColumnInfo[],
@@ -295,22 +317,11 @@ export class QueryService {
   ): Promise<QueryResult> {
     const byName = new Map(columns.map((c) => [c.name, c]));
     const compiled = compileQuery(spec, (name) => (byName.get(name) as QueryColumnInfo).sql);
-    const reader = await dataset.reader();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      reader.interrupt();
-    }, this.config.queryTimeoutS * 1000);
-    let raw: Row[];
-    try {
-      raw = await reader.all(compiled.sql, compiled.params);
-    } catch (error) {
-      if (timedOut && isInterrupted(error)) {
-        throw new AppError('query_timeout', `The query exceeded its ${this.config.queryTimeoutS} s budget.`);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
+    const cacheKey = ResultCache.key(dataset.record.id, compiled.sql, compiled.params);
+    let raw = this.results.get(cacheKey);
+    if (!raw) {
+      raw = await this.run(dataset, compiled.sql, compiled.params);
+      this.results.set(cacheKey, raw);
     }
     const truncated = raw.length > spec.limit;
     if (truncated) raw = raw.slice(0, spec.limit);

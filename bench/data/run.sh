@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds the daemon and runs bench/data/run.ts (see its header); writes its section of docs/BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v sqlite3 >/dev/null || { echo "bench/data needs the sqlite3 shell: apt-get install -y sqlite3" >&2; exit 1; }
+npm run -s build
+npx tsc --ignoreConfig --outDir .tmp/bench --rootDir bench --module commonjs --moduleResolution bundler --target es2022 \
+  --types node --skipLibCheck --strict bench/data/run.ts
+exec node .tmp/bench/data/run.js

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Builds the daemon, compiles bench/jobs/run.ts and runs it (see its header); updates docs/BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+npm run -s build
+npx tsc --ignoreConfig --outDir .tmp/bench-jobs --rootDir . --module commonjs --moduleResolution bundler --target ES2022 \
+  --types node --skipLibCheck --strict bench/jobs/run.ts
+exec node .tmp/bench-jobs/bench/jobs/run.js "$@"

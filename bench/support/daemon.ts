@@ -1,0 +1,82 @@
+/** Shared pieces of the benchmarks: the built daemon as a real process, an API key, and docs/BENCHMARKS.md. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The repository root, from `.tmp/<dir>/bench/support/` where the benchmarks are compiled to. */
+export const ROOT = resolve(__dirname, '..', '..', '..', '..');
+
+export interface BenchDaemon {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(env: Record<string, string>): Promise<BenchDaemon> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', SERVICE_DATA_DIR: dataDir, SERVICE_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.length > 1_000_000) output = output.slice(-100_000);
+      const line = output.split('\n').find((l) => l.includes('"event":"daemon_started"'));
+      if (line) resolveUrl((JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1'));
+    });
+    child.once('exit', (code) => reject(new Error(`the daemon exited with ${String(code)}:\n${output}`)));
+  });
+  child.stdout.removeAllListeners('data');
+  child.stdout.resume();
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function signupKey(url: string): Promise<string> {
+  const response = await fetch(`${url}/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'benchmark-password-1', name: 'Bench' }),
+  });
+  const body = (await response.json()) as { api_key?: { raw_key?: string } };
+  if (!response.ok || !body.api_key?.raw_key) throw new Error(`sign-up failed (${response.status})`);
+  return body.api_key.raw_key;
+}
+
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+export function machineLine(): string {
+  return `${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}`;
+}
+
+/** Replaces (or appends) the section between `<!-- bench:<name>:start -->` and `...:end -->` in docs/BENCHMARKS.md. */
+export function writeSection(name: string, lines: readonly string[]): void {
+  const start = `<!-- bench:${name}:start -->`;
+  const end = `<!-- bench:${name}:end -->`;
+  const section = [start, ...lines, end].join('\n');
+  process.stdout.write(`${section}\n`);
+  const file = join(ROOT, 'docs', 'BENCHMARKS.md');
+  let doc = '# Benchmarks\n';
+  try {
+    doc = readFileSync(file, 'utf8');
+  } catch {
+    // the first benchmark creates the file
+  }
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  doc = from >= 0 && to > from ? doc.slice(0, from) + section + doc.slice(to + end.length) : `${doc.trimEnd()}\n\n${section}\n`;
+  writeFileSync(file, doc);
+}
