@@ -24,6 +24,7 @@ import { QueryModule } from './modules/query/query.module';
 import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { SimulationModule } from './modules/simulation/simulation.module';
+import { SystemdModule } from './modules/systemd/systemd.module';
 import { WebhookOutboxModule } from './modules/webhook-outbox/webhook-outbox.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -58,6 +59,7 @@ export class AppModule {
         JobsModule,
         RuntimeLibraryModule,
         McpModule,
+        SystemdModule,
       ],
     };
   }
