@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 if [ -f native/Makefile ]; then
   make -s -C native -j2 all
 fi
+make -s -C native/sd-notify
 npx tsc -p tsconfig.build.json

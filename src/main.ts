@@ -4,6 +4,8 @@ import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './common/config';
 import { StartupError } from './common/errors';
 import { AppLogger, createLogger } from './common/logging';
+import { EngineService } from './modules/engine/engine.service';
+import { SystemdNotifier } from './modules/systemd/systemd-notifier';
 
 function fail(logger: AppLogger, error: unknown): never {
   if (error instanceof StartupError) {
@@ -71,6 +73,9 @@ async function main(): Promise<void> {
     { event: 'daemon_started', address: await app.getUrl(), data_dir: config.dataDir, pid: process.pid },
     'decisiond is listening',
   );
+  app
+    .get(SystemdNotifier)
+    .ready(`listening on ${await app.getUrl()} (engine mode: ${app.get(EngineService).mode})`);
 }
 
 void main();

@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 npm run -s build
-npx tsc --ignoreConfig --outDir .tmp/bench --rootDir bench --module commonjs --moduleResolution bundler --target es2022 \
-  --types node --skipLibCheck --strict bench/engine/http.ts
+npx tsc --outDir .tmp/bench --rootDir bench --module nodenext --moduleResolution nodenext --target es2022 \
+  --types node --skipLibCheck --strict --ignoreConfig bench/engine/http.ts
 exec node .tmp/bench/engine/http.js

@@ -8,8 +8,9 @@
  *   N=1000 bash bench/engine/http.sh
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -104,21 +105,111 @@ async function measure(url: string, key: string, count: number): Promise<Sample[
   return samples;
 }
 
+/** Sum and count of the daemon's engine_compute_seconds histogram for one path (its engine round trip). */
+async function engineRoundTrip(url: string, path: string): Promise<{ sum: number; count: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const read = (suffix: string): number =>
+    Number(
+      new RegExp(`^engine_compute_seconds_${suffix}\\{path="${path}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0,
+    );
+  return { sum: read('sum'), count: read('count') };
+}
+
+/** The HTTP and authentication floor: an authenticated route that does no work. */
+async function floor(url: string, key: string, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    await (await fetch(`${url}/v1/infrastructure`, { headers: { authorization: `Bearer ${key}` } })).text();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/**
+ * The pool's own cost without HTTP: one `simulate --serve` worker driven over its socket as the daemon does
+ * (4-byte length + JSON frames), round trip per request next to its compute_ms.
+ */
+async function workerRoundTrips(count: number): Promise<{ wallMs: number[]; computeMs: number[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ds-bench-worker-'));
+  const socketPath = join(dir, 'w.sock');
+  const worker = spawn(join(ROOT, 'engine_build', 'simulate'), ['--serve', socketPath], { stdio: 'ignore' });
+  try {
+    let socket: ReturnType<typeof connect> | undefined;
+    for (let i = 0; i < 500 && !socket; i++) {
+      socket = await new Promise((resolveSocket) => {
+        const s = connect({ path: socketPath });
+        s.once('connect', () => resolveSocket(s));
+        s.once('error', () => setTimeout(() => resolveSocket(undefined), 10));
+      });
+    }
+    if (!socket) throw new Error('the worker did not create its socket');
+    const open = socket;
+    open.setNoDelay(true);
+    let buffer = Buffer.alloc(0);
+    const waiting: ((frame: { result?: { compute_ms: number } }) => void)[] = [];
+    open.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readUInt32BE(0)) {
+        const length = buffer.readUInt32BE(0);
+        const frame = JSON.parse(buffer.toString('utf8', 4, 4 + length)) as {
+          result?: { compute_ms: number };
+        };
+        buffer = buffer.subarray(4 + length);
+        waiting.shift()?.(frame);
+      }
+    });
+    const next = () => new Promise<{ result?: { compute_ms: number } }>((r) => waiting.push(r));
+    await next();
+    const wallMs: number[] = [];
+    const computeMs: number[] = [];
+    for (let i = 0; i < WARMUP + count; i++) {
+      const payload = Buffer.from(
+        JSON.stringify({ type: 'run', id: `r${i}`, deadline_ms: 60000, request: BODY }),
+      );
+      const header = Buffer.alloc(4);
+      header.writeUInt32BE(payload.length);
+      const started = performance.now();
+      const reply = next();
+      open.write(Buffer.concat([header, payload]));
+      const frame = await reply;
+      if (i < WARMUP) continue;
+      wallMs.push(performance.now() - started);
+      computeMs.push(frame.result?.compute_ms ?? NaN);
+    }
+    open.end();
+    return { wallMs, computeMs };
+  } finally {
+    worker.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const quantile = (values: readonly number[], q: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 const fmt = (ms: number): string => ms.toFixed(2);
 
-async function runMode(
-  label: string,
-  env: Record<string, string>,
-): Promise<{ label: string; samples: Sample[] }> {
+interface ModeResult {
+  readonly label: string;
+  readonly samples: Sample[];
+  /** Mean engine round trip as the daemon measured it (pool: socket + framing + compute; fallback: process). */
+  readonly roundTripMs: number;
+  readonly floorMs: number[];
+}
+
+async function runMode(label: string, env: Record<string, string>): Promise<ModeResult> {
   const daemon = await startDaemon(env);
   try {
     const key = await apiKey(daemon.url);
     await measure(daemon.url, key, WARMUP);
-    return { label, samples: await measure(daemon.url, key, REQUESTS) };
+    const path = label === 'pool' ? 'pool' : 'subprocess';
+    const before = await engineRoundTrip(daemon.url, path);
+    const samples = await measure(daemon.url, key, REQUESTS);
+    const after = await engineRoundTrip(daemon.url, path);
+    const roundTripMs = ((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1000;
+    return { label, samples, roundTripMs, floorMs: await floor(daemon.url, key, REQUESTS) };
   } finally {
     await daemon.stop();
   }
@@ -130,30 +221,45 @@ async function main(): Promise<void> {
     ENGINE_POOL_SIZE: '0',
     RUNTIME_FALLBACK_MODE: 'allow',
   });
-  const rows = [pool, fallback].map(({ label, samples }) => {
+  const rows = [pool, fallback].map(({ label, samples, roundTripMs, floorMs }) => {
     const modes = [...new Set(samples.map((s) => s.mode))].join(',');
     if (modes !== label) throw new Error(`expected engine_mode ${label}, got ${modes}`);
     const wall = samples.map((s) => s.wallMs);
     const compute = samples.map((s) => s.computeMs);
-    const overhead = samples.map((s) => s.wallMs - s.computeMs);
-    return `| ${label} | ${samples.length} | ${fmt(quantile(wall, 0.5))} | ${fmt(quantile(wall, 0.95))} | ${fmt(quantile(compute, 0.5))} | ${fmt(quantile(overhead, 0.5))} |`;
+    const meanCompute = compute.reduce((a, b) => a + b, 0) / compute.length;
+    return (
+      `| ${label} | ${samples.length} | ${fmt(quantile(wall, 0.5))} / ${fmt(quantile(wall, 0.1))} | ` +
+      `${fmt(quantile(compute, 0.5))} | ${fmt(roundTripMs)} / ${fmt(meanCompute)} | ${fmt(quantile(floorMs, 0.5))} / ${fmt(quantile(floorMs, 0.1))} |`
+    );
   });
+  const direct = await workerRoundTrips(REQUESTS);
+  const overhead = direct.wallMs.map((w, i) => w - direct.computeMs[i]);
+  const load = loadavg()[0].toFixed(1);
   const section = [
     '<!-- bench:engine-http:start -->',
     '## Engine over HTTP: `POST /v1/simulate`, 10,000 runs × 5 variables',
     '',
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, ` +
-      'the built daemon as a process, one client sending requests one after another over a keep-alive connection ' +
-      `(${WARMUP} warm-up requests first). Wall is the client's round trip; compute is the engine's own \`compute_ms\`; ` +
-      'overhead is wall − compute per request (HTTP, auth, validation, framing, recording the run).',
+      `load average ${load} at the end (a shared machine: p50 wall times are inflated; p10 is closer to an idle box). ` +
+      'The built daemon runs as a process; one client sends requests one after another over a keep-alive connection ' +
+      `(${WARMUP} warm-up requests first). *Wall* is the client's round trip of \`POST /v1/simulate\`; *compute* is the ` +
+      "engine's own `compute_ms`; *engine round trip* is the daemon's mean time from handing the request to a worker " +
+      '(or spawning the one-shot process) to having its result, from `engine_compute_seconds`; the *HTTP floor* is ' +
+      'an authenticated `GET /v1/infrastructure` on the same daemon (HTTP, auth, no work). Pool overhead = engine ' +
+      'round trip − compute; the rest of the wall time is the HTTP floor plus validation and recording the run.',
     '',
     '```sh',
     `N=${REQUESTS} bash bench/engine/http.sh`,
     '```',
     '',
-    '| engine_mode | requests | wall p50 (ms) | wall p95 (ms) | compute_ms p50 | overhead p50 (ms) |',
+    '| engine_mode | requests | wall p50 / p10 (ms) | compute_ms p50 | engine round trip / compute, mean (ms) | HTTP floor p50 / p10 (ms) |',
     '|---|---|---|---|---|---|',
     ...rows,
+    '',
+    `Pool cost alone (one worker driven over its socket, no HTTP, ${direct.wallMs.length} requests): round trip p50 ` +
+      `${fmt(quantile(direct.wallMs, 0.5))} ms (p10 ${fmt(quantile(direct.wallMs, 0.1))}) for compute_ms p50 ` +
+      `${fmt(quantile(direct.computeMs, 0.5))}; round trip − compute p50 ${fmt(quantile(overhead, 0.5))} ms ` +
+      `(p10 ${fmt(quantile(overhead, 0.1))}).`,
     '<!-- bench:engine-http:end -->',
   ].join('\n');
   process.stdout.write(`${section}\n`);

@@ -38,11 +38,19 @@ interface Options {
 class UsageError extends Error {}
 
 function checkOptions(options: Options, password: string | undefined): void {
-  if (!isEmail(options.email) || options.email.length > 254) throw new UsageError(`--email: "${options.email}" is not an e-mail address`);
-  for (const [flag, value] of [['--org', options.org], ['--name', options.name]] as const) {
-    if (value.trim().length === 0 || value.length > 200) throw new UsageError(`${flag}: must be 1 to 200 characters`);
+  if (!isEmail(options.email) || options.email.length > 254)
+    throw new UsageError(`--email: "${options.email}" is not an e-mail address`);
+  for (const [flag, value] of [
+    ['--org', options.org],
+    ['--name', options.name],
+  ] as const) {
+    if (value.trim().length === 0 || value.length > 200)
+      throw new UsageError(`${flag}: must be 1 to 200 characters`);
   }
-  if (password !== undefined && (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH)) {
+  if (
+    password !== undefined &&
+    (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH)
+  ) {
     throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters long`);
   }
 }
@@ -76,8 +84,13 @@ async function provision(options: Options): Promise<number> {
   checkOptions(options, password);
   const config = loadConfig();
   prepareDataDir(config);
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination({ fd: 2, sync: true }));
-  const app = await NestFactory.createApplicationContext(ProvisionModule.forRoot(config, logger), { logger: false });
+  const logger = createLogger(
+    config.logLevel === 'info' ? 'warn' : config.logLevel,
+    pino.destination({ fd: 2, sync: true }),
+  );
+  const app = await NestFactory.createApplicationContext(ProvisionModule.forRoot(config, logger), {
+    logger: false,
+  });
   try {
     const account = await app.get(AccountsService).provision({
       email: options.email,
@@ -102,7 +115,10 @@ async function main(): Promise<void> {
     .requiredOption('--org <name>', 'name of the operator organization')
     .requiredOption('--email <email>', 'e-mail address of the owner')
     .requiredOption('--name <name>', 'display name of the owner')
-    .option('--password-stdin', 'read the owner password from standard input (otherwise set it later by reset)')
+    .option(
+      '--password-stdin',
+      'read the owner password from standard input (otherwise set it later by reset)',
+    )
     .option('--json', 'print the result as JSON (same shape as the sign-up response)')
     .showHelpAfterError();
   program.parse();
@@ -115,7 +131,9 @@ async function main(): Promise<void> {
         : error instanceof AppError
           ? `${error.code}: ${error.message}`
           : undefined;
-    process.stderr.write(`provision: ${known ?? (error instanceof Error ? error.stack ?? error.message : String(error))}\n`);
+    process.stderr.write(
+      `provision: ${known ?? (error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
+    );
     process.exitCode = error instanceof UsageError ? 64 : 1;
   }
 }

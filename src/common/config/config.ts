@@ -74,6 +74,10 @@ const SCHEMA = {
   engineProbeAttempts: ['ENGINE_PROBE_ATTEMPTS', integer(3, { min: 1, max: 100 })],
   engineRecycleAfter: ['ENGINE_RECYCLE_AFTER_REQUESTS', integer(10000, { min: 0 })],
   engineHealthIntervalS: ['ENGINE_HEALTH_INTERVAL_S', seconds(30)],
+
+  notifySocket: ['NOTIFY_SOCKET', optionalText()],
+  watchdogUsec: ['WATCHDOG_USEC', integer(0, { min: 0 })],
+  watchdogPid: ['WATCHDOG_PID', integer(0, { min: 0 })],
 } as const satisfies Record<string, readonly [string, EnvParser<unknown>]>;
 
 type Schema = typeof SCHEMA;

@@ -1,0 +1,12 @@
+#!/bin/sh
+# @NAME@: @SUMMARY@
+# Relocatable: finds the application next to itself (bin/../lib/decision-service) and the settings under the same
+# root (usr/../etc/decision-service), so an unpacked copy of the package works wherever it lies.
+set -e
+self=$(readlink -f "$0")
+prefix=$(dirname "$(dirname "$self")")
+app="$prefix/lib/decision-service"
+root="${prefix%/usr}"
+: "${DECISION_SERVICE_ENV_FILE:=$root/etc/decision-service/decision-service.env}"
+export DECISION_SERVICE_ENV_FILE
+exec "$app/node/bin/node" "$app/dist/cli/@NAME@.js" "$@"

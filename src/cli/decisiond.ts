@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../common/config';
+import { applyEnvFile } from './env-file';
+
+const USAGE = `usage: decisiond               run the daemon (systemd starts it as decision-service.service)
+       decisiond provision ...  create the operator organization offline (decisiond provision --help)
+`;
+
+/** `decisiond` with no argument is the daemon itself: same process, so systemd's main PID is this one. */
+async function main(argv: readonly string[]): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  try {
+    applyEnvFile(process.env);
+  } catch (error) {
+    process.stderr.write(`decisiond: ${(error as Error).message}\n`);
+    return 78;
+  }
+  switch (command) {
+    case undefined:
+      await import('../main.js');
+      return undefined;
+    case 'provision':
+      return provision(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(`decisiond: unknown command "${command}"\n${USAGE}`);
+      return 64;
+  }
+}
+
+function provision(args: readonly string[]): number {
+  const entry = join(__dirname, 'provision.js');
+  if (!existsSync(entry)) {
+    process.stderr.write('decisiond: this build has no provisioning command\n');
+    return 69;
+  }
+  try {
+    actAsDataDirOwner();
+  } catch (error) {
+    process.stderr.write(`decisiond: ${(error as Error).message}\n`);
+    return error instanceof ConfigError ? 78 : 77;
+  }
+  // As private as the unit's UMask=0077: the database and keys are the service user's alone.
+  process.umask(0o077);
+  const child = spawnSync(process.execPath, [entry, ...args], { stdio: 'inherit' });
+  if (child.error) throw child.error;
+  return child.status ?? 1;
+}
+
+/**
+ * Run as root, provisioning would leave root-owned files the daemon cannot open: act as the data dir's owner (the
+ * service user the package created) instead.
+ */
+function actAsDataDirOwner(): void {
+  if (process.getuid?.() !== 0) return;
+  const { dataDir } = loadConfig();
+  if (!existsSync(dataDir)) return;
+  const { uid, gid } = statSync(dataDir);
+  if (uid === 0) return;
+  process.setgroups?.([gid]);
+  process.setgid?.(gid);
+  process.setuid?.(uid);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`decisiond: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,35 @@
+import { cpSync, existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { APP_ROOT } from '../common/config';
+import { collectBundledPackages } from './third-party-notices';
+
+/** Files a running daemon never reads: source maps and type declarations (a third of node_modules). */
+const UNUSED_AT_RUN_TIME = /(\.map|\.d\.[cm]?ts|\.tsbuildinfo)$/;
+
+/**
+ * `node dist/cli/stage-modules.js DEST`: copies exactly the packages THIRD-PARTY-NOTICES lists (the production
+ * set of the lock file for linux/x64) into DEST/node_modules, the same result as `npm prune --omit=dev` on a copy
+ * but without copying the development half first. Nested node_modules are copied as their own lock entries.
+ */
+function stage(dest: string): number {
+  const { packages } = collectBundledPackages(APP_ROOT);
+  let copied = 0;
+  for (const path of packages.flatMap((p) => p.paths).sort()) {
+    const from = join(APP_ROOT, path);
+    cpSync(from, join(dest, path), {
+      recursive: true,
+      filter: (src) => src !== join(from, 'node_modules') && !UNUSED_AT_RUN_TIME.test(basename(src)),
+    });
+    copied++;
+  }
+  process.stdout.write(`staged ${copied} packages into ${join(dest, 'node_modules')}\n`);
+  return 0;
+}
+
+const dest = process.argv[2];
+if (!dest || !existsSync(dest)) {
+  process.stderr.write('usage: node dist/cli/stage-modules.js <existing destination dir>\n');
+  process.exitCode = 64;
+} else {
+  process.exitCode = stage(dest);
+}

@@ -1,0 +1,288 @@
+import { ChildProcess, spawn, spawnSync, SpawnSyncReturns } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../support/daemon-process';
+import { NotifySocket, openNotifySocket } from '../support/notify-socket';
+
+/**
+ * The .deb is the product: build it once (as `npm run package` does), then check it the way an operator's host
+ * sees it. Slow (minutes on two cores), which is why everything shares one build.
+ */
+const MINUTES = 60_000;
+const run = (cmd: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}) =>
+  spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options });
+const has = (tool: string): boolean => run('sh', ['-c', `command -v ${tool}`]).status === 0;
+
+const TOOLS = ['dpkg-deb', 'dpkg-shlibdeps', 'strip', 'python3'];
+const missing = TOOLS.filter((tool) => !has(tool));
+if (missing.length > 0) console.warn(`package tests skipped: ${missing.join(', ')} not installed`);
+const describeIf = missing.length === 0 ? describe : describe.skip;
+
+function buildPackage(outDir: string, skipBuild: boolean): string {
+  const build = run('bash', ['packaging/build-deb.sh'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      PACKAGE_OUT_DIR: outDir,
+      PACKAGE_XZ_LEVEL: '1',
+      PACKAGE_SKIP_BUILD: skipBuild ? '1' : '0',
+    },
+  });
+  if (build.status !== 0) throw new Error(`npm run package failed:\n${build.stdout}\n${build.stderr}`);
+  const debs = readdirSync(outDir).filter((f) => f.endsWith('_amd64.deb'));
+  expect(debs).toHaveLength(1);
+  return join(outDir, debs[0]);
+}
+
+function mustSucceed(result: SpawnSyncReturns<string>, what: string): string {
+  if (result.status !== 0)
+    throw new Error(`${what} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+describeIf('the .deb package', () => {
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  // Outside the checkout on purpose: nothing below may find files through /work.
+  const work = mkdtempSync(join(tmpdir(), 'ds-package-'));
+  const root = join(work, 'root');
+  let deb = '';
+
+  beforeAll(() => {
+    deb = buildPackage(join(work, 'out-a'), false);
+    mustSucceed(run('dpkg-deb', ['-x', deb, root]), 'dpkg-deb -x');
+  }, 30 * MINUTES);
+
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('is named after the version and declares its dependencies, conffile and scripts', () => {
+    expect(deb.endsWith(`decision-service_${version}-1_amd64.deb`)).toBe(true);
+    const control = mustSucceed(run('dpkg-deb', ['-f', deb]), 'dpkg-deb -f');
+    expect(control).toMatch(/^Package: decision-service$/m);
+    expect(control).toMatch(new RegExp(`^Version: ${version.replace(/\./g, '\\.')}-1$`, 'm'));
+    expect(control).toMatch(/^Architecture: amd64$/m);
+    expect(control).toMatch(/^Depends: .*libc6 \(>= [\d.]+\)/m);
+    expect(control).not.toMatch(/nodejs/);
+    const conffiles = mustSucceed(run('dpkg-deb', ['--info', deb, 'conffiles']), 'conffiles');
+    expect(conffiles.trim()).toBe('/etc/decision-service/decision-service.env');
+    for (const script of ['postinst', 'prerm', 'postrm']) {
+      expect(mustSucceed(run('dpkg-deb', ['--info', deb, script]), script)).toMatch(/^#!\/bin\/sh/);
+    }
+  });
+
+  it('holds the daemon, its own Node.js 20, the entry points, units, sysusers, settings and notices', () => {
+    const app = join(root, 'usr/lib/decision-service');
+    for (const path of [
+      'usr/bin/decisiond',
+      'usr/bin/decisionctl',
+      'usr/lib/decision-service/node/bin/node',
+      'usr/lib/decision-service/dist/main.js',
+      'usr/lib/decision-service/dist/cli/decisiond.js',
+      'usr/lib/decision-service/engine_build/sd_notify.node',
+      'usr/lib/decision-service/node_modules/@nestjs/core/package.json',
+      'usr/lib/decision-service/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'lib/systemd/system/decision-service.service',
+      'lib/systemd/system/decision-runtime.service',
+      'usr/lib/sysusers.d/decision-service.conf',
+      'etc/decision-service/decision-service.env',
+      'usr/share/doc/decision-service/copyright',
+      'usr/share/doc/decision-service/changelog.Debian.gz',
+      'usr/share/doc/decision-service/THIRD-PARTY-NOTICES.gz',
+      'usr/share/doc/decision-service/nodejs-LICENSE.gz',
+      'usr/share/doc/decision-service/operations.md.gz',
+    ]) {
+      expect(existsSync(join(root, path)) ? path : `missing ${path}`).toBe(path);
+    }
+    for (const binary of ['simulate', 'runtime']) {
+      if (!existsSync(join(app, 'engine_build', binary)))
+        console.warn(`the package has no engine_build/${binary} yet`);
+    }
+    const nodeVersion = mustSucceed(run(join(app, 'node/bin/node'), ['--version']), 'bundled node');
+    expect(nodeVersion.trim()).toBe(process.version);
+    // Development packages and build leftovers stay out.
+    for (const absent of [
+      'jest',
+      'typescript',
+      'eslint',
+      '.bin',
+      'better-sqlite3/deps',
+      'better-sqlite3/src',
+    ]) {
+      expect(existsSync(join(app, 'node_modules', absent)) ? `shipped ${absent}` : absent).toBe(absent);
+    }
+    const env = readFileSync(join(root, 'etc/decision-service/decision-service.env'), 'utf8');
+    for (const setting of [
+      'NODE_ENV=production',
+      'SERVICE_HOST=127.0.0.1',
+      'SERVICE_DATA_DIR=/var/lib/decision-service',
+      'SERVICE_SIGNUP_ENABLED=false',
+      'SERVICE_EGRESS_ALLOW=',
+      'RUNTIME_FALLBACK_MODE=deny',
+      'ENGINE_ALLOW_SUBPROCESS_FALLBACK=false',
+      'SERVICE_RUNTIME_SUPERVISE=false',
+    ]) {
+      expect(env.split('\n')).toContain(setting);
+    }
+    const copyright = readFileSync(join(root, 'usr/share/doc/decision-service/copyright'), 'utf8');
+    expect(copyright).toMatch(
+      /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\//,
+    );
+  });
+
+  it('lists owners as root and fixed timestamps', () => {
+    const listing = mustSucceed(run('dpkg-deb', ['-c', deb]), 'dpkg-deb -c')
+      .trim()
+      .split('\n');
+    expect(listing.length).toBeGreaterThan(1000);
+    expect(listing.filter((line) => !/^\S+ root\/root /.test(line))).toEqual([]);
+    expect(new Set(listing.map((line) => line.split(/\s+/).slice(3, 5).join(' '))).size).toBe(1);
+  });
+
+  it(
+    'passes lintian without errors (overrides are documented in packaging/debian/lintian-overrides)',
+    () => {
+      if (!has('lintian')) {
+        console.warn('lintian is not installed (apt-get install lintian): lintian check skipped');
+        return;
+      }
+      const lint = run('lintian', ['--no-tag-display-limit', deb]);
+      const errors = `${lint.stdout}${lint.stderr}`.split('\n').filter((line) => line.startsWith('E:'));
+      expect(errors).toEqual([]);
+    },
+    30 * MINUTES,
+  );
+
+  it('rates the packaged daemon unit at most 1.5 with systemd-analyze security, and verifies both units', () => {
+    if (!has('systemd-analyze')) {
+      console.warn('systemd-analyze is not installed: unit checks skipped');
+      return;
+    }
+    const security = run('systemd-analyze', [
+      'security',
+      '--offline=true',
+      '--no-pager',
+      `--root=${root}`,
+      'decision-service.service',
+    ]);
+    const score = /Overall exposure level for decision-service\.service: (\d+(?:\.\d+)?)/.exec(
+      security.stdout,
+    );
+    expect(score).not.toBeNull();
+    expect(Number(score?.[1])).toBeLessThanOrEqual(1.5);
+
+    // verify resolves ExecStart= and dependencies under --root: give it the host's own units beside ours.
+    const verifyRoot = join(work, 'verify-root');
+    cpSync(root, verifyRoot, { recursive: true, verbatimSymlinks: true });
+    cpSync('/lib/systemd/system', join(verifyRoot, 'lib/systemd/system'), { recursive: true, force: false });
+    const verify = run('systemd-analyze', [
+      'verify',
+      `--root=${verifyRoot}`,
+      'decision-service.service',
+      'decision-runtime.service',
+    ]);
+    const problems = `${verify.stdout}${verify.stderr}`
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .filter(
+        (line) =>
+          existsSync(join(root, 'usr/lib/decision-service/engine_build/runtime')) ||
+          !/engine_build\/runtime is not executable/.test(line),
+      );
+    expect(problems).toEqual([]);
+  });
+
+  it(
+    'runs from an unpacked copy with its own Node.js and wrappers, with the checkout hidden',
+    async () => {
+      const hideCheckout = run('unshare', ['--mount', '--propagation', 'private', 'true']).status === 0;
+      if (!hideCheckout)
+        console.warn('unshare --mount is not permitted here: the checkout stays visible to the daemon');
+      const dataDir = mkdtempSync(join(tmpdir(), 'ds-package-data-'));
+      const notify: NotifySocket = await openNotifySocket(dataDir);
+      const decisiond = join(root, 'usr/bin/decisiond');
+      const env = {
+        PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+        SERVICE_DATA_DIR: dataDir,
+        SERVICE_PORT: '0',
+        NOTIFY_SOCKET: notify.path,
+        WATCHDOG_USEC: '1000000',
+      };
+      // A private mount namespace with an empty /work: a file the package forgot cannot be found in the checkout.
+      const hidden = [...new Set([REPO_ROOT, realpathSync(join(REPO_ROOT, 'node_modules'))])];
+      const mounts = hidden.map((dir) => `mount -t tmpfs none '${dir}'`).join(' && ');
+      const [cmd, args] = hideCheckout
+        ? [
+            'unshare',
+            ['--mount', '--propagation', 'private', 'sh', '-c', `${mounts} && exec "$0"`, decisiond],
+          ]
+        : [decisiond, []];
+      const child: ChildProcess = spawn(cmd, args, { cwd: dataDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        const ready = await notify
+          .waitFor((m) => m.fields.READY === '1', 60_000)
+          .catch((error: Error) => {
+            throw new Error(`${error.message}\ndaemon output:\n${output}`);
+          });
+        const url = /listening on (\S+)/.exec(ready.fields.STATUS)?.[1] ?? '';
+        const health = await fetch(`${url}/v1/health`);
+        expect(health.status).toBe(200);
+        expect(((await health.json()) as { status: string }).status).toBe('ok');
+        // The wrappers exec: systemd's main PID (NotifyAccess=main) is the bundled node itself.
+        expect(readlinkSync(`/proc/${ready.pid}/exe`)).toBe(
+          join(root, 'usr/lib/decision-service/node/bin/node'),
+        );
+        expect(output).toContain('"event":"daemon_started"');
+        await notify.waitFor((m) => m.fields.WATCHDOG === '1');
+        child.kill('SIGTERM');
+        expect(await exited).toBe(0);
+        expect(existsSync(join(dataDir, 'service.sqlite'))).toBe(true);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        notify.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+
+      const version = mustSucceed(
+        run(join(root, 'usr/bin/decisionctl'), ['version'], { cwd: work, env: { PATH: env.PATH } }),
+        'decisionctl version',
+      );
+      expect(version).toMatch(/^decision-service \d+\.\d+\.\d+\nnode 20\./);
+    },
+    3 * MINUTES,
+  );
+
+  it(
+    'builds reproducibly: a second build has the same files, modes, owners, timestamps and checksums',
+    () => {
+      const again = buildPackage(join(work, 'out-b'), true);
+      const describePackage = (file: string) => ({
+        listing: mustSucceed(run('dpkg-deb', ['-c', file]), 'dpkg-deb -c'),
+        control: mustSucceed(run('dpkg-deb', ['-f', file]), 'dpkg-deb -f'),
+        md5sums: mustSucceed(run('dpkg-deb', ['--info', file, 'md5sums']), 'md5sums'),
+      });
+      const first = describePackage(deb);
+      const second = describePackage(again);
+      expect(second.listing.split('\n')).toEqual(first.listing.split('\n'));
+      expect(second.control).toBe(first.control);
+      expect(second.md5sums.split('\n')).toEqual(first.md5sums.split('\n'));
+      const identical = readFileSync(deb).equals(readFileSync(again));
+      if (!identical)
+        console.warn('the two .deb files differ in their compressed bytes (contents are identical)');
+    },
+    30 * MINUTES,
+  );
+});
