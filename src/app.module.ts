@@ -10,6 +10,7 @@ import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { DatasetsModule } from './modules/datasets/datasets.module';
+import { DevicesModule } from './modules/devices/devices.module';
 import { EgressModule } from './modules/egress/egress.module';
 import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
@@ -18,6 +19,7 @@ import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
 import { MailRelayModule } from './modules/mail-relay/mail-relay.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
+import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
 import { QueryModule } from './modules/query/query.module';
 import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.module';
 import { RepohostModule } from './modules/repohost/repohost.module';
@@ -41,6 +43,8 @@ export class AppModule {
         ApiKeysModule,
         AuditModule,
         LicensingModule,
+        DevicesModule,
+        ProviderKeysModule,
         EgressModule,
         MailRelayModule.forRoot(config),
         WebhooksModule,

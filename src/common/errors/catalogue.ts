@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   origin_not_allowed: { status: 403, message: 'Requests from this Origin are not allowed.' },
   not_found: { status: 404, message: 'The resource was not found.' },
   api_key_not_found: { status: 404, message: 'The API key was not found.' },
+  device_not_found: { status: 404, message: 'No device registration with this id in your organization.' },
   dataset_not_found: { status: 404, message: 'The dataset was not found.' },
   provider_key_not_found: { status: 404, message: 'No provider key is stored for this backend.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },

@@ -114,6 +114,7 @@ export class ApiKeysService {
     });
     this.revocationEpoch += 1;
     this.cache.deleteWhere((record) => record.id === keyId);
+    await this.policy.onKeyRevoked?.(keyId);
     return { id: keyId, revokedAt };
   }
 

@@ -13,6 +13,8 @@ export interface NewKeyFacts {
  */
 export interface KeyPolicy {
   checkNewKey(facts: NewKeyFacts): Promise<void> | void;
+  /** After a revocation commits (device binding frees the key's device slots). */
+  onKeyRevoked?(keyId: string): Promise<void> | void;
 }
 
 export const KEY_POLICY = Symbol('KEY_POLICY');

@@ -51,6 +51,8 @@ export interface SnowflakeConfig {
   readonly schema?: string;
   readonly role?: string;
   readonly connection_string?: string;
+  /** Private-link or test endpoint instead of https://<account>.snowflakecomputing.com. */
+  readonly access_url?: string;
 }
 
 export interface BigqueryConfig {
@@ -60,6 +62,8 @@ export interface BigqueryConfig {
   readonly ambient_credentials: boolean;
   readonly location?: string;
   readonly dataset?: string;
+  /** Private endpoint or test stand-in instead of https://bigquery.googleapis.com. */
+  readonly endpoint_url?: string;
 }
 
 /** What every object-store config shares: which object, and how to parse it. */
@@ -265,8 +269,15 @@ const snowflake: Normalizer<SnowflakeConfig> = (r) => {
     schema: r.string('schema'),
     role: r.string('role'),
     connection_string: connectionString,
+    access_url: httpUrlField(r, 'access_url'),
   });
 };
+
+function httpUrlField(r: ConfigReader, key: string): string | undefined {
+  const value = r.string(key);
+  if (value !== undefined && !isHttpUrl(value)) r.problem(key, 'must be an http(s) URL');
+  return value;
+}
 
 /** A service-account JSON given as an object or a string; kept as text. */
 function serviceAccount(r: ConfigReader, key: string, aliases: readonly string[] = []): string | undefined {
@@ -289,6 +300,7 @@ const bigquery: Normalizer<BigqueryConfig> = (r) => {
     ambient_credentials: r.boolean('ambient_credentials', false),
     location: r.string('location'),
     dataset: r.string('dataset'),
+    endpoint_url: httpUrlField(r, 'endpoint_url'),
   });
 };
 

@@ -12,12 +12,7 @@ import { PreviewRateLimiter } from './preview-rate-limiter';
 @Module({
   imports: [DatabaseModule.forFeature([ConnectorSchema])],
   controllers: [ConnectorsController],
-  providers: [
-    ConnectorsService,
-    ConnectorRepository,
-    PreviewRateLimiter,
-    ConnectorUploads,
-  ],
+  providers: [ConnectorsService, ConnectorRepository, PreviewRateLimiter, ConnectorUploads],
   exports: [ConnectorsService],
 })
 export class ConnectorsModule implements OnModuleInit {

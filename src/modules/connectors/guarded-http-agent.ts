@@ -14,6 +14,13 @@ type OnCreate = (error: Error | null, socket?: Duplex) => void;
 type CreateConnection = (options: ConnectOptions) => Duplex | undefined;
 type AsyncCreateConnection = (options: ConnectOptions, onCreate: OnCreate) => Duplex | undefined;
 
+export interface GuardedAgents {
+  readonly http: HttpAgent;
+  readonly https: HttpsAgent;
+  /** The guard's last refusal, for SDKs that replace the original error with their own. */
+  readonly refusal: Error | undefined;
+}
+
 /**
  * Node http(s) agents for SDKs that take one (AWS SDK, ClickHouse client): every new socket first asks the egress
  * guard about host:port, then connects to the checked address; TLS keeps the host name as servername. IP literals
@@ -23,7 +30,8 @@ export function guardedAgents(
   guard: EgressGuard,
   context: EgressContext,
   options: AgentOptions = {},
-): { http: HttpAgent; https: HttpsAgent } {
+): GuardedAgents {
+  let refusal: Error | undefined;
   const wrap = (agent: HttpAgent, secure: boolean): void => {
     const original = (agent as unknown as { createConnection: CreateConnection }).createConnection.bind(
       agent,
@@ -52,7 +60,10 @@ export function guardedAgents(
             onCreate(error as Error);
           }
         },
-        (error: Error) => onCreate(error),
+        (error: Error) => {
+          refusal = error;
+          onCreate(error);
+        },
       );
       return undefined;
     };
@@ -61,7 +72,13 @@ export function guardedAgents(
   const https = new HttpsAgent({ keepAlive: false, ...options });
   wrap(http, false);
   wrap(https, true);
-  return { http, https };
+  return {
+    http,
+    https,
+    get refusal() {
+      return refusal;
+    },
+  };
 }
 
 export type { Socket };

@@ -1,15 +1,20 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { CommunityEntitlements } from './community-entitlements';
 import { EntitlementGuard } from './entitlement.guard';
 import { ENTITLEMENT_SOURCE } from './entitlements';
+import { LicenseClock } from './license-clock';
+import { LicensingController } from './licensing.controller';
+import { LicensingService } from './licensing.service';
 
 @Global()
 @Module({
+  controllers: [LicensingController],
   providers: [
-    { provide: ENTITLEMENT_SOURCE, useClass: CommunityEntitlements },
+    LicenseClock,
+    LicensingService,
+    { provide: ENTITLEMENT_SOURCE, useExisting: LicensingService },
     { provide: APP_GUARD, useClass: EntitlementGuard },
   ],
-  exports: [ENTITLEMENT_SOURCE],
+  exports: [ENTITLEMENT_SOURCE, LicensingService],
 })
 export class LicensingModule {}

@@ -2,6 +2,8 @@ import { Migration0001Foundation } from './Migration0001Foundation';
 import { Migration0100Accounts } from './Migration0100Accounts';
 import { Migration0101ApiKeys } from './Migration0101ApiKeys';
 import { Migration0102AuditLog } from './Migration0102AuditLog';
+import { Migration0200Devices } from './Migration0200Devices';
+import { Migration0201ProviderKeys } from './Migration0201ProviderKeys';
 import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
 import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
@@ -20,6 +22,8 @@ export const MIGRATIONS = [
   { name: 'Migration0100Accounts', class: Migration0100Accounts },
   { name: 'Migration0101ApiKeys', class: Migration0101ApiKeys },
   { name: 'Migration0102AuditLog', class: Migration0102AuditLog },
+  { name: 'Migration0200Devices', class: Migration0200Devices },
+  { name: 'Migration0201ProviderKeys', class: Migration0201ProviderKeys },
   { name: 'Migration0300EgressDecisions', class: Migration0300EgressDecisions },
   { name: 'Migration0301WebhookSigningSecrets', class: Migration0301WebhookSigningSecrets },
   { name: 'Migration0400SimulationRuns', class: Migration0400SimulationRuns },

@@ -1,30 +1,33 @@
 import { ConnectorConfigMap } from '../connector-config';
 import { ConnectorDriver, DriverRegistry } from '../connector-driver';
 import { ConnectorType } from '../connector-types';
+import { azureDriver } from './azure';
+import { bigqueryDriver } from './bigquery';
+import { clickhouseDriver } from './clickhouse';
 import { configCheckDriver } from './config-check';
 import { fileDriver } from './file';
+import { gcsDriver } from './gcs';
+import { mssqlDriver } from './mssql';
 import { mysqlDriver } from './mysql';
 import { postgresDriver, redshiftDriver } from './postgres';
 import { restDriver } from './rest';
 import { s3Driver } from './s3';
+import { snowflakeDriver } from './snowflake';
 import { sqliteDriver } from './sqlite';
-
-const pending = <C>(type: string): ConnectorDriver<C> =>
-  configCheckDriver(type) as unknown as ConnectorDriver<C>;
 
 /** One driver per canonical type. */
 export const DRIVERS: DriverRegistry = {
   postgres: postgresDriver,
   redshift: redshiftDriver,
   mysql: mysqlDriver,
-  mssql: pending('mssql'),
+  mssql: mssqlDriver,
   sqlite: sqliteDriver,
-  clickhouse: pending('clickhouse'),
-  snowflake: pending('snowflake'),
-  bigquery: pending('bigquery'),
+  clickhouse: clickhouseDriver,
+  snowflake: snowflakeDriver,
+  bigquery: bigqueryDriver,
   s3: s3Driver,
-  gcs: pending('gcs'),
-  azure: pending('azure'),
+  gcs: gcsDriver,
+  azure: azureDriver,
   rest: restDriver,
   file: fileDriver,
   neo4j: configCheckDriver('neo4j'),

@@ -97,6 +97,24 @@ export function selectionSql(selection: RowSelection, style: 'ansi' | 'mysql' | 
   return `SELECT * FROM ${schema ? `${quoteIdent(schema, style)}.` : ''}${quoteIdent(table, style)}`;
 }
 
+/**
+ * For servers without a read-only session mode we can set (SQL Server, Snowflake, BigQuery): one statement that
+ * starts with SELECT or WITH. The connector's database role remains the real boundary.
+ */
+export function assertReadOnlyQuery(sql: string): void {
+  const stripped = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').trim();
+  if (!/^(select|with)\b/i.test(stripped) || stripped.replace(/;\s*$/, '').includes(';')) {
+    throw new ConnectorError('invalid_config', 'Only one read-only SELECT statement is allowed.');
+  }
+  if (
+    /\b(insert|update|delete|merge|drop|alter|create|truncate|grant|revoke|call|exec|execute)\b/i.test(
+      stripped.replace(/^with\b/i, ''),
+    )
+  ) {
+    throw new ConnectorError('invalid_config', 'Only one read-only SELECT statement is allowed.');
+  }
+}
+
 /** A SQL value as a JSON-safe cell: exact big integers as strings, dates as RFC 3339, bytes as base64, JSON as text. */
 export function sqlCell(value: unknown): unknown {
   if (value === null || value === undefined) return null;

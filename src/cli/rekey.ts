@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { loadConfig } from '../common/config';
+import { base64Key } from '../common/config/env-parsers';
+import { keyId, SecretVault } from '../common/crypto/secret-vault';
+import { openDatabase } from '../common/database';
+import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
+
+/**
+ * Re-seals every SecretVault value under a new SERVICE_CONFIG_ENCRYPTION_KEY, in one transaction. Run it with the
+ * daemon stopped, then start the daemon with the new key (docs/licensing.md, "Rotating the encryption key").
+ * Every column sealed with the SecretVault must be listed in SEALED_COLUMNS, with the associated data its module uses:
+ * a value left out would be unreadable after the rotation.
+ */
+interface SealedColumn {
+  readonly table: string;
+  readonly primaryKey: string;
+  readonly column: string;
+  readonly aad: (row: Record<string, unknown>) => string;
+}
+
+const SEALED_COLUMNS: readonly SealedColumn[] = [
+  {
+    table: 'provider_keys',
+    primaryKey: 'id',
+    column: 'sealed_secret',
+    aad: (row) => providerKeyAad(String(row.org_id), String(row.backend)),
+  },
+  {
+    table: 'webhook_signing_secrets',
+    primaryKey: 'org_id',
+    column: 'current_sealed',
+    aad: (row) => `webhook_signing_secrets:${String(row.org_id)}:current`,
+  },
+  {
+    table: 'webhook_signing_secrets',
+    primaryKey: 'org_id',
+    column: 'previous_sealed',
+    aad: (row) => `webhook_signing_secrets:${String(row.org_id)}:previous`,
+  },
+];
+
+const keyParser = base64Key(32);
+
+function parseKey(raw: string | undefined, name: string): Buffer {
+  const key = keyParser.parse(raw?.trim());
+  if (!key) throw new Error(`${name} is missing: pass it in the environment or with --stdin`);
+  return key;
+}
+
+function readKeys(fromStdin: boolean): { oldKey: Buffer; newKey: Buffer } {
+  if (fromStdin) {
+    const [oldRaw, newRaw] = readFileSync(0, 'utf8').split(/\r?\n/);
+    return {
+      oldKey: parseKey(oldRaw, 'the old key (line 1)'),
+      newKey: parseKey(newRaw, 'the new key (line 2)'),
+    };
+  }
+  return {
+    oldKey: parseKey(process.env.SERVICE_CONFIG_ENCRYPTION_KEY_OLD, 'SERVICE_CONFIG_ENCRYPTION_KEY_OLD'),
+    newKey: parseKey(process.env.SERVICE_CONFIG_ENCRYPTION_KEY_NEW, 'SERVICE_CONFIG_ENCRYPTION_KEY_NEW'),
+  };
+}
+
+export async function rekey(
+  paths: { databaseFile: string; keysDir: string },
+  oldKey: Buffer,
+  newKey: Buffer,
+  dryRun: boolean,
+): Promise<Record<string, { resealed: number; already_new: number }>> {
+  // The old vault also holds the generated file key, so values sealed before a key was configured move too.
+  const oldVault = new SecretVault({ configured: oldKey, keysDir: paths.keysDir });
+  const newVault = new SecretVault({ configured: newKey, keysDir: paths.keysDir });
+  const newId = keyId(newKey);
+  const orm = await openDatabase(paths.databaseFile);
+  const counts: Record<string, { resealed: number; already_new: number }> = {};
+  try {
+    await orm.em.fork().transactional(async (em) => {
+      for (const sealed of SEALED_COLUMNS) {
+        const count = { resealed: 0, already_new: 0 };
+        counts[`${sealed.table}.${sealed.column}`] = count;
+        const rows = await em.execute<Record<string, unknown>[]>(
+          `select * from ${sealed.table} where ${sealed.column} is not null`,
+        );
+        for (const row of rows) {
+          const value = String(row[sealed.column]);
+          // A re-run after a completed rotation finds the values already under the new key.
+          if (value.split(':')[1] === newId) {
+            count.already_new += 1;
+            continue;
+          }
+          const clear = oldVault.open(value, sealed.aad(row));
+          if (!dryRun) {
+            await em.execute(
+              `update ${sealed.table} set ${sealed.column} = ? where ${sealed.primaryKey} = ?`,
+              [newVault.seal(clear, sealed.aad(row)), row[sealed.primaryKey]],
+            );
+          }
+          count.resealed += 1;
+        }
+      }
+    });
+  } finally {
+    await orm.close(true);
+  }
+  return counts;
+}
+
+async function main(): Promise<void> {
+  const program = new Command('rekey')
+    .description('re-encrypt stored secrets from the old SERVICE_CONFIG_ENCRYPTION_KEY to a new one')
+    .option('--stdin', 'read the old key (line 1) and the new key (line 2) from standard input')
+    .option('--dry-run', 'check that every secret opens with the old key; change nothing')
+    .parse(process.argv);
+  const options = program.opts<{ stdin?: boolean; dryRun?: boolean }>();
+  const { oldKey, newKey } = readKeys(options.stdin === true);
+  if (oldKey.equals(newKey)) throw new Error('the old and the new key are the same');
+  const config = loadConfig();
+  const counts = await rekey(config, oldKey, newKey, options.dryRun === true);
+  process.stdout.write(
+    `${JSON.stringify({ database: config.databaseFile, dry_run: options.dryRun === true, new_key_id: keyId(newKey), tables: counts }, null, 2)}\n`,
+  );
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`rekey: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

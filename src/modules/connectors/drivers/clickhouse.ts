@@ -1,0 +1,169 @@
+import { ClickHouseClient, createClient } from '@clickhouse/client';
+import { ClickhouseConfig } from '../connector-config';
+import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
+import { ConnectorError } from '../connector-error';
+import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
+import { classifyNetworkError, errorMessage } from '../network-errors';
+import { quoteIdent, sqlRecord, tablesFromColumns } from './sql-common';
+
+const REQUEST_TIMEOUT_MS = 60_000;
+const AUTH_CODES = new Set(['516', '192', '193', '194', '195', '497']);
+const NOT_FOUND_CODES = new Set(['81', '60', '47']);
+const INVALID_CODES = new Set(['62', '164', '46', '43', '53']);
+
+export function classifyClickhouseError(
+  error: unknown,
+  label: string,
+  agents?: GuardedAgents,
+): ConnectorError {
+  const network = classifyNetworkError(agents?.refusal ?? error, label);
+  if (network) return network;
+  const code = (error as { code?: unknown }).code;
+  const message = errorMessage(error).split('\n')[0];
+  if (typeof code === 'string' && AUTH_CODES.has(code))
+    return new ConnectorError('auth_failed', `Authentication failed: ${message}`);
+  if (typeof code === 'string' && NOT_FOUND_CODES.has(code))
+    return new ConnectorError('not_found', `Not found: ${message}`);
+  if (typeof code === 'string' && INVALID_CODES.has(code))
+    return new ConnectorError('invalid_config', `The query is invalid or not read-only: ${message}`);
+  return new ConnectorError('remote_error', `${label} failed: ${message}`);
+}
+
+/** The HTTP(S) endpoint and credentials; host/port/secure were derived from url or DSN when the config was read. */
+function endpoint(config: ClickhouseConfig): {
+  url: string;
+  user: string;
+  password: string;
+  database: string;
+} {
+  let user = config.user;
+  let password = config.password ?? '';
+  let database = config.database;
+  if (config.connection_string) {
+    const dsn = new URL(config.connection_string);
+    if (dsn.username) user = decodeURIComponent(dsn.username);
+    if (dsn.password) password = decodeURIComponent(dsn.password);
+    const path = dsn.pathname.replace(/^\//, '');
+    if (path) database = decodeURIComponent(path);
+  }
+  const host = (config.host ?? 'localhost').includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `${config.secure ? 'https' : 'http'}://${host}:${config.port ?? 8123}`,
+    user,
+    password,
+    database,
+  };
+}
+
+function open(
+  config: ClickhouseConfig,
+  ctx: DriverContext,
+): { client: ClickHouseClient; agents: GuardedAgents; label: string } {
+  const target = endpoint(config);
+  const agents = guardedAgents(ctx.egress, { purpose: 'connector', orgId: ctx.orgId });
+  const client = createClient({
+    url: target.url,
+    username: target.user,
+    password: target.password,
+    database: target.database,
+    request_timeout: REQUEST_TIMEOUT_MS,
+    http_agent: config.secure ? agents.https : agents.http,
+    set_basic_auth_header: true,
+    application: 'decision-service',
+  });
+  return { client, agents, label: `${config.host ?? 'localhost'}:${config.port ?? 8123}` };
+}
+
+async function withClient<T>(
+  config: ClickhouseConfig,
+  ctx: DriverContext,
+  work: (client: ClickHouseClient, label: string) => Promise<T>,
+): Promise<T> {
+  const { client, agents, label } = open(config, ctx);
+  try {
+    return await work(client, label);
+  } catch (error) {
+    throw classifyClickhouseError(error, label, agents);
+  } finally {
+    await client.close();
+  }
+}
+
+async function rowsOf<T>(client: ClickHouseClient, query: string, readonly = false): Promise<T[]> {
+  const result = await client.query({
+    query,
+    format: 'JSONEachRow',
+    ...(readonly ? { clickhouse_settings: { readonly: '2' } } : {}),
+  });
+  return result.json<T>();
+}
+
+export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
+  async test(config, ctx) {
+    return withClient(config, ctx, async (client, label) => {
+      const [row] = await rowsOf<{ version: string; db: string }>(
+        client,
+        'SELECT version() AS version, currentDatabase() AS db',
+      );
+      return {
+        message: `Connected to ClickHouse ${row?.version ?? ''} at ${label}, database ${row?.db ?? config.database}.`,
+        details: { server_version: row?.version, database: row?.db },
+      };
+    });
+  },
+
+  async browse(config, ctx): Promise<BrowseResult> {
+    return withClient(config, ctx, async (client) => {
+      const rows = await rowsOf<Parameters<typeof tablesFromColumns>[0][number]>(
+        client,
+        `SELECT c.database AS table_schema, c.table AS table_name, t.engine AS table_type, c.name AS column_name, c.type AS data_type
+         FROM system.columns c JOIN system.tables t ON t.database = c.database AND t.name = c.table
+         WHERE c.database = currentDatabase() ORDER BY c.table, c.position`,
+      );
+      const items = tablesFromColumns(rows);
+      return {
+        items,
+        total: items.length,
+        message: `${items.length} table(s) and view(s) in ${config.database}.`,
+        discovery: { database: config.database },
+      };
+    });
+  },
+
+  readRows(config, selection: RowSelection, ctx) {
+    async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
+      const query =
+        selection.query !== undefined && selection.query.trim() !== ''
+          ? selection.query.trim().replace(/;\s*$/, '')
+          : selection.table
+            ? `SELECT * FROM ${quoteIdent(selection.table, 'mysql')}`
+            : undefined;
+      if (!query)
+        throw new ConnectorError('invalid_config', 'A table or a read-only query is required to read rows.');
+      const { client, agents, label } = open(config, ctx);
+      try {
+        const result = await client.query({
+          query,
+          format: 'JSONEachRow',
+          clickhouse_settings: { readonly: '2' },
+        });
+        let batch: Record<string, unknown>[] = [];
+        for await (const chunk of result.stream<Record<string, unknown>>()) {
+          for (const row of chunk) {
+            batch.push(sqlRecord(row.json()));
+            if (batch.length >= ctx.batchSize) {
+              yield batch;
+              batch = [];
+            }
+          }
+        }
+        if (batch.length > 0) yield batch;
+      } catch (error) {
+        throw classifyClickhouseError(error, label, agents);
+      } finally {
+        await client.close();
+      }
+    }
+    return limitRows(rows(), selection.limit);
+  },
+};

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors';
+import { KeyPolicy, NewKeyFacts } from '../api-keys/key-policy';
+import { LicensingService } from '../licensing/licensing.service';
+import { DevicesService } from './devices.service';
+
+/**
+ * What device binding asks of API keys: a new key's device_limit may not exceed the license's max_devices_per_key
+ * (0, no per-key cap, is always fine), and a revoked key's devices give their slots back.
+ */
+@Injectable()
+export class DeviceKeyPolicy implements KeyPolicy {
+  constructor(
+    private readonly licensing: LicensingService,
+    private readonly devices: DevicesService,
+  ) {}
+
+  checkNewKey(facts: NewKeyFacts): void {
+    const { maxDevicesPerKey } = this.licensing.getCaps();
+    if (facts.deviceLimit > maxDevicesPerKey) {
+      throw AppError.validation(
+        [
+          {
+            field: 'device_limit',
+            problem: `must not exceed the license max_devices_per_key (${maxDevicesPerKey})`,
+          },
+        ],
+        `device_limit ${facts.deviceLimit} exceeds the license max_devices_per_key (${maxDevicesPerKey}).`,
+      );
+    }
+  }
+
+  async onKeyRevoked(keyId: string): Promise<void> {
+    await this.devices.releaseKey(keyId);
+  }
+}

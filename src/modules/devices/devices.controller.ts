@@ -1,0 +1,52 @@
+import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
+import { FastifyRequest } from 'fastify';
+import { CurrentPrincipal } from '../access/access.decorators';
+import { Principal, roleRank } from '../access/principal';
+import {
+  DeviceResponse,
+  RegistrationResponse,
+  toDeviceResponse,
+  toRegistrationResponse,
+} from './devices.dto';
+import { Caller, DevicesService } from './devices.service';
+
+function callerOf(principal: Principal): Caller {
+  return {
+    orgId: principal.orgId,
+    keyId: principal.keyId,
+    isAdmin: roleRank(principal.role) >= roleRank('admin'),
+  };
+}
+
+@Controller('v1/device')
+export class DevicesController {
+  constructor(private readonly devices: DevicesService) {}
+
+  @Post('register')
+  async register(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+  ): Promise<RegistrationResponse> {
+    return toRegistrationResponse(await this.devices.register(callerOf(principal), request.headers));
+  }
+
+  @Get('list')
+  async list(@CurrentPrincipal() principal: Principal): Promise<{ devices: DeviceResponse[] }> {
+    return { devices: (await this.devices.list(principal.orgId)).map(toDeviceResponse) };
+  }
+
+  @Get('license-key')
+  licenseKey(): { public_key_pem: string; kid: string; alg: 'EdDSA' } {
+    const key = this.devices.licenseKey();
+    return { public_key_pem: key.publicKeyPem, kid: key.kid, alg: 'EdDSA' };
+  }
+
+  @Delete(':registrationId')
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Param('registrationId') registrationId: string,
+  ): Promise<{ registration_id: string; revoked: true; revoked_at: string }> {
+    const result = await this.devices.revoke(callerOf(principal), registrationId);
+    return { registration_id: result.registrationId, revoked: true, revoked_at: result.revokedAt };
+  }
+}

@@ -1,0 +1,61 @@
+import { createHash, KeyObject, sign } from 'node:crypto';
+
+/** The v2 license file format (DESIGN.md §4), shared by the verifier and the vendor tool. */
+export const LICENSE_ARMOR_BEGIN = '-----BEGIN SERVICE LICENSE-----';
+export const LICENSE_ARMOR_END = '-----END SERVICE LICENSE-----';
+export const LICENSE_SIGNING_PREFIX = 'license/v2.';
+export const LICENSE_VERSION = 2;
+export const LICENSE_ALG = 'ed25519';
+
+export interface LicenseEnvelope {
+  readonly v: number;
+  readonly alg: string;
+  readonly kid: string;
+  readonly enc: string;
+  readonly sig: string;
+}
+
+export interface LicenseCaps {
+  readonly max_devices: number;
+  readonly max_devices_per_key: number;
+  readonly [cap: string]: number;
+}
+
+/** The signed payload as it travels (snake_case, RFC 3339 dates). */
+export interface LicensePayload {
+  readonly id: string;
+  readonly licensee: { readonly name: string };
+  readonly edition: string;
+  readonly entitlements: readonly string[];
+  readonly caps: LicenseCaps;
+  readonly issued_at: string;
+  readonly not_before: string;
+  readonly expires_at: string;
+}
+
+/** First 16 hex characters of SHA-256 over the public key's SPKI DER. */
+export function keyIdOf(publicKey: KeyObject): string {
+  const der = publicKey.export({ type: 'spki', format: 'der' });
+  return createHash('sha256').update(der).digest('hex').slice(0, 16);
+}
+
+/** The exact bytes the signature covers. */
+export function signingInput(enc: string): Buffer {
+  return Buffer.from(LICENSE_SIGNING_PREFIX + enc, 'ascii');
+}
+
+/** Signs a payload with the vendor's private key and returns the armored license text. */
+export function encodeLicense(payload: LicensePayload, privateKey: KeyObject, publicKey: KeyObject): string {
+  const enc = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  const sig = sign(null, signingInput(enc), privateKey).toString('base64url');
+  const envelope: LicenseEnvelope = {
+    v: LICENSE_VERSION,
+    alg: LICENSE_ALG,
+    kid: keyIdOf(publicKey),
+    enc,
+    sig,
+  };
+  const body = Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64');
+  const lines = body.match(/.{1,64}/g) ?? [];
+  return [LICENSE_ARMOR_BEGIN, ...lines, LICENSE_ARMOR_END, ''].join('\n');
+}

@@ -1,0 +1,13 @@
+import { Controller, Get } from '@nestjs/common';
+import { LicenseResponse, toLicenseResponse } from './licensing.dto';
+import { LicensingService } from './licensing.service';
+
+@Controller('v1/license')
+export class LicensingController {
+  constructor(private readonly licensing: LicensingService) {}
+
+  @Get()
+  show(): LicenseResponse {
+    return toLicenseResponse(this.licensing.getStatus());
+  }
+}

@@ -1,0 +1,24 @@
+import { IsString, Matches } from 'class-validator';
+import { ProviderKey } from './provider-key.entity';
+
+export const MAX_PROVIDER_SECRET_BYTES = 16 * 1024;
+
+export class SetProviderKeyDto {
+  @IsString()
+  @Matches(/^[a-z0-9][a-z0-9_.-]{0,63}$/, {
+    message: 'backend must be 1 to 64 lowercase letters, digits, ".", "_" or "-"',
+  })
+  backend!: string;
+
+  @IsString()
+  api_key!: string;
+}
+
+export interface ProviderKeyResponse {
+  backend: string;
+  updated_at: string;
+}
+
+export function toProviderKeyResponse(key: Pick<ProviderKey, 'backend' | 'updatedAt'>): ProviderKeyResponse {
+  return { backend: key.backend, updated_at: key.updatedAt };
+}

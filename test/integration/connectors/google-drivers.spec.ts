@@ -1,0 +1,269 @@
+import { createVerify, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BigqueryConfig, GcsConfig, normalizeConfig } from '../../../src/modules/connectors/connector-config';
+import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { ConnectorError } from '../../../src/modules/connectors/connector-error';
+import { bigqueryDriver } from '../../../src/modules/connectors/drivers/bigquery';
+import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
+import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+
+// No Google endpoint is reachable here: a loopback stand-in plays the OAuth token endpoint (verifying the JWT
+// signature), the GCS JSON API and the BigQuery REST API.
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const TOKEN = 'ya29.test-token';
+let dir: string;
+let server: Server;
+let port: number;
+let allowing: GuardHarness;
+let denying: GuardHarness;
+const seen: string[] = [];
+
+function serviceAccount(): Record<string, string> {
+  return {
+    type: 'service_account',
+    project_id: 'proj',
+    client_email: 'reader@proj.iam.gserviceaccount.com',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    token_uri: `http://127.0.0.1:${port}/token`,
+  };
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function handle(request: IncomingMessage, response: ServerResponse, body: string): void {
+  const url = new URL(request.url ?? '/', 'http://stand-in');
+  seen.push(`${request.method} ${url.pathname}`);
+  if (url.pathname === '/token') {
+    const assertion = new URLSearchParams(body).get('assertion') ?? '';
+    const [header, claims, signature] = assertion.split('.');
+    const valid = createVerify('RSA-SHA256')
+      .update(`${header}.${claims}`)
+      .verify(publicKey, signature, 'base64url');
+    json(
+      response,
+      valid ? 200 : 400,
+      valid
+        ? { access_token: TOKEN, expires_in: 3600 }
+        : { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' },
+    );
+    return;
+  }
+  if (request.headers.authorization !== `Bearer ${TOKEN}`) {
+    json(response, 401, { error: { message: 'Request had invalid authentication credentials.' } });
+    return;
+  }
+  if (
+    url.pathname === '/storage/v1/b/data/o/exports%2Fpeople.csv' ||
+    url.pathname === '/storage/v1/b/data/o/exports/people.csv'
+  ) {
+    response.writeHead(200, { 'content-type': 'text/csv' });
+    response.end('id,name\n1,Ada\n2,Alan\n');
+    return;
+  }
+  if (url.pathname === '/storage/v1/b/data/o') {
+    json(response, 200, { items: [{ name: 'exports/people.csv', size: '22' }] });
+    return;
+  }
+  if (url.pathname.startsWith('/storage/')) {
+    json(response, 404, { error: { message: 'No such object.' } });
+    return;
+  }
+  if (url.pathname === '/bigquery/v2/projects/proj/datasets') {
+    json(response, 200, { datasets: [{ datasetReference: { datasetId: 'sales' } }] });
+    return;
+  }
+  if (url.pathname === '/bigquery/v2/projects/proj/queries' && request.method === 'POST') {
+    json(response, 200, {
+      jobComplete: true,
+      jobReference: { jobId: 'job1', location: 'EU' },
+      schema: {
+        fields: [
+          { name: 'id', type: 'INTEGER' },
+          { name: 'amount', type: 'FLOAT' },
+          { name: 'ok', type: 'BOOLEAN' },
+        ],
+      },
+      rows: [{ f: [{ v: '9007199254740993' }, { v: '1.5' }, { v: 'true' }] }],
+      pageToken: 'p2',
+    });
+    return;
+  }
+  if (
+    url.pathname === '/bigquery/v2/projects/proj/queries/job1' &&
+    url.searchParams.get('pageToken') === 'p2'
+  ) {
+    json(response, 200, {
+      jobComplete: true,
+      schema: {
+        fields: [
+          { name: 'id', type: 'INTEGER' },
+          { name: 'amount', type: 'FLOAT' },
+          { name: 'ok', type: 'BOOLEAN' },
+        ],
+      },
+      rows: [{ f: [{ v: '2' }, { v: null }, { v: 'false' }] }],
+    });
+    return;
+  }
+  json(response, 404, { error: { message: `Not found: ${url.pathname}` } });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'conn-google-'));
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (c: Buffer) => (body += c.toString()));
+    request.on('end', () => handle(request, response, body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  writeFileSync(join(dir, 'sa.json'), JSON.stringify(serviceAccount()));
+  allowing = await startGuard(join(dir, 'allow'), [`127.0.0.1:${port}`]);
+  denying = await startGuard(join(dir, 'deny'), []);
+});
+
+afterAll(async () => {
+  await allowing.close();
+  await denying.close();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function context(guard: GuardHarness): DriverContext {
+  return {
+    orgId: 'org_1',
+    egress: guard.guard,
+    importDir: dir,
+    scratchDir: join(dir, 'scratch'),
+    batchSize: 10,
+    warn: () => undefined,
+  };
+}
+
+async function readAll<C>(
+  driver: ConnectorDriver<C>,
+  config: C,
+  ctx: DriverContext,
+  selection = {},
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for await (const batch of driver.readRows(config, selection, ctx)) out.push(...batch);
+  return out;
+}
+
+async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConnectorError);
+    return error as ConnectorError;
+  }
+  throw new Error('expected a ConnectorError');
+}
+
+describe('gcs (stand-in)', () => {
+  const config = (raw: Record<string, unknown>): GcsConfig =>
+    normalizeConfig(
+      { type: 'gcs' },
+      { bucket: 'data', blob: 'exports/people.csv', endpoint_url: `http://127.0.0.1:${port}`, ...raw },
+    ).values as GcsConfig;
+
+  it('signs a JWT grant, downloads and parses the object (credentials as a file in the import dir)', async () => {
+    expect((await gcsDriver.test(config({ credentials: 'sa.json' }), context(allowing))).message).toContain(
+      'parsed 2 csv record(s)',
+    );
+    expect(
+      await readAll(gcsDriver, config({ service_account_json: serviceAccount() }), context(allowing)),
+    ).toEqual([
+      { id: '1', name: 'Ada' },
+      { id: '2', name: 'Alan' },
+    ]);
+    expect(seen).toContain('POST /token');
+  });
+
+  it('a missing object is not_found; a bad key is auth_failed', async () => {
+    expect(
+      (await failure(gcsDriver.test(config({ credentials: 'sa.json', blob: 'x.csv' }), context(allowing))))
+        .errorType,
+    ).toBe('not_found');
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const wrong = { ...serviceAccount(), private_key: other };
+    expect(
+      (await failure(gcsDriver.test(config({ credentials: JSON.stringify(wrong) }), context(allowing))))
+        .errorType,
+    ).toBe('auth_failed');
+  });
+
+  it('credentials outside the import dir are path_not_allowed; none at all is invalid_config', async () => {
+    expect(
+      (await failure(gcsDriver.test(config({ credentials: '/etc/passwd' }), context(allowing)))).errorType,
+    ).toBe('path_not_allowed');
+    expect((await failure(gcsDriver.test(config({}), context(allowing)))).errorType).toBe('invalid_config');
+  });
+
+  it('ambient credentials go to the metadata address, which the policy blocks', async () => {
+    expect(
+      (await failure(gcsDriver.test(config({ ambient_credentials: true }), context(allowing)))).errorType,
+    ).toBe('egress_blocked');
+  });
+
+  it('a blocked endpoint is egress_blocked and never contacted', async () => {
+    const before = seen.length;
+    expect(
+      (await failure(gcsDriver.test(config({ credentials: 'sa.json' }), context(denying)))).errorType,
+    ).toBe('egress_blocked');
+    expect(seen.length).toBe(before);
+  });
+});
+
+describe('bigquery (stand-in)', () => {
+  const config = (raw: Record<string, unknown> = {}): BigqueryConfig =>
+    normalizeConfig(
+      { type: 'bigquery' },
+      { service_account_json: serviceAccount(), endpoint_url: `http://127.0.0.1:${port}`, ...raw },
+    ).values as BigqueryConfig;
+
+  it('tests with the project of the service account', async () => {
+    expect((await bigqueryDriver.test(config(), context(allowing))).message).toBe(
+      'Connected to BigQuery project proj: 1 dataset(s) visible.',
+    );
+  });
+
+  it('pages query results, keeping INT64 exact', async () => {
+    expect(
+      await readAll(bigqueryDriver, config(), context(allowing), { query: 'SELECT * FROM sales.orders' }),
+    ).toEqual([
+      { id: '9007199254740993', amount: 1.5, ok: true },
+      { id: 2, amount: null, ok: false },
+    ]);
+  });
+
+  it('refuses writes before any request', async () => {
+    const before = seen.length;
+    expect(
+      (
+        await failure(
+          readAll(bigqueryDriver, config(), context(allowing), {
+            query: 'DELETE FROM sales.orders WHERE true',
+          }),
+        )
+      ).errorType,
+    ).toBe('invalid_config');
+    expect(seen.length).toBe(before);
+  });
+
+  it('a blocked endpoint is egress_blocked', async () => {
+    expect((await failure(bigqueryDriver.test(config(), context(denying)))).errorType).toBe('egress_blocked');
+  });
+});

@@ -1,0 +1,253 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { BlobServiceClient } from '@azure/storage-blob';
+import S3rver from 's3rver';
+import { AzureConfig, normalizeConfig, S3Config } from '../../../src/modules/connectors/connector-config';
+import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { ConnectorError } from '../../../src/modules/connectors/connector-error';
+import { azureDriver } from '../../../src/modules/connectors/drivers/azure';
+import { s3Driver } from '../../../src/modules/connectors/drivers/s3';
+import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+
+const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+const CSV = 'id,name\n1,Ada\n2,Alan\n3,Grace\n';
+
+let dir: string;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function context(guard: GuardHarness): DriverContext {
+  return {
+    orgId: 'org_1',
+    egress: guard.guard,
+    importDir: dir,
+    scratchDir: join(dir, 'scratch'),
+    batchSize: 2,
+    warn: () => undefined,
+  };
+}
+
+async function readAll<C>(
+  driver: ConnectorDriver<C>,
+  config: C,
+  ctx: DriverContext,
+): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for await (const batch of driver.readRows(config, {}, ctx)) out.push(...batch);
+  return out;
+}
+
+async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConnectorError);
+    return error as ConnectorError;
+  }
+  throw new Error('expected a ConnectorError');
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'conn-objects-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('s3 driver against s3rver', () => {
+  let server: S3rver;
+  let port: number;
+  let allowing: GuardHarness;
+  let denying: GuardHarness;
+
+  beforeAll(async () => {
+    port = await freePort();
+    server = new S3rver({ port, address: '127.0.0.1', silent: true, directory: join(dir, 's3rver') });
+    await server.run();
+    const setup = new S3Client({
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    await setup.send(new CreateBucketCommand({ Bucket: 'data' }));
+    await setup.send(new PutObjectCommand({ Bucket: 'data', Key: 'exports/people.csv', Body: CSV }));
+    await setup.send(
+      new PutObjectCommand({
+        Bucket: 'data',
+        Key: 'exports/wrapped.json',
+        Body: '{"items":[{"a":{"b":1}}]}',
+      }),
+    );
+    setup.destroy();
+    allowing = await startGuard(join(dir, 's3-allow'), [`127.0.0.1:${port}`]);
+    denying = await startGuard(join(dir, 's3-deny'), []);
+  });
+
+  afterAll(async () => {
+    await allowing.close();
+    await denying.close();
+    await server.close();
+  });
+
+  const config = (raw: Record<string, unknown>): S3Config =>
+    normalizeConfig(
+      { type: 's3' },
+      {
+        bucket: 'data',
+        endpoint_url: `http://127.0.0.1:${port}`,
+        access_key_id: 'S3RVER',
+        secret_access_key: 'S3RVER',
+        ...raw,
+      },
+    ).values as S3Config;
+
+  it('downloads and parses the object (file_type from the extension)', async () => {
+    const outcome = await s3Driver.test(config({ key: 'exports/people.csv' }), context(allowing));
+    expect(outcome.message).toContain('parsed 3 csv record(s)');
+    expect(await readAll(s3Driver, config({ key: 'exports/people.csv' }), context(allowing))).toEqual([
+      { id: '1', name: 'Ada' },
+      { id: '2', name: 'Alan' },
+      { id: '3', name: 'Grace' },
+    ]);
+    expect(await readAll(s3Driver, config({ key: 'exports/wrapped.json' }), context(allowing))).toEqual([
+      { 'a.b': 1 },
+    ]);
+  });
+
+  it('browses the objects beside the key and the fields of the object', async () => {
+    const result = await s3Driver.browse(config({ key: 'exports/people.csv' }), context(allowing));
+    expect(
+      result.items
+        .filter((i) => i.kind === 'object')
+        .map((i) => i.name)
+        .sort(),
+    ).toEqual(['exports/people.csv', 'exports/wrapped.json']);
+    expect(result.items.filter((i) => i.kind === 'field').map((i) => i.name)).toEqual(['id', 'name']);
+  });
+
+  it('a missing key is not_found', async () => {
+    expect(
+      (await failure(s3Driver.test(config({ key: 'exports/none.csv' }), context(allowing)))).errorType,
+    ).toBe('not_found');
+  });
+
+  it('without credentials, anonymous or ambient_credentials the config is refused before any request', async () => {
+    const raw = normalizeConfig(
+      { type: 's3' },
+      { bucket: 'data', key: 'x.csv', endpoint_url: `http://127.0.0.1:${port}` },
+    ).values as S3Config;
+    expect((await failure(s3Driver.test(raw, context(allowing)))).errorType).toBe('invalid_config');
+  });
+
+  it('ambient credentials need the instance-metadata address to be allowed', async () => {
+    const raw = normalizeConfig(
+      { type: 's3' },
+      { bucket: 'data', key: 'x.csv', endpoint_url: `http://127.0.0.1:${port}`, ambient_credentials: true },
+    ).values as S3Config;
+    expect((await failure(s3Driver.test(raw, context(allowing)))).errorType).toBe('egress_blocked');
+  });
+
+  it('a blocked endpoint is egress_blocked', async () => {
+    expect(
+      (await failure(s3Driver.test(config({ key: 'exports/people.csv' }), context(denying)))).errorType,
+    ).toBe('egress_blocked');
+  });
+});
+
+describe('azure driver against azurite', () => {
+  let azurite: ChildProcess;
+  let port: number;
+  let allowing: GuardHarness;
+  let denying: GuardHarness;
+
+  beforeAll(async () => {
+    port = await freePort();
+    azurite = spawn(
+      process.execPath,
+      [
+        require.resolve('azurite/dist/src/blob/main.js'),
+        '--blobHost',
+        '127.0.0.1',
+        '--blobPort',
+        String(port),
+        '--inMemoryPersistence',
+        '--disableTelemetry',
+        '--skipApiVersionCheck',
+        '--silent',
+        '--loose',
+      ],
+      { stdio: 'ignore' },
+    );
+    const connectionString = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
+    const setup = BlobServiceClient.fromConnectionString(connectionString);
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await setup.getContainerClient('data').createIfNotExists();
+        break;
+      } catch (error) {
+        if (attempt > 100) throw error;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await setup.getContainerClient('data').getBlockBlobClient('exports/people.csv').upload(CSV, CSV.length);
+    allowing = await startGuard(join(dir, 'az-allow'), [`127.0.0.1:${port}`]);
+    denying = await startGuard(join(dir, 'az-deny'), []);
+  }, 60_000);
+
+  afterAll(async () => {
+    await allowing.close();
+    await denying.close();
+    azurite.kill('SIGTERM');
+  });
+
+  const connectionString = (): string =>
+    `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${DEV_KEY};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`;
+  const config = (raw: Record<string, unknown>): AzureConfig =>
+    normalizeConfig({ type: 'azure' }, raw).values as AzureConfig;
+
+  it('reads a blob through a connection string', async () => {
+    const c = config({
+      connection_string: connectionString(),
+      container: 'data',
+      blob: 'exports/people.csv',
+    });
+    expect((await azureDriver.test(c, context(allowing))).message).toContain('parsed 3 csv record(s)');
+    expect(await readAll(azureDriver, c, context(allowing))).toHaveLength(3);
+    const browse = await azureDriver.browse(c, context(allowing));
+    expect(browse.items.filter((i) => i.kind === 'object').map((i) => i.name)).toEqual([
+      'exports/people.csv',
+    ]);
+  });
+
+  it('a wrong account key is auth_failed', async () => {
+    const wrong = connectionString().replace(DEV_KEY, Buffer.alloc(64, 7).toString('base64'));
+    const c = config({ connection_string: wrong, container: 'data', blob: 'exports/people.csv' });
+    expect((await failure(azureDriver.test(c, context(allowing)))).errorType).toBe('auth_failed');
+  });
+
+  it('a missing blob is not_found', async () => {
+    const c = config({ connection_string: connectionString(), container: 'data', blob: 'exports/none.csv' });
+    expect((await failure(azureDriver.test(c, context(allowing)))).errorType).toBe('not_found');
+  });
+
+  it('a blocked account is egress_blocked', async () => {
+    const c = config({
+      connection_string: connectionString(),
+      container: 'data',
+      blob: 'exports/people.csv',
+    });
+    expect((await failure(azureDriver.test(c, context(denying)))).errorType).toBe('egress_blocked');
+  });
+});

@@ -1,0 +1,214 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo, createServer as createTcpServer, Server as TcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ClickhouseConfig,
+  normalizeConfig,
+  SnowflakeConfig,
+  SqlServerConfig,
+} from '../../../src/modules/connectors/connector-config';
+import { DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { ConnectorError } from '../../../src/modules/connectors/connector-error';
+import { clickhouseDriver } from '../../../src/modules/connectors/drivers/clickhouse';
+import { mssqlDriver } from '../../../src/modules/connectors/drivers/mssql';
+import { snowflakeDriver } from '../../../src/modules/connectors/drivers/snowflake';
+import { assertReadOnlyQuery } from '../../../src/modules/connectors/drivers/sql-common';
+import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+
+// No ClickHouse, SQL Server or Snowflake runs on this machine: these tests check config building, egress blocking
+// and error mapping against loopback stand-ins that speak just enough of each protocol.
+
+let dir: string;
+let http: Server;
+let httpPort: number;
+let tcp: TcpServer;
+let tcpPort: number;
+let tcpConnections = 0;
+const requests: { url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+let allowing: GuardHarness;
+let denying: GuardHarness;
+
+function respond(request: IncomingMessage, response: ServerResponse, body: string): void {
+  requests.push({ url: request.url ?? '', headers: request.headers, body });
+  const url = new URL(request.url ?? '/', 'http://stand-in');
+  if (url.pathname.startsWith('/session/v1/login-request')) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(
+      JSON.stringify({
+        success: false,
+        code: '390100',
+        message: 'Incorrect username or password was specified.',
+        data: null,
+      }),
+    );
+    return;
+  }
+  const auth = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
+  if (auth !== 'reader:right') {
+    response.writeHead(516, { 'content-type': 'text/plain', 'x-clickhouse-exception-code': '516' });
+    response.end(
+      'Code: 516. DB::Exception: reader: Authentication failed: password is incorrect. (AUTHENTICATION_FAILED)',
+    );
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-clickhouse-format': 'JSONEachRow' });
+  response.end(`${JSON.stringify({ version: '24.3.1.1', db: url.searchParams.get('database') })}\n`);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'conn-standin-'));
+  http = createHttpServer((request, response) => {
+    let body = '';
+    request.on('data', (c: Buffer) => (body += c.toString()));
+    request.on('end', () => respond(request, response, body));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  httpPort = (http.address() as AddressInfo).port;
+  tcp = createTcpServer((socket) => {
+    tcpConnections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  tcpPort = (tcp.address() as AddressInfo).port;
+  allowing = await startGuard(join(dir, 'allow'), [`127.0.0.1:${httpPort}`, `127.0.0.1:${tcpPort}`]);
+  denying = await startGuard(join(dir, 'deny'), []);
+});
+
+afterAll(async () => {
+  await allowing.close();
+  await denying.close();
+  http.closeAllConnections();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  await new Promise<void>((resolve) => tcp.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function context(guard: GuardHarness): DriverContext {
+  return {
+    orgId: 'org_1',
+    egress: guard.guard,
+    importDir: dir,
+    scratchDir: dir,
+    batchSize: 10,
+    warn: () => undefined,
+  };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConnectorError);
+    return error as ConnectorError;
+  }
+  throw new Error('expected a ConnectorError');
+}
+
+describe('clickhouse (stand-in)', () => {
+  const config = (raw: Record<string, unknown>): ClickhouseConfig =>
+    normalizeConfig({ type: 'clickhouse' }, raw).values as ClickhouseConfig;
+
+  it('builds the endpoint from url and sends basic auth and the database', async () => {
+    const outcome = await clickhouseDriver.test(
+      config({ url: `http://127.0.0.1:${httpPort}`, user: 'reader', password: 'right', database: 'sales' }),
+      context(allowing),
+    );
+    expect(outcome.message).toContain('ClickHouse 24.3.1.1');
+    expect(outcome.details).toEqual({ server_version: '24.3.1.1', database: 'sales' });
+    const last = requests[requests.length - 1];
+    expect(new URL(last.url, 'http://x').searchParams.get('database')).toBe('sales');
+  });
+
+  it('maps AUTHENTICATION_FAILED to auth_failed', async () => {
+    const error = await failure(
+      clickhouseDriver.test(
+        config({ host: '127.0.0.1', port: httpPort, user: 'reader', password: 'wrong' }),
+        context(allowing),
+      ),
+    );
+    expect(error.errorType).toBe('auth_failed');
+  });
+
+  it('a blocked destination is egress_blocked and never contacted', async () => {
+    const before = requests.length;
+    const error = await failure(
+      clickhouseDriver.test(config({ host: '127.0.0.1', port: httpPort }), context(denying)),
+    );
+    expect(error.errorType).toBe('egress_blocked');
+    expect(requests.length).toBe(before);
+  });
+});
+
+describe('mssql (stand-in)', () => {
+  const config = (raw: Record<string, unknown>): SqlServerConfig =>
+    normalizeConfig(
+      { type: 'mssql' },
+      { host: '127.0.0.1', database: 'd', user: 'sa', password: 'x', ...raw },
+    ).values as SqlServerConfig;
+
+  it('a blocked destination is egress_blocked and never contacted', async () => {
+    const before = tcpConnections;
+    expect((await failure(mssqlDriver.test(config({ port: tcpPort }), context(denying)))).errorType).toBe(
+      'egress_blocked',
+    );
+    expect(tcpConnections).toBe(before);
+  });
+
+  it('a server that drops the connection is unreachable', async () => {
+    const error = await failure(mssqlDriver.test(config({ port: tcpPort }), context(allowing)));
+    expect(error.errorType).toBe('unreachable');
+    expect(tcpConnections).toBeGreaterThan(0);
+  });
+
+  it('refuses writes before connecting', async () => {
+    const rows = mssqlDriver.readRows(
+      config({ port: tcpPort }),
+      { query: 'DELETE FROM t' },
+      context(allowing),
+    );
+    await expect(rows[Symbol.asyncIterator]().next()).rejects.toMatchObject({ errorType: 'invalid_config' });
+  });
+});
+
+describe('snowflake (stand-in)', () => {
+  const config = (raw: Record<string, unknown>): SnowflakeConfig =>
+    normalizeConfig({ type: 'snowflake' }, { account: 'acme', user: 'u', password: 'wrong', ...raw })
+      .values as SnowflakeConfig;
+
+  it('logs in through the guarded proxy and maps a refused login to auth_failed', async () => {
+    const error = await failure(
+      snowflakeDriver.test(config({ access_url: `http://127.0.0.1:${httpPort}` }), context(allowing)),
+    );
+    expect(error.errorType).toBe('auth_failed');
+    expect(requests.some((r) => r.url.includes('/session/v1/login-request'))).toBe(true);
+  });
+
+  it('a blocked account host is egress_blocked and never contacted', async () => {
+    const before = requests.length;
+    const error = await failure(
+      snowflakeDriver.test(config({ access_url: `http://127.0.0.1:${httpPort}` }), context(denying)),
+    );
+    expect(error.errorType).toBe('egress_blocked');
+    expect(requests.length).toBe(before);
+  });
+});
+
+describe('read-only query check (servers without a read-only session)', () => {
+  it.each(['select 1', 'WITH a AS (select 1) select * from a', "select ';' as x", 'select 1;'])(
+    'allows %s',
+    (sql) => {
+      expect(() => assertReadOnlyQuery(sql)).not.toThrow();
+    },
+  );
+
+  it.each([
+    'delete from t',
+    'select 1; drop table t',
+    'with x as (delete from t returning *) select * from x',
+    'exec sp_x',
+  ])('refuses %s', (sql) => {
+    expect(() => assertReadOnlyQuery(sql)).toThrow(expect.objectContaining({ errorType: 'invalid_config' }));
+  });
+});
