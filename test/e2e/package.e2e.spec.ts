@@ -218,7 +218,10 @@ describeIf('the .deb package', () => {
         WATCHDOG_USEC: '1000000',
       };
       // A private mount namespace with an empty /work: a file the package forgot cannot be found in the checkout.
-      const hidden = [...new Set([REPO_ROOT, realpathSync(join(REPO_ROOT, 'node_modules'))])];
+      // node_modules may live elsewhere (a worktree's symlink); one inside the checkout is hidden with it.
+      const checkout = realpathSync(REPO_ROOT);
+      const modules = realpathSync(join(REPO_ROOT, 'node_modules'));
+      const hidden = modules.startsWith(`${checkout}/`) ? [checkout] : [checkout, modules];
       const mounts = hidden.map((dir) => `mount -t tmpfs none '${dir}'`).join(' && ');
       const [cmd, args] = hideCheckout
         ? [

@@ -1,4 +1,4 @@
-import snowflake from 'snowflake-sdk';
+import type { Connection } from 'snowflake-sdk';
 import { SnowflakeConfig } from '../connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -7,18 +7,30 @@ import { classifyNetworkError, errorMessage } from '../network-errors';
 import { assertReadOnlyQuery, selectionSql, sqlRecord, tablesFromColumns } from './sql-common';
 
 const TIMEOUT_MS = 60_000;
-let configured = false;
+type SnowflakeSdk = typeof import('snowflake-sdk');
+let sdk: Promise<SnowflakeSdk> | undefined;
 
-/** Process-wide SDK settings: no OCSP responder traffic, no console logging, no proxy taken from the environment. */
-function configureSdk(): void {
-  if (configured) return;
-  snowflake.configure({
-    logLevel: 'OFF',
-    disableOCSPChecks: true,
-    additionalLogToConsole: false,
-    useEnvProxy: false,
-  });
-  configured = true;
+/**
+ * The SDK is loaded on first use, never at start-up. On load it probes cloud metadata endpoints (169.254.169.254,
+ * metadata.google.internal) with its own sockets, outside the egress guard; its documented switch turns that off,
+ * and it must be set before the module is evaluated. Process-wide settings: no OCSP responder traffic, no console
+ * logging, no proxy taken from the environment.
+ */
+function loadSdk(): Promise<SnowflakeSdk> {
+  sdk ??= (async () => {
+    // A write the SDK reads at load, not configuration of ours.
+    // eslint-disable-next-line no-restricted-properties
+    process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION = 'true';
+    const loaded = ((await import('snowflake-sdk')) as { default: SnowflakeSdk }).default;
+    loaded.configure({
+      logLevel: 'OFF',
+      disableOCSPChecks: true,
+      additionalLogToConsole: false,
+      useEnvProxy: false,
+    });
+    return loaded;
+  })();
+  return sdk;
 }
 
 interface Resolved {
@@ -89,8 +101,8 @@ export function classifySnowflakeError(error: unknown, label: string, proxy?: Gu
 async function open(
   config: SnowflakeConfig,
   ctx: DriverContext,
-): Promise<{ connection: snowflake.Connection; proxy: GuardedProxy; label: string }> {
-  configureSdk();
+): Promise<{ connection: Connection; proxy: GuardedProxy; label: string }> {
+  const snowflake = await loadSdk();
   const settings = snowflakeSettings(config);
   const accessUrl = config.access_url ?? `https://${settings.account}.snowflakecomputing.com`;
   const label = new URL(accessUrl).host;
@@ -123,7 +135,7 @@ async function open(
   return { connection, proxy, label };
 }
 
-function execute(connection: snowflake.Connection, sqlText: string): Promise<Record<string, unknown>[]> {
+function execute(connection: Connection, sqlText: string): Promise<Record<string, unknown>[]> {
   return new Promise((resolve, reject) =>
     connection.execute({
       sqlText,
@@ -136,7 +148,7 @@ function execute(connection: snowflake.Connection, sqlText: string): Promise<Rec
 async function withConnection<T>(
   config: SnowflakeConfig,
   ctx: DriverContext,
-  work: (c: snowflake.Connection, label: string) => Promise<T>,
+  work: (c: Connection, label: string) => Promise<T>,
 ): Promise<T> {
   const { connection, proxy, label } = await open(config, ctx);
   try {
