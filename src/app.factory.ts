@@ -64,6 +64,12 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
     );
     done();
   });
-  await app.init();
+  try {
+    await app.init();
+  } catch (error) {
+    // A refused start (bad license, failed migration) must not leave the database or workers open behind it.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   return app;
 }
