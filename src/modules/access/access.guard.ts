@@ -3,7 +3,15 @@ import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
 import { AppError } from '../../common/errors';
 import { IS_PUBLIC, REQUIRED_ROLE, RequestWithPrincipal } from './access.decorators';
-import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Role, roleRank } from './principal';
+import {
+  CREDENTIAL_RESOLVER,
+  CredentialResolver,
+  PresentedCredential,
+  RequestFacts,
+  Resolution,
+  Role,
+  roleRank,
+} from './principal';
 
 export function presentedCredential(headers: RequestWithPrincipal['headers']): PresentedCredential | undefined {
   const authorization = headers.authorization;
@@ -25,7 +33,8 @@ export class AccessGuard implements CanActivate {
     @Inject(CREDENTIAL_RESOLVER) private readonly resolver: CredentialResolver,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Returns synchronously when the credential resolves from memory, so the common case allocates no promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
@@ -34,15 +43,29 @@ export class AccessGuard implements CanActivate {
     const credential = presentedCredential(request.headers);
     if (!credential) throw new AppError('authentication_required');
 
-    const resolution = await this.resolver.resolve(credential, { ip: request.ip, headers: request.headers });
-    request.principal = resolution.principal;
-    const reply = http.getResponse<FastifyReply>();
-    for (const [name, value] of Object.entries(resolution.responseHeaders ?? {})) void reply.header(name, value);
-
     const required = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
-    if (required && roleRank(resolution.principal.role) < roleRank(required)) {
-      throw new AppError('insufficient_role', `This action needs the ${required} role or higher.`);
-    }
-    return true;
+    const admit = (resolution: Resolution): boolean => {
+      request.principal = resolution.principal;
+      if (resolution.responseHeaders) {
+        const reply = http.getResponse<FastifyReply>();
+        for (const [name, value] of Object.entries(resolution.responseHeaders)) void reply.header(name, value);
+      }
+      if (required && roleRank(resolution.principal.role) < roleRank(required)) {
+        throw new AppError('insufficient_role', `This action needs the ${required} role or higher.`);
+      }
+      return true;
+    };
+    const resolution = this.resolver.resolve(credential, requestFacts(request));
+    return resolution instanceof Promise ? resolution.then(admit) : admit(resolution);
   }
+}
+
+/** The address is read only if something asks (device binding): Fastify derives it from the socket each time. */
+function requestFacts(request: RequestWithPrincipal): RequestFacts {
+  return {
+    get ip() {
+      return request.ip;
+    },
+    headers: request.headers,
+  };
 }
