@@ -13,7 +13,7 @@ import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 
 // No Google endpoint is reachable here: a loopback stand-in plays the OAuth token endpoint (verifying the JWT
-// signature), the GCS JSON API and the BigQuery REST API.
+// signature google-auth-library makes), the GCS JSON API and the BigQuery REST API the SDKs call.
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const TOKEN = 'ya29.test-token';

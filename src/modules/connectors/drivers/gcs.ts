@@ -51,7 +51,8 @@ async function openSession(config: GcsConfig, ctx: DriverContext): Promise<Sessi
     const endpoint = (config.endpoint_url ?? DEFAULT_ENDPOINT).replace(/\/$/, '');
     const storage = new Storage({
       ...(egress.auth as StorageOptions),
-      projectId: credentials.serviceAccount?.project_id ?? 'unused',
+      // Object requests need no project; naming one keeps the library from looking it up (environment, metadata).
+      projectId: config.project_id ?? credentials.serviceAccount?.project_id ?? 'none',
       apiEndpoint: endpoint,
       useAuthWithCustomEndpoint: true,
       timeout: REQUEST_TIMEOUT_MS,
