@@ -251,6 +251,47 @@ TEST(engine_worker_dies_with_its_parent) {
   unlink(path.c_str());
 }
 
+TEST(supervised_runtime_stops_cleanly_when_its_parent_dies) {
+  const std::string path = sock_path("rt-orphan");
+  int pfd[2];
+  CHECK(pipe(pfd) == 0);
+  pid_t middle = fork();
+  if (middle == 0) {
+    pid_t r = spawn({bin("runtime"), "--serve", path, "--parent-pid", std::to_string(getpid())});
+    ssize_t wr = write(pfd[1], &r, sizeof r);
+    (void)wr;
+    for (int i = 0; i < 500 && !exists(path); ++i) usleep(10000);
+    _exit(exists(path) ? 0 : 1);
+  }
+  pid_t runtime = 0;
+  CHECK(read(pfd[0], &runtime, sizeof runtime) == sizeof runtime);
+  close(pfd[0]);
+  close(pfd[1]);
+  int status = 0;
+  waitpid(middle, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  bool gone = false;
+  for (int i = 0; i < 300 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(runtime) + "/stat");
+    std::string pid_s, comm, state;
+    if (!(stat >> pid_s >> comm >> state) || state == "Z") gone = true;
+    else usleep(10000);
+  }
+  CHECK(gone);
+  // SIGTERM from the kernel is a clean stop: the socket file is removed.
+  CHECK(!exists(path));
+  unlink(path.c_str());
+}
+
+TEST(supervised_runtime_refuses_to_start_without_its_parent) {
+  const std::string path = sock_path("rt-noparent");
+  pid_t pid = spawn({bin("runtime"), "--serve", path, "--parent-pid", "999999999"});
+  CHECK(wait_exit(pid) == 1);
+  CHECK(!exists(path));
+  pid = spawn({bin("runtime"), "--serve", path, "--parent-pid", "abc"});
+  CHECK(wait_exit(pid) == 64);
+}
+
 TEST(runtime_daemon_over_a_real_socket) {
   const std::string path = sock_path("rt");
   pid_t pid = spawn({bin("runtime"), "--serve", path});
