@@ -65,6 +65,17 @@ bool recv_frame(int fd, Value& out, int timeout_ms = 30000) {
 
 bool send_json(int fd, const std::string& json) { return ds::frame::write_frame(fd, json); }
 
+// True once `pid` is no process or a zombie (its reaper may not have collected it yet); waits up to 3 s.
+bool is_gone_within_3s(pid_t pid) {
+  for (int i = 0; i < 300; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_s, comm, state;
+    if (!(stat >> pid_s >> comm >> state) || state == "Z") return true;
+    usleep(10000);
+  }
+  return false;
+}
+
 // Waits for the child to exit; returns its exit code, or -1 on timeout / signal.
 int wait_exit(pid_t pid, int timeout_ms = 5000) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -240,14 +251,7 @@ TEST(engine_worker_dies_with_its_parent) {
   close(pfd[0]);
   close(pfd[1]);
   waitpid(middle, nullptr, 0);
-  bool gone = false;
-  for (int i = 0; i < 300 && !gone; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
-    std::string pid_s, comm, state;
-    if (!(stat >> pid_s >> comm >> state) || state == "Z") gone = true;
-    else usleep(10000);
-  }
-  CHECK(gone);
+  CHECK(is_gone_within_3s(worker));
   unlink(path.c_str());
 }
 
@@ -270,14 +274,7 @@ TEST(supervised_runtime_stops_cleanly_when_its_parent_dies) {
   int status = 0;
   waitpid(middle, &status, 0);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  bool gone = false;
-  for (int i = 0; i < 300 && !gone; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(runtime) + "/stat");
-    std::string pid_s, comm, state;
-    if (!(stat >> pid_s >> comm >> state) || state == "Z") gone = true;
-    else usleep(10000);
-  }
-  CHECK(gone);
+  CHECK(is_gone_within_3s(runtime));
   // SIGTERM from the kernel is a clean stop: the socket file is removed.
   CHECK(!exists(path));
   unlink(path.c_str());
