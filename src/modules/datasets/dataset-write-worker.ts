@@ -73,7 +73,7 @@ function runWriter(load: (id: string) => unknown, port: Port, data: WorkerData):
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('locking_mode = EXCLUSIVE');
-  db.pragma('cache_size = -65536');
+  db.pragma('cache_size = -4096');
   const statements = new Map<number, { group: Statement; groupRows: number; one: Statement }>();
   let failed = false;
 
@@ -164,6 +164,8 @@ export function startWriteWorker(data: Omit<WorkerData, 'driver'>): Worker {
     `(${runWriter.toString()})(require, parentPort, workerData);\n`;
   return new Worker(source, {
     eval: true,
+    // Its garbage is short-lived (one message's values): a small young generation keeps the thread's memory low.
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
     workerData: { ...data, driver: require.resolve('better-sqlite3') },
   });
 }
