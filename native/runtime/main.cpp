@@ -4,6 +4,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -247,8 +249,32 @@ class Server {
 };
 
 int usage() {
-  std::fprintf(stderr, "usage: runtime --serve <socket_path> | --manifest | --version\n");
+  std::fprintf(stderr, "usage: runtime --serve <socket_path> [--parent-pid <pid>] | --manifest | --version\n");
   return 64;
+}
+
+bool parse_pid(const char* text, pid_t& pid) {
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value <= 1) return false;
+  pid = static_cast<pid_t>(value);
+  return true;
+}
+
+// A supervised child must not outlive the daemon, even one killed with SIGKILL: the kernel sends SIGTERM
+// (handled like any other stop) when the parent dies. A parent that died before prctl() took effect is
+// caught by comparing getppid() with the pid the supervisor passed in.
+bool die_with_parent(pid_t expected_parent) {
+  if (::prctl(PR_SET_PDEATHSIG, SIGTERM) != 0) {
+    std::fprintf(stderr, "runtime: prctl(PR_SET_PDEATHSIG) failed: %s\n", std::strerror(errno));
+    return false;
+  }
+  if (::getppid() != expected_parent) {
+    std::fprintf(stderr, "runtime: parent %d is gone; exiting\n", static_cast<int>(expected_parent));
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -262,7 +288,10 @@ int main(int argc, char** argv) {
     std::printf("%s\n", ds::json::serialize(ds::runtime::manifest()).c_str());
     return 0;
   }
-  if (argc == 3 && std::strcmp(argv[1], "--serve") == 0) {
+  const bool serve = (argc == 3 || argc == 5) && std::strcmp(argv[1], "--serve") == 0;
+  if (serve) {
+    pid_t parent = 0;
+    if (argc == 5 && (std::strcmp(argv[3], "--parent-pid") != 0 || !parse_pid(argv[4], parent))) return usage();
     if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return 1;
     struct sigaction sa{};
     sa.sa_handler = on_signal;
@@ -270,6 +299,8 @@ int main(int argc, char** argv) {
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGINT, &sa, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+    // The handler is installed first, so a parent death from here on is a clean stop (socket unlinked).
+    if (parent != 0 && !die_with_parent(parent)) return 1;
     return Server(argv[2]).run();
   }
   return usage();

@@ -65,6 +65,17 @@ bool recv_frame(int fd, Value& out, int timeout_ms = 30000) {
 
 bool send_json(int fd, const std::string& json) { return ds::frame::write_frame(fd, json); }
 
+// True once `pid` is no process or a zombie (its reaper may not have collected it yet); waits up to 3 s.
+bool is_gone_within_3s(pid_t pid) {
+  for (int i = 0; i < 300; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_s, comm, state;
+    if (!(stat >> pid_s >> comm >> state) || state == "Z") return true;
+    usleep(10000);
+  }
+  return false;
+}
+
 // Waits for the child to exit; returns its exit code, or -1 on timeout / signal.
 int wait_exit(pid_t pid, int timeout_ms = 5000) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
@@ -240,15 +251,42 @@ TEST(engine_worker_dies_with_its_parent) {
   close(pfd[0]);
   close(pfd[1]);
   waitpid(middle, nullptr, 0);
-  bool gone = false;
-  for (int i = 0; i < 300 && !gone; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(worker) + "/stat");
-    std::string pid_s, comm, state;
-    if (!(stat >> pid_s >> comm >> state) || state == "Z") gone = true;
-    else usleep(10000);
-  }
-  CHECK(gone);
+  CHECK(is_gone_within_3s(worker));
   unlink(path.c_str());
+}
+
+TEST(supervised_runtime_stops_cleanly_when_its_parent_dies) {
+  const std::string path = sock_path("rt-orphan");
+  int pfd[2];
+  CHECK(pipe(pfd) == 0);
+  pid_t middle = fork();
+  if (middle == 0) {
+    pid_t r = spawn({bin("runtime"), "--serve", path, "--parent-pid", std::to_string(getpid())});
+    ssize_t wr = write(pfd[1], &r, sizeof r);
+    (void)wr;
+    for (int i = 0; i < 500 && !exists(path); ++i) usleep(10000);
+    _exit(exists(path) ? 0 : 1);
+  }
+  pid_t runtime = 0;
+  CHECK(read(pfd[0], &runtime, sizeof runtime) == sizeof runtime);
+  close(pfd[0]);
+  close(pfd[1]);
+  int status = 0;
+  waitpid(middle, &status, 0);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(is_gone_within_3s(runtime));
+  // SIGTERM from the kernel is a clean stop: the socket file is removed.
+  CHECK(!exists(path));
+  unlink(path.c_str());
+}
+
+TEST(supervised_runtime_refuses_to_start_without_its_parent) {
+  const std::string path = sock_path("rt-noparent");
+  pid_t pid = spawn({bin("runtime"), "--serve", path, "--parent-pid", "999999999"});
+  CHECK(wait_exit(pid) == 1);
+  CHECK(!exists(path));
+  pid = spawn({bin("runtime"), "--serve", path, "--parent-pid", "abc"});
+  CHECK(wait_exit(pid) == 64);
 }
 
 TEST(runtime_daemon_over_a_real_socket) {

@@ -1,17 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
+import { SMALL_SIMULATION } from '../factories/simulations';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
-
-const SIMULATION = {
-  runs: 2000,
-  seed: 42,
-  scenario: {
-    variables: { revenue: { low: 100, high: 200 }, cost: { low: -120, high: -80 } },
-    objective: 'maximize_net_value',
-  },
-};
 
 async function signup(t: TestApp, email: string): Promise<string> {
   const res = await t.request('POST', '/auth/signup', {
@@ -56,7 +48,7 @@ describe('async jobs and job.completed callbacks', () => {
     (await t.request('GET', `/v1/webhooks/deliveries?job_id=${jobId}`, { token: key })).body.deliveries;
 
   it('runs a job, answers its poll URL and delivers one signed job.completed callback', async () => {
-    const res = await submit({ callback_url: `${receiver.url}/hook-ok`, request: SIMULATION });
+    const res = await submit({ callback_url: `${receiver.url}/hook-ok`, request: SMALL_SIMULATION });
     expect(res.status).toBe(202);
     expect(res.body.poll_url).toBe(`/v1/jobs/${res.body.job_id}`);
 
@@ -100,7 +92,7 @@ describe('async jobs and job.completed callbacks', () => {
       else if (calls === 2) res.writeHead(301, { location: 'http://127.0.0.1:1/' }).end();
       else res.end('ok');
     };
-    const res = await submit({ callback_url: `${receiver.url}/hook-retry`, request: SIMULATION });
+    const res = await submit({ callback_url: `${receiver.url}/hook-retry`, request: SMALL_SIMULATION });
     const [delivery] = await waitUntil(async () => {
       const list = await deliveriesOf(res.body.job_id);
       return list[0]?.status === 'delivered' ? list : undefined;
@@ -112,7 +104,7 @@ describe('async jobs and job.completed callbacks', () => {
 
   it('stops at 410 Gone', async () => {
     handler = (_req, res) => res.writeHead(410).end();
-    const res = await submit({ callback_url: `${receiver.url}/hook-gone`, request: SIMULATION });
+    const res = await submit({ callback_url: `${receiver.url}/hook-gone`, request: SMALL_SIMULATION });
     const [delivery] = await waitUntil(async () => {
       const list = await deliveriesOf(res.body.job_id);
       return list[0]?.status === 'gone' ? list : undefined;
@@ -123,7 +115,7 @@ describe('async jobs and job.completed callbacks', () => {
 
   it('gives up after the configured attempts and can be redelivered', async () => {
     handler = (_req, res) => res.writeHead(503, { 'retry-after': '0' }).end();
-    const res = await submit({ callback_url: `${receiver.url}/hook-down`, request: SIMULATION });
+    const res = await submit({ callback_url: `${receiver.url}/hook-down`, request: SMALL_SIMULATION });
     const [delivery] = await waitUntil(async () => {
       const list = await deliveriesOf(res.body.job_id);
       return list[0]?.status === 'failed' ? list : undefined;
@@ -137,7 +129,7 @@ describe('async jobs and job.completed callbacks', () => {
   });
 
   it('records a callback the egress policy blocks as blocked, and the job still succeeds', async () => {
-    const res = await submit({ callback_url: 'http://10.255.255.1:9/hook', request: SIMULATION });
+    const res = await submit({ callback_url: 'http://10.255.255.1:9/hook', request: SMALL_SIMULATION });
     expect(res.status).toBe(202);
     const job = await poll(res.body.job_id);
     expect(job.status).toBe('succeeded');
@@ -150,10 +142,10 @@ describe('async jobs and job.completed callbacks', () => {
 
   it('refuses invalid bodies and non-http callbacks with 422', async () => {
     const cases: [unknown, string][] = [
-      [{ request: { ...SIMULATION, runs: 0 } }, 'request.runs'],
+      [{ request: { ...SMALL_SIMULATION, runs: 0 } }, 'request.runs'],
       [{ request: { scenario: { variables: {}, objective: 'maximize_net_value' } } }, 'request.scenario.variables'],
-      [{ callback_url: 'ftp://example.test/x', request: SIMULATION }, 'callback_url'],
-      [{ callback_url: 'not a url', request: SIMULATION }, 'callback_url'],
+      [{ callback_url: 'ftp://example.test/x', request: SMALL_SIMULATION }, 'callback_url'],
+      [{ callback_url: 'not a url', request: SMALL_SIMULATION }, 'callback_url'],
       [{}, 'request'],
     ];
     for (const [body, field] of cases) {
@@ -166,7 +158,7 @@ describe('async jobs and job.completed callbacks', () => {
 
   it('hides another organization’s jobs', async () => {
     const other = await signup(t, 'jobs-other@example.test');
-    const res = await submit({ request: SIMULATION });
+    const res = await submit({ request: SMALL_SIMULATION });
     expect((await t.request('GET', `/v1/jobs/${res.body.job_id}`, { token: other })).status).toBe(404);
     expect((await t.request('DELETE', `/v1/jobs/${res.body.job_id}`, { token: other })).status).toBe(404);
     const mine = await t.request('GET', '/v1/jobs', { token: other });
@@ -174,8 +166,8 @@ describe('async jobs and job.completed callbacks', () => {
   });
 
   it('lists the organization’s jobs newest first', async () => {
-    const a = await submit({ request: SIMULATION });
-    const b = await submit({ request: SIMULATION });
+    const a = await submit({ request: SMALL_SIMULATION });
+    const b = await submit({ request: SMALL_SIMULATION });
     const list = await t.request('GET', '/v1/jobs?limit=2', { token: key });
     expect(list.body.jobs.map((j: { job_id: string }) => j.job_id)).toEqual([b.body.job_id, a.body.job_id]);
     expect(list.body.next_cursor).toBe(a.body.job_id);
@@ -187,9 +179,9 @@ describe('job cancellation', () => {
     const t = await startTestApp({ SERVICE_JOB_CONCURRENCY: '1' });
     try {
       const key = await signup(t, 'cancel@example.test');
-      const slow = { ...SIMULATION, runs: 3_000_000 };
+      const slow = { ...SMALL_SIMULATION, runs: 3_000_000 };
       await t.request('POST', '/v1/jobs', { body: { request: slow }, token: key });
-      const queued = await t.request('POST', '/v1/jobs', { body: { request: SIMULATION }, token: key });
+      const queued = await t.request('POST', '/v1/jobs', { body: { request: SMALL_SIMULATION }, token: key });
       const cancelled = await t.request('DELETE', `/v1/jobs/${queued.body.job_id}`, { token: key });
       expect(cancelled.status).toBe(200);
       expect(cancelled.body.status).toBe('cancelled');

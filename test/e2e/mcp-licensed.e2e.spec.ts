@@ -1,8 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { signupAccount } from '../factories/accounts';
 import { connectStdio, connectStreamable, structured, toolErrorOf } from '../support/mcp-clients';
-import { startLicensedApp } from '../support/mcp-license';
-import { TestApp } from '../support/test-app';
+import { writeTestLicense } from '../support/licenses';
+import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
 
 const ALL_TOOLS = [
   'get_contract',
@@ -16,6 +16,12 @@ const ALL_TOOLS = [
   'list_runtime_libraries',
   'execute_runtime_library',
 ];
+
+/** A daemon booted with a real license, signed by the test key, that carries every entitlement. */
+function startLicensedApp(env: Record<string, string>): Promise<TestApp> {
+  const dataDir = makeTempDir();
+  return startTestApp({ ...writeTestLicense(dataDir), ...env }, dataDir);
+}
 
 const CSV = ['id,team,score', '1,red,10', '2,blue,20', '3,red,30', '4,blue,40'].join('\n');
 

@@ -2,12 +2,14 @@ import { ChildProcess, spawn, spawnSync, SpawnSyncReturns } from 'node:child_pro
 import {
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -266,6 +268,119 @@ describeIf('the .deb package', () => {
       expect(version).toMatch(/^decision-service \d+\.\d+\.\d+\nnode 20\./);
     },
     3 * MINUTES,
+  );
+
+  it(
+    'installs, upgrades, removes and purges through dpkg in a throwaway root, keeping data until purge',
+    () => {
+      // The host's / under an overlay in a private mount namespace: dpkg and the maintainer scripts run for real
+      // (adduser, dpkg-statoverride, deb-systemd-helper) and every write lands in `upper`, never on the host.
+      const upper = join(work, 'overlay-upper');
+      const merged = join(work, 'overlay-root');
+      for (const dir of [upper, join(work, 'overlay-work'), merged]) mkdirSync(dir, { recursive: true });
+      const mountRoot = [
+        `mount -t overlay overlay -o lowerdir=/,upperdir='${upper}',workdir='${join(work, 'overlay-work')}' '${merged}'`,
+        ...['proc', 'dev', 'sys'].map((d) => `mount --rbind /${d} '${merged}/${d}'`),
+        `mount -t tmpfs none '${merged}/run'`,
+      ].join(' && ');
+      const inRoot = (script: string) =>
+        run(
+          'unshare',
+          [
+            '--mount',
+            '--propagation',
+            'private',
+            'sh',
+            '-c',
+            `${mountRoot} && chroot '${merged}' sh -ec "$0"`,
+            script,
+          ],
+          {
+            env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive', LANG: 'C' },
+          },
+        );
+      if (inRoot('true').status !== 0) {
+        console.warn('overlay mounts are not permitted here: the dpkg lifecycle is not exercised');
+        return;
+      }
+      const data = '/var/lib/decision-service';
+      const settings = '/etc/decision-service/decision-service.env';
+
+      mustSucceed(inRoot(`dpkg -i '${deb}'`), 'dpkg -i');
+      const installed = mustSucceed(
+        inRoot(
+          `getent passwd decision-service | cut -d: -f1,6,7; stat -c '%U:%G %a' ${data} ${settings}; ` +
+            'readlink /etc/systemd/system/multi-user.target.wants/decision-service.service',
+        ),
+        'inspect install',
+      );
+      expect(installed.trim().split('\n')).toEqual([
+        `decision-service:${data}:/usr/sbin/nologin`,
+        'decision-service:decision-service 700',
+        'root:decision-service 640',
+        '/lib/systemd/system/decision-service.service',
+      ]);
+
+      // An operator provisions (the database is created and migrated) and edits the settings.
+      const provisioned = mustSucceed(
+        inRoot('decisiond provision --org Acme --email ops@acme.test --name Ops'),
+        'decisiond provision',
+      );
+      expect(provisioned).toMatch(/_live_/);
+      mustSucceed(inRoot(`echo '# kept by the operator' >> ${settings}`), 'edit settings');
+
+      // The same package as the next revision: an upgrade.
+      const unpacked = join(work, 'next-revision');
+      mustSucceed(run('dpkg-deb', ['-R', deb, unpacked]), 'dpkg-deb -R');
+      const controlFile = join(unpacked, 'DEBIAN/control');
+      writeFileSync(
+        controlFile,
+        readFileSync(controlFile, 'utf8').replace(/^Version: (.*)-1$/m, 'Version: $1-2'),
+      );
+      const next = join(work, 'next.deb');
+      mustSucceed(
+        run('dpkg-deb', ['-Zgzip', '-z1', '--root-owner-group', '-b', unpacked, next]),
+        'dpkg-deb -b',
+      );
+      mustSucceed(inRoot(`dpkg -i '${next}'`), 'dpkg -i (upgrade)');
+      const upgraded = mustSucceed(
+        inRoot(
+          `dpkg-query -W -f '\${Version}\n' decision-service; ls ${data}/backups; ` +
+            `ls ${data}/backups/*/; tail -n1 ${settings}; ` +
+            'decisiond provision --org Other --email b@acme.test --name B || echo "refused: $?"',
+        ),
+        'inspect upgrade',
+      );
+      const lines = upgraded.trim().split('\n');
+      expect(lines[0]).toBe(`${version}-2`);
+      expect(lines[1]).toMatch(new RegExp(`^\\d{8}T\\d{6}Z-${version.replace(/\./g, '\\.')}-1$`));
+      expect(lines).toContain('service.sqlite');
+      expect(lines).toContain('# kept by the operator');
+      // The data survived the upgrade: the operator organization is still there.
+      expect(lines[lines.length - 1]).toMatch(/^refused: [1-9]/);
+
+      mustSucceed(inRoot('dpkg -r decision-service'), 'dpkg -r');
+      const removed = mustSucceed(
+        inRoot(
+          `ls ${data}; test -e /usr/lib/decision-service && echo app-left || echo app-gone; tail -n1 ${settings}`,
+        ),
+        'inspect remove',
+      );
+      expect(removed.trim().split('\n')).toEqual(
+        expect.arrayContaining(['service.sqlite', 'app-gone', '# kept by the operator']),
+      );
+
+      mustSucceed(inRoot('dpkg -P decision-service'), 'dpkg -P');
+      const purged = mustSucceed(
+        inRoot(
+          `test -e ${data} && echo data-left || echo data-gone; test -e /etc/decision-service && echo etc-left || echo etc-gone; ` +
+            'getent passwd decision-service >/dev/null && echo user-kept',
+        ),
+        'inspect purge',
+      );
+      expect(purged.trim().split('\n')).toEqual(['data-gone', 'etc-gone', 'user-kept']);
+    },
+    10 * MINUTES,
   );
 
   it(

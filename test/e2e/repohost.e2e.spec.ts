@@ -1,5 +1,6 @@
 import { hubSignature } from '../../src/modules/repohost/hub-signature';
 import { InboundDeliveryRepository } from '../../src/modules/repohost/inbound-delivery.repository';
+import { createApiKey, signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const SECRET = 'repohost-test-secret';
@@ -124,6 +125,36 @@ describe('inbound repository-host receiver', () => {
     });
     expect(res.status).toBe(202);
     await waitFor(async () => ((await stored('d-big-1'))?.status === 'processed' ? true : undefined), 10000);
+  });
+
+  it('shows inbound deliveries to operator admins only', async () => {
+    const operator = await signupAccount(t);
+    const outsider = await signupAccount(t);
+    const operatorMember = (await createApiKey(t, operator.apiKey, { role: 'member' })).rawKey;
+
+    const res = await t.request('GET', '/v1/webhooks/inbound?limit=500', { token: operator.apiKey });
+    expect(res.status).toBe(200);
+    const ping = res.body.deliveries.find((d: { delivery_id: string }) => d.delivery_id === 'd-ping-1');
+    expect(ping).toEqual({
+      delivery_id: 'd-ping-1',
+      event: 'ping',
+      received_at: (await stored('d-ping-1'))?.receivedAt.toISOString(),
+      status: 'processed',
+      attempts: 1,
+      error: null,
+      processed_at: expect.any(String),
+    });
+    const failed = res.body.deliveries.find((d: { delivery_id: string }) => d.delivery_id === 'd-push-bad');
+    expect(failed).toMatchObject({ status: 'failed', error: 'the payload has no repository.full_name' });
+    const receivedAt = res.body.deliveries.map((d: { received_at: string }) => d.received_at);
+    expect(receivedAt).toEqual([...receivedAt].sort().reverse());
+
+    const member = await t.request('GET', '/v1/webhooks/inbound', { token: operatorMember });
+    expect([member.status, member.body.error.code]).toEqual([403, 'insufficient_role']);
+    const foreign = await t.request('GET', '/v1/webhooks/inbound', { token: outsider.apiKey });
+    expect([foreign.status, foreign.body.error.code]).toEqual([403, 'forbidden']);
+    const badLimit = await t.request('GET', '/v1/webhooks/inbound?limit=0', { token: operator.apiKey });
+    expect([badLimit.status, badLimit.body.error.code]).toEqual([422, 'validation_failed']);
   });
 
   it('answers the inbound list only with a credential', async () => {

@@ -1,7 +1,10 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { AppError } from '../../src/common/errors';
 import { RuntimeLibraryService } from '../../src/modules/runtime-library/runtime-library.service';
 import { signupAccount } from '../factories/accounts';
-import { startTestApp, TestApp } from '../support/test-app';
+import { DaemonProcess, spawnDaemon, waitForStart } from '../support/daemon-process';
+import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
+import { waitUntil } from '../support/wait';
 
 const MODULES = ['stats', 'finance', 'decision', 'distributions'];
 
@@ -152,5 +155,46 @@ describe('runtime library, daemon not running', () => {
     expect(error.message).toContain(t.config.runtimeSocket);
     const infrastructure = await t.request('GET', '/v1/infrastructure', { token });
     expect(infrastructure.body.runtime_library).toMatchObject({ status: 'unavailable', supervised: false });
+  });
+});
+
+/** True while `pid` is a live process (a zombie waiting for its reaper counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+describe('runtime library child of a daemon killed with SIGKILL', () => {
+  let dataDir: string;
+  let daemon: DaemonProcess;
+  beforeAll(() => {
+    dataDir = makeTempDir();
+  });
+  afterAll(async () => {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
+    await daemon.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('stops with the daemon and removes its socket', async () => {
+    daemon = spawnDaemon({ SERVICE_DATA_DIR: dataDir, SERVICE_PORT: '0', SERVICE_RUNTIME_SUPERVISE: 'true' });
+    await waitForStart(daemon);
+    const started = await waitUntil(
+      () => daemon.output().split('\n').find((line) => line.includes('"event":"runtime_library_started"')),
+      10_000,
+      'runtime_library_started',
+    );
+    const { pid, socket } = JSON.parse(started) as { pid: number; socket: string };
+    expect(isAlive(pid)).toBe(true);
+    expect(existsSync(socket)).toBe(true);
+
+    daemon.child.kill('SIGKILL');
+    await daemon.exited;
+    await waitUntil(() => !isAlive(pid), 10_000, `runtime child ${pid} gone`);
+    expect(existsSync(socket)).toBe(false);
   });
 });

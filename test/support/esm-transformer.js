@@ -4,13 +4,21 @@ const crypto = require('node:crypto');
 const ts = require('typescript');
 
 const ESM_SYNTAX = /^\s*(import\s*[\w{*'"]|export\s)|import\.meta/m;
+// CommonJS files of the Google SDK stack load node-fetch 3 (an ES module) with import(), which Jest's VM refuses
+// without --experimental-vm-modules; in these packages import() of a literal becomes a require (the ES module is
+// rewritten to CommonJS above when it is loaded).
+const DYNAMIC_IMPORT_PACKAGES = /[\\/]node_modules[\\/](teeny-request|gaxios)[\\/]/;
+const DYNAMIC_IMPORT = /\bimport\((['"][^'"]+['"])\)/g;
 
 module.exports = {
   getCacheKey(source, filename) {
-    return crypto.createHash('sha256').update('esm-v1\0').update(filename).update('\0').update(source).digest('hex');
+    return crypto.createHash('sha256').update('esm-v2\0').update(filename).update('\0').update(source).digest('hex');
   },
   process(source, filename) {
-    if (!ESM_SYNTAX.test(source)) return { code: source };
+    if (!ESM_SYNTAX.test(source)) {
+      if (!DYNAMIC_IMPORT_PACKAGES.test(filename)) return { code: source };
+      return { code: source.replace(DYNAMIC_IMPORT, 'Promise.resolve().then(() => require($1))') };
+    }
     const patched = source.replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href");
     const out = ts.transpileModule(patched, {
       fileName: filename,

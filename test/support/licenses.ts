@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ENTITLEMENTS } from '../../src/modules/licensing/entitlements';
 
 /**
  * Builds v2 licenses byte for byte as DESIGN.md §4 describes, with node:crypto only (independent of the daemon's
@@ -31,17 +32,7 @@ export function testSigningKey(): TestSigningKey {
   return shared;
 }
 
-export const ALL_ENTITLEMENTS = [
-  'simulation',
-  'jobs',
-  'webhooks',
-  'triggers',
-  'connectors',
-  'datasets',
-  'sql_reports',
-  'mcp',
-  'runtime_library',
-];
+export const ALL_ENTITLEMENTS: readonly string[] = [...ENTITLEMENTS];
 
 export interface TestLicenseOptions {
   readonly id?: string;

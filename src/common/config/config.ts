@@ -44,6 +44,7 @@ const SCHEMA = {
   webhookRetryBaseMs: ['SERVICE_WEBHOOK_RETRY_BASE_MS', integer(5000, { min: 1 })],
   webhookMaxAttempts: ['SERVICE_WEBHOOK_MAX_ATTEMPTS', integer(8, { min: 1, max: 50 })],
   webhookTimeoutMs: ['SERVICE_WEBHOOK_TIMEOUT_MS', integer(10_000, { min: 1, max: 600_000 })],
+  webhookCallbackTimeoutMs: ['SERVICE_WEBHOOK_CALLBACK_TIMEOUT_MS', integer(15_000, { min: 1, max: 600_000 })],
   webhookSecretGraceS: ['SERVICE_WEBHOOK_SECRET_GRACE_S', integer(86_400, { min: 0, max: 30 * 86_400 })],
   repohostWebhookSecret: ['SERVICE_REPOHOST_WEBHOOK_SECRET', optionalText({ secret: true })],
   jobConcurrency: ['SERVICE_JOB_CONCURRENCY', integer(2, { min: 1, max: 256 })],

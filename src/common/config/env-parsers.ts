@@ -84,30 +84,25 @@ export function base64Key(bytes: number): EnvParser<Buffer | undefined> {
   }, true);
 }
 
-export function httpUrl(): EnvParser<string | undefined> {
+/** An absolute URL with one of `protocols`; `secret` keeps the value (it may carry a password) out of messages. */
+function urlOf(protocols: readonly string[], expected: string, secret: boolean): EnvParser<string | undefined> {
   return parser((raw) => {
     if (raw === undefined || raw === '') return undefined;
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      throw new Error('must be an absolute URL');
+      throw new Error(`must be ${expected}`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must be an http(s) URL');
+    if (!protocols.includes(url.protocol)) throw new Error(`must be ${expected}`);
     return raw;
-  });
+  }, secret);
+}
+
+export function httpUrl(): EnvParser<string | undefined> {
+  return urlOf(['http:', 'https:'], 'an absolute http(s) URL', false);
 }
 
 export function smtpUrl(): EnvParser<string | undefined> {
-  return parser((raw) => {
-    if (raw === undefined || raw === '') return undefined;
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new Error('must be an smtp:// or smtps:// URL');
-    }
-    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('must be an smtp:// or smtps:// URL');
-    return raw;
-  }, true);
+  return urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', true);
 }

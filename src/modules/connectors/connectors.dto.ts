@@ -1,9 +1,9 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CursorPageQuery } from '../../common/http/cursor-page.query';
 import { BrowseResult } from './connector-driver';
 import { maskConfig } from './connector-secrets';
 import { CONFIG_CHECK_ONLY_TYPES, ConnectorType } from './connector-types';
-import { Connector, MAX_LIST_LIMIT, TestResult } from './connectors.service';
+import { Connector, TestResult } from './connectors.service';
 
 export class CreateConnectorRequest {
   @IsString()
@@ -43,18 +43,7 @@ export class InlineConnectorRequest {
   config?: Record<string, unknown>;
 }
 
-export class ListConnectorsQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_LIST_LIMIT)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  cursor?: string;
-}
+export class ListConnectorsQuery extends CursorPageQuery {}
 
 export function maskedConfig(type: ConnectorType, values: unknown): Record<string, unknown> {
   return maskConfig(values as Record<string, unknown>, CONFIG_CHECK_ONLY_TYPES.has(type));

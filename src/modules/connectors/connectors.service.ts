@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { SecretVault } from '../../common/crypto/secret-vault';
+import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page.query';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { EGRESS_GUARD, EgressGuard } from '../egress/egress.types';
@@ -22,7 +23,6 @@ import { DRIVERS } from './drivers';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
 export const DEFAULT_LIST_LIMIT = 50;
-export const MAX_LIST_LIMIT = 500;
 /** A backstop over each driver's own connect and request timeouts. */
 export const TEST_DEADLINE_MS = 120_000;
 const DEFAULT_BATCH_SIZE = 1000;
@@ -148,7 +148,7 @@ export class ConnectorsService {
   }
 
   async list(orgId: string, limit = DEFAULT_LIST_LIMIT, cursor?: string): Promise<ConnectorPage> {
-    const size = Math.min(Math.max(1, limit), MAX_LIST_LIMIT);
+    const size = Math.min(Math.max(1, limit), MAX_PAGE_LIMIT);
     const rows = await this.repository.listForOrg(orgId, size + 1, cursor ? decodeCursor(cursor) : undefined);
     const page = rows.slice(0, size);
     const last = page[page.length - 1];

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
@@ -42,9 +43,11 @@ export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Rec
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly running = new Set<Promise<void>>();
-  private timer?: NodeJS.Timeout;
-  private filling = false;
-  private stopped = false;
+  private readonly loop = new BackgroundLoop(
+    () => this.fill(),
+    POLL_INTERVAL_MS,
+    (error) => this.logger.error({ event: 'jobs_claim_failed', err: error }, 'could not claim jobs'),
+  );
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -57,27 +60,20 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   async onApplicationBootstrap(): Promise<void> {
     const requeued = await this.jobs.requeueInterrupted();
     if (requeued > 0) this.logger.warn({ event: 'jobs_requeued', count: requeued }, 'interrupted jobs re-queued');
-    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
+    await this.loop.stop();
     await Promise.allSettled([...this.running]);
   }
 
   wake(): void {
-    if (this.filling || this.stopped) return;
-    this.filling = true;
-    this.fill()
-      .catch((error: unknown) => this.logger.error({ event: 'jobs_claim_failed', err: error }, 'could not claim jobs'))
-      .finally(() => (this.filling = false));
+    this.loop.wake();
   }
 
   private async fill(): Promise<void> {
-    while (!this.stopped && this.running.size < this.config.jobConcurrency) {
+    while (!this.loop.isStopped && this.running.size < this.config.jobConcurrency) {
       const job = await this.jobs.claimNext(new Date());
       if (!job) return;
       const execution = this.execute(job).finally(() => {

@@ -1,5 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsDefined, IsInt, IsObject, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CursorPageQuery } from '../../common/http/cursor-page.query';
 import { Job } from './job.entity';
 
 export class SubmitJobDto {
@@ -14,19 +14,7 @@ export class SubmitJobDto {
   request!: Record<string, unknown>;
 }
 
-export class JobListQuery {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  cursor?: string;
-}
+export class JobListQuery extends CursorPageQuery {}
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
@@ -26,9 +27,11 @@ export interface InboundRequest {
  */
 @Injectable()
 export class RepohostService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
-  private draining?: Promise<void>;
-  private stopped = false;
+  private readonly loop = new BackgroundLoop(
+    () => this.drain(),
+    POLL_INTERVAL_MS,
+    (error) => this.logger.error({ event: 'repohost_drain_failed', err: error }, 'inbox drain failed'),
+  );
 
   constructor(
     private readonly deliveries: InboundDeliveryRepository,
@@ -55,34 +58,22 @@ export class RepohostService implements OnApplicationBootstrap, OnApplicationShu
 
     const isNew = await this.deliveries.insertIfNew(deliveryId, event, request.rawBody.toString('utf8'), new Date());
     this.logger.info({ event: 'repohost_delivery_received', delivery_id: deliveryId, kind: event, duplicate: !isNew });
-    if (isNew) this.wake();
+    if (isNew) this.loop.wake();
     return { accepted: true, delivery_id: deliveryId, duplicate: !isNew };
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.draining;
-  }
-
-  /** Starts a drain unless one is running; deliveries that arrive meanwhile are picked up by the next one. */
-  private wake(): void {
-    if (this.draining || this.stopped) return;
-    this.draining = this.drain()
-      .catch((error: unknown) => this.logger.error({ event: 'repohost_drain_failed', err: error }, 'inbox drain failed'))
-      .finally(() => (this.draining = undefined));
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async drain(): Promise<void> {
     for (;;) {
       const due = await this.deliveries.findDue(new Date(), BATCH);
-      if (due.length === 0 || this.stopped) return;
+      if (due.length === 0 || this.loop.isStopped) return;
       for (const delivery of due) await this.process(delivery);
     }
   }

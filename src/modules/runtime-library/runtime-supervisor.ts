@@ -29,7 +29,8 @@ function canConnect(path: string): Promise<boolean> {
 
 /**
  * Development mode only (under systemd the runtime is its own unit): runs `runtime --serve <socket>` as a child,
- * restarts it with exponential backoff whenever it exits, and stops it with the daemon.
+ * restarts it with exponential backoff whenever it exits, and stops it with the daemon (the child also stops by
+ * itself when the daemon dies without stopping it).
  */
 export class RuntimeSupervisor {
   private child: ChildProcess | undefined;
@@ -83,7 +84,8 @@ export class RuntimeSupervisor {
 
   private spawnChild(): void {
     const startedAt = Date.now();
-    const child = spawn(this.binaryPath, ['--serve', this.socketPath], {
+    // --parent-pid makes the child ask the kernel for SIGTERM when the daemon dies, even by SIGKILL.
+    const child = spawn(this.binaryPath, ['--serve', this.socketPath, '--parent-pid', String(process.pid)], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     this.child = child;

@@ -1,14 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
 import { WebhookSender } from '../webhooks/webhook-sender';
 import { DeliveryTransport, OutgoingMessage, SendOutcome } from './delivery-transport';
-
-/** Job callbacks wait up to 15 s for an answer (the test endpoint uses its own, shorter budget). */
-export const CALLBACK_TIMEOUT_MS = 15_000;
 
 /** Sends outbox messages with the shared signed sender, so every webhook is signed and guarded the same way. */
 @Injectable()
 export class SenderTransport implements DeliveryTransport {
-  constructor(private readonly sender: WebhookSender) {}
+  constructor(
+    private readonly sender: WebhookSender,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async send(message: OutgoingMessage): Promise<SendOutcome> {
     const started = performance.now();
@@ -19,7 +20,8 @@ export class SenderTransport implements DeliveryTransport {
       body: message.body,
       messageId: message.webhookId,
       extraHeaders: message.jobId ? { 'X-Job-Id': message.jobId } : undefined,
-      timeoutMs: CALLBACK_TIMEOUT_MS,
+      // Outbox messages get their own budget (15 s by default); the test endpoint answers its caller sooner.
+      timeoutMs: this.config.webhookCallbackTimeoutMs,
     });
     const durationMs = Math.round((performance.now() - started) * 100) / 100;
     switch (result.outcome) {

@@ -1,9 +1,9 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CursorPageQuery } from '../../common/http/cursor-page.query';
 import { DELIVERY_STATUSES, DeliveryStatus } from './webhook-delivery.entity';
 import { DeliveryView } from './webhook-outbox.service';
 
-export class DeliveryListQuery {
+export class DeliveryListQuery extends CursorPageQuery {
   @IsOptional()
   @IsString()
   @MaxLength(64)
@@ -12,18 +12,6 @@ export class DeliveryListQuery {
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit?: number;
-
-  @IsOptional()
-  @IsString()
-  @MaxLength(64)
-  cursor?: string;
 }
 
 export function toDeliveryResponse({ delivery, attempts }: DeliveryView) {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
@@ -10,8 +11,9 @@ import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-deliv
 import { DeliveryFilter, NewDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 const POLL_INTERVAL_MS = 500;
-/** Longer than the 15 s send timeout, so a live worker never loses its claim. */
-const LEASE_MS = 60_000;
+/** Longer than the send timeout, so a live worker never loses its claim. */
+const MIN_LEASE_MS = 60_000;
+const LEASE_MARGIN_MS = 30_000;
 const WORKERS = 4;
 
 export interface DeliveryView {
@@ -26,9 +28,12 @@ export interface DeliveryView {
  */
 @Injectable()
 export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer?: NodeJS.Timeout;
   private readonly active = new Set<Promise<void>>();
-  private stopped = false;
+  private readonly loop = new BackgroundLoop(
+    () => this.fillWorkerSlots(),
+    POLL_INTERVAL_MS,
+    (error) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
+  );
   private readonly outcomes;
 
   constructor(
@@ -52,25 +57,16 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
   async onApplicationBootstrap(): Promise<void> {
     const released = await this.deliveries.releaseLeases();
     if (released > 0) this.logger.warn({ event: 'webhook_leases_released', count: released }, 'resuming deliveries');
-    this.timer = setInterval(() => this.wake(), POLL_INTERVAL_MS);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
+    await this.loop.stop();
     await Promise.allSettled([...this.active]);
   }
 
-  /** Fills free worker slots; each worker claims due deliveries until none is left. */
   wake(): void {
-    while (!this.stopped && this.active.size < WORKERS) {
-      const worker = this.work()
-        .catch((error: unknown) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'))
-        .finally(() => this.active.delete(worker));
-      this.active.add(worker);
-    }
+    this.loop.wake();
   }
 
   async list(orgId: string, filter: DeliveryFilter): Promise<{ views: DeliveryView[]; nextCursor: string | null }> {
@@ -94,9 +90,21 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     return { delivery: delivery ?? existing, attempts: attempts.get(id) ?? [] };
   }
 
+  /** Workers run beside the loop, so a receiver that hangs holds one slot, not the next wake. */
+  private fillWorkerSlots(): Promise<void> {
+    while (!this.loop.isStopped && this.active.size < WORKERS) {
+      const worker = this.work()
+        .catch((error: unknown) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'))
+        .finally(() => this.active.delete(worker));
+      this.active.add(worker);
+    }
+    return Promise.resolve();
+  }
+
   private async work(): Promise<void> {
-    while (!this.stopped) {
-      const delivery = await this.deliveries.claimDue(new Date(), LEASE_MS);
+    while (!this.loop.isStopped) {
+      const leaseMs = Math.max(MIN_LEASE_MS, this.config.webhookCallbackTimeoutMs + LEASE_MARGIN_MS);
+      const delivery = await this.deliveries.claimDue(new Date(), leaseMs);
       if (!delivery) return;
       await this.attempt(delivery);
     }
@@ -113,7 +121,8 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
       jobId: delivery.jobId ?? undefined,
     });
     const failedAttempts = delivery.attemptCount + 1;
-    const next = this.nextState(outcome, failedAttempts, attemptedAt.getTime());
+    // The backoff counts from the end of the attempt: a receiver that hangs for the whole timeout still gets its pause.
+    const next = this.nextState(outcome, failedAttempts, Date.now());
     await this.deliveries.recordAttempt(
       delivery.id,
       {

@@ -1,7 +1,8 @@
 import { createVerify, generateKeyPairSync } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigqueryConfig, GcsConfig, normalizeConfig } from '../../../src/modules/connectors/connector-config';
@@ -12,7 +13,7 @@ import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 
 // No Google endpoint is reachable here: a loopback stand-in plays the OAuth token endpoint (verifying the JWT
-// signature), the GCS JSON API and the BigQuery REST API.
+// signature google-auth-library makes), the GCS JSON API and the BigQuery REST API the SDKs call.
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const TOKEN = 'ya29.test-token';
@@ -265,5 +266,87 @@ describe('bigquery (stand-in)', () => {
 
   it('a blocked endpoint is egress_blocked', async () => {
     expect((await failure(bigqueryDriver.test(config(), context(denying)))).errorType).toBe('egress_blocked');
+  });
+});
+
+describe('outbound sockets of the Google SDKs', () => {
+  interface Opened {
+    socket: Socket;
+    remote?: string;
+    port?: number;
+    localPort?: number;
+  }
+  const opened: Opened[] = [];
+  /** Client ports of connections accepted by a server of this process other than the stand-in (the SDK proxy). */
+  const acceptedByOwnProxy = new Set<number>();
+  const onClient = (message: unknown): void => {
+    const entry: Opened = { socket: (message as { socket: Socket }).socket };
+    opened.push(entry);
+    entry.socket.once('connect', () => {
+      entry.remote = entry.socket.remoteAddress;
+      entry.port = entry.socket.remotePort;
+      entry.localPort = entry.socket.localPort;
+    });
+  };
+  const onServer = (message: unknown): void => {
+    const socket = (message as { socket: Socket & { server?: unknown } }).socket;
+    if (socket.server !== server && socket.remotePort !== undefined)
+      acceptedByOwnProxy.add(socket.remotePort);
+  };
+
+  const allowedConnectorDecisions = async (): Promise<number> =>
+    (await allowing.counter.get()).values.find(
+      (v) => v.labels.purpose === 'connector' && v.labels.decision === 'allowed',
+    )?.value ?? 0;
+
+  beforeAll(() => {
+    diagnostics.subscribe('net.client.socket', onClient);
+    diagnostics.subscribe('net.server.socket', onServer);
+  });
+
+  afterAll(() => {
+    diagnostics.unsubscribe('net.client.socket', onClient);
+    diagnostics.unsubscribe('net.server.socket', onServer);
+  });
+
+  it('open sockets only to addresses the guard pinned, or to their own loopback proxy', async () => {
+    const gcs = normalizeConfig(
+      { type: 'gcs' },
+      { bucket: 'data', blob: 'exports/people.csv', endpoint_url: `http://127.0.0.1:${port}` },
+    ).values as GcsConfig;
+    const bigquery = normalizeConfig(
+      { type: 'bigquery' },
+      { service_account_json: serviceAccount(), endpoint_url: `http://127.0.0.1:${port}` },
+    ).values as BigqueryConfig;
+    const before = seen.length;
+    const allowedBefore = await allowedConnectorDecisions();
+    expect(await readAll(gcsDriver, { ...gcs, credentials: 'sa.json' }, context(allowing))).toHaveLength(2);
+    expect(
+      await readAll(bigqueryDriver, bigquery, context(allowing), { query: 'SELECT * FROM sales.orders' }),
+    ).toHaveLength(2);
+    expect(
+      (await failure(gcsDriver.test({ ...gcs, ambient_credentials: true }, context(allowing)))).errorType,
+    ).toBe('egress_blocked');
+    expect(seen.slice(before)).toEqual([
+      'POST /token',
+      'GET /storage/v1/b/data/o/exports%2Fpeople.csv',
+      'POST /token',
+      'POST /bigquery/v2/projects/proj/queries',
+      'GET /bigquery/v2/projects/proj/queries/job1',
+    ]);
+
+    const outbound = opened.filter((o) => o.remote !== undefined);
+    const viaProxy = outbound.filter((o) => acceptedByOwnProxy.has(o.localPort as number));
+    const direct = outbound.filter((o) => !acceptedByOwnProxy.has(o.localPort as number));
+    expect(viaProxy.length).toBeGreaterThanOrEqual(2);
+    expect(viaProxy.every((o) => o.remote === '127.0.0.1' && o.port !== port)).toBe(true);
+    // Every direct socket is one the guard checked: one allow decision each, none opened beside the guard.
+    expect(direct.length).toBe((await allowedConnectorDecisions()) - allowedBefore);
+    expect(direct.length).toBeGreaterThanOrEqual(4);
+    expect(
+      direct
+        .filter((o) => !allowing.guard.isPinned(o.remote as string, o.port as number))
+        .map((o) => `${o.remote}:${o.port}`),
+    ).toEqual([]);
   });
 });

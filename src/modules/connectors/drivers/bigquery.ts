@@ -1,3 +1,4 @@
+import type { BigQuery, BigQueryOptions, Job, Query, QueryRowsResponse } from '@google-cloud/bigquery';
 import { BigqueryConfig } from '../connector-config';
 import {
   BrowseItem,
@@ -8,17 +9,34 @@ import {
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { accessToken, GoogleCredentials, googleFetch, loadServiceAccount } from './google-auth';
+import {
+  classifyGoogleError,
+  GoogleCredentials,
+  GoogleEgress,
+  loadServiceAccount,
+  openGoogleEgress,
+} from './google-auth';
 import { assertReadOnlyQuery, splitTable } from './sql-common';
 
 const SCOPE = 'https://www.googleapis.com/auth/bigquery.readonly';
 const DEFAULT_ENDPOINT = 'https://bigquery.googleapis.com';
 const MAX_BROWSE_TABLES = 200;
+const REQUEST_TIMEOUT_MS = 120_000;
+
+type ApiRequest = ReturnType<BigQuery['interceptors'][number]['request']>;
+type BigquerySdk = typeof import('@google-cloud/bigquery');
+let sdk: Promise<BigquerySdk> | undefined;
+
+/** Loaded on first use: start-up does not pay for it, and loading it opens no connection. */
+function loadSdk(): Promise<BigquerySdk> {
+  sdk ??= import('@google-cloud/bigquery');
+  return sdk;
+}
 
 interface Session {
-  readonly api: string;
+  readonly client: BigQuery;
   readonly project: string;
-  readonly token: string | undefined;
+  readonly egress: GoogleEgress;
 }
 
 interface Field {
@@ -27,15 +45,7 @@ interface Field {
   readonly mode?: string;
 }
 
-interface QueryPage {
-  jobComplete?: boolean;
-  jobReference?: { jobId: string; location?: string };
-  schema?: { fields: Field[] };
-  rows?: { f: { v: unknown }[] }[];
-  pageToken?: string;
-}
-
-async function session(config: BigqueryConfig, ctx: DriverContext): Promise<Session> {
+async function openSession(config: BigqueryConfig, ctx: DriverContext): Promise<Session> {
   let credentials: GoogleCredentials;
   let project = config.project_id;
   if (config.service_account_json) {
@@ -52,75 +62,93 @@ async function session(config: BigqueryConfig, ctx: DriverContext): Promise<Sess
   }
   if (!project)
     throw new ConnectorError('invalid_config', 'project_id is required (the credentials name no project).');
-  const api = `${(config.endpoint_url ?? DEFAULT_ENDPOINT).replace(/\/$/, '')}/bigquery/v2/projects/${encodeURIComponent(project)}`;
-  return { api, project, token: await accessToken(credentials, SCOPE, ctx) };
-}
-
-async function getJson<T>(ctx: DriverContext, s: Session, path: string, init?: RequestInit): Promise<T> {
-  return (await (await googleFetch(ctx, `${s.api}${path}`, s.token, init)).json()) as T;
-}
-
-/** BigQuery's JSON rows carry every scalar as a string: INT64 stays exact, numbers and booleans are typed. */
-export function bigqueryCell(value: unknown, field: Field): unknown {
-  if (value === null || value === undefined) return null;
-  if (field.mode === 'REPEATED' || field.type === 'RECORD' || field.type === 'STRUCT')
-    return JSON.stringify(value);
-  if (typeof value !== 'string') return value;
-  switch (field.type) {
-    case 'INTEGER':
-    case 'INT64': {
-      const n = Number(value);
-      return Number.isSafeInteger(n) ? n : value;
-    }
-    case 'FLOAT':
-    case 'FLOAT64':
-      return Number(value);
-    case 'BOOLEAN':
-    case 'BOOL':
-      return value === 'true';
-    default:
-      return value;
+  const { BigQuery } = await loadSdk();
+  const egress = await openGoogleEgress(credentials, ctx);
+  try {
+    const endpoint = (config.endpoint_url ?? DEFAULT_ENDPOINT).replace(/\/$/, '');
+    const client = new BigQuery({
+      ...(egress.auth as BigQueryOptions),
+      projectId: project,
+      apiEndpoint: endpoint,
+      location: config.location,
+      maxRetries: 1,
+      // Read by @google-cloud/common for each request, though BigQueryOptions does not declare it.
+      ...({ timeout: REQUEST_TIMEOUT_MS } as BigQueryOptions),
+    });
+    // BIGQUERY_EMULATOR_HOST in the environment would replace the endpoint; the config decides.
+    client.baseUrl = `${endpoint}/bigquery/v2`;
+    egress.bindAuth(client.authClient, SCOPE);
+    client.interceptors.push({
+      // The SDKs type the request as their input type; at run time it is the decorated request.
+      request: (options) => egress.withProxy(options) as unknown as ApiRequest,
+    });
+    return { client, project, egress };
+  } catch (error) {
+    await egress.close();
+    throw error;
   }
 }
 
-function toRecords(page: QueryPage, fields: Field[]): Record<string, unknown>[] {
-  return (page.rows ?? []).map((row) => {
-    const record: Record<string, unknown> = {};
-    fields.forEach((field, i) => (record[field.name] = bigqueryCell(row.f[i]?.v, field)));
-    return record;
-  });
+/** Runs `work` on a session, mapping SDK errors and closing the session's proxy and agents. */
+async function withSession<T>(
+  config: BigqueryConfig,
+  ctx: DriverContext,
+  work: (s: Session) => Promise<T>,
+): Promise<T> {
+  const s = await openSession(config, ctx);
+  try {
+    return await work(s);
+  } catch (error) {
+    throw classifyGoogleError(error, `BigQuery project ${s.project}`, s.egress);
+  } finally {
+    await s.egress.close();
+  }
 }
 
-async function listTables(ctx: DriverContext, s: Session, config: BigqueryConfig): Promise<BrowseItem[]> {
+/** The SDK's typed values (BigQueryDate, Big, BigQueryTimestamp...) back to the JSON scalars rows carry. */
+function plainValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value)) return value.toString('base64');
+  if (Array.isArray(value) || typeof value !== 'object') return value;
+  if ('value' in value) return value.value;
+  // Big (NUMERIC) serialises to its decimal string; anything else to plain JSON.
+  return JSON.parse(JSON.stringify(value)) as unknown;
+}
+
+function toRecord(row: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = row[field.name];
+    record[field.name] =
+      field.mode === 'REPEATED' || field.type === 'RECORD' || field.type === 'STRUCT'
+        ? value === null || value === undefined
+          ? null
+          : JSON.stringify(value)
+        : plainValue(value);
+  }
+  return record;
+}
+
+/** INT64 stays exact: a number when it is safe, else its decimal string. */
+const exactInteger = (text: string): number | string =>
+  Number.isSafeInteger(Number(text)) ? Number(text) : text;
+
+async function listTables(s: Session, config: BigqueryConfig): Promise<BrowseItem[]> {
   const datasets = config.dataset
-    ? [config.dataset]
-    : (
-        (
-          await getJson<{ datasets?: { datasetReference: { datasetId: string } }[] }>(
-            ctx,
-            s,
-            '/datasets?maxResults=100',
-          )
-        ).datasets ?? []
-      ).map((d) => d.datasetReference.datasetId);
+    ? [s.client.dataset(config.dataset)]
+    : (await s.client.getDatasets({ maxResults: 100, autoPaginate: false }))[0];
   const items: BrowseItem[] = [];
   for (const dataset of datasets) {
-    const listed = await getJson<{ tables?: { tableReference: { tableId: string }; type?: string }[] }>(
-      ctx,
-      s,
-      `/datasets/${encodeURIComponent(dataset)}/tables?maxResults=${MAX_BROWSE_TABLES}`,
-    );
-    for (const table of listed.tables ?? []) {
+    const [tables] = await dataset.getTables({ maxResults: MAX_BROWSE_TABLES, autoPaginate: false });
+    for (const table of tables) {
       if (items.length >= MAX_BROWSE_TABLES) return items;
-      const detail = await getJson<{ schema?: { fields: Field[] }; numRows?: string }>(
-        ctx,
-        s,
-        `/datasets/${encodeURIComponent(dataset)}/tables/${encodeURIComponent(table.tableReference.tableId)}`,
-      );
+      const [detail] = (await table.getMetadata()) as unknown as [
+        { schema?: { fields?: Field[] }; numRows?: string; type?: string },
+      ];
       items.push({
-        name: table.tableReference.tableId,
-        schema: dataset,
-        kind: table.type === 'VIEW' ? 'view' : 'table',
+        name: table.id ?? '',
+        schema: dataset.id,
+        kind: detail.type === 'VIEW' ? 'view' : 'table',
         columns: (detail.schema?.fields ?? []).map((f) => ({ name: f.name, type: f.type })),
         ...(detail.numRows ? { rows: Number(detail.numRows) } : {}),
       });
@@ -129,69 +157,79 @@ async function listTables(ctx: DriverContext, s: Session, config: BigqueryConfig
   return items;
 }
 
-/** BigQuery through its REST API (jobs.query + getQueryResults paging), every request through the egress guard. */
+function selectionQuery(config: BigqueryConfig, selection: RowSelection): string {
+  if (selection.query !== undefined && selection.query.trim() !== '') {
+    const query = selection.query.trim();
+    assertReadOnlyQuery(query);
+    return query;
+  }
+  if (selection.table) {
+    const { schema, table } = splitTable(selection);
+    const dataset = schema ?? config.dataset;
+    if (!dataset)
+      throw new ConnectorError(
+        'invalid_config',
+        'Name the table as dataset.table (or set dataset in the config).',
+      );
+    return `SELECT * FROM \`${dataset.replace(/`/g, '')}.${table.replace(/`/g, '')}\``;
+  }
+  throw new ConnectorError('invalid_config', 'A table or a read-only query is required to read rows.');
+}
+
+/** BigQuery through @google-cloud/bigquery (jobs.query, then result pages), every request through the egress guard. */
 export const bigqueryDriver: ConnectorDriver<BigqueryConfig> = {
-  async test(config, ctx) {
-    const s = await session(config, ctx);
-    const listed = await getJson<{ datasets?: unknown[] }>(ctx, s, '/datasets?maxResults=50');
-    return {
-      message: `Connected to BigQuery project ${s.project}: ${listed.datasets?.length ?? 0} dataset(s) visible.`,
-      details: { project: s.project, datasets: listed.datasets?.length ?? 0 },
-    };
+  test(config, ctx) {
+    return withSession(config, ctx, async (s) => {
+      const [datasets] = await s.client.getDatasets({ maxResults: 50, autoPaginate: false });
+      return {
+        message: `Connected to BigQuery project ${s.project}: ${datasets.length} dataset(s) visible.`,
+        details: { project: s.project, datasets: datasets.length },
+      };
+    });
   },
 
-  async browse(config, ctx): Promise<BrowseResult> {
-    const s = await session(config, ctx);
-    const items = await listTables(ctx, s, config);
-    return {
-      items,
-      total: items.length,
-      message: `${items.length} table(s) and view(s) in project ${s.project}.`,
-      discovery: { project: s.project },
-    };
+  browse(config, ctx): Promise<BrowseResult> {
+    return withSession(config, ctx, async (s) => {
+      const items = await listTables(s, config);
+      return {
+        items,
+        total: items.length,
+        message: `${items.length} table(s) and view(s) in project ${s.project}.`,
+        discovery: { project: s.project },
+      };
+    });
   },
 
   readRows(config, selection: RowSelection, ctx) {
     async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
-      let query: string;
-      if (selection.query !== undefined && selection.query.trim() !== '') {
-        query = selection.query.trim();
-        assertReadOnlyQuery(query);
-      } else if (selection.table) {
-        const { schema, table } = splitTable(selection);
-        const dataset = schema ?? config.dataset;
-        if (!dataset)
-          throw new ConnectorError(
-            'invalid_config',
-            'Name the table as dataset.table (or set dataset in the config).',
-          );
-        query = `SELECT * FROM \`${dataset.replace(/`/g, '')}.${table.replace(/`/g, '')}\``;
-      } else {
-        throw new ConnectorError('invalid_config', 'A table or a read-only query is required to read rows.');
-      }
-      const s = await session(config, ctx);
-      let page = await getJson<QueryPage>(ctx, s, '/queries', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({
-          query,
-          useLegacySql: false,
+      const query = selectionQuery(config, selection);
+      const s = await openSession(config, ctx);
+      const label = `BigQuery project ${s.project}`;
+      try {
+        const options = {
           maxResults: ctx.batchSize,
-          timeoutMs: 60_000,
+          autoPaginate: false,
           location: config.location,
-        }),
-      });
-      const job = page.jobReference;
-      const location = job?.location ?? config.location;
-      const results = (token?: string): string =>
-        `/queries/${encodeURIComponent(job?.jobId ?? '')}?maxResults=${ctx.batchSize}&timeoutMs=60000${location ? `&location=${encodeURIComponent(location)}` : ''}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`;
-      while (!page.jobComplete) page = await getJson<QueryPage>(ctx, s, results());
-      const fields = page.schema?.fields ?? [];
-      for (;;) {
-        const batch = toRecords(page, fields);
-        if (batch.length > 0) yield batch;
-        if (!page.pageToken) return;
-        page = await getJson<QueryPage>(ctx, s, results(page.pageToken));
+          wrapIntegers: { integerTypeCastFunction: exactInteger },
+        };
+        let page = (await s.client.query({ query, useLegacySql: false }, options).catch((error: unknown) => {
+          throw classifyGoogleError(error, label, s.egress);
+        })) as unknown as QueryRowsResponse;
+        for (;;) {
+          const [records, next, response] = page as unknown as [
+            Record<string, unknown>[],
+            (Query & { job?: Job }) | null | undefined,
+            { schema?: { fields?: Field[] } } | undefined,
+          ];
+          const fields = response?.schema?.fields ?? [];
+          if (records.length > 0) yield records.map((row) => toRecord(row, fields));
+          if (!next?.job) return;
+          page = await next.job.getQueryResults({ ...next, ...options }).catch((error: unknown) => {
+            throw classifyGoogleError(error, label, s.egress);
+          });
+        }
+      } finally {
+        await s.egress.close();
       }
     }
     return limitRows(rows(), selection.limit);

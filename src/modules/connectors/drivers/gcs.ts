@@ -1,13 +1,31 @@
-import { Readable } from 'node:stream';
-import { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { PassThrough } from 'node:stream';
+import type { Storage, StorageOptions } from '@google-cloud/storage';
 import { GcsConfig } from '../connector-config';
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { accessToken, GoogleCredentials, googleFetch, loadServiceAccount } from './google-auth';
+import {
+  classifyGoogleError,
+  GoogleCredentials,
+  GoogleEgress,
+  loadServiceAccount,
+  openGoogleEgress,
+} from './google-auth';
 import { keyPrefix, objectStoreDriver } from './object-store';
 
 const SCOPE = 'https://www.googleapis.com/auth/devstorage.read_only';
 const DEFAULT_ENDPOINT = 'https://storage.googleapis.com';
+const REQUEST_TIMEOUT_MS = 120_000;
+
+type ApiRequest = ReturnType<Storage['interceptors'][number]['request']>;
+type StorageSdk = typeof import('@google-cloud/storage');
+let sdk: Promise<StorageSdk> | undefined;
+
+/** Loaded on first use: start-up does not pay for it, and loading it opens no connection. */
+function loadSdk(): Promise<StorageSdk> {
+  // Node loads the package's ES build here, Jest its CommonJS build; the two declare the same API.
+  sdk ??= import('@google-cloud/storage') as unknown as Promise<StorageSdk>;
+  return sdk;
+}
 
 async function credentialsFor(config: GcsConfig, ctx: DriverContext): Promise<GoogleCredentials> {
   if (config.anonymous) return { mode: 'anonymous' };
@@ -20,38 +38,78 @@ async function credentialsFor(config: GcsConfig, ctx: DriverContext): Promise<Go
   );
 }
 
-function objectsUrl(config: GcsConfig): string {
-  return `${(config.endpoint_url ?? DEFAULT_ENDPOINT).replace(/\/$/, '')}/storage/v1/b/${encodeURIComponent(config.bucket)}/o`;
+interface Session {
+  readonly storage: Storage;
+  readonly egress: GoogleEgress;
+}
+
+async function openSession(config: GcsConfig, ctx: DriverContext): Promise<Session> {
+  const credentials = await credentialsFor(config, ctx);
+  const { Storage } = await loadSdk();
+  const egress = await openGoogleEgress(credentials, ctx);
+  try {
+    const endpoint = (config.endpoint_url ?? DEFAULT_ENDPOINT).replace(/\/$/, '');
+    const storage = new Storage({
+      ...(egress.auth as StorageOptions),
+      // Object requests need no project; naming one keeps the library from looking it up (environment, metadata).
+      projectId: config.project_id ?? credentials.serviceAccount?.project_id ?? 'none',
+      apiEndpoint: endpoint,
+      useAuthWithCustomEndpoint: true,
+      timeout: REQUEST_TIMEOUT_MS,
+      retryOptions: { maxRetries: 1 },
+    });
+    // STORAGE_EMULATOR_HOST in the environment would replace the endpoint; the config decides.
+    storage.baseUrl = `${endpoint}/storage/v1`;
+    egress.bindAuth(storage.authClient, SCOPE);
+    storage.interceptors.push({
+      // The SDKs type the request as their input type; at run time it is the decorated request.
+      request: (options) => egress.withProxy(options) as unknown as ApiRequest,
+    });
+    return { storage, egress };
+  } catch (error) {
+    await egress.close();
+    throw error;
+  }
 }
 
 const label = (config: GcsConfig): string => `gs://${config.bucket}/${config.blob}`;
 
-/** GCS through its JSON API, every request (token grant included) through the egress guard. */
+/** GCS through @google-cloud/storage, every request (token grant included) through the egress guard. */
 export const gcsDriver = objectStoreDriver<GcsConfig>({
   label,
   objectName: (config) => config.blob,
 
   async download(config, ctx) {
-    const token = await accessToken(await credentialsFor(config, ctx), SCOPE, ctx);
-    const response = await googleFetch(
-      ctx,
-      `${objectsUrl(config)}/${encodeURIComponent(config.blob)}?alt=media`,
-      token,
-    );
-    if (!response.body) throw new ConnectorError('remote_error', `${label(config)} returned no body.`);
-    return Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+    const { storage, egress } = await openSession(config, ctx);
+    const body = storage.bucket(config.bucket).file(config.blob).createReadStream();
+    const out = new PassThrough();
+    // pipe() leaves errors to us: the reader sees the documented error type, not the SDK's.
+    body.once('error', (error) => out.destroy(classifyGoogleError(error, label(config), egress)));
+    out.once('close', () => {
+      body.destroy();
+      void egress.close();
+    });
+    return body.pipe(out);
   },
 
   async listSiblings(config, ctx): Promise<BrowseItem[]> {
-    const token = await accessToken(await credentialsFor(config, ctx), SCOPE, ctx);
-    const url = `${objectsUrl(config)}?prefix=${encodeURIComponent(keyPrefix(config.blob))}&delimiter=%2F&maxResults=1000`;
-    const listed = (await (await googleFetch(ctx, url, token)).json()) as {
-      items?: { name: string; size?: string }[];
-    };
-    return (listed.items ?? []).map((item) => ({
-      name: item.name,
-      kind: 'object',
-      size: item.size ? Number(item.size) : undefined,
-    }));
+    const { storage, egress } = await openSession(config, ctx);
+    try {
+      const [files] = await storage.bucket(config.bucket).getFiles({
+        prefix: keyPrefix(config.blob),
+        delimiter: '/',
+        maxResults: 1000,
+        autoPaginate: false,
+      });
+      return files.map((file) => ({
+        name: file.name,
+        kind: 'object',
+        size: file.metadata.size === undefined ? undefined : Number(file.metadata.size),
+      }));
+    } catch (error) {
+      throw classifyGoogleError(error, `gs://${config.bucket}/${keyPrefix(config.blob)}`, egress);
+    } finally {
+      await egress.close();
+    }
   },
 });

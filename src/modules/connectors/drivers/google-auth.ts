@@ -1,18 +1,26 @@
-import { createSign } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
+import { EgressContext } from '../../egress/egress.types';
 import { isServiceAccountJson } from '../connector-config';
 import { DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { confinedFile } from '../local-path';
+import { guardedAgents } from '../guarded-http-agent';
+import { GuardedProxy, startGuardedProxy } from '../guarded-proxy';
 import { classifyNetworkError, errorMessage } from '../network-errors';
+import { confinedFile } from '../local-path';
 
 const METADATA_TOKEN_URL =
   'http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token';
-const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token';
+/** Where google-auth-library sends the JWT grant (v10, then v9); it ignores the key's token_uri. */
+const LIBRARY_TOKEN_URLS = new Set([
+  'https://oauth2.googleapis.com/token',
+  'https://www.googleapis.com/oauth2/v4/token',
+]);
 
 export interface ServiceAccount {
   readonly client_email: string;
   readonly private_key: string;
+  readonly private_key_id?: string;
   readonly token_uri?: string;
   readonly project_id?: string;
 }
@@ -39,45 +47,55 @@ export async function loadServiceAccount(value: string, ctx: DriverContext): Pro
   return JSON.parse(text) as ServiceAccount;
 }
 
-function base64url(value: Buffer | string): string {
-  return Buffer.from(value).toString('base64url');
+interface GaxiosLikeOptions {
+  url?: string | URL;
+}
+type DefaultAdapter = (options: GaxiosLikeOptions) => Promise<unknown>;
+
+/** What the SDK constructors take: the signer's fields, or a ready client; never nothing (that would mean ADC). */
+export type SdkAuthOptions =
+  { readonly credentials: Record<string, string> } | { readonly authClient: BearerHeaders };
+
+/** The part of an auth client the SDKs call before each request (GoogleAuth.authorizeRequest). */
+export interface BearerHeaders {
+  getRequestHeaders(url?: string): Promise<Record<string, string>>;
+  readonly universeDomain: string;
 }
 
-/** A signed JWT bearer assertion (RFC 7523) for the service account's token endpoint. */
-export function signAssertion(
-  account: ServiceAccount,
-  scope: string,
-  now = Math.floor(Date.now() / 1000),
-): string {
-  const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }));
-  const claims = base64url(
-    JSON.stringify({
-      iss: account.client_email,
-      scope,
-      aud: account.token_uri ?? DEFAULT_TOKEN_URI,
-      iat: now,
-      exp: now + 3600,
-    }),
-  );
-  let signature: string;
-  try {
-    signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(account.private_key, 'base64url');
-  } catch (error) {
-    throw new ConnectorError(
-      'invalid_config',
-      `The service-account private key cannot sign: ${errorMessage(error)}`,
-    );
-  }
-  return `${header}.${claims}.${signature}`;
+/** The public surface of the GoogleAuth (v9 in storage, v10 in bigquery) each SDK builds. */
+interface SdkGoogleAuth {
+  scopes?: string | string[];
+  cachedCredential: unknown;
+  fromJSON(json: Record<string, string>, options?: Record<string, unknown>): unknown;
 }
 
-async function tokenRequest(ctx: DriverContext, url: string, init: RequestInit): Promise<string> {
+/**
+ * One Google SDK session's way out: API requests (the SDKs' teeny-request takes a proxy but no agent) go through a
+ * loopback proxy that asks the guard about every destination; google-auth-library's token grant goes through
+ * guarded agents. Close it when the session's last response is consumed.
+ */
+export interface GoogleEgress {
+  /** For the SDK constructor. */
+  readonly auth: SdkAuthOptions;
+  /**
+   * Hands the SDK's GoogleAuth a JWT client whose transport is guarded, before any request. @google-cloud/common
+   * (bigquery) does not pass clientOptions on, so the constructor alone would leave the token grant unguarded.
+   */
+  bindAuth(googleAuth: unknown, scope: string): void;
+  /** For the SDK's request interceptor: the API request, sent through the guarded proxy. */
+  withProxy<T extends object>(options: T): T;
+  /** The guard's last refusal (the SDKs report it as a proxy or status error of their own). */
+  refusal(): Error | undefined;
+  close(): Promise<void>;
+}
+
+async function tokenRequest(ctx: DriverContext, context: EgressContext, url: string): Promise<string> {
   let response: Response;
   try {
     response = await ctx.egress.fetch(
       url,
-      { ...init, signal: AbortSignal.timeout(30_000) },
-      { purpose: 'connector', orgId: ctx.orgId },
+      { headers: { 'Metadata-Flavor': 'Google' }, signal: AbortSignal.timeout(30_000) },
+      context,
     );
   } catch (error) {
     throw (
@@ -85,88 +103,110 @@ async function tokenRequest(ctx: DriverContext, url: string, init: RequestInit):
       new ConnectorError('unreachable', `${url} cannot be reached: ${errorMessage(error)}`)
     );
   }
-  const body = (await response.json().catch(() => ({}))) as {
-    access_token?: unknown;
-    error_description?: unknown;
-    error?: unknown;
-  };
+  const body = (await response.json().catch(() => ({}))) as { access_token?: unknown };
   if (!response.ok || typeof body.access_token !== 'string') {
-    const reason =
-      typeof body.error_description === 'string'
-        ? body.error_description
-        : typeof body.error === 'string'
-          ? body.error
-          : `HTTP ${response.status}`;
     throw new ConnectorError(
       response.status >= 500 ? 'remote_error' : 'auth_failed',
-      `The token request was refused: ${reason}`,
+      `The metadata server gave no token: HTTP ${response.status}`,
     );
   }
   return body.access_token;
 }
 
 /**
- * An OAuth access token for Google APIs, fetched through the egress guard: a service-account JWT grant, or the
- * metadata server when the config asks for ambient credentials (and the policy allows 169.254.169.254).
+ * Ambient credentials are the host's metadata server, asked by us through the guard: the libraries' own discovery
+ * (GOOGLE_APPLICATION_CREDENTIALS, gcloud files, metadata probes through gcp-metadata's process-wide HTTP client)
+ * never runs. Anonymous access sends no Authorization header.
  */
-export async function accessToken(
-  credentials: GoogleCredentials,
-  scope: string,
-  ctx: DriverContext,
-): Promise<string | undefined> {
-  switch (credentials.mode) {
-    case 'anonymous':
-      return undefined;
-    case 'ambient':
-      return tokenRequest(ctx, METADATA_TOKEN_URL, { headers: { 'Metadata-Flavor': 'Google' } });
-    case 'service_account': {
-      const account = credentials.serviceAccount as ServiceAccount;
-      return tokenRequest(ctx, account.token_uri ?? DEFAULT_TOKEN_URI, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-          assertion: signAssertion(account, scope),
-        }).toString(),
-      });
-    }
-  }
+function bearerHeaders(fetchToken: (() => Promise<string>) | undefined): BearerHeaders {
+  let token: Promise<string> | undefined;
+  return {
+    universeDomain: 'googleapis.com',
+    async getRequestHeaders(): Promise<Record<string, string>> {
+      if (!fetchToken) return {};
+      token ??= fetchToken();
+      return { Authorization: `Bearer ${await token}` };
+    },
+  };
 }
 
-/** A Google API call through the egress guard; non-2xx statuses map to documented error types. */
-export async function googleFetch(
+function signerFields(account: ServiceAccount): Record<string, string> {
+  // Only these fields: a JSON of another type (external_account...) could make the library run programs or fetch URLs.
+  return {
+    type: 'service_account',
+    client_email: account.client_email,
+    private_key: account.private_key,
+    ...(account.private_key_id ? { private_key_id: account.private_key_id } : {}),
+    ...(account.project_id ? { project_id: account.project_id } : {}),
+  };
+}
+
+function guardedTransport(account: ServiceAccount, agent: (url: URL) => Agent): Record<string, unknown> {
+  const tokenUri = account.token_uri;
+  return {
+    transporterOptions: {
+      agent,
+      retryConfig: { retry: 0, noResponseRetries: 0 },
+      // The key's token_uri is honoured (private endpoints); the library would use its built-in URL.
+      adapter: (options: GaxiosLikeOptions, defaultAdapter: DefaultAdapter) =>
+        defaultAdapter(
+          tokenUri && LIBRARY_TOKEN_URLS.has(String(options.url)) ? { ...options, url: tokenUri } : options,
+        ),
+    },
+  };
+}
+
+export async function openGoogleEgress(
+  credentials: GoogleCredentials,
   ctx: DriverContext,
-  url: string,
-  token: string | undefined,
-  init: RequestInit = {},
-): Promise<Response> {
-  let response: Response;
-  try {
-    response = await ctx.egress.fetch(
-      url,
-      {
-        ...init,
-        headers: {
-          ...(init.headers as Record<string, string> | undefined),
-          ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        },
-        signal: AbortSignal.timeout(120_000),
-      },
-      { purpose: 'connector', orgId: ctx.orgId },
-    );
-  } catch (error) {
-    throw (
-      classifyNetworkError(error, url) ??
-      new ConnectorError('unreachable', `${url} cannot be reached: ${errorMessage(error)}`)
-    );
+): Promise<GoogleEgress> {
+  const context: EgressContext = { purpose: 'connector', orgId: ctx.orgId };
+  const agents = guardedAgents(ctx.egress, context);
+  const agent = (url: URL): Agent => (url.protocol === 'http:' ? agents.http : agents.https);
+  const account = credentials.mode === 'service_account' ? credentials.serviceAccount : undefined;
+  const bearer =
+    credentials.mode === 'ambient'
+      ? bearerHeaders(() => tokenRequest(ctx, context, METADATA_TOKEN_URL))
+      : bearerHeaders(undefined);
+  const proxy: GuardedProxy = await startGuardedProxy(ctx.egress, context);
+  const proxyUrl = `http://${proxy.host}:${proxy.port}`;
+  return {
+    auth: account ? { credentials: signerFields(account) } : { authClient: bearer },
+    bindAuth(googleAuth, scope) {
+      const auth = googleAuth as SdkGoogleAuth;
+      auth.scopes = [scope];
+      auth.cachedCredential = account
+        ? auth.fromJSON(signerFields(account), guardedTransport(account, agent))
+        : bearer;
+    },
+    withProxy: (options) => ({ ...options, proxy: proxyUrl }),
+    refusal: () => proxy.refusal ?? agents.refusal,
+    close: async () => {
+      agents.http.destroy();
+      agents.https.destroy();
+      await proxy.close();
+    },
+  };
+}
+
+/** Maps an SDK failure (gaxios, teeny-request or API errors, by status) to documented error types. */
+export function classifyGoogleError(error: unknown, label: string, egress?: GoogleEgress): ConnectorError {
+  const network = classifyNetworkError(egress?.refusal() ?? error, label);
+  if (network) return network;
+  const status = googleStatus(error);
+  const message = errorMessage(error);
+  if (status === 401 || status === 403 || /invalid_grant|invalid_client|unauthorized_client/.test(message))
+    return new ConnectorError('auth_failed', `Access to ${label} was denied: ${message}`);
+  if (status === 404) return new ConnectorError('not_found', `${label} was not found: ${message}`);
+  if (status === 400) return new ConnectorError('invalid_config', `The request is invalid: ${message}`);
+  if (/timeout|timed out/i.test(message)) return new ConnectorError('timeout', `${label}: ${message}`);
+  return new ConnectorError('remote_error', `${label} failed: ${message}`);
+}
+
+function googleStatus(error: unknown): number | undefined {
+  const candidate = error as { code?: unknown; status?: unknown; response?: { status?: unknown } };
+  for (const value of [candidate.response?.status, candidate.status, candidate.code]) {
+    if (typeof value === 'number') return value;
   }
-  if (response.ok) return response;
-  const body = (await response.json().catch(() => ({}))) as { error?: { message?: unknown } };
-  const detail = typeof body.error?.message === 'string' ? body.error.message : `HTTP ${response.status}`;
-  if (response.status === 401 || response.status === 403)
-    throw new ConnectorError('auth_failed', `Access denied: ${detail}`);
-  if (response.status === 404) throw new ConnectorError('not_found', `Not found: ${detail}`);
-  if (response.status === 400)
-    throw new ConnectorError('invalid_config', `The request is invalid: ${detail}`);
-  throw new ConnectorError('remote_error', `The Google API answered ${detail}`);
+  return undefined;
 }

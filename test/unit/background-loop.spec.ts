@@ -1,0 +1,106 @@
+import { BackgroundLoop } from '../../src/common/background-loop';
+
+/** A task whose runs are counted and held open until the test releases them. */
+function gatedTask() {
+  const releases: Array<() => void> = [];
+  let runs = 0;
+  return {
+    task: () => {
+      runs += 1;
+      return new Promise<void>((resolve) => releases.push(resolve));
+    },
+    runs: () => runs,
+    releaseNext: async () => {
+      releases.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    },
+  };
+}
+
+const HOUR_MS = 3_600_000;
+
+describe('BackgroundLoop', () => {
+  it('runs the task at start', async () => {
+    const gate = gatedTask();
+    const loop = new BackgroundLoop(gate.task, HOUR_MS, () => undefined);
+    loop.start();
+    expect(gate.runs()).toBe(1);
+    await gate.releaseNext();
+    await loop.stop();
+  });
+
+  it('coalesces wakes during a run into exactly one more run', async () => {
+    const gate = gatedTask();
+    const loop = new BackgroundLoop(gate.task, HOUR_MS, () => undefined);
+    loop.start();
+    loop.wake();
+    loop.wake();
+    loop.wake();
+    expect(gate.runs()).toBe(1);
+    await gate.releaseNext();
+    expect(gate.runs()).toBe(2);
+    await gate.releaseNext();
+    expect(gate.runs()).toBe(2);
+    loop.wake();
+    expect(gate.runs()).toBe(3);
+    await gate.releaseNext();
+    await loop.stop();
+  });
+
+  it('stop waits for the run in flight and nothing runs afterwards', async () => {
+    const gate = gatedTask();
+    const loop = new BackgroundLoop(gate.task, HOUR_MS, () => undefined);
+    loop.start();
+    loop.wake();
+    let stopped = false;
+    const stopping = loop.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    expect(loop.isStopped).toBe(true);
+    await gate.releaseNext();
+    await stopping;
+    expect(stopped).toBe(true);
+    loop.wake();
+    loop.start();
+    expect(gate.runs()).toBe(1);
+  });
+
+  it('reports a failed run and keeps going', async () => {
+    const errors: unknown[] = [];
+    let runs = 0;
+    const loop = new BackgroundLoop(
+      () => {
+        runs += 1;
+        return runs === 1 ? Promise.reject(new Error('disk full')) : Promise.resolve();
+      },
+      HOUR_MS,
+      (error) => errors.push(error),
+    );
+    loop.start();
+    await new Promise((r) => setImmediate(r));
+    loop.wake();
+    await loop.stop();
+    expect(errors.map((e) => (e as Error).message)).toEqual(['disk full']);
+    expect(runs).toBe(2);
+  });
+
+  it('runs again on its interval', async () => {
+    jest.useFakeTimers();
+    try {
+      let runs = 0;
+      const loop = new BackgroundLoop(
+        () => Promise.resolve(void (runs += 1)),
+        1000,
+        () => undefined,
+      );
+      loop.start();
+      await jest.advanceTimersByTimeAsync(3000);
+      expect(runs).toBe(4);
+      await loop.stop();
+      await jest.advanceTimersByTimeAsync(3000);
+      expect(runs).toBe(4);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
