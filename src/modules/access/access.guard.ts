@@ -2,8 +2,9 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
 import { AppError } from '../../common/errors';
+import { RouteMetadata } from '../../common/http';
 import { IS_PUBLIC, REQUIRED_ROLE, RequestWithPrincipal } from './access.decorators';
-import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Role, roleRank } from './principal';
+import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Resolution, Role, roleRank } from './principal';
 
 export function presentedCredential(headers: RequestWithPrincipal['headers']): PresentedCredential | undefined {
   const authorization = headers.authorization;
@@ -20,26 +21,37 @@ export function presentedCredential(headers: RequestWithPrincipal['headers']): P
 /** Global guard: every route needs a credential unless marked @Public(); roles come from @RequireRole(). */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  private readonly isPublic: RouteMetadata<boolean>;
+  private readonly requiredRole: RouteMetadata<Role>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     @Inject(CREDENTIAL_RESOLVER) private readonly resolver: CredentialResolver,
-  ) {}
+  ) {
+    this.isPublic = new RouteMetadata(reflector, IS_PUBLIC);
+    this.requiredRole = new RouteMetadata(reflector, REQUIRED_ROLE);
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-
-    const http = context.switchToHttp();
-    const request = http.getRequest<RequestWithPrincipal>();
+  /** Returns synchronously when the credential resolves from memory, so the common case allocates no promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (this.isPublic.of(context)) return true;
+    const request = context.switchToHttp().getRequest<RequestWithPrincipal>();
     const credential = presentedCredential(request.headers);
     if (!credential) throw new AppError('authentication_required');
 
-    const resolution = await this.resolver.resolve(credential, { ip: request.ip, headers: request.headers });
-    request.principal = resolution.principal;
-    const reply = http.getResponse<FastifyReply>();
-    for (const [name, value] of Object.entries(resolution.responseHeaders ?? {})) void reply.header(name, value);
+    // The Fastify request is the RequestFacts: its `ip` getter runs only if device binding asks for it.
+    const resolution = this.resolver.resolve(credential, request);
+    if (resolution instanceof Promise) return resolution.then((resolved) => this.admit(context, request, resolved));
+    return this.admit(context, request, resolution);
+  }
 
-    const required = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets);
+  private admit(context: ExecutionContext, request: RequestWithPrincipal, resolution: Resolution): boolean {
+    request.principal = resolution.principal;
+    if (resolution.responseHeaders) {
+      const reply = context.switchToHttp().getResponse<FastifyReply>();
+      for (const [name, value] of Object.entries(resolution.responseHeaders)) void reply.header(name, value);
+    }
+    const required = this.requiredRole.of(context);
     if (required && roleRank(resolution.principal.role) < roleRank(required)) {
       throw new AppError('insufficient_role', `This action needs the ${required} role or higher.`);
     }

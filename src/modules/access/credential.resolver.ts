@@ -1,9 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppError } from '../../common/errors';
+import { Organization } from '../accounts/accounts.types';
 import { OrganizationsService } from '../accounts/organizations.service';
 import { SessionsService } from '../accounts/sessions.service';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import { ApiKeysService } from '../api-keys/api-keys.service';
+import { ApiKeyRecord } from '../api-keys/api-keys.types';
 import { DEVICE_BINDER, DeviceBinder, FailClosedDeviceBinder } from './device-binder';
 import { CredentialResolver, PresentedCredential, Principal, RequestFacts, Resolution } from './principal';
 
@@ -26,17 +28,31 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     this.binder = binder ?? new FailClosedDeviceBinder();
   }
 
-  async resolve(credential: PresentedCredential, request: RequestFacts): Promise<Resolution> {
+  resolve(credential: PresentedCredential, request: RequestFacts): Resolution | Promise<Resolution> {
     if (looksLikeApiKey(credential.value)) return this.resolveApiKey(credential.value, request);
     if (credential.scheme === 'bearer' && JWT_SHAPE.test(credential.value)) return this.resolveSession(credential.value);
     throw new AppError('invalid_api_key');
   }
 
-  private async resolveApiKey(rawKey: string, request: RequestFacts): Promise<Resolution> {
+  /** Synchronous when the key and its org are in memory, which is the steady state of every busy key. */
+  private resolveApiKey(rawKey: string, request: RequestFacts): Resolution | Promise<Resolution> {
+    const key = this.apiKeys.peek(rawKey);
+    if (key === null) throw new AppError('invalid_api_key');
+    const org = key && this.organizations.peek(key.orgId);
+    if (key && org) return this.admitKey(key, org, request);
+    return this.resolveApiKeyFromDatabase(rawKey, request);
+  }
+
+  private async resolveApiKeyFromDatabase(rawKey: string, request: RequestFacts): Promise<Resolution> {
     const key = await this.apiKeys.resolve(rawKey);
     if (!key) throw new AppError('invalid_api_key');
     const org = await this.organizations.get(key.orgId);
     if (!org) throw new AppError('invalid_api_key');
+    return this.admitKey(key, org, request);
+  }
+
+  /** Capped keys bind the device on every request, cached or not. */
+  private admitKey(key: ApiKeyRecord, org: Organization, request: RequestFacts): Resolution | Promise<Resolution> {
     const principal: Principal = {
       auth: 'api_key',
       orgId: org.id,
@@ -47,8 +63,12 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
       keyLabel: key.label,
     };
     if (key.deviceLimit <= 0) return { principal };
-    const binding = await this.binder.bind({ keyId: key.id, orgId: key.orgId, deviceLimit: key.deviceLimit }, request);
-    return { principal: { ...principal, deviceId: binding.deviceId }, responseHeaders: binding.responseHeaders };
+    return this.binder
+      .bind({ keyId: key.id, orgId: key.orgId, deviceLimit: key.deviceLimit }, request)
+      .then((binding) => ({
+        principal: { ...principal, deviceId: binding.deviceId },
+        responseHeaders: binding.responseHeaders,
+      }));
   }
 
   private async resolveSession(token: string): Promise<Resolution> {

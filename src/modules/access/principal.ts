@@ -41,8 +41,11 @@ export interface Resolution {
 }
 
 export interface CredentialResolver {
-  /** Throws AppError (invalid_api_key, invalid_session, device_* ...) when the credential does not hold. */
-  resolve(credential: PresentedCredential, request: RequestFacts): Promise<Resolution>;
+  /**
+   * Throws (or rejects with) AppError (invalid_api_key, invalid_session, device_* ...) when the credential does not
+   * hold. May answer synchronously from memory: the guard then costs no promise.
+   */
+  resolve(credential: PresentedCredential, request: RequestFacts): Resolution | Promise<Resolution>;
 }
 
 export const CREDENTIAL_RESOLVER = Symbol('CREDENTIAL_RESOLVER');

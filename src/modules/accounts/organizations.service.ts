@@ -11,6 +11,11 @@ export class OrganizationsService {
 
   constructor(private readonly repository: AccountsRepository) {}
 
+  /** The organization if memory already holds it (see get()); lets credential resolution stay synchronous. */
+  peek(orgId: string): Organization | undefined {
+    return this.cache.get(orgId);
+  }
+
   async get(orgId: string): Promise<Organization | undefined> {
     const cached = this.cache.get(orgId);
     if (cached) return cached;

@@ -24,6 +24,10 @@ export function parseApiKey(value: string): ParsedApiKey | undefined {
   return { prefix: match[1], mode: match[2] as 'live' | 'test', secret: match[3] };
 }
 
+export function isWellFormedApiKey(value: string): boolean {
+  return KEY_PATTERN.test(value);
+}
+
 export function looksLikeApiKey(value: string): boolean {
   return KEY_SHAPE.test(value);
 }

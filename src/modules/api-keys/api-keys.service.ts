@@ -1,14 +1,14 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { hmacSha256Hex, ServerSecrets } from '../../common/crypto';
+import { hmacSha256Hex, ServerSecrets, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { LruCache } from '../../common/lru-cache';
 import { roleRank } from '../access/principal';
 import { AuditService } from '../audit/audit.service';
 import { ApiKeyEntity } from './api-key.entity';
-import { generateApiKey, keyPrefixOf, parseApiKey } from './api-key-format';
+import { generateApiKey, isWellFormedApiKey, keyPrefixOf } from './api-key-format';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyRecord, ApiKeyView, CreatedApiKey, KeyActor, NewApiKey } from './api-keys.types';
 import { ALLOW_ALL_KEY_POLICY, KEY_POLICY, KeyPolicy } from './key-policy';
@@ -18,9 +18,21 @@ const CACHE_TTL_MS = 30_000;
 /** last_used_at is advisory: written at most once a minute per key, never on the request's critical path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+interface CachedKey {
+  readonly record: ApiKeyRecord;
+  /** expires_at in epoch milliseconds, Infinity for a key that never expires. */
+  readonly expiresAtMs: number;
+}
+
+/**
+ * The cache is indexed by a plain SHA-256 of the raw key, a quarter of the cost of the peppered HMAC the database
+ * stores; the index never leaves memory, and the key's 256 random bits are what make it unguessable.
+ */
+const cacheIndexOf = sha256Hex;
+
 @Injectable()
 export class ApiKeysService {
-  private readonly cache = new LruCache<string, ApiKeyRecord>(CACHE_ENTRIES, CACHE_TTL_MS);
+  private readonly cache = new LruCache<string, CachedKey>(CACHE_ENTRIES, CACHE_TTL_MS);
   private readonly lastUsedWritten = new Map<string, number>();
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the key before the commit). */
   private revocationEpoch = 0;
@@ -113,30 +125,42 @@ export class ApiKeysService {
       );
     });
     this.revocationEpoch += 1;
-    this.cache.deleteWhere((record) => record.id === keyId);
+    this.cache.deleteWhere((entry) => entry.record.id === keyId);
     await this.policy.onKeyRevoked?.(keyId);
     return { id: keyId, revokedAt };
   }
 
+  /**
+   * Answers from memory alone: the key's record, `null` when the credential is malformed or the key has expired, or
+   * `undefined` when only the database can tell (call resolve()). Lets the hot path stay synchronous.
+   */
+  peek(rawKey: string): ApiKeyRecord | null | undefined {
+    if (!isWellFormedApiKey(rawKey)) return null;
+    const index = cacheIndexOf(rawKey);
+    const entry = this.cache.get(index);
+    if (!entry) return undefined;
+    const now = Date.now();
+    if (entry.expiresAtMs <= now) {
+      this.cache.delete(index);
+      return null;
+    }
+    this.noteUse(entry.record.id, now);
+    return entry.record;
+  }
+
   /** The key behind a raw credential, or undefined when it is malformed, unknown, revoked or expired. */
   async resolve(rawKey: string): Promise<ApiKeyRecord | undefined> {
-    if (!parseApiKey(rawKey)) return undefined;
-    const keyHash = this.hash(rawKey);
+    const known = this.peek(rawKey);
+    if (known !== undefined) return known ?? undefined;
+    const epoch = this.revocationEpoch;
+    const entity = await this.repository.findActiveByHash(this.hash(rawKey));
+    if (!entity) return undefined;
+    const entry = { record: toRecord(entity), expiresAtMs: expiryOf(entity) };
+    if (epoch === this.revocationEpoch) this.cache.set(cacheIndexOf(rawKey), entry);
     const now = Date.now();
-    let record = this.cache.get(keyHash);
-    if (!record) {
-      const epoch = this.revocationEpoch;
-      const entity = await this.repository.findActiveByHash(keyHash);
-      if (!entity) return undefined;
-      record = toRecord(entity);
-      if (epoch === this.revocationEpoch) this.cache.set(keyHash, record);
-    }
-    if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) {
-      this.cache.delete(keyHash);
-      return undefined;
-    }
-    this.noteUse(record.id, now);
-    return record;
+    if (entry.expiresAtMs <= now) return undefined;
+    this.noteUse(entry.record.id, now);
+    return entry.record;
   }
 
   private hash(rawKey: string): string {
@@ -163,6 +187,10 @@ function toRecord(entity: ApiKeyEntity): ApiKeyRecord {
     deviceLimit: entity.deviceLimit,
     expiresAt: entity.expiresAt,
   };
+}
+
+function expiryOf(entity: ApiKeyEntity): number {
+  return entity.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(entity.expiresAt);
 }
 
 function toView(entity: ApiKeyEntity): ApiKeyView {

@@ -1,22 +1,24 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../../common/errors';
+import { RouteMetadata } from '../../common/http';
 import { REQUIRED_ENTITLEMENT } from './entitlement.decorator';
 import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from './entitlements';
 
 /** Runs after the access guard: a route marked @RequireEntitlement needs that entitlement in the license. */
 @Injectable()
 export class EntitlementGuard implements CanActivate {
+  private readonly requiredEntitlement: RouteMetadata<Entitlement>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     @Inject(ENTITLEMENT_SOURCE) private readonly source: EntitlementSource,
-  ) {}
+  ) {
+    this.requiredEntitlement = new RouteMetadata(reflector, REQUIRED_ENTITLEMENT);
+  }
 
   canActivate(context: ExecutionContext): boolean {
-    const required = this.reflector.getAllAndOverride<Entitlement | undefined>(REQUIRED_ENTITLEMENT, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
+    const required = this.requiredEntitlement.of(context);
     if (required && !this.source.hasEntitlement(required)) {
       throw new AppError('not_entitled', `The license does not include the "${required}" entitlement.`);
     }
