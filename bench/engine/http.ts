@@ -2,13 +2,15 @@
  * HTTP benchmark of POST /v1/simulate (10,000 runs × 5 uniform variables): the warm pool's p50 round trip next to
  * the engine's own compute_ms, and the subprocess fallback's p50 beside it. Each mode runs the built daemon
  * (dist/main.js) as a real process with its own data dir, signs up once for an API key, warms up, then sends
- * requests one after another over one keep-alive connection.
+ * requests one after another over one keep-alive connection (node:http: Node's fetch adds about 0.3 ms of its own per
+ * request, which the *client floor* column shows against a trivial in-process server).
  *
  *   bash bench/engine/http.sh                  # N=400 requests per mode; writes docs/BENCHMARKS.md
  *   N=1000 bash bench/engine/http.sh
  */
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
+import { Agent, createServer, request } from 'node:http';
+import { AddressInfo, connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,14 +48,20 @@ async function startDaemon(env: Record<string, string>): Promise<Daemon> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
+  let onData: (chunk: Buffer) => void = () => undefined;
   const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
+    onData = (chunk: Buffer) => {
       output += chunk.toString();
       const line = output.split('\n').find((l) => l.includes('"event":"daemon_started"'));
       if (line) resolveUrl((JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1'));
-    });
+    };
+    child.stdout.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the daemon exited with ${String(code)}:\n${output}`)));
   });
+  // Still drained (a full pipe would stall the daemon's logger), but no longer collected and re-split per chunk:
+  // that grew with every request's log line and inflated the client's own time.
+  child.stdout.off('data', onData);
+  child.stdout.resume();
   return {
     url,
     stop: async () => {
@@ -86,20 +94,58 @@ interface Sample {
   readonly mode: string;
 }
 
-async function measure(url: string, key: string, count: number): Promise<Sample[]> {
+/** One keep-alive connection; answers status and parsed JSON body. */
+class KeepAliveClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  private readonly target: URL;
+
+  constructor(
+    url: string,
+    private readonly key?: string,
+  ) {
+    this.target = new URL(url);
+  }
+
+  send(method: string, path: string, body?: string): Promise<{ status: number; body: unknown }> {
+    const headers: Record<string, string | number> = this.key ? { authorization: `Bearer ${this.key}` } : {};
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    return new Promise((resolveReply, reject) => {
+      const outgoing = request(
+        { host: this.target.hostname, port: this.target.port, path, method, agent: this.agent, headers },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolveReply({
+              status: response.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown,
+            }),
+          );
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+async function measure(client: KeepAliveClient, count: number): Promise<Sample[]> {
   const samples: Sample[] = [];
   const payload = JSON.stringify(BODY);
   for (let i = 0; i < count; i++) {
     const started = performance.now();
-    const response = await fetch(`${url}/v1/simulate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: payload,
-    });
-    const body = (await response.json()) as { compute_ms: number; engine_mode: string };
+    const reply = await client.send('POST', '/v1/simulate', payload);
     const wallMs = performance.now() - started;
-    if (response.status !== 200)
-      throw new Error(`POST /v1/simulate answered ${response.status}: ${JSON.stringify(body)}`);
+    const body = reply.body as { compute_ms: number; engine_mode: string };
+    if (reply.status !== 200)
+      throw new Error(`POST /v1/simulate answered ${reply.status}: ${JSON.stringify(body)}`);
     samples.push({ wallMs, computeMs: body.compute_ms, mode: body.engine_mode });
   }
   return samples;
@@ -116,14 +162,48 @@ async function engineRoundTrip(url: string, path: string): Promise<{ sum: number
 }
 
 /** The HTTP and authentication floor: an authenticated route that does no work. */
-async function floor(url: string, key: string, count: number): Promise<number[]> {
+async function floor(client: KeepAliveClient, count: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
-    await (await fetch(`${url}/v1/infrastructure`, { headers: { authorization: `Bearer ${key}` } })).text();
+    await client.send('GET', '/v1/infrastructure');
     times.push(performance.now() - started);
   }
   return times;
+}
+
+/** The client's own share: the same requests against a server that answers a fixed body at once. */
+async function clientFloor(count: number): Promise<{ http: number[]; fetch: number[] }> {
+  const answer = JSON.stringify({ padding: 'x'.repeat(1500) });
+  const server = createServer((incoming, outgoing) => {
+    incoming.resume();
+    incoming.on('end', () => outgoing.setHeader('content-type', 'application/json').end(answer));
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new KeepAliveClient(url, 'key');
+  const payload = JSON.stringify(BODY);
+  const http: number[] = [];
+  const viaFetch: number[] = [];
+  try {
+    for (let i = 0; i < WARMUP + count; i++) {
+      let started = performance.now();
+      await client.send('POST', '/', payload);
+      if (i >= WARMUP) http.push(performance.now() - started);
+      started = performance.now();
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer key' },
+        body: payload,
+      });
+      await response.json();
+      if (i >= WARMUP) viaFetch.push(performance.now() - started);
+    }
+  } finally {
+    client.close();
+    await new Promise((closed) => server.close(closed));
+  }
+  return { http, fetch: viaFetch };
 }
 
 /**
@@ -201,16 +281,17 @@ interface ModeResult {
 
 async function runMode(label: string, env: Record<string, string>): Promise<ModeResult> {
   const daemon = await startDaemon(env);
+  const client = new KeepAliveClient(daemon.url, await apiKey(daemon.url));
   try {
-    const key = await apiKey(daemon.url);
-    await measure(daemon.url, key, WARMUP);
+    await measure(client, WARMUP);
     const path = label === 'pool' ? 'pool' : 'subprocess';
     const before = await engineRoundTrip(daemon.url, path);
-    const samples = await measure(daemon.url, key, REQUESTS);
+    const samples = await measure(client, REQUESTS);
     const after = await engineRoundTrip(daemon.url, path);
     const roundTripMs = ((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 1000;
-    return { label, samples, roundTripMs, floorMs: await floor(daemon.url, key, REQUESTS) };
+    return { label, samples, roundTripMs, floorMs: await floor(client, REQUESTS) };
   } finally {
+    client.close();
     await daemon.stop();
   }
 }
@@ -227,11 +308,14 @@ async function main(): Promise<void> {
     const wall = samples.map((s) => s.wallMs);
     const compute = samples.map((s) => s.computeMs);
     const meanCompute = compute.reduce((a, b) => a + b, 0) / compute.length;
+    const wallOverCompute = quantile(wall, 0.5) - quantile(compute, 0.5);
     return (
       `| ${label} | ${samples.length} | ${fmt(quantile(wall, 0.5))} / ${fmt(quantile(wall, 0.1))} | ` +
-      `${fmt(quantile(compute, 0.5))} | ${fmt(roundTripMs)} / ${fmt(meanCompute)} | ${fmt(quantile(floorMs, 0.5))} / ${fmt(quantile(floorMs, 0.1))} |`
+      `${fmt(quantile(compute, 0.5))} | ${fmt(wallOverCompute)} | ${fmt(roundTripMs)} / ${fmt(meanCompute)} | ` +
+      `${fmt(quantile(floorMs, 0.5))} / ${fmt(quantile(floorMs, 0.1))} |`
     );
   });
+  const client = await clientFloor(REQUESTS);
   const direct = await workerRoundTrips(REQUESTS);
   const overhead = direct.wallMs.map((w, i) => w - direct.computeMs[i]);
   const load = loadavg()[0].toFixed(1);
@@ -246,20 +330,26 @@ async function main(): Promise<void> {
       "engine's own `compute_ms`; *engine round trip* is the daemon's mean time from handing the request to a worker " +
       '(or spawning the one-shot process) to having its result, from `engine_compute_seconds`; the *HTTP floor* is ' +
       'an authenticated `GET /v1/infrastructure` on the same daemon (HTTP, auth, no work). Pool overhead = engine ' +
-      'round trip − compute; the rest of the wall time is the HTTP floor plus validation and recording the run.',
+      'round trip − compute; the rest of the wall time is the HTTP floor plus validation and recording the run. ' +
+      'The client is `node:http` with a keep-alive agent; the *client floor* below is its own round trip against a ' +
+      "trivial in-process server (Node's `fetch` shown beside it for comparison with earlier figures).",
     '',
     '```sh',
     `N=${REQUESTS} bash bench/engine/http.sh`,
     '```',
     '',
-    '| engine_mode | requests | wall p50 / p10 (ms) | compute_ms p50 | engine round trip / compute, mean (ms) | HTTP floor p50 / p10 (ms) |',
-    '|---|---|---|---|---|---|',
+    '| engine_mode | requests | wall p50 / p10 (ms) | compute_ms p50 | wall p50 − compute p50 (ms) | engine round trip / compute, mean (ms) | HTTP floor p50 / p10 (ms) |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `Pool cost alone (one worker driven over its socket, no HTTP, ${direct.wallMs.length} requests): round trip p50 ` +
       `${fmt(quantile(direct.wallMs, 0.5))} ms (p10 ${fmt(quantile(direct.wallMs, 0.1))}) for compute_ms p50 ` +
       `${fmt(quantile(direct.computeMs, 0.5))}; round trip − compute p50 ${fmt(quantile(overhead, 0.5))} ms ` +
       `(p10 ${fmt(quantile(overhead, 0.1))}).`,
+    '',
+    `Client floor (${client.http.length} requests to a trivial server): node:http p50 ${fmt(quantile(client.http, 0.5))} ms ` +
+      `(p10 ${fmt(quantile(client.http, 0.1))}); fetch p50 ${fmt(quantile(client.fetch, 0.5))} ms ` +
+      `(p10 ${fmt(quantile(client.fetch, 0.1))}).`,
     '<!-- bench:engine-http:end -->',
   ].join('\n');
   process.stdout.write(`${section}\n`);

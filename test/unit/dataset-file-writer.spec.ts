@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DatasetFileWriter } from '../../src/modules/datasets/dataset-file-writer';
 import { DistinctCounter } from '../../src/modules/datasets/distinct-counter';
-import { ValueClassifier, typeOfKinds } from '../../src/modules/datasets/value-kinds';
+import {
+  KIND_INTEGER,
+  KIND_NUMBER,
+  numberShape,
+  ValueClassifier,
+  typeOfKinds,
+} from '../../src/modules/datasets/value-kinds';
 import { makeTempDir } from '../support/test-app';
 
 describe('value classification', () => {
@@ -46,6 +52,43 @@ describe('value classification', () => {
   });
 });
 
+describe('number shapes', () => {
+  // The grammar the scanner implements, as regular expressions: the scanner must agree with them on every string.
+  const INTEGER_TEXT = /^-?(?:0|[1-9]\d{0,14})$/;
+  const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)?(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+  const DIGITS_ONLY = /^-?\d*$/;
+  const expected = (text: string): number => {
+    if (INTEGER_TEXT.test(text)) return KIND_INTEGER;
+    if (NUMBER_TEXT.test(text) && !DIGITS_ONLY.test(text)) return KIND_NUMBER;
+    return 0;
+  };
+
+  it('agrees with the regular grammar on every short string over its alphabet', () => {
+    const alphabet = ['0', '1', '9', '-', '+', '.', 'e', 'E', 'x'];
+    const strings: string[] = [''];
+    for (let length = 1; length <= 5; length++) {
+      for (const prefix of strings.filter((s) => s.length === length - 1)) {
+        for (const char of alphabet) strings.push(prefix + char);
+      }
+    }
+    const disagreements = strings.filter((s) => s !== '' && numberShape(s) !== expected(s));
+    expect(strings.length).toBeGreaterThan(60_000);
+    expect(disagreements).toEqual([]);
+  });
+
+  it.each([
+    ['999999999999999', KIND_INTEGER],
+    ['-999999999999999', KIND_INTEGER],
+    ['9999999999999999', 0],
+    ['12345678901234567890', 0],
+    ['1.25e-10', KIND_NUMBER],
+    ['00.5', 0],
+  ])('%s', (text, kind) => {
+    expect(numberShape(text)).toBe(kind);
+    expect(expected(text)).toBe(kind);
+  });
+});
+
 describe('distinct counter', () => {
   it('is exact for few values and close for many', () => {
     const few = new DistinctCounter();
@@ -66,15 +109,17 @@ describe('dataset file writer', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes typed rows with a row ordinal, profiles columns and leaves a read-only file', () => {
+  it('writes typed rows with a row ordinal, profiles columns and leaves a read-only file', async () => {
     const path = join(dir, 'd.sqlite');
     const writer = DatasetFileWriter.create(path);
-    writer.addBatch([
+    await writer.addBatch([
       { id: '1', region: 'West', revenue: '10.5', day: '2024-01-01', ok: 'true' },
       { id: '2', region: 'East', revenue: '3', day: '2024-01-03', ok: 'false' },
     ]);
-    writer.addBatch([{ id: '3', region: '', revenue: '7.25', day: '2024-01-02', ok: 'true', extra: 'late' }]);
-    const written = writer.finish();
+    await writer.addBatch([
+      { id: '3', region: '', revenue: '7.25', day: '2024-01-02', ok: 'true', extra: 'late' },
+    ]);
+    const written = await writer.finish();
     expect(written.rowCount).toBe(3);
     expect(written.columns.map((c) => [c.name, c.type, c.role])).toEqual([
       ['id', 'integer', 'id'],
@@ -101,11 +146,54 @@ describe('dataset file writer', () => {
     db.close();
   });
 
-  it('widens a column that mixes numbers and text to text', () => {
+  it('keeps order and values across many messages to the writer thread and a column that appears late', async () => {
     const path = join(dir, 'd.sqlite');
     const writer = DatasetFileWriter.create(path);
-    writer.addBatch([{ code: '10' }, { code: '2' }, { code: 'A7' }]);
-    const written = writer.finish();
+    for (let start = 0; start < 40_000; start += 1000) {
+      await writer.addBatch(
+        Array.from({ length: 1000 }, (_, i) => ({
+          n: String(start + i),
+          half: String(start + i + 0.5),
+          label: `row ${start + i}`,
+          empty: (start + i) % 3 === 0 ? '' : 'x',
+        })),
+      );
+    }
+    await writer.addBatch([{ n: '40000', late: 'yes' }]);
+    const written = await writer.finish();
+    expect(written.rowCount).toBe(40_001);
+    expect(written.columns.map((c) => [c.name, c.type, c.nullCount])).toEqual([
+      ['n', 'integer', 0],
+      ['half', 'number', 1],
+      ['label', 'string', 1],
+      ['empty', 'string', 13_335],
+      ['late', 'string', 40_000],
+    ]);
+    const db = new Database(path, { readonly: true });
+    const mismatches = db
+      .prepare(
+        `select count(*) as c from data where _row <= 40000 and (_row <> n + 1 or half <> n + 0.5
+           or label <> 'row ' || n or typeof(n) <> 'integer' or (empty is null) <> (n % 3 = 0))`,
+      )
+      .get() as { c: number };
+    expect(mismatches.c).toBe(0);
+    expect(
+      db.prepare('select typeof(half) as t, count(*) as c from data group by 1 order by 1').all(),
+    ).toEqual([
+      { t: 'null', c: 1 },
+      { t: 'real', c: 40_000 },
+    ]);
+    expect(db.prepare('select _row, n, late from data where late is not null').all()).toEqual([
+      { _row: 40_001, n: 40_000, late: 'yes' },
+    ]);
+    db.close();
+  });
+
+  it('widens a column that mixes numbers and text to text', async () => {
+    const path = join(dir, 'd.sqlite');
+    const writer = DatasetFileWriter.create(path);
+    await writer.addBatch([{ code: '10' }, { code: '2' }, { code: 'A7' }]);
+    const written = await writer.finish();
     expect(written.columns[0]).toMatchObject({ type: 'string', min: '10', max: 'A7' });
     const db = new Database(path, { readonly: true });
     expect(db.prepare('select code, typeof(code) as t from data order by _row').all()).toEqual([
@@ -116,11 +204,11 @@ describe('dataset file writer', () => {
     db.close();
   });
 
-  it('gives colliding, empty and reserved names distinct column names', () => {
+  it('gives colliding, empty and reserved names distinct column names', async () => {
     const path = join(dir, 'd.sqlite');
     const writer = DatasetFileWriter.create(path);
-    writer.addBatch([{ Name: 'a', name: 'b', '': 'c', _row: 'd', 'a"b': 'e' }]);
-    expect(writer.finish().columns.map((c) => c.name)).toEqual([
+    await writer.addBatch([{ Name: 'a', name: 'b', '': 'c', _row: 'd', 'a"b': 'e' }]);
+    expect((await writer.finish()).columns.map((c) => c.name)).toEqual([
       'Name',
       'name_2',
       'column_3',
@@ -129,11 +217,11 @@ describe('dataset file writer', () => {
     ]);
   });
 
-  it('leaves nothing behind when aborted', () => {
+  it('leaves nothing behind when aborted', async () => {
     const path = join(dir, 'd.sqlite');
     const writer = DatasetFileWriter.create(path);
-    writer.addBatch([{ a: 1 }]);
-    writer.abort();
+    await writer.addBatch([{ a: 1 }]);
+    await writer.abort();
     expect(existsSync(`${path}.partial`)).toBe(false);
     expect(existsSync(path)).toBe(false);
   });

@@ -1,9 +1,20 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { Worker } from 'node:worker_threads';
 import { ColumnProfile, ColumnSchema } from './column-profile';
 import { DATA_TABLE, identifierKey, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 import { KIND_INTEGER, StoredValue, ValueClassifier } from './value-kinds';
+import {
+  PackedRows,
+  startWriteWorker,
+  TAG_INTEGER,
+  TAG_NULL,
+  TAG_REAL,
+  TAG_TEXT,
+  TextFixup,
+  WriterReply,
+  WriterRequest,
+} from './dataset-write-worker';
 
 export const MAX_COLUMNS = 1000;
 const MAX_NAME_LENGTH = 200;
@@ -13,21 +24,26 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 const ROWS_PER_GROUP = 64;
 /** Below SQLite's default limit of 32766 bound parameters per statement. */
 const MAX_PARAMETERS = 30_000;
+/**
+ * Values per message to the writer thread. Posting costs a fixed fraction of a millisecond, so messages are not
+ * small; but the text values of a message live until it is posted, and bigger messages let them outlive young
+ * collections, which grows the heap (1 << 17 peaked 100 MB higher than this on a 1M-row CSV).
+ */
+const CELLS_PER_MESSAGE = 1 << 14;
+/** Messages posted to the writer thread and not yet written; beyond it the source waits (bounded memory). */
+const MAX_IN_FLIGHT = 3;
 
 export class DatasetShapeError extends Error {}
-
-interface InsertStatements {
-  readonly rowsPerGroup: number;
-  readonly group: Database.Statement;
-  readonly groupValues: (StoredValue | bigint)[];
-  readonly one: Database.Statement;
-  readonly oneValues: (StoredValue | bigint)[];
-}
 
 export interface WrittenDataset {
   readonly rowCount: number;
   readonly columns: readonly ColumnSchema[];
   readonly bytes: number;
+}
+
+interface TextBounds {
+  readonly min: string | null;
+  readonly max: string | null;
 }
 
 interface ColumnSlot {
@@ -36,19 +52,25 @@ interface ColumnSlot {
 }
 
 /**
- * Builds one dataset version's SQLite file from row batches, streaming: each batch is inserted in its own
- * transaction and nothing but running column statistics is kept in memory. The file is built under a temporary name
- * with journaling off (a crash leaves only a partial file to delete), then made durable, renamed into place and
- * left read-only.
+ * Builds one dataset version's SQLite file from row batches, streaming: nothing but running column statistics and a
+ * few batches in flight are kept in memory. Rows are converted and profiled on the calling thread while a writer
+ * thread inserts the previous batches (each in its own transaction), so parsing and SQLite work overlap. The file is
+ * built under a temporary name with journaling off (a crash leaves only a partial file to delete), then made
+ * durable, renamed into place and left read-only.
  */
 export class DatasetFileWriter {
-  private readonly db: Database.Database;
+  private readonly worker: Worker;
   private readonly classifier = new ValueClassifier();
   private readonly slots: ColumnSlot[] = [];
   private readonly byKey = new Map<string, ColumnSlot>();
   private readonly usedNames = new Set<string>([identifierKey(ROW_COLUMN)]);
-  private insert: InsertStatements | undefined;
   private rowCount = 0;
+  private pending: PendingRows | undefined;
+  private inFlight = 0;
+  private failure: Error | undefined;
+  private wake: (() => void) | undefined;
+  private finishing:
+    { resolve: (bounds: readonly TextBounds[]) => void; reject: (error: Error) => void } | undefined;
   private closed = false;
 
   private constructor(
@@ -56,12 +78,21 @@ export class DatasetFileWriter {
     private readonly finalPath: string,
   ) {
     rmSync(partialPath, { force: true });
-    this.db = new Database(partialPath);
-    this.db.pragma('journal_mode = OFF');
-    this.db.pragma('synchronous = OFF');
-    this.db.pragma('locking_mode = EXCLUSIVE');
-    this.db.pragma('cache_size = -65536');
-    this.db.exec(`create table ${DATA_TABLE} (${quoteIdentifier(ROW_COLUMN)} integer primary key)`);
+    this.worker = startWriteWorker({
+      path: partialPath,
+      table: DATA_TABLE,
+      maxParameters: MAX_PARAMETERS,
+      rowsPerGroup: ROWS_PER_GROUP,
+    });
+    this.worker.on('message', (reply: WriterReply) => this.onReply(reply));
+    this.worker.on('error', (error: Error) => this.fail(error));
+    this.worker.on('exit', (code) => {
+      if (!this.closed) this.fail(new Error(`The dataset writer thread stopped (exit code ${code}).`));
+    });
+    this.send({
+      op: 'exec',
+      sql: `create table ${DATA_TABLE} (${quoteIdentifier(ROW_COLUMN)} integer primary key)`,
+    });
   }
 
   static create(finalPath: string): DatasetFileWriter {
@@ -72,54 +103,65 @@ export class DatasetFileWriter {
     return this.rowCount;
   }
 
-  addBatch(rows: readonly Record<string, unknown>[]): void {
+  /** Converts and profiles a batch for the writer thread, and waits only when too many rows are in flight. */
+  async addBatch(rows: readonly Record<string, unknown>[]): Promise<void> {
+    this.throwIfFailed();
     if (rows.length === 0) return;
     for (const row of rows) this.discoverColumns(row);
-    const statements = this.statements();
-    const width = this.slots.length + 1;
-    const group = statements.rowsPerGroup;
-    this.db.transaction(() => {
-      let index = 0;
-      for (; index + group <= rows.length; index += group) {
-        for (let r = 0; r < group; r++) this.fill(rows[index + r], statements.groupValues, r * width);
-        statements.group.run(statements.groupValues);
+    const slots = this.slots;
+    const width = slots.length;
+    const classifier = this.classifier;
+    for (const row of rows) {
+      const pending = (this.pending ??= new PendingRows(this.rowCount + 1, width));
+      for (let i = 0; i < width; i++) {
+        const value = slots[i].profile.observe(row[slots[i].key]);
+        pending.push(value, classifier.kind === KIND_INTEGER);
       }
-      for (; index < rows.length; index++) {
-        this.fill(rows[index], statements.oneValues, 0);
-        statements.one.run(statements.oneValues);
-      }
-    })();
+      this.rowCount++;
+      if (++pending.rows === pending.capacity) this.post();
+    }
+    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+    this.throwIfFailed();
   }
 
-  /** Converts one row into `values` from `offset`: the ordinal, then each column's stored value. */
-  private fill(row: Record<string, unknown>, values: (StoredValue | bigint)[], offset: number): void {
-    const slots = this.slots;
-    const classifier = this.classifier;
-    values[offset] = ++this.rowCount;
-    for (let i = 0; i < slots.length; i++) {
-      const value = slots[i].profile.observe(row[slots[i].key]);
-      // better-sqlite3 binds every JS number as a REAL; a BigInt is stored as an INTEGER.
-      values[offset + i + 1] = classifier.kind === KIND_INTEGER ? BigInt(value as number) : value;
-    }
+  private post(): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    this.inFlight++;
+    const request = pending.toRequest();
+    this.worker.postMessage(request, [request.tags.buffer, request.numbers.buffer]);
   }
 
   /** Finishes the file and returns its profile; the writer cannot be used afterwards. */
-  finish(): WrittenDataset {
-    const columns = this.slots.map((slot) => {
-      const profile = slot.profile;
-      if (!profile.needsTextFixup) return profile.toSchema(this.rowCount);
-      const column = quoteIdentifier(profile.name);
-      this.db.exec(
-        `update ${DATA_TABLE} set ${column} = cast(${column} as text) where typeof(${column}) in ('integer', 'real')`,
-      );
-      const bounds = this.db
-        .prepare(`select min(${column}) as min, max(${column}) as max from ${DATA_TABLE}`)
-        .get() as { min: string | null; max: string | null };
-      return profile.toSchema(this.rowCount, bounds);
+  async finish(): Promise<WrittenDataset> {
+    this.throwIfFailed();
+    this.post();
+    const fixups: TextFixup[] = [];
+    for (const slot of this.slots) {
+      if (!slot.profile.needsTextFixup) continue;
+      const column = quoteIdentifier(slot.profile.name);
+      fixups.push({
+        update: `update ${DATA_TABLE} set ${column} = cast(${column} as text) where typeof(${column}) in ('integer', 'real')`,
+        bounds: `select min(${column}) as min, max(${column}) as max from ${DATA_TABLE}`,
+      });
+    }
+    const bounds = await new Promise<readonly TextBounds[]>((resolve, reject) => {
+      this.finishing = { resolve, reject };
+      this.send({ op: 'finish', fixups });
     });
-    this.db.pragma('journal_mode = DELETE');
-    this.db.close();
     this.closed = true;
+    await this.worker.terminate();
+    let fixed = 0;
+    const columns = this.slots.map((slot) =>
+      slot.profile.needsTextFixup
+        ? slot.profile.toSchema(this.rowCount, bounds[fixed++])
+        : slot.profile.toSchema(this.rowCount),
+    );
     syncFile(this.partialPath);
     chmodSync(this.partialPath, 0o400);
     renameSync(this.partialPath, this.finalPath);
@@ -128,13 +170,46 @@ export class DatasetFileWriter {
     return { rowCount: this.rowCount, columns, bytes };
   }
 
-  /** Drops the partial file (after a failed source, for example). */
-  abort(): void {
-    if (!this.closed) {
-      this.db.close();
-      this.closed = true;
-    }
+  /** Stops the writer thread and drops the partial file (after a failed source, for example). */
+  async abort(): Promise<void> {
+    this.closed = true;
+    await this.worker.terminate();
     rmSync(this.partialPath, { force: true });
+  }
+
+  private send(request: WriterRequest): void {
+    this.worker.postMessage(request);
+  }
+
+  private onReply(reply: WriterReply): void {
+    switch (reply.op) {
+      case 'written':
+        this.inFlight--;
+        break;
+      case 'finished':
+        this.finishing?.resolve(reply.bounds);
+        return;
+      case 'failed':
+        this.fail(new Error(`Writing the dataset file failed: ${reply.message}`));
+        return;
+    }
+    this.signal();
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.finishing?.reject(this.failure);
+    this.signal();
+  }
+
+  private signal(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure) throw this.failure;
   }
 
   private discoverColumns(row: Record<string, unknown>): void {
@@ -149,10 +224,10 @@ export class DatasetFileWriter {
     }
     const name = this.uniqueName(key);
     const slot = { key, profile: new ColumnProfile(name, this.classifier, this.rowCount) };
-    this.db.exec(`alter table ${DATA_TABLE} add column ${quoteIdentifier(name)}`);
+    this.post();
+    this.send({ op: 'exec', sql: `alter table ${DATA_TABLE} add column ${quoteIdentifier(name)}` });
     this.slots.push(slot);
     this.byKey.set(key, slot);
-    this.insert = undefined;
   }
 
   /** SQLite compares column names case-insensitively: a later name that collides gets a numeric suffix. */
@@ -164,24 +239,49 @@ export class DatasetFileWriter {
     this.usedNames.add(identifierKey(name));
     return name;
   }
+}
 
-  /** One statement inserting many rows (fewer calls into SQLite), and one for the rest of a batch. */
-  private statements(): InsertStatements {
-    if (!this.insert) {
-      const width = this.slots.length + 1;
-      const tuple = `(${new Array<string>(width).fill('?').join(', ')})`;
-      const rowsPerGroup = Math.max(1, Math.min(ROWS_PER_GROUP, Math.floor(MAX_PARAMETERS / width)));
-      this.insert = {
-        rowsPerGroup,
-        group: this.db.prepare(
-          `insert into ${DATA_TABLE} values ${new Array<string>(rowsPerGroup).fill(tuple).join(', ')}`,
-        ),
-        groupValues: new Array<StoredValue | bigint>(width * rowsPerGroup).fill(null),
-        one: this.db.prepare(`insert into ${DATA_TABLE} values ${tuple}`),
-        oneValues: new Array<StoredValue | bigint>(width).fill(null),
-      };
+/** Rows being packed for the writer thread: posted when full, and before the columns change. */
+class PendingRows {
+  rows = 0;
+  readonly capacity: number;
+  private cell = 0;
+  private readonly tags: Uint8Array<ArrayBuffer>;
+  private readonly numbers: Float64Array<ArrayBuffer>;
+  private readonly texts: string[] = [];
+
+  constructor(
+    private readonly first: number,
+    private readonly width: number,
+  ) {
+    this.capacity = Math.max(1, Math.floor(CELLS_PER_MESSAGE / Math.max(1, width)));
+    this.tags = new Uint8Array(this.capacity * width);
+    this.numbers = new Float64Array(this.capacity * width);
+  }
+
+  push(value: StoredValue, isInteger: boolean): void {
+    const cell = this.cell++;
+    if (value === null) this.tags[cell] = TAG_NULL;
+    else if (typeof value === 'number') {
+      this.tags[cell] = isInteger ? TAG_INTEGER : TAG_REAL;
+      this.numbers[cell] = value;
+    } else {
+      this.tags[cell] = TAG_TEXT;
+      this.numbers[cell] = value.length;
+      this.texts.push(value);
     }
-    return this.insert;
+  }
+
+  toRequest(): PackedRows {
+    return {
+      op: 'rows',
+      first: this.first,
+      rows: this.rows,
+      width: this.width,
+      tags: this.tags.subarray(0, this.cell),
+      numbers: this.numbers.subarray(0, this.cell),
+      text: this.texts.join(''),
+    };
   }
 }
 

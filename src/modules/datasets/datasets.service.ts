@@ -92,11 +92,11 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     const writer = DatasetFileWriter.create(join(this.config.datasetsDir, fileName));
     let written;
     try {
-      for await (const batch of batches) writer.addBatch(batch);
+      for await (const batch of batches) await writer.addBatch(batch);
       if (writer.rows === 0) throw new EmptySourceError();
-      written = writer.finish();
+      written = await writer.finish();
     } catch (error) {
-      writer.abort();
+      await writer.abort();
       throw error;
     }
     const now = new Date().toISOString();

@@ -13,9 +13,6 @@ export const KIND_TIMESTAMP = 32;
 /** A value as stored in a dataset file: numbers, text, booleans as 0/1 (SQLite's own convention), or null. */
 export type StoredValue = number | string | null;
 
-const INTEGER_TEXT = /^-?(?:0|[1-9]\d{0,14})$/;
-const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)?(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const LONG_DIGITS = /^-?\d*$/;
 const DATE_TEXT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
 const TIMESTAMP_TEXT =
   /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$/;
@@ -79,12 +76,12 @@ export class ValueClassifier {
     }
     const first = raw.charCodeAt(0);
     if ((first >= 48 && first <= 57) || first === 45 || first === 46) {
-      if (length <= 16 && INTEGER_TEXT.test(raw)) {
+      const shape = numberShape(raw);
+      if (shape === KIND_INTEGER) {
         this.kind = KIND_INTEGER;
         return Number(raw);
       }
-      // Digits beyond a safe integer stay text: an 18-digit identifier must not lose its last digits.
-      if (NUMBER_TEXT.test(raw) && !LONG_DIGITS.test(raw)) {
+      if (shape === KIND_NUMBER) {
         const value = Number(raw);
         if (Number.isFinite(value)) {
           this.kind = KIND_NUMBER;
@@ -114,6 +111,41 @@ export class ValueClassifier {
     }
     return this.text(raw);
   }
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * KIND_INTEGER for `-?(0|[1-9]\d{0,14})`, KIND_NUMBER for a decimal or exponent form
+ * `-?(0|[1-9]\d*)?(\.\d+)?([eE][+-]?\d+)?` that is not digits only, else 0. Digits beyond a safe integer stay
+ * text: an 18-digit identifier must not lose its last digits. A scan rather than regular expressions: it runs on
+ * every value of an ingest.
+ */
+export function numberShape(text: string): number {
+  const length = text.length;
+  let i = text.charCodeAt(0) === 45 ? 1 : 0;
+  const digitsStart = i;
+  while (i < length && isDigit(text.charCodeAt(i))) i++;
+  const digits = i - digitsStart;
+  if (digits > 1 && text.charCodeAt(digitsStart) === 48) return 0;
+  if (i === length) return digits > 0 && digits <= 15 ? KIND_INTEGER : 0;
+  if (text.charCodeAt(i) === 46) {
+    const fractionStart = ++i;
+    while (i < length && isDigit(text.charCodeAt(i))) i++;
+    if (i === fractionStart) return 0;
+  }
+  const e = text.charCodeAt(i);
+  if (i < length && (e === 101 || e === 69)) {
+    i++;
+    const sign = text.charCodeAt(i);
+    if (i < length && (sign === 43 || sign === 45)) i++;
+    const exponentStart = i;
+    while (i < length && isDigit(text.charCodeAt(i))) i++;
+    if (i === exponentStart) return 0;
+  }
+  return i === length ? KIND_NUMBER : 0;
 }
 
 /** The type of a column from the union of its value kinds: integer+number widen to number, date+timestamp to

@@ -177,7 +177,8 @@ export class EnginePool {
   async run(request: EngineRequest): Promise<EngineReply> {
     for (let attempt = 1; ; attempt++) {
       const waitStarted = performance.now();
-      const slot = await this.acquire();
+      const acquired = this.acquire();
+      const slot = acquired instanceof Promise ? await acquired : acquired;
       this.observer.queueWaited(performance.now() - waitStarted);
       const worker = slot.worker;
       if (!worker) throw new Error('an acquired engine slot has no worker');
@@ -226,13 +227,17 @@ export class EnginePool {
     await Promise.all(exits);
   }
 
-  private acquire(): Promise<Slot> {
-    if (this.stopped) return Promise.reject(new PoolUnavailableError('the engine pool is stopping'));
-    if (!this.serving) return Promise.reject(new PoolUnavailableError('no engine worker is running'));
+  /**
+   * An idle worker is handed over synchronously, so the request is written to it before the caller's next statement
+   * runs (callers do their own work while the engine computes); otherwise a wait for one.
+   */
+  private acquire(): Slot | Promise<Slot> {
+    if (this.stopped) throw new PoolUnavailableError('the engine pool is stopping');
+    if (!this.serving) throw new PoolUnavailableError('no engine worker is running');
     const slot = this.idle.shift();
     if (slot) {
       this.setState(slot, 'busy');
-      return Promise.resolve(slot);
+      return slot;
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {

@@ -30,6 +30,7 @@ export interface QueryResult {
 
 const MAX_BATCH = 50;
 const MAX_REPORT_DATASETS = 10;
+const MAX_BYSTANDER_RUNS = 3;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -290,22 +291,29 @@ export class QueryService {
     return rows.length === 1 ? rows[0].value : value;
   }
 
+  /**
+   * Runs one statement on the dataset's shared connection within the query budget. A timeout interrupts every
+   * statement running on that connection, so a statement interrupted while its own budget was not spent was a
+   * bystander of another's timeout: it runs again (a few times at most).
+   */
   private async run(dataset: OpenDataset, sql: string, params: readonly unknown[]): Promise<Row[]> {
     const reader = await dataset.reader();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      reader.interrupt();
-    }, this.config.queryTimeoutS * 1000);
-    try {
-      return await reader.all(sql, params);
-    } catch (error) {
-      if (timedOut && isInterrupted(error)) {
-        throw new AppError('query_timeout', `The query exceeded its ${this.config.queryTimeoutS} s budget.`);
+    for (let attempt = 1; ; attempt++) {
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        reader.interrupt();
+      }, this.config.queryTimeoutS * 1000);
+      try {
+        return await reader.all(sql, params);
+      } catch (error) {
+        if (!isInterrupted(error) || (!timedOut && attempt >= MAX_BYSTANDER_RUNS)) throw error;
+        if (timedOut) {
+          throw new AppError('query_timeout', `The query exceeded its ${this.config.queryTimeoutS} s budget.`);
+        }
+      } finally {
+        clearTimeout(timer);
       }
-      throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

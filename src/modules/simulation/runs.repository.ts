@@ -1,17 +1,52 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { PreparedWrite } from '../../common/database/prepared-write';
 import { SimulationRun, SimulationRunSchema } from './simulation-run.entity';
 
-@Injectable()
-export class RunsRepository {
-  constructor(private readonly em: EntityManager) {}
+/** Column order of the insert; written out so the hot path builds no query. */
+const RUN_COLUMNS: readonly (readonly [keyof SimulationRun, string])[] = [
+  ['id', 'id'],
+  ['orgId', 'org_id'],
+  ['requestHash', 'request_hash'],
+  ['engineVersion', 'engine_version'],
+  ['engineMode', 'engine_mode'],
+  ['runs', 'runs'],
+  ['seed', 'seed'],
+  ['objective', 'objective'],
+  ['recommendedAction', 'recommended_action'],
+  ['expectedValue', 'expected_value'],
+  ['confidence', 'confidence'],
+  ['computeMs', 'compute_ms'],
+  ['createdAt', 'created_at'],
+];
+const INSERT_RUN =
+  `insert into simulation_runs (${RUN_COLUMNS.map(([, column]) => column).join(', ')}) ` +
+  `values (${RUN_COLUMNS.map(() => '?').join(', ')})`;
 
+@Injectable()
+export class RunsRepository implements OnModuleDestroy {
+  private readonly insertRun: PreparedWrite;
+
+  constructor(private readonly em: EntityManager) {
+    this.insertRun = new PreparedWrite(em, INSERT_RUN);
+  }
+
+  /**
+   * One committed insert, awaited by /v1/simulate before it answers, so a run id it returns is always found. A
+   * prepared statement rather than `em.insert`: query building, the fork and per-call prepare cost more than the
+   * write itself on this path.
+   */
   async record(run: SimulationRun): Promise<void> {
-    await this.em.fork().insert(SimulationRunSchema, run);
+    await this.insertRun.run(RUN_COLUMNS.map(([key]) => run[key]));
   }
 
   /** Scoped to the organization: another organization's run id is simply not found. */
   async findById(orgId: string, id: string): Promise<SimulationRun | null> {
     return this.em.fork().findOne(SimulationRunSchema, { id, orgId });
+  }
+
+  /** Before the database module closes the connection (onApplicationShutdown runs after every onModuleDestroy). */
+  async onModuleDestroy(): Promise<void> {
+    await this.insertRun.close();
   }
 }

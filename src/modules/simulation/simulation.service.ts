@@ -43,11 +43,15 @@ export class SimulationService {
     const request = this.validate(body);
     const seed = request.seed ?? pickSeed();
     const engineRequest = toEngineRequest(request, seed);
-    const { result, mode } = await this.engine.simulate(engineRequest);
+    const computing = this.engine.simulate(engineRequest);
+    // Done while the engine computes rather than after it (the worker is another process).
+    const id = `run_${randomUUID().replaceAll('-', '')}`;
+    const requestHash = createHash('sha256').update(JSON.stringify(engineRequest)).digest('hex');
+    const { result, mode } = await computing;
     const run: SimulationRun = {
-      id: `run_${randomUUID().replaceAll('-', '')}`,
+      id,
       orgId,
-      requestHash: createHash('sha256').update(JSON.stringify(engineRequest)).digest('hex'),
+      requestHash,
       engineVersion: result.engine_version,
       engineMode: mode,
       runs: result.runs,

@@ -1,16 +1,9 @@
 import { Readable } from 'node:stream';
-import { createDefaultHttpClient, HttpClient } from '@azure/core-rest-pipeline';
-import {
-  AnonymousCredential,
-  BlobServiceClient,
-  newPipeline,
-  Pipeline,
-  StorageSharedKeyCredential,
-} from '@azure/storage-blob';
 import { AzureConfig } from '../connector-config';
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { keyPrefix, objectStoreDriver } from './object-store';
 
@@ -21,11 +14,26 @@ const DEVELOPMENT_ACCOUNT = {
   endpoint: 'http://127.0.0.1:10000/devstoreaccount1',
 };
 
+const loadSdk = loadOnFirstUse(() =>
+  Promise.all([import('@azure/storage-blob'), import('@azure/core-rest-pipeline')]),
+);
+// The types of what import() loads (the packages' ESM declarations, which a type-only import would not pick).
+type AzureSdk = Awaited<ReturnType<typeof loadSdk>>;
+type BlobServiceClient = InstanceType<AzureSdk[0]['BlobServiceClient']>;
+type Pipeline = InstanceType<AzureSdk[0]['Pipeline']>;
+type HttpClient = ReturnType<AzureSdk[1]['createDefaultHttpClient']>;
+
+/** An account key signs every request; without one, requests go unsigned (public blobs, or a SAS in the URL). */
+interface SharedKey {
+  readonly account: string;
+  readonly key: string;
+}
+
 interface Target {
   readonly serviceUrl: string;
   readonly container: string;
   readonly blob: string;
-  readonly credential: StorageSharedKeyCredential | AnonymousCredential;
+  readonly sharedKey?: SharedKey;
   /** A SAS query string to append to every URL. */
   readonly sas?: string;
 }
@@ -33,7 +41,7 @@ interface Target {
 /** Parses `Key=Value;...` Azure connection strings (account key, SAS, explicit endpoints, the emulator shortcut). */
 export function parseConnectionString(text: string): {
   serviceUrl: string;
-  credential: StorageSharedKeyCredential | AnonymousCredential;
+  sharedKey?: SharedKey;
   sas?: string;
 } {
   const parts = new Map<string, string>();
@@ -44,7 +52,7 @@ export function parseConnectionString(text: string): {
   if (parts.get('usedevelopmentstorage') === 'true') {
     return {
       serviceUrl: DEVELOPMENT_ACCOUNT.endpoint,
-      credential: new StorageSharedKeyCredential(DEVELOPMENT_ACCOUNT.name, DEVELOPMENT_ACCOUNT.key),
+      sharedKey: { account: DEVELOPMENT_ACCOUNT.name, key: DEVELOPMENT_ACCOUNT.key },
     };
   }
   const account = parts.get('accountname');
@@ -59,8 +67,8 @@ export function parseConnectionString(text: string): {
     );
   const key = parts.get('accountkey');
   const sas = parts.get('sharedaccesssignature');
-  if (key && account) return { serviceUrl, credential: new StorageSharedKeyCredential(account, key) };
-  if (sas) return { serviceUrl, credential: new AnonymousCredential(), sas: sas.replace(/^\?/, '') };
+  if (key && account) return { serviceUrl, sharedKey: { account, key } };
+  if (sas) return { serviceUrl, sas: sas.replace(/^\?/, '') };
   throw new ConnectorError(
     'invalid_config',
     'connection_string needs AccountName with AccountKey, or SharedAccessSignature.',
@@ -81,7 +89,6 @@ function target(config: AzureConfig): Target {
       serviceUrl: `${url.protocol}//${url.host}${account}`,
       container,
       blob: blob.join('/'),
-      credential: new AnonymousCredential(),
       sas: url.search.replace(/^\?/, '') || undefined,
     };
   }
@@ -94,14 +101,18 @@ function target(config: AzureConfig): Target {
     serviceUrl: `${url.protocol}//${url.host}${url.pathname.replace(/\/$/, '')}`,
     container,
     blob,
-    credential: new AnonymousCredential(),
     sas: url.search.replace(/^\?/, '') || undefined,
   };
 }
 
 /** A pipeline whose every socket goes through the egress guard (the SDK's Node client honours request.agent). */
-function guardedPipeline(t: Target, agents: GuardedAgents): Pipeline {
-  const pipeline = newPipeline(t.credential, { retryOptions: { maxTries: 2, tryTimeoutInMs: 60_000 } });
+async function guardedPipeline(t: Target, agents: GuardedAgents): Promise<Pipeline> {
+  const [{ AnonymousCredential, newPipeline, StorageSharedKeyCredential }, { createDefaultHttpClient }] =
+    await loadSdk();
+  const credential = t.sharedKey
+    ? new StorageSharedKeyCredential(t.sharedKey.account, t.sharedKey.key)
+    : new AnonymousCredential();
+  const pipeline = newPipeline(credential, { retryOptions: { maxTries: 2, tryTimeoutInMs: 60_000 } });
   const base = createDefaultHttpClient();
   const client: HttpClient = {
     sendRequest: (request) => {
@@ -113,11 +124,15 @@ function guardedPipeline(t: Target, agents: GuardedAgents): Pipeline {
   return pipeline;
 }
 
-function service(t: Target, ctx: DriverContext): { client: BlobServiceClient; agents: GuardedAgents } {
+async function service(
+  t: Target,
+  ctx: DriverContext,
+): Promise<{ client: BlobServiceClient; agents: GuardedAgents }> {
   const agents = guardedAgents(ctx.egress, { purpose: 'object_store', orgId: ctx.orgId });
+  const [{ BlobServiceClient }] = await loadSdk();
   const client = new BlobServiceClient(
     t.sas ? `${t.serviceUrl}?${t.sas}` : t.serviceUrl,
-    guardedPipeline(t, agents),
+    await guardedPipeline(t, agents),
   );
   return { client, agents };
 }
@@ -152,7 +167,7 @@ export const azureDriver = objectStoreDriver<AzureConfig>({
 
   async download(config, ctx) {
     const t = target(config);
-    const { client, agents } = service(t, ctx);
+    const { client, agents } = await service(t, ctx);
     try {
       const response = await client.getContainerClient(t.container).getBlobClient(t.blob).download();
       if (!response.readableStreamBody)
@@ -166,7 +181,7 @@ export const azureDriver = objectStoreDriver<AzureConfig>({
   async listSiblings(config, ctx): Promise<BrowseItem[]> {
     const t = target(config);
     const items: BrowseItem[] = [];
-    const { client, agents } = service(t, ctx);
+    const { client, agents } = await service(t, ctx);
     try {
       const container = client.getContainerClient(t.container);
       for await (const blob of container.listBlobsFlat({ prefix: keyPrefix(t.blob) })) {

@@ -1,12 +1,14 @@
-import { ClickHouseClient, createClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { ClickhouseConfig } from '../connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { quoteIdent, sqlRecord, tablesFromColumns } from './sql-common';
 
 const REQUEST_TIMEOUT_MS = 60_000;
+const loadClickhouse = loadOnFirstUse(() => import('@clickhouse/client'));
 const AUTH_CODES = new Set(['516', '192', '193', '194', '195', '497']);
 const NOT_FOUND_CODES = new Set(['81', '60', '47']);
 const INVALID_CODES = new Set(['62', '164', '46', '43', '53']);
@@ -55,11 +57,12 @@ function endpoint(config: ClickhouseConfig): {
   };
 }
 
-function open(
+async function open(
   config: ClickhouseConfig,
   ctx: DriverContext,
-): { client: ClickHouseClient; agents: GuardedAgents; label: string } {
+): Promise<{ client: ClickHouseClient; agents: GuardedAgents; label: string }> {
   const target = endpoint(config);
+  const { createClient } = await loadClickhouse();
   const agents = guardedAgents(ctx.egress, { purpose: 'connector', orgId: ctx.orgId });
   const client = createClient({
     url: target.url,
@@ -79,7 +82,7 @@ async function withClient<T>(
   ctx: DriverContext,
   work: (client: ClickHouseClient, label: string) => Promise<T>,
 ): Promise<T> {
-  const { client, agents, label } = open(config, ctx);
+  const { client, agents, label } = await open(config, ctx);
   try {
     return await work(client, label);
   } catch (error) {
@@ -140,7 +143,7 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
             : undefined;
       if (!query)
         throw new ConnectorError('invalid_config', 'A table or a read-only query is required to read rows.');
-      const { client, agents, label } = open(config, ctx);
+      const { client, agents, label } = await open(config, ctx);
       try {
         const result = await client.query({
           query,

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
-import sql from 'mssql';
+import type { config as MssqlOptions, ConnectionPool } from 'mssql';
 import { SqlServerConfig } from '../connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import {
   assertReadOnlyQuery,
@@ -14,6 +15,7 @@ import {
 } from './sql-common';
 
 const REQUEST_TIMEOUT_MS = 120_000;
+const loadMssql = loadOnFirstUse(async () => (await import('mssql')).default);
 
 /** SQL Server error numbers: 18456 login failed, 4060 cannot open database, 208 invalid object, 3906 read-only. */
 export function classifyMssqlError(error: unknown, label: string): ConnectorError {
@@ -43,7 +45,7 @@ export function classifyMssqlError(error: unknown, label: string): ConnectorErro
 export async function mssqlConfig(
   config: SqlServerConfig,
   ctx: DriverContext,
-): Promise<{ options: sql.config; label: string }> {
+): Promise<{ options: MssqlOptions; label: string }> {
   const endpoint = sqlEndpoint(config, 1433, ['mssql', 'sqlserver']);
   const label = `${endpoint.host}:${endpoint.port}`;
   const destination = await ctx.egress
@@ -78,9 +80,10 @@ export async function mssqlConfig(
 async function withPool<T>(
   config: SqlServerConfig,
   ctx: DriverContext,
-  work: (pool: sql.ConnectionPool, label: string) => Promise<T>,
+  work: (pool: ConnectionPool, label: string) => Promise<T>,
 ): Promise<T> {
   const { options, label } = await mssqlConfig(config, ctx);
+  const sql = await loadMssql();
   const pool = new sql.ConnectionPool(options);
   pool.on('error', () => undefined);
   try {
@@ -129,6 +132,7 @@ export const mssqlDriver: ConnectorDriver<SqlServerConfig> = {
       const query = selectionSql(selection, 'tsql');
       if (selection.query) assertReadOnlyQuery(query);
       const { options, label } = await mssqlConfig(config, ctx);
+      const sql = await loadMssql();
       const pool = new sql.ConnectionPool(options);
       pool.on('error', () => undefined);
       try {

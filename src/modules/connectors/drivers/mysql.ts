@@ -1,8 +1,9 @@
 import { connect as netConnect } from 'node:net';
-import mysql from 'mysql2';
+import type { Connection, ConnectionOptions } from 'mysql2';
 import { SqlServerConfig } from '../connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import {
   CONNECT_TIMEOUT_MS,
@@ -14,7 +15,7 @@ import {
   tablesFromColumns,
 } from './sql-common';
 
-type Connection = mysql.Connection;
+const loadMysql = loadOnFirstUse(async () => (await import('mysql2')).default);
 
 /** Maps MySQL/MariaDB error codes to documented error types. */
 export function classifyMysqlError(error: unknown, endpoint: string): ConnectorError {
@@ -46,7 +47,8 @@ export function classifyMysqlError(error: unknown, endpoint: string): ConnectorE
   }
 }
 
-function connectOnce(options: mysql.ConnectionOptions): Promise<Connection> {
+async function connectOnce(options: ConnectionOptions): Promise<Connection> {
+  const mysql = await loadMysql();
   return new Promise((resolve, reject) => {
     const connection = mysql.createConnection(options);
     connection.on('error', () => undefined);
@@ -72,7 +74,7 @@ async function open(
       orgId: ctx.orgId,
     });
     // The socket goes to the checked address; `host` stays the name, which mysql2 uses as the TLS servername.
-    const base: mysql.ConnectionOptions = {
+    const base: ConnectionOptions = {
       host: endpoint.host,
       stream: netConnect({ host: destination.address, port: endpoint.port }),
       port: endpoint.port,

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
-import { Client, ClientConfig, QueryConfig } from 'pg';
+import type { Client, ClientConfig, QueryConfig } from 'pg';
 import { SqlServerConfig, SslMode } from '../connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import {
   CONNECT_TIMEOUT_MS,
@@ -14,6 +15,8 @@ import {
   sqlEndpoint,
   tablesFromColumns,
 } from './sql-common';
+
+const loadPg = loadOnFirstUse(async () => (await import('pg')).default);
 
 const SSL_MODE_PARAM = /^(disable|allow|prefer|require|verify-ca|verify-full)$/;
 
@@ -97,6 +100,7 @@ async function open(
     throw classifyPgError(error, label);
   }
   const servername = isIP(endpoint.host) ? undefined : endpoint.host;
+  const { Client } = await loadPg();
   const attempt = async (ssl: ClientConfig['ssl']): Promise<Client> => {
     const client = new Client({
       host: destination.address,

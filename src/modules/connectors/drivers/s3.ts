@@ -1,14 +1,16 @@
 import { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { S3Config } from '../connector-config';
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { guardedAgents } from '../guarded-http-agent';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { keyPrefix, objectStoreDriver } from './object-store';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 const INSTANCE_METADATA = { host: '169.254.169.254', port: 80 };
+const loadS3 = loadOnFirstUse(async () => (await import('@aws-sdk/client-s3')).default);
 
 /** Maps AWS SDK errors (by name and HTTP status) to documented error types. */
 export function classifyS3Error(error: unknown, label: string): ConnectorError {
@@ -82,6 +84,7 @@ async function credentialsFor(
 
 async function clientFor(config: S3Config, ctx: DriverContext): Promise<S3Client> {
   const agents = guardedAgents(ctx.egress, { purpose: 'object_store', orgId: ctx.orgId });
+  const { S3Client } = await loadS3();
   return new S3Client({
     region: config.region,
     endpoint: config.endpoint_url,
@@ -110,6 +113,7 @@ export const s3Driver = objectStoreDriver<S3Config>({
       throw classifyS3Error(error, label(config));
     });
     try {
+      const { GetObjectCommand } = await loadS3();
       const response = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: config.key }));
       if (!(response.Body instanceof Readable))
         throw new ConnectorError('remote_error', `${label(config)} returned no body.`);
@@ -125,6 +129,7 @@ export const s3Driver = objectStoreDriver<S3Config>({
   async listSiblings(config, ctx): Promise<BrowseItem[]> {
     const client = await clientFor(config, ctx);
     try {
+      const { ListObjectsV2Command } = await loadS3();
       const listed = await client.send(
         new ListObjectsV2Command({
           Bucket: config.bucket,

@@ -91,6 +91,7 @@ export async function* readCsv(
   let batch: ParsedRecord[] = [];
   for await (const rows of parsedChunks(Readable.from(rest()), layout.delimiter)) {
     for (const row of rows) {
+      if (isBlankRow(row)) continue;
       if (!columns) {
         if (layout.hasHeader) {
           columns = columnNames(row);
@@ -129,9 +130,10 @@ async function* parsedChunks(source: Readable, delimiter: string): AsyncGenerato
     finished = true;
     signal();
   });
+  // Blank rows are dropped by isBlankRow: Papa's 'greedy' mode joins and trims every row to find them.
   Papa.parse<string[]>(source, {
     delimiter,
-    skipEmptyLines: 'greedy',
+    skipEmptyLines: true,
     chunk: (results, parser) => {
       queue.push(results.data);
       if (queue.length >= 4) {
@@ -172,6 +174,17 @@ async function* parsedChunks(source: Readable, delimiter: string): AsyncGenerato
     // A consumer that stops early (a preview) must not leave the file open.
     source.destroy();
   }
+}
+
+/** A row whose every cell is empty or white space (what Papa's greedy mode skips); most rows exit on the first cell. */
+function isBlankRow(row: readonly string[]): boolean {
+  for (const cell of row) {
+    if (cell === '') continue;
+    const first = cell.charCodeAt(0);
+    if (first > 32 && first < 127) return false;
+    if (cell.trim() !== '') return false;
+  }
+  return true;
 }
 
 function toRecord(columns: string[], row: readonly string[]): ParsedRecord {

@@ -1,14 +1,17 @@
-import ExcelJS from 'exceljs';
+import type { Workbook as ExcelWorkbook, Worksheet } from 'exceljs';
 import { ConnectorError } from '../connector-error';
+import { loadOnFirstUse } from '../lazy-module';
 import { columnNames } from './csv';
 import { ParsedRecord, toCell } from './records';
+
+const loadExcel = loadOnFirstUse(async () => (await import('exceljs')).default);
 
 const OLE_SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0];
 const ZIP_SIGNATURE = [0x50, 0x4b];
 
 export interface Workbook {
   readonly sheets: readonly string[];
-  readonly book: ExcelJS.Workbook;
+  readonly book: ExcelWorkbook;
 }
 
 function startsWith(bytes: Uint8Array, signature: readonly number[]): boolean {
@@ -26,7 +29,8 @@ export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
   if (!startsWith(bytes, ZIP_SIGNATURE)) {
     throw new ConnectorError('invalid_payload', 'The content is not an Excel (.xlsx) workbook.');
   }
-  const book = new ExcelJS.Workbook();
+  const { Workbook } = await loadExcel();
+  const book = new Workbook();
   try {
     await book.xlsx.load(
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ArrayBuffer,
@@ -41,7 +45,7 @@ export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
 }
 
 /** The sheet by name or 0-based index (default the first); a missing one → not_found naming the sheets. */
-export function pickSheet(workbook: Workbook, sheet: string | number | undefined): ExcelJS.Worksheet {
+export function pickSheet(workbook: Workbook, sheet: string | number | undefined): Worksheet {
   const sheets = workbook.book.worksheets;
   const found =
     sheet === undefined
@@ -60,7 +64,7 @@ export function pickSheet(workbook: Workbook, sheet: string | number | undefined
 }
 
 /** The sheet's rows as records: the first non-empty row names the columns. */
-export function sheetRecords(worksheet: ExcelJS.Worksheet): ParsedRecord[] {
+export function sheetRecords(worksheet: Worksheet): ParsedRecord[] {
   let columns: string[] | undefined;
   const records: ParsedRecord[] = [];
   worksheet.eachRow({ includeEmpty: false }, (row) => {

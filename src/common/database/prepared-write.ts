@@ -1,0 +1,71 @@
+import { EntityManager } from '@mikro-orm/sqlite';
+
+interface SqliteStatement {
+  run(params: readonly unknown[], callback: (error: Error | null) => void): unknown;
+  finalize(callback: (error: Error | null) => void): unknown;
+}
+
+interface SqliteConnection {
+  /** Without the callback a failed prepare is emitted as an unhandled 'error' event. */
+  prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
+}
+
+/** The part of knex's client that lends out pooled connections. */
+interface ConnectionLender {
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+}
+
+const isSqliteConnection = (connection: unknown): connection is SqliteConnection =>
+  typeof (connection as Partial<SqliteConnection> | null)?.prepare === 'function';
+
+/**
+ * One write statement, prepared once per pooled SQLite connection and re-run with new parameters: one trip to the
+ * driver's thread per write instead of prepare, run and finalize each time. The connection is borrowed from the ORM's
+ * pool, so the write waits for (and never joins) a transaction another unit of work holds open; do not call it from
+ * inside one. Another driver runs the same SQL through `execute`.
+ */
+export class PreparedWrite {
+  private readonly statements = new Map<SqliteConnection, SqliteStatement>();
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly sql: string,
+  ) {}
+
+  async run(params: readonly unknown[]): Promise<void> {
+    const lender = this.em.getConnection().getKnex().client as ConnectionLender;
+    const connection = await lender.acquireConnection();
+    if (!isSqliteConnection(connection)) {
+      await lender.releaseConnection(connection);
+      await this.em.getConnection().execute(this.sql, [...params], 'run');
+      return;
+    }
+    try {
+      let statement = this.statements.get(connection);
+      if (!statement) {
+        // A failed prepare also fails the run queued behind it, which reports it; the next write prepares again.
+        const fresh = connection.prepare(this.sql, (error) => {
+          if (error && this.statements.get(connection) === fresh) this.statements.delete(connection);
+        });
+        statement = fresh;
+        this.statements.set(connection, statement);
+      }
+      const prepared = statement;
+      await new Promise<void>((done, fail) =>
+        prepared.run(params, (error) => (error ? fail(error) : done())),
+      );
+    } finally {
+      await lender.releaseConnection(connection);
+    }
+  }
+
+  /** Finalizes the statements; SQLite refuses to close a connection that still has one. */
+  async close(): Promise<void> {
+    const statements = [...this.statements.values()];
+    this.statements.clear();
+    await Promise.all(
+      statements.map((statement) => new Promise<void>((done) => statement.finalize(() => done()))),
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MikroORM } from '@mikro-orm/sqlite';
+import { openDatabase } from '../../src/common/database';
+import { registerEntities } from '../../src/common/database/entity-registry';
+import { RunsRepository } from '../../src/modules/simulation/runs.repository';
+import { SimulationRun, SimulationRunSchema } from '../../src/modules/simulation/simulation-run.entity';
+
+let dataDir: string;
+let orm: MikroORM;
+let runs: RunsRepository;
+
+const run = (id: string, orgId = 'org_a'): SimulationRun => ({
+  id,
+  orgId,
+  requestHash: 'ab'.repeat(32),
+  engineVersion: '1.2.3',
+  engineMode: 'pool',
+  runs: 10_000,
+  seed: '18446744073709551615',
+  objective: 'maximize_net_value',
+  recommendedAction: 'proceed',
+  expectedValue: -0.1 + 0.2,
+  confidence: 0.8125,
+  computeMs: 0.337,
+  createdAt: '2026-11-26T03:00:00.000Z',
+});
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'ds-runs-'));
+  registerEntities([SimulationRunSchema]);
+  orm = await openDatabase(join(dataDir, 'db.sqlite'));
+  runs = new RunsRepository(orm.em);
+});
+
+afterAll(async () => {
+  await runs.onModuleDestroy();
+  await orm.close(true);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('RunsRepository (prepared insert on the real SQLite file)', () => {
+  it('records every field exactly, each insert with its own values', async () => {
+    await runs.record(run('run_1'));
+    await runs.record({ ...run('run_2'), recommendedAction: 'do_nothing', runs: 7 });
+    expect(await runs.findById('org_a', 'run_1')).toEqual(run('run_1'));
+    expect(await runs.findById('org_a', 'run_2')).toMatchObject({ recommendedAction: 'do_nothing', runs: 7 });
+    expect(await runs.findById('org_b', 'run_1')).toBeNull();
+  });
+
+  it('refuses a duplicate id instead of overwriting the first run', async () => {
+    await runs.record(run('run_dup'));
+    await expect(runs.record({ ...run('run_dup'), expectedValue: 99 })).rejects.toThrow(/UNIQUE constraint/);
+    expect((await runs.findById('org_a', 'run_dup'))?.expectedValue).toBe(run('run_dup').expectedValue);
+  });
+
+  it('waits for a transaction another unit of work holds open, and is not undone when it rolls back', async () => {
+    let recorded = false;
+    let pending: Promise<void> | undefined;
+    await expect(
+      orm.em.fork().transactional(async (em) => {
+        await em.execute("insert into appliance_state (key, value, updated_at) values ('k', 'v', 'now')");
+        pending = runs.record(run('run_tx')).then(() => {
+          recorded = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(recorded).toBe(false);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    await pending;
+    expect(recorded).toBe(true);
+    expect(await runs.findById('org_a', 'run_tx')).toMatchObject({ id: 'run_tx' });
+    const state = await orm.em.getConnection().execute("select value from appliance_state where key = 'k'");
+    expect(state).toEqual([]);
+  });
+});
