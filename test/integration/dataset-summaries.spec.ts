@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { Principal } from '../../src/modules/access/principal';
+import { presentValue } from '../../src/modules/datasets/column-profile';
 import { DatasetSummaries } from '../../src/modules/datasets/dataset-summaries';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { compileQuery } from '../../src/modules/query/query-compiler';
@@ -25,6 +26,8 @@ async function* mixedRows(): AsyncGenerator<Record<string, unknown>[]> {
     batch.push({
       segment,
       channel: ['web', 'store', 'phone'][i % 3],
+      day: i % 31 === 0 ? null : `2024-03-${String(1 + (i % 20)).padStart(2, '0')}`,
+      returned: i % 9 === 0,
       price: k % 13 === 0 ? null : (k % 29) / 3 + (k % 7 === 0 ? 1e15 : 0.1),
       units: k % 5,
       discount: k % 11 === 0 ? null : -((k * 7) % 17) / 10,
@@ -69,7 +72,7 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
       mixedRows(),
     );
     id = record.id;
-    expect((await summariesReady(datasets, id)).sort()).toEqual(['channel', 'segment']);
+    expect((await summariesReady(datasets, id)).sort()).toEqual(['channel', 'day', 'returned', 'segment']);
   });
 
   afterAll(async () => {
@@ -82,7 +85,13 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
     const spec = new QueryValidator(dataset.columns).validate(input);
     const compiled = compileQuery(spec, quoteIdentifier);
     const rows = await (await dataset.reader()).all(compiled.sql, compiled.params);
-    return rows.slice(0, spec.limit);
+    const booleans = dataset.columns.filter((c) => c.type === 'boolean').map((c) => c.name);
+    return rows.slice(0, spec.limit).map((row) => {
+      for (const name of booleans) {
+        if (name in row) row[name] = presentValue(row[name] as number | null, 'boolean');
+      }
+      return row;
+    });
   }
 
   async function run(input: Record<string, unknown>): Promise<QueryResult> {
@@ -94,7 +103,7 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
     for (const column of ['price', 'units', 'discount']) {
       for (const fn of ['sum', 'avg', 'count', 'min', 'max']) aggregates.push({ function: fn, column } as never);
     }
-    for (const dimension of ['segment', 'channel']) {
+    for (const dimension of ['segment', 'channel', 'day', 'returned']) {
       for (const term of ['count_rows', 'sum_price', 'avg_price', 'min_discount', 'max_units', dimension]) {
         for (const direction of ['asc', 'desc']) {
           const input = {
@@ -130,6 +139,7 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
       'top 3 segment by total price',
       'top 4 segment by average discount',
       'top 2 channel by count',
+      'top 5 day by average units',
     ]) {
       const result = await run({ query });
       expect(result.plan.answered_from).toBe('summary');

@@ -6,7 +6,11 @@ import { ReadOnlyDatabase } from './readonly-database';
 import { DATA_TABLE, quoteIdentifier } from './sql-identifiers';
 import { isNumericType } from './value-kinds';
 
-/** A text dimension with at most this many distinct values (exact, from the ingest profile) gets a summary. */
+/**
+ * A non-numeric dimension (text, date, boolean) with at most this many distinct values in its ingest profile gets a
+ * summary. Past a few thousand the profile's count is an estimate within about 1%, which is close enough for a
+ * cost cap: the summary's rows come from SQLite, never from the profile.
+ */
 export const SUMMARY_MAX_DISTINCT = 10_000;
 
 export const SUMMARY_FUNCTIONS = ['sum', 'avg', 'count', 'min', 'max'] as const;
@@ -34,15 +38,14 @@ export interface SummaryPlan {
   readonly measures: readonly string[];
 }
 
-/** Which columns of a dataset get summaries: low-cardinality text dimensions, and every numeric measure. */
+/** Which columns of a dataset get summaries: low-cardinality non-numeric dimensions, and every numeric measure. */
 export function planSummaries(columns: readonly ColumnSchema[]): SummaryPlan {
   return {
     dimensions: columns
       .filter(
         (c) =>
-          c.role === 'dimension' &&
-          c.type === 'string' &&
-          !c.distinctEstimated &&
+          (c.role === 'dimension' || c.role === 'time') &&
+          !isNumericType(c.type) &&
           c.distinctCount <= SUMMARY_MAX_DISTINCT,
       )
       .map((c) => c.name),
