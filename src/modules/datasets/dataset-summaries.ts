@@ -85,6 +85,10 @@ function close(db: sqlite3.Database): Promise<void> {
   return new Promise((resolve) => db.close(() => resolve()));
 }
 
+function uriPath(file: string): string {
+  return file.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 function sqlText(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
@@ -190,7 +194,7 @@ export class DatasetSummaries {
     const db = await connect(partial);
     try {
       await exec(db, 'pragma journal_mode = off; pragma synchronous = off');
-      await exec(db, `attach database ${sqlText(`file:${datasetFile}?mode=ro`)} as source`);
+      await exec(db, `attach database ${sqlText(`file:${uriPath(datasetFile)}?mode=ro`)} as source`);
       await exec(
         db,
         `create table ${CATALOG} (dimension text primary key, table_name text not null, measures text not null)`,

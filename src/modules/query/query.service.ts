@@ -330,7 +330,8 @@ export class QueryService {
   ): Promise<QueryResult> {
     const byName = new Map(columns.map((c) => [c.name, c]));
     const compiled = compileQuery(spec, (name) => (byName.get(name) as QueryColumnInfo).sql);
-    const summaries = await dataset.summaries();
+    const summaries =
+      spec.where.length === 0 && spec.groupBy.length === 1 ? await dataset.summaries() : null;
     const fromSummary =
       summaries &&
       compileSummaryQuery(spec, compiled, summaries, (name) => byName.get(name)?.sql === quoteIdentifier(name));
