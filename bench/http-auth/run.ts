@@ -139,6 +139,7 @@ async function main(): Promise<void> {
         `GET /v1/health      rps per round: ${health.map(fmt).join(', ')}  median ${fmt(median(health))}`,
         `GET /v1/me (key)    rps per round: ${me.map(fmt).join(', ')}  median ${fmt(median(me))}`,
         `ratio /v1/me ÷ /v1/health: ${(ratio * 100).toFixed(1)}% (goal ≥ 70%)`,
+        `requests per daemon CPU-second per round: health ${healthCpu.map(fmt).join(', ')}; me ${meCpu.map(fmt).join(', ')}`,
         `requests per daemon CPU-second: health ${fmt(median(healthCpu))}, me ${fmt(median(meCpu))} ` +
           `(ratio ${((median(meCpu) / median(healthCpu)) * 100).toFixed(1)}%; insensitive to other load on the machine)`,
         `non-200 answers: ${failures}`,

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AppError } from '../../common/errors';
-import { Organization } from '../accounts/accounts.types';
 import { OrganizationsService } from '../accounts/organizations.service';
 import { SessionsService } from '../accounts/sessions.service';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
@@ -18,6 +17,12 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 @Injectable()
 export class ApiKeyOrSessionResolver implements CredentialResolver {
   private readonly binder: DeviceBinder;
+  /**
+   * A key's principal, held only as long as the key's cache entry (ApiKeysService owns that record object): when a
+   * revocation drops the entry, peek() stops returning the record and this entry is never read again. Organizations
+   * never change name or operator status, so nothing else can make a principal stale.
+   */
+  private readonly keyPrincipals = new WeakMap<ApiKeyRecord, Principal>();
 
   constructor(
     private readonly apiKeys: ApiKeysService,
@@ -34,12 +39,12 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     throw new AppError('invalid_api_key');
   }
 
-  /** Synchronous when the key and its org are in memory, which is the steady state of every busy key. */
+  /** Synchronous when the key is in memory, which is the steady state of every busy key. */
   private resolveApiKey(rawKey: string, request: RequestFacts): Resolution | Promise<Resolution> {
     const key = this.apiKeys.peek(rawKey);
     if (key === null) throw new AppError('invalid_api_key');
-    const org = key && this.organizations.peek(key.orgId);
-    if (key && org) return this.admitKey(key, org, request);
+    const principal = key && this.keyPrincipals.get(key);
+    if (key && principal) return this.admitKey(key, principal, request);
     return this.resolveApiKeyFromDatabase(rawKey, request);
   }
 
@@ -48,11 +53,6 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     if (!key) throw new AppError('invalid_api_key');
     const org = await this.organizations.get(key.orgId);
     if (!org) throw new AppError('invalid_api_key');
-    return this.admitKey(key, org, request);
-  }
-
-  /** Capped keys bind the device on every request, cached or not. */
-  private admitKey(key: ApiKeyRecord, org: Organization, request: RequestFacts): Resolution | Promise<Resolution> {
     const principal: Principal = {
       auth: 'api_key',
       orgId: org.id,
@@ -62,6 +62,12 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
       keyId: key.id,
       keyLabel: key.label,
     };
+    this.keyPrincipals.set(key, principal);
+    return this.admitKey(key, principal, request);
+  }
+
+  /** Capped keys bind the device on every request, cached or not. */
+  private admitKey(key: ApiKeyRecord, principal: Principal, request: RequestFacts): Resolution | Promise<Resolution> {
     if (key.deviceLimit <= 0) return { principal };
     return this.binder
       .bind({ keyId: key.id, orgId: key.orgId, deviceLimit: key.deviceLimit }, request)

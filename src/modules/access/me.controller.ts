@@ -1,9 +1,12 @@
-import { Controller, Get, Req } from '@nestjs/common';
+import { Controller, Get, Header, Req } from '@nestjs/common';
 import { toUserResponse } from '../accounts/accounts.dto';
 import { AccountsService } from '../accounts/accounts.service';
 import { UserView } from '../accounts/accounts.types';
 import { principalOf, RequestWithPrincipal } from './access.decorators';
 import { Principal } from './principal';
+
+/** The JSON body for a cached API-key principal (one object per key while it stays cached), serialised once. */
+const keyBodies = new WeakMap<Principal, string>();
 
 @Controller('v1/me')
 export class MeController {
@@ -12,13 +15,22 @@ export class MeController {
   /**
    * `{organization, user?, key?: {id, label, role}, device_id?, auth}`: `user` for sessions, `key` for API keys.
    * Takes the request rather than @CurrentPrincipal(): a custom decorator's value passes through the global
-   * validation pipe, an asynchronous step this hot route has no use for; a key's answer is then synchronous.
+   * validation pipe, an asynchronous step this hot route has no use for; a key's answer is then synchronous and,
+   * as the body cannot change while the key stays cached, serialised once.
    */
   @Get()
-  me(@Req() request: RequestWithPrincipal): object | Promise<object> {
+  @Header('content-type', 'application/json; charset=utf-8')
+  me(@Req() request: RequestWithPrincipal): string | Promise<string> {
     const principal = principalOf(request);
-    if (!principal.userId) return toMeResponse(principal, undefined);
-    return this.accounts.getUser(principal.userId).then((user) => toMeResponse(principal, user));
+    if (principal.userId) {
+      return this.accounts.getUser(principal.userId).then((user) => JSON.stringify(toMeResponse(principal, user)));
+    }
+    let body = keyBodies.get(principal);
+    if (body === undefined) {
+      body = JSON.stringify(toMeResponse(principal, undefined));
+      keyBodies.set(principal, body);
+    }
+    return body;
   }
 }
 

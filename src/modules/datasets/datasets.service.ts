@@ -11,6 +11,7 @@ import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
 import { DatasetReaders } from './dataset-readers';
 import { DatasetFileWriter } from './dataset-file-writer';
+import { DatasetSummaries, ReadySummaries } from './dataset-summaries';
 import {
   parseFormulas,
   parseSchema,
@@ -48,6 +49,8 @@ export interface OpenDataset {
   readonly columns: readonly ColumnSchema[];
   readonly formulas: readonly StoredFormula[];
   reader(): Promise<ReadOnlyDatabase>;
+  /** Its complete per-dimension summaries, or null while they are being built. */
+  summaries(): Promise<ReadySummaries | null>;
 }
 
 export class EmptySourceError extends Error {
@@ -60,6 +63,12 @@ export class EmptySourceError extends Error {
 @Injectable()
 export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   private readonly readers = new DatasetReaders();
+  private readonly summaries = new DatasetSummaries(this.readers, (id, error) =>
+    this.logger.warn(
+      { event: 'dataset_summaries_failed', dataset_id: id, error: String(error) },
+      'dataset summaries failed',
+    ),
+  );
 
   constructor(
     private readonly datasets: DatasetRepository,
@@ -75,6 +84,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.summaries.stop();
     await this.readers.closeAll();
   }
 
@@ -124,6 +134,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       rmSync(join(this.config.datasetsDir, fileName), { force: true });
       throw error;
     }
+    this.summaries.schedule(id, join(this.config.datasetsDir, fileName), written.columns);
     this.logger.info(
       {
         event: 'dataset_ingested',
@@ -174,7 +185,13 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async schema(principal: Principal, id: string): Promise<Record<string, unknown>> {
-    return toSchemaResponse(await this.visible(principal.orgId, id));
+    const record = await this.visible(principal.orgId, id);
+    const summaries = await this.summaries.readyDimensions(
+      record.id,
+      join(this.config.datasetsDir, record.fileName),
+      parseSchema(record).columns,
+    );
+    return { ...toSchemaResponse(record), summaries };
   }
 
   /** Every version of the dataset's name, newest first. */
@@ -193,6 +210,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     await this.datasets.delete(record.id);
     this.readers.evict(record.id);
     rmSync(join(this.config.datasetsDir, record.fileName), { force: true });
+    this.summaries.forget(record.id, join(this.config.datasetsDir, record.fileName));
     this.logger.info(
       { event: 'dataset_deleted', dataset_id: record.id, org_id: record.orgId },
       'dataset deleted',
@@ -203,12 +221,14 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   async open(orgId: string, id: string): Promise<OpenDataset> {
     const record = await this.visible(orgId, id);
     const filePath = join(this.config.datasetsDir, record.fileName);
+    const columns = parseSchema(record).columns;
     return {
       record,
       filePath,
-      columns: parseSchema(record).columns,
+      columns,
       formulas: parseFormulas(record),
       reader: () => this.readers.get(record.id, filePath),
+      summaries: () => this.summaries.find(record.id, filePath, columns),
     };
   }
 

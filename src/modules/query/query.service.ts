@@ -4,7 +4,7 @@ import { AppError, toAppError } from '../../common/errors';
 import { Principal } from '../access/principal';
 import { ColumnRole, presentValue } from '../datasets/column-profile';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
-import { isInterrupted, Row } from '../datasets/readonly-database';
+import { isInterrupted, ReadOnlyDatabase, Row } from '../datasets/readonly-database';
 import { DATA_TABLE, quoteIdentifier } from '../datasets/sql-identifiers';
 import { ColumnType } from '../datasets/value-kinds';
 import { compileQuery } from './query-compiler';
@@ -18,6 +18,7 @@ import {
 } from './query-grammar';
 import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
 import { ResultCache } from './result-cache';
+import { compileSummaryQuery } from './summary-query';
 import { runSqlReport } from './sql-report';
 
 export interface QueryResult {
@@ -296,8 +297,12 @@ export class QueryService {
    * statement running on that connection, so a statement interrupted while its own budget was not spent was a
    * bystander of another's timeout: it runs again (a few times at most).
    */
-  private async run(dataset: OpenDataset, sql: string, params: readonly unknown[]): Promise<Row[]> {
-    const reader = await dataset.reader();
+  private async run(
+    connection: Promise<ReadOnlyDatabase>,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<Row[]> {
+    const reader = await connection;
     for (let attempt = 1; ; attempt++) {
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -325,10 +330,17 @@ export class QueryService {
   ): Promise<QueryResult> {
     const byName = new Map(columns.map((c) => [c.name, c]));
     const compiled = compileQuery(spec, (name) => (byName.get(name) as QueryColumnInfo).sql);
-    const cacheKey = ResultCache.key(dataset.record.id, compiled.sql, compiled.params);
+    const summaries =
+      spec.where.length === 0 && spec.groupBy.length === 1 ? await dataset.summaries() : null;
+    const fromSummary =
+      summaries &&
+      compileSummaryQuery(spec, compiled, summaries, (name) => byName.get(name)?.sql === quoteIdentifier(name));
+    const executed = fromSummary || compiled;
+    const cacheKey = ResultCache.key(dataset.record.id, executed.sql, executed.params);
     let raw = this.results.get(cacheKey);
     if (!raw) {
-      raw = await this.run(dataset, compiled.sql, compiled.params);
+      const reader = fromSummary && summaries ? summaries.reader() : dataset.reader();
+      raw = await this.run(reader, executed.sql, executed.params);
       this.results.set(cacheKey, raw);
     }
     const truncated = raw.length > spec.limit;
@@ -365,6 +377,7 @@ export class QueryService {
       limit: spec.limit,
       offset: spec.offset,
       sql: compiled.sql,
+      answered_from: fromSummary ? 'summary' : 'dataset',
       ...(interpretation ? { interpretation } : {}),
     };
     return { rows, columns: output, plan, row_count: rows.length, truncated };
