@@ -19,7 +19,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { generateCsv } from './generate-csv';
+import { generateCsv, REGIONS } from './generate-csv';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 const ROWS = Number(process.env.ROWS ?? 1_000_000);
@@ -143,18 +143,6 @@ async function timeDistinct(n: number, run: (i: number) => Promise<unknown>): Pr
   return { first, p50: percentile(times, 50), p95: percentile(times, 95) };
 }
 
-const REGIONS = [
-  'North',
-  'South',
-  'East',
-  'West',
-  'Central',
-  'Nordics',
-  'Iberia',
-  'Benelux',
-  'Alps',
-  'Baltics',
-];
 const DIMENSIONS = ['product', 'region', 'order_date', 'is_returned'];
 const MEASURES = ['revenue', 'units', 'unit_price'];
 const AGGREGATES = ['total', 'average'];
