@@ -8,8 +8,15 @@ import { QueryValidator } from '../../src/modules/query/query-grammar';
 import { QueryResult, QueryService } from '../../src/modules/query/query.service';
 import { quoteIdentifier } from '../../src/modules/datasets/sql-identifiers';
 import { startTestApp, TestApp } from '../support/test-app';
+import { ingestRows } from '../factories/datasets';
 
-const owner: Principal = { auth: 'api_key', orgId: 'org_s', orgName: 'S', isOperatorOrg: false, role: 'owner' };
+const owner: Principal = {
+  auth: 'api_key',
+  orgId: 'org_s',
+  orgName: 'S',
+  isOperatorOrg: false,
+  role: 'owner',
+};
 
 const SEGMENTS = ['Retail', 'Online', 'Wholesale', 'Partner', 'Staff', 'Outlet'];
 
@@ -21,7 +28,8 @@ async function* mixedRows(): AsyncGenerator<Record<string, unknown>[]> {
   let batch: Record<string, unknown>[] = [];
   for (let i = 0; i < 6000; i++) {
     const twin = i % 12 >= 10;
-    const segment = (twin ? Math.floor(i / 2) : i) % 97 === 0 ? null : twin ? SEGMENTS[4 + (i % 2)] : SEGMENTS[i % 4];
+    const segment =
+      (twin ? Math.floor(i / 2) : i) % 97 === 0 ? null : twin ? SEGMENTS[4 + (i % 2)] : SEGMENTS[i % 4];
     const k = twin ? Math.floor(i / 2) : i;
     batch.push({
       segment,
@@ -59,18 +67,7 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
     t = await startTestApp();
     datasets = t.app.get(DatasetsService);
     queries = t.app.get(QueryService);
-    const record = await datasets.ingest(
-      {
-        orgId: owner.orgId,
-        datasetName: 'mixed',
-        visibility: 'private',
-        connectionId: null,
-        connectionType: 'file',
-        source: {},
-        createdBy: null,
-      },
-      mixedRows(),
-    );
+    const record = await ingestRows(datasets, owner.orgId, 'mixed', mixedRows());
     id = record.id;
     expect((await summariesReady(datasets, id)).sort()).toEqual(['channel', 'day', 'returned', 'segment']);
   });
@@ -101,7 +98,8 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
   it('matches every function of every measure, in both orders, to the bit', async () => {
     const aggregates = [{ function: 'count' }];
     for (const column of ['price', 'units', 'discount']) {
-      for (const fn of ['sum', 'avg', 'count', 'min', 'max']) aggregates.push({ function: fn, column } as never);
+      for (const fn of ['sum', 'avg', 'count', 'min', 'max'])
+        aggregates.push({ function: fn, column } as never);
     }
     for (const dimension of ['segment', 'channel', 'day', 'returned']) {
       for (const term of ['count_rows', 'sum_price', 'avg_price', 'min_discount', 'max_units', dimension]) {

@@ -6,6 +6,7 @@ import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { FormulasService } from '../../src/modules/datasets/formulas.service';
 import { QueryService } from '../../src/modules/query/query.service';
 import { startTestApp, TestApp } from '../support/test-app';
+import { ingestRows } from '../factories/datasets';
 
 const orgA: Principal = {
   auth: 'api_key',
@@ -64,18 +65,10 @@ describe('datasets and queries (services over real files)', () => {
     t = await startTestApp();
     datasets = t.app.get(DatasetsService);
     queries = t.app.get(QueryService);
-    const record = await datasets.ingest(
-      {
-        orgId: orgA.orgId,
-        datasetName: 'sales',
-        visibility: 'private',
-        connectionId: 'con_test',
-        connectionType: 'file',
-        source: { connector_type: 'file' },
-        createdBy: null,
-      },
-      salesRows(),
-    );
+    const record = await ingestRows(datasets, orgA.orgId, 'sales', salesRows(), {
+      connectionId: 'con_test',
+      source: { connector_type: 'file' },
+    });
     id = record.id;
   });
   afterAll(async () => {
@@ -315,18 +308,9 @@ describe('datasets and queries (services over real files)', () => {
   });
 
   it('makes a new version on re-connect and deletes one version', async () => {
-    const second = await datasets.ingest(
-      {
-        orgId: orgA.orgId,
-        datasetName: 'sales',
-        visibility: 'private',
-        connectionId: 'con_test',
-        connectionType: 'file',
-        source: {},
-        createdBy: null,
-      },
-      salesRows(10),
-    );
+    const second = await ingestRows(datasets, orgA.orgId, 'sales', salesRows(10), {
+      connectionId: 'con_test',
+    });
     expect(second.version).toBe(2);
     const latest = await datasets.list(orgA);
     expect(latest.map((d) => [d.dataset_name, d.version])).toEqual([['sales', 2]]);
@@ -341,18 +325,7 @@ describe('SQL report budget', () => {
   it('interrupts a statement that runs past SERVICE_SQL_REPORT_TIMEOUT_S with 504 query_timeout', async () => {
     const t = await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '0.3' });
     try {
-      const record = await t.app.get(DatasetsService).ingest(
-        {
-          orgId: orgA.orgId,
-          datasetName: 'tiny',
-          visibility: 'private',
-          connectionId: null,
-          connectionType: 'file',
-          source: {},
-          createdBy: null,
-        },
-        salesRows(5),
-      );
+      const record = await ingestRows(t.app.get(DatasetsService), orgA.orgId, 'tiny', salesRows(5));
       const endless =
         'with recursive n(x) as (select 1 union all select x + 1 from n) select count(*) from n';
       const error = await rejection(
