@@ -41,7 +41,7 @@ Value error_body(const std::string& code, const std::string& message) {
 int usage() {
   std::fprintf(stderr,
                "usage: simulate [--deadline-ms N] [--report-memory] < request.json\n"
-               "       simulate --serve <socket_path>\n"
+               "       simulate --serve <socket_path> [--parent-pid <pid>]\n"
                "       simulate --version\n");
   return 64;
 }
@@ -108,9 +108,10 @@ Value error_frame(const Value& id, const Value& error) {
   return f;
 }
 
-int serve(const std::string& path) {
-  const pid_t parent = getppid();
-  // No orphans: die with the daemon, including if it died before the prctl took effect.
+// No orphans: die with the daemon, including if it died before the prctl took effect. The daemon passes its
+// pid; without it, the parent seen at start is the best guess (a parent gone before that is not caught).
+int serve(const std::string& path, pid_t expected_parent) {
+  const pid_t parent = expected_parent > 0 ? expected_parent : getppid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) return 1;
   std::signal(SIGPIPE, SIG_IGN);
@@ -227,7 +228,15 @@ int main(int argc, char** argv) {
     }
     if (a == "--serve") {
       if (i + 1 >= argc) return usage();
-      return serve(argv[i + 1]);
+      pid_t parent = 0;
+      if (i + 2 < argc) {
+        if (i + 4 != argc || std::string(argv[i + 2]) != "--parent-pid") return usage();
+        char* end = nullptr;
+        const long value = std::strtol(argv[i + 3], &end, 10);
+        if (end == argv[i + 3] || *end != '\0' || value <= 1) return usage();
+        parent = static_cast<pid_t>(value);
+      }
+      return serve(argv[i + 1], parent);
     }
     if (a == "--report-memory") {
       memory = true;

@@ -255,6 +255,23 @@ TEST(engine_worker_dies_with_its_parent) {
   unlink(path.c_str());
 }
 
+TEST(engine_worker_refuses_to_start_without_its_parent) {
+  const std::string path = sock_path("noparent");
+  pid_t pid = spawn({bin("simulate"), "--serve", path, "--parent-pid", "999999999"});
+  CHECK(wait_exit(pid) == 1);
+  CHECK(!exists(path));
+  pid = spawn({bin("simulate"), "--serve", path, "--parent-pid", "abc"});
+  CHECK(wait_exit(pid) == 64);
+  // Its own parent, named: it serves (and exits when this process closes the connection it never opens).
+  pid = spawn({bin("simulate"), "--serve", path, "--parent-pid", std::to_string(getpid())});
+  int fd = connect_retry(path);
+  CHECK(fd >= 0);
+  if (fd >= 0) close(fd);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  unlink(path.c_str());
+}
+
 TEST(supervised_runtime_stops_cleanly_when_its_parent_dies) {
   const std::string path = sock_path("rt-orphan");
   int pfd[2];

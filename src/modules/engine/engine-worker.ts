@@ -82,7 +82,7 @@ export class SocketWorkerLauncher implements WorkerLauncher {
     const path = join(this.options.socketDir, `engine-${process.pid}-${++socketSequence}.sock`);
     removeQuietly(path);
     // spawn (not fork): the child never copies the daemon's heap, so its start cost does not grow with it.
-    const child = spawn(this.options.binaryPath, ['--serve', path], {
+    const child = spawn(this.options.binaryPath, ['--serve', path, '--parent-pid', String(process.pid)], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: WORKER_ENV,
     });
