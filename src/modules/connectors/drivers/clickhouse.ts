@@ -62,7 +62,7 @@ async function open(
   ctx: DriverContext,
 ): Promise<{ client: ClickHouseClient; agents: GuardedAgents; label: string }> {
   const target = endpoint(config);
-  const { createClient } = await loadClickhouse();
+  const { createClient, ClickHouseLogLevel } = await loadClickhouse();
   const agents = guardedAgents(ctx.egress, { purpose: 'connector', orgId: ctx.orgId });
   const client = createClient({
     url: target.url,
@@ -73,6 +73,8 @@ async function open(
     http_agent: config.secure ? agents.https : agents.http,
     set_basic_auth_header: true,
     application: 'decision-service',
+    // Failures reach the caller as classified errors; the client's own console lines would bypass the JSON log.
+    log: { level: ClickHouseLogLevel.OFF },
   });
   return { client, agents, label: `${config.host ?? 'localhost'}:${config.port ?? 8123}` };
 }
