@@ -17,6 +17,7 @@ import {
   openGoogleEgress,
 } from './google-auth';
 import { assertReadOnlyQuery, splitTable } from './sql-common';
+import { loadOnFirstUse } from '../lazy-module';
 
 const SCOPE = 'https://www.googleapis.com/auth/bigquery.readonly';
 const DEFAULT_ENDPOINT = 'https://bigquery.googleapis.com';
@@ -24,14 +25,9 @@ const MAX_BROWSE_TABLES = 200;
 const REQUEST_TIMEOUT_MS = 120_000;
 
 type ApiRequest = ReturnType<BigQuery['interceptors'][number]['request']>;
-type BigquerySdk = typeof import('@google-cloud/bigquery');
-let sdk: Promise<BigquerySdk> | undefined;
 
-/** Loaded on first use: start-up does not pay for it, and loading it opens no connection. */
-function loadSdk(): Promise<BigquerySdk> {
-  sdk ??= import('@google-cloud/bigquery');
-  return sdk;
-}
+/** Loading it opens no connection. */
+const loadSdk = loadOnFirstUse(() => import('@google-cloud/bigquery'));
 
 interface Session {
   readonly client: BigQuery;

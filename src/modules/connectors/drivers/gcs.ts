@@ -11,6 +11,7 @@ import {
   openGoogleEgress,
 } from './google-auth';
 import { keyPrefix, objectStoreDriver } from './object-store';
+import { loadOnFirstUse } from '../lazy-module';
 
 const SCOPE = 'https://www.googleapis.com/auth/devstorage.read_only';
 const DEFAULT_ENDPOINT = 'https://storage.googleapis.com';
@@ -18,14 +19,9 @@ const REQUEST_TIMEOUT_MS = 120_000;
 
 type ApiRequest = ReturnType<Storage['interceptors'][number]['request']>;
 type StorageSdk = typeof import('@google-cloud/storage');
-let sdk: Promise<StorageSdk> | undefined;
 
-/** Loaded on first use: start-up does not pay for it, and loading it opens no connection. */
-function loadSdk(): Promise<StorageSdk> {
-  // Node loads the package's ES build here, Jest its CommonJS build; the two declare the same API.
-  sdk ??= import('@google-cloud/storage') as unknown as Promise<StorageSdk>;
-  return sdk;
-}
+/** Loading it opens no connection. Node loads the package's ES build here, Jest its CommonJS build (same API). */
+const loadSdk = loadOnFirstUse(() => import('@google-cloud/storage') as unknown as Promise<StorageSdk>);
 
 async function credentialsFor(config: GcsConfig, ctx: DriverContext): Promise<GoogleCredentials> {
   if (config.anonymous) return { mode: 'anonymous' };

@@ -3,35 +3,32 @@ import { SnowflakeConfig } from '../connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { GuardedProxy, startGuardedProxy } from '../guarded-proxy';
+import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { assertReadOnlyQuery, selectionSql, sqlRecord, tablesFromColumns } from './sql-common';
 
 const TIMEOUT_MS = 60_000;
 type SnowflakeSdk = typeof import('snowflake-sdk');
-let sdk: Promise<SnowflakeSdk> | undefined;
 
 /**
- * The SDK is loaded on first use, never at start-up. On load it probes cloud metadata endpoints (169.254.169.254,
+ * On load it probes cloud metadata endpoints (169.254.169.254,
  * metadata.google.internal) with its own sockets, outside the egress guard; its documented switch turns that off,
  * and it must be set before the module is evaluated. Process-wide settings: no OCSP responder traffic, no console
  * logging, no proxy taken from the environment.
  */
-function loadSdk(): Promise<SnowflakeSdk> {
-  sdk ??= (async () => {
-    // A write the SDK reads at load, not configuration of ours.
-    // eslint-disable-next-line no-restricted-properties
-    process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION = 'true';
-    const loaded = ((await import('snowflake-sdk')) as { default: SnowflakeSdk }).default;
-    loaded.configure({
-      logLevel: 'OFF',
-      disableOCSPChecks: true,
-      additionalLogToConsole: false,
-      useEnvProxy: false,
-    });
-    return loaded;
-  })();
-  return sdk;
-}
+const loadSdk = loadOnFirstUse(async () => {
+  // A write the SDK reads at load, not configuration of ours.
+  // eslint-disable-next-line no-restricted-properties
+  process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION = 'true';
+  const loaded = ((await import('snowflake-sdk')) as { default: SnowflakeSdk }).default;
+  loaded.configure({
+    logLevel: 'OFF',
+    disableOCSPChecks: true,
+    additionalLogToConsole: false,
+    useEnvProxy: false,
+  });
+  return loaded;
+});
 
 interface Resolved {
   readonly account: string;

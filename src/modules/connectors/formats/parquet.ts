@@ -1,17 +1,15 @@
 import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 import { ConnectorError } from '../connector-error';
+import { loadOnFirstUse } from '../lazy-module';
 import { CollisionLog, flattenRecord, ParsedRecord } from './records';
 
 type Hyparquet = typeof import('hyparquet');
 type Compressors = typeof import('hyparquet-compressors');
 
-let modules: Promise<[Hyparquet, Compressors]> | undefined;
-
-/** hyparquet is ESM-only; Node ≥ 20.19 require()s it, and loading it lazily keeps start-up lean. */
-function load(): Promise<[Hyparquet, Compressors]> {
-  modules ??= Promise.all([import('hyparquet'), import('hyparquet-compressors')]);
-  return modules;
-}
+/** hyparquet is ESM-only; Node ≥ 20.19 require()s it. */
+const load = loadOnFirstUse((): Promise<[Hyparquet, Compressors]> =>
+  Promise.all([import('hyparquet'), import('hyparquet-compressors')]),
+);
 
 const PARQUET_MAGIC = 'PAR1';
 
