@@ -40,6 +40,7 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, message: 'The request body is larger than the configured limit.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   validation_failed: { status: 422, message: 'The request is invalid.' },
+  result_too_large: { status: 422, message: 'The result is larger than the configured limit: narrow the query.' },
   invalid_type: { status: 422, message: 'Unknown connector type.' },
   invalid_device_id: { status: 422, message: 'X-Service-Device-Id must be 16 to 64 characters.' },
   query_not_understood: { status: 422, message: 'The query could not be resolved unambiguously.' },
@@ -58,6 +59,7 @@ export const ERROR_CATALOGUE = {
   runtime_timeout: { status: 504, message: 'The runtime-library daemon did not answer in time.' },
   engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },
   query_timeout: { status: 504, message: 'The query exceeded its time budget.' },
+  insufficient_storage: { status: 507, message: 'The appliance or the organization has no storage left for this.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
