@@ -7,9 +7,9 @@ import {
   Cidr,
   cidrContains,
   cidrWithin,
-  embeddedIpv4,
   formatIp,
   IpAddress,
+  ipv4ForRules,
   makeCidr,
   parseIp,
 } from './ip-address';
@@ -85,7 +85,7 @@ export class EgressPolicy {
   judgeAddress(ip: IpAddress, port: number, name: string | undefined): Verdict {
     const text = formatIp(ip);
     const category = categoryOf(ip);
-    const candidates = [ip, ...optional(embeddedIpv4(ip))];
+    const candidates = [ip, ...optional(ipv4ForRules(ip))];
     const addressRules = this.rules.filter(
       (r): r is Extract<EgressRule, { kind: 'address' }> =>
         r.kind === 'address' && portMatches(r, port) && candidates.some((c) => cidrContains(r.cidr, c)),

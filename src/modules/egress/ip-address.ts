@@ -142,13 +142,27 @@ export function embeddedIpv4(ip: IpAddress): IpAddress | undefined {
   if (ip.family !== 6) return undefined;
   const low32 = ip.value & 0xffffffffn;
   const v4 = (value: bigint): IpAddress => ({ family: 4, value });
-  if (ip.value >> 32n === 0xffffn) return v4(low32); // ::ffff:a.b.c.d (IPv4-mapped)
+  if (isIpv4Mapped(ip)) return v4(low32);
   if (ip.value >> 32n === 0n && low32 > 1n) return v4(low32); // ::a.b.c.d (IPv4-compatible, deprecated)
-  if (ip.value >> 48n === 0xffff0000n) return v4(low32); // ::ffff:0:a.b.c.d (SIIT)
+  if (ip.value >> 32n === 0xffff0000n) return v4(low32); // ::ffff:0:a.b.c.d (SIIT)
   if (cidrContains(NAT64_WELL_KNOWN, ip) || cidrContains(NAT64_LOCAL, ip)) return v4(low32);
   if (cidrContains(SIX_TO_FOUR, ip)) return v4((ip.value >> 80n) & 0xffffffffn);
   if (cidrContains(TEREDO, ip)) return v4(low32 ^ 0xffffffffn);
   return undefined;
+}
+
+/**
+ * `::ffff:a.b.c.d` is how a dual-stack socket spells an IPv4 peer: the very same socket, so IPv4 rules apply to it.
+ * Every other embedding goes through a translator or relay and is a different destination for allow rules.
+ */
+export function isIpv4Mapped(ip: IpAddress): boolean {
+  return ip.family === 6 && ip.value >> 32n === 0xffffn;
+}
+
+/** The IPv4 address that IPv4 allow rules are matched against: the address itself, or the one it maps. */
+export function ipv4ForRules(ip: IpAddress): IpAddress | undefined {
+  if (ip.family === 4) return ip;
+  return isIpv4Mapped(ip) ? { family: 4, value: ip.value & 0xffffffffn } : undefined;
 }
 
 const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
