@@ -32,12 +32,11 @@ async function main(): Promise<void> {
   }
 
   const upstream = new Client(SERVER_INFO);
+  const upstreamTransport = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+  });
   try {
-    await upstream.connect(
-      new StreamableHTTPClientTransport(endpoint, {
-        requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
-      }),
-    );
+    await upstream.connect(upstreamTransport);
   } catch (error) {
     fail(
       `cannot open an MCP session at ${endpoint.href}: ${error instanceof Error ? error.message : String(error)}`,
@@ -51,9 +50,22 @@ async function main(): Promise<void> {
   server.setRequestHandler(CallToolRequestSchema, (request) =>
     upstream.request({ method: 'tools/call', params: request.params }, CallToolResultSchema),
   );
-  server.onclose = () => {
-    void upstream.close().finally(() => process.exit(0));
+  let exiting = false;
+  const exit = (): void => {
+    if (exiting) return;
+    exiting = true;
+    // Ending the session frees its slot on the daemon at once instead of after the idle timeout.
+    void upstreamTransport
+      .terminateSession()
+      .catch(() => undefined)
+      .then(() => upstream.close())
+      .finally(() => process.exit(0));
   };
+  server.onclose = exit;
+  // The SDK's stdio transport does not close when stdin ends, and the upstream session's open stream would keep
+  // this process alive: a host that closes our stdin is gone, so the relay must go too.
+  process.stdin.once('end', () => void server.close().finally(exit));
+  process.stdin.once('close', () => void server.close().finally(exit));
   await server.connect(new StdioServerTransport());
 }
 
