@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
-import { ParsedRecord } from './records';
+import { emptyRecord, ParsedRecord } from './records';
 
 export interface CsvOptions {
   /** Forced delimiter (`\t` for tsv); sniffed from the first rows when absent. */
@@ -188,7 +188,7 @@ function isBlankRow(row: readonly string[]): boolean {
 }
 
 function toRecord(columns: string[], row: readonly string[]): ParsedRecord {
-  const record: ParsedRecord = {};
+  const record = emptyRecord();
   const width = Math.max(columns.length, row.length);
   for (let i = 0; i < width; i += 1) {
     if (i >= columns.length) columns.push(`column_${i + 1}`);

@@ -2,7 +2,7 @@ import type { Workbook as ExcelWorkbook, Worksheet } from 'exceljs';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
 import { columnNames } from './csv';
-import { ParsedRecord, toCell } from './records';
+import { emptyRecord, ParsedRecord, toCell } from './records';
 
 const loadExcel = loadOnFirstUse(async () => (await import('exceljs')).default);
 
@@ -77,7 +77,7 @@ export function sheetRecords(worksheet: Worksheet): ParsedRecord[] {
       );
       return;
     }
-    const record: ParsedRecord = {};
+    const record = emptyRecord();
     const width = Math.max(columns.length, values.length);
     for (let i = 0; i < width; i += 1) {
       if (i >= columns.length) columns.push(`column_${i + 1}`);

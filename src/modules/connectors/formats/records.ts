@@ -2,6 +2,14 @@
 export type ParsedRecord = Record<string, unknown>;
 
 /**
+ * An empty record with no prototype: column names come from files, and on a plain object a `__proto__` column would
+ * replace the prototype (dropping the column, or injecting the inherited keys as columns) instead of being stored.
+ */
+export function emptyRecord(): ParsedRecord {
+  return Object.create(null) as ParsedRecord;
+}
+
+/**
  * Turns a value from any parser into a JSON-safe cell: integers beyond 2^53 stay exact as strings, dates become
  * RFC 3339 strings, bytes become base64.
  */
@@ -35,7 +43,7 @@ export interface Flattened {
 
 /** Flattens nested objects into dotted keys (`{"a": {"b": 1}}` → `{"a.b": 1}`); arrays stay values. */
 export function flattenRecord(source: Record<string, unknown>): Flattened {
-  const record: ParsedRecord = {};
+  const record = emptyRecord();
   const collisions: string[] = [];
   const visit = (value: Record<string, unknown>, prefix: string): void => {
     for (const [key, item] of Object.entries(value)) {
@@ -79,7 +87,7 @@ export function getPath(value: unknown, path: string): unknown {
   let current = value;
   for (const segment of path.split('.').filter((s) => s !== '')) {
     if (Array.isArray(current) && /^\d+$/.test(segment)) current = current[Number(segment)];
-    else if (typeof current === 'object' && current !== null)
+    else if (typeof current === 'object' && current !== null && Object.hasOwn(current, segment))
       current = (current as Record<string, unknown>)[segment];
     else return undefined;
   }

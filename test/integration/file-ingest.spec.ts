@@ -1,0 +1,69 @@
+import { startTestApp, TestApp } from '../support/test-app';
+
+let counter = 0;
+
+async function signUp(t: TestApp): Promise<string> {
+  counter += 1;
+  const res = await t.request('POST', '/auth/signup', {
+    body: { email: `ingest${counter}-${Date.now()}@example.test`, password: 'correct horse battery', name: 'I' },
+  });
+  expect(res.status).toBe(201);
+  return res.body.api_key.raw_key as string;
+}
+
+async function fileConnector(t: TestApp, token: string, config: object): Promise<string> {
+  const res = await t.request('POST', '/v1/connectors', {
+    token,
+    body: { name: `file${++counter}`, connector_type: 'file', config },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function connect(t: TestApp, token: string, id: string, name: string): Promise<any> {
+  const res = await t.request('POST', '/v1/data/connect', {
+    token,
+    body: { connection_type: 'file', dataset_name: name, connection_id: id },
+  });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe('file ingest', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    token = await signUp(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('ingests a __proto__ column of a CSV and of JSON records like any other', async () => {
+    const csv = await connect(
+      t,
+      token,
+      await fileConnector(t, token, { file_type: 'csv', content: 'id,__proto__\n1,a\n2,b\n' }),
+      'proto_csv',
+    );
+    expect(csv).toMatchObject({ status: 'ready', schema_summary: { rows: 2, columns: 2 } });
+    const csvSchema = await t.request('GET', `/v1/data/${csv.dataset_id}/schema`, { token });
+    expect(csvSchema.body.columns.map((c: { name: string }) => c.name)).toEqual(['id', '__proto__']);
+
+    const json = await connect(
+      t,
+      token,
+      await fileConnector(t, token, {
+        file_type: 'json',
+        content: '[{"id": 1, "__proto__": ["x", "y"]}, {"id": 2, "__proto__": null}]',
+      }),
+      'proto_json',
+    );
+    expect(json).toMatchObject({ status: 'ready', schema_summary: { rows: 2, columns: 2 } });
+    const jsonSchema = await t.request('GET', `/v1/data/${json.dataset_id}/schema`, { token });
+    expect(jsonSchema.body.columns.map((c: { name: string }) => c.name)).toEqual(['id', '__proto__']);
+  });
+});
