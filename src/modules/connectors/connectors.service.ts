@@ -12,6 +12,7 @@ import { ConnectorRepository, ListPosition } from './connector.repository';
 import { NormalizedConfig, normalizeConfig } from './connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, RowSelection } from './connector-driver';
 import { ConnectorError, ConnectorErrorType } from './connector-error';
+import { assertSecretsFollowDestination } from './connector-destination';
 import { restoreMasked } from './connector-secrets';
 import {
   CONFIG_CHECK_ONLY_TYPES,
@@ -160,7 +161,7 @@ export class ConnectorsService {
 
   /**
    * Renames and/or replaces the config. A config change re-validates, resets the status to `untested` and clears
-   * the error; masked secrets sent back unchanged keep the stored values.
+   * the error; masked secrets sent back unchanged keep the stored values, unless the destination changed (422).
    */
   async update(orgId: string, id: string, changes: { name?: string; config?: unknown }): Promise<Connector> {
     const current = await this.getForOrg(orgId, id);
@@ -169,16 +170,14 @@ export class ConnectorsService {
       if (typeof changes.config !== 'object' || changes.config === null || Array.isArray(changes.config)) {
         throw AppError.validation([{ field: 'config', problem: 'must be an object' }]);
       }
+      const incoming = changes.config as Record<string, unknown>;
       const open = CONFIG_CHECK_ONLY_TYPES.has(current.connectorType);
-      const raw = restoreMasked(
-        changes.config as Record<string, unknown>,
-        current.config.values as Record<string, unknown>,
-        open,
-      );
+      const raw = restoreMasked(incoming, current.config.values as Record<string, unknown>, open);
       const config = normalizeConfig(
         { type: current.connectorType, provider: current.provider ?? undefined },
         raw,
       );
+      assertSecretsFollowDestination(incoming, current.config, config);
       configSealed = this.seal(id, config);
     }
     const updated = await this.repository.update(

@@ -1,0 +1,87 @@
+import { AppError } from '../../common/errors';
+import { NormalizedConfig, parseUrl } from './connector-config';
+import { maskEmbedded, MASK } from './connector-secrets';
+import { ConnectorType } from './connector-types';
+
+/**
+ * Per type, the fields that decide where a stored secret is sent and how it travels (TLS settings included, since
+ * turning TLS off hands the secret to anyone on the path). Types without secrets (file, sqlite) have none.
+ */
+const DESTINATION_FIELDS: { readonly [K in ConnectorType]?: readonly string[] } = {
+  postgres: ['host', 'port', 'connection_string', 'ssl_mode'],
+  redshift: ['host', 'port', 'connection_string', 'ssl_mode'],
+  mysql: ['host', 'port', 'connection_string'],
+  mssql: ['host', 'port', 'connection_string', 'encrypt', 'trust_server_certificate'],
+  clickhouse: ['host', 'port', 'secure', 'url', 'connection_string'],
+  snowflake: ['account', 'access_url', 'connection_string'],
+  bigquery: ['endpoint_url'],
+  s3: ['endpoint_url'],
+  gcs: ['endpoint_url'],
+  azure: ['connection_string', 'account_url', 'blob_url'],
+  rest: ['base_url', 'url'],
+};
+/** Types whose fields the spec leaves open: any field named like an address decides the destination. */
+const OPEN_DESTINATION_NAME =
+  /host|port|ur[il]|endpoint|server|address|node|account|cloud|domain|dsn|connection/i;
+
+/** A URL counts by its origin (a new path on the same server is not a new destination); a DSN without its secrets. */
+function destinationValue(field: string, value: unknown): string {
+  if (typeof value !== 'string') return JSON.stringify(value ?? null);
+  if (/url$/.test(field)) {
+    const url = parseUrl(value);
+    if (url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')) return url.origin;
+  }
+  return maskEmbedded(value);
+}
+
+function destinationFields(config: NormalizedConfig): readonly string[] {
+  const fields = DESTINATION_FIELDS[config.type];
+  if (fields !== undefined) return fields;
+  if (config.type === 'file' || config.type === 'sqlite') return [];
+  return Object.keys(config.values).filter((name) => OPEN_DESTINATION_NAME.test(name));
+}
+
+/** The destination fields whose value differs between the stored config and the new one. */
+export function changedDestination(before: NormalizedConfig, after: NormalizedConfig): string[] {
+  const names = new Set([...destinationFields(before), ...destinationFields(after)]);
+  const values = (config: NormalizedConfig): Record<string, unknown> =>
+    config.values as Record<string, unknown>;
+  return [...names].filter(
+    (name) => destinationValue(name, values(before)[name]) !== destinationValue(name, values(after)[name]),
+  );
+}
+
+/** Paths (`password`, `headers.Authorization`, `auth.token`) of incoming values still holding the mask. */
+export function maskedFields(incoming: Readonly<Record<string, unknown>>, prefix = ''): string[] {
+  return Object.entries(incoming).flatMap(([name, value]) => {
+    if (typeof value === 'string') return value.includes(MASK) ? [`${prefix}${name}`] : [];
+    if (typeof value === 'object' && value !== null && !Array.isArray(value) && prefix === '') {
+      return maskedFields(value as Record<string, unknown>, `${name}.`);
+    }
+    return [];
+  });
+}
+
+/**
+ * A config change that moves the destination must not carry kept secrets along: whoever can edit a connector
+ * could otherwise point it at their own server and receive the stored password or token. Every masked value sent
+ * back is named so the caller re-enters it (refusing is clearer than dropping it and failing at the next test).
+ */
+export function assertSecretsFollowDestination(
+  incoming: Readonly<Record<string, unknown>>,
+  before: NormalizedConfig,
+  after: NormalizedConfig,
+): void {
+  const kept = maskedFields(incoming);
+  if (kept.length === 0) return;
+  const moved = changedDestination(before, after);
+  if (moved.length === 0) return;
+  const changed = moved.map((field) => `config.${field}`).join(', ');
+  throw AppError.validation(
+    kept.map((field) => ({
+      field: `config.${field}`,
+      problem: `must be re-entered: the destination changed (${changed}) and stored secrets are not sent to a new destination`,
+    })),
+    `The destination changed (${changed}): re-enter ${kept.map((f) => `config.${f}`).join(', ')}; stored secrets are never sent to a new destination.`,
+  );
+}
