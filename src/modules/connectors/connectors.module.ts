@@ -7,12 +7,19 @@ import { ConnectorRepository } from './connector.repository';
 import { ConnectorUploads, STREAMED_CONTENT_TYPES } from './connector-uploads';
 import { ConnectorsController } from './connectors.controller';
 import { ConnectorsService } from './connectors.service';
+import { LeftoverFileSweeper } from './leftover-files';
 import { PreviewRateLimiter } from './preview-rate-limiter';
 
 @Module({
   imports: [DatabaseModule.forFeature([ConnectorSchema])],
   controllers: [ConnectorsController],
-  providers: [ConnectorsService, ConnectorRepository, PreviewRateLimiter, ConnectorUploads],
+  providers: [
+    ConnectorsService,
+    ConnectorRepository,
+    PreviewRateLimiter,
+    ConnectorUploads,
+    LeftoverFileSweeper,
+  ],
   exports: [ConnectorsService],
 })
 export class ConnectorsModule implements OnModuleInit {

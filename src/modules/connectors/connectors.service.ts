@@ -21,6 +21,7 @@ import {
   resolveConnectorType,
 } from './connector-types';
 import { DRIVERS } from './drivers';
+import { SCRATCH_DIR_NAME } from './leftover-files';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
 export const DEFAULT_LIST_LIMIT = 50;
@@ -343,7 +344,7 @@ export class ConnectorsService {
       orgId,
       egress: this.egress,
       importDir: this.config.importDir,
-      scratchDir: join(this.config.runDir, 'connector-scratch'),
+      scratchDir: join(this.config.runDir, SCRATCH_DIR_NAME),
       batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
       signal: options.signal,
       warn: (message) => {

@@ -59,6 +59,8 @@ export class EmptySourceError extends Error {
   }
 }
 
+const PARTIAL_FILE = /\.partial(-journal|-wal|-shm)?$/;
+
 /** The dataset catalogue and files: ingest snapshots, list, describe, delete, formulas. */
 @Injectable()
 export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
@@ -78,8 +80,9 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     mkdirSync(this.config.datasetsDir, { recursive: true, mode: 0o700 });
+    // A killed build leaves its partial file and, when SQLite was journaling at that moment, the journal beside it.
     for (const name of readdirSync(this.config.datasetsDir)) {
-      if (name.endsWith('.partial')) rmSync(join(this.config.datasetsDir, name), { force: true });
+      if (PARTIAL_FILE.test(name)) rmSync(join(this.config.datasetsDir, name), { force: true });
     }
   }
 

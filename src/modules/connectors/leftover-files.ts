@@ -1,0 +1,59 @@
+import { Dirent, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+
+/** Where object-store drivers download an object before parsing it (under the run dir). */
+export const SCRATCH_DIR_NAME = 'connector-scratch';
+
+/** `<32 hex>_<safe name>.partial`: what ConnectorUploads writes before the rename; operator files never match. */
+const UPLOAD_PARTIAL = /^[0-9a-f]{32}_[A-Za-z0-9._-]+\.partial$/;
+const SCRATCH_OBJECT = /^object-[0-9a-f-]{36}$/;
+
+/** Regular files (never symlinks) directly in `dir` whose names match, removed; a missing dir counts none. */
+function removeMatching(dir: string, pattern: RegExp): number {
+  let removed = 0;
+  for (const entry of entriesOf(dir)) {
+    if (!entry.isFile() || !pattern.test(entry.name)) continue;
+    rmSync(join(dir, entry.name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
+function entriesOf(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * At start, removes what a killed daemon left half-written in its own directories: upload files still under their
+ * `.partial` name (in `<import dir>/uploads/<org>/` only) and downloaded objects in the connector scratch dir. No
+ * other process writes these names, and at start this daemon has nothing in flight.
+ */
+@Injectable()
+export class LeftoverFileSweeper implements OnModuleInit {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  onModuleInit(): void {
+    const uploads = join(this.config.importDir, 'uploads');
+    let removed = 0;
+    for (const org of entriesOf(uploads)) {
+      if (org.isDirectory()) removed += removeMatching(join(uploads, org.name), UPLOAD_PARTIAL);
+    }
+    removed += removeMatching(join(this.config.runDir, SCRATCH_DIR_NAME), SCRATCH_OBJECT);
+    if (removed > 0) {
+      this.logger.info(
+        { event: 'leftover_files_removed', files: removed },
+        'removed files left by a killed daemon',
+      );
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, startTestApp } from '../support/test-app';
+
+function place(path: string, bytes = 1024): string {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, Buffer.alloc(bytes, 7));
+  return path;
+}
+
+describe('files left by a killed daemon', () => {
+  it('are removed at start, in the daemon’s own directories only', async () => {
+    const dataDir = makeTempDir();
+    const elsewhere = makeTempDir();
+    const hex = randomUUID().replace(/-/g, '');
+    const datasets = join(dataDir, 'datasets');
+    const uploads = join(dataDir, 'imports', 'uploads', 'org_1');
+    const gone = [
+      place(join(datasets, 'ds_0a1b.sqlite.partial')),
+      place(join(datasets, 'ds_0a1b.sqlite.partial-journal')),
+      place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-journal')),
+      place(join(uploads, `${hex}_sales.csv.partial`), 18 * 1024 * 1024),
+      place(join(dataDir, 'run', 'connector-scratch', `object-${randomUUID()}`)),
+    ];
+    const kept = [
+      place(join(datasets, 'ds_0c0d.sqlite')),
+      place(join(uploads, `${hex}_done.csv`)),
+      place(join(uploads, 'notes.partial')),
+      place(join(dataDir, 'imports', `${hex}_operator.csv.partial`)),
+      place(join(dataDir, 'run', 'connector-scratch', 'operator-notes')),
+      place(join(elsewhere, `${hex}_linked.csv.partial`)),
+    ];
+    symlinkSync(elsewhere, join(dataDir, 'imports', 'uploads', 'org_link'));
+    expect(gone.every((path) => existsSync(path))).toBe(true);
+
+    const t = await startTestApp({}, dataDir);
+    try {
+      expect(gone.filter((path) => existsSync(path))).toEqual([]);
+      expect(kept.filter((path) => !existsSync(path))).toEqual([]);
+    } finally {
+      await t.close();
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
