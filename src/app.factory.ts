@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AppModule } from './app.module';
 import { AppConfig } from './common/config';
 import { prepareDataDir } from './common/data-dir';
-import { createValidationPipe, ErrorFilter, requestIdFor } from './common/http';
+import { createValidationPipe, ErrorFilter, installBodyParsers, requestIdFor } from './common/http';
 import { AppLogger } from './common/logging';
 import { MetricsService } from './modules/health/metrics.service';
 
@@ -40,6 +40,7 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
   });
   app.useGlobalFilters(new ErrorFilter(logger));
   app.useGlobalPipes(createValidationPipe());
+  installBodyParsers(app, config);
 
   const metrics = app.get(MetricsService);
   const fastify = app.getHttpAdapter().getInstance();

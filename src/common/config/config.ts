@@ -21,6 +21,7 @@ const SCHEMA = {
   dataDir: ['SERVICE_DATA_DIR', text('./var')],
   logLevel: ['SERVICE_LOG_LEVEL', oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info')],
   maxBodyBytes: ['SERVICE_MAX_BODY_BYTES', integer(16 * 1024 * 1024, { min: 1024 })],
+  maxJsonDepth: ['SERVICE_MAX_JSON_DEPTH', integer(64, { min: 2, max: 512 })],
   maxUploadBytes: ['SERVICE_MAX_UPLOAD_BYTES', integer(2 * 1024 * 1024 * 1024, { min: 1024 })],
   metricsToken: ['SERVICE_METRICS_TOKEN', optionalText({ secret: true })],
   shutdownTimeoutS: ['SERVICE_SHUTDOWN_TIMEOUT_S', seconds(10)],

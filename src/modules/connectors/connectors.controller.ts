@@ -1,5 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
+import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
 import { Principal } from '../access/principal';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
@@ -72,6 +74,7 @@ export class ConnectorsController {
   }
 
   @Post('uploads')
+  @RouteConfig(ACCEPTS_ANY_BODY)
   @RequireRole('member')
   @HttpCode(201)
   async upload(@CurrentPrincipal() p: Principal, @Req() request: FastifyRequest): Promise<object> {

@@ -1,6 +1,8 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { RawBodyRequest } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
+import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { AppError } from '../../common/errors';
 import { CurrentPrincipal, Public, RequireRole } from '../access/access.decorators';
 import { Principal } from '../access/principal';
@@ -17,6 +19,7 @@ export class RepohostController {
 
   @Public()
   @Post('webhooks/repohost')
+  @RouteConfig(ACCEPTS_ANY_BODY)
   @HttpCode(202)
   receive(
     @Req() request: RawBodyRequest<FastifyRequest>,

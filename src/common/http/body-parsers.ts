@@ -1,0 +1,105 @@
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { FastifyBodyParser, FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors';
+
+/**
+ * Fastify route config (Nest's `@RouteConfig(ACCEPTS_ANY_BODY)`) of the routes that read bodies other than JSON
+ * themselves: uploads and signed inbound webhooks. Every other route takes application/json only.
+ */
+export const ACCEPTS_ANY_BODY = { acceptsAnyBody: true } as const;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Whether a JSON text nests objects and arrays deeper than `maxDepth`, in one pass over its bytes and without
+ * parsing it: every later step that walks a body (class-transformer, validation, logging) recurses per level.
+ * Bytes of multi-byte UTF-8 characters are all >= 0x80, so they never look like brackets or quotes.
+ */
+export function exceedsJsonDepth(bytes: Uint8Array, maxDepth: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return true;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** Fastify's own JSON parser (prototype-poisoning checks included), behind the depth check. */
+function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): FastifyBodyParser<Buffer> {
+  const parse = fastify.getDefaultJsonParser('error', 'error');
+  return (request, body, done) => {
+    if (exceedsJsonDepth(body, maxDepth)) {
+      done(
+        AppError.validation(
+          [
+            {
+              field: 'body',
+              problem: `nests objects and arrays deeper than ${maxDepth} levels (SERVICE_MAX_JSON_DEPTH)`,
+            },
+          ],
+          `The JSON body nests objects and arrays deeper than the limit of ${maxDepth} levels.`,
+        ),
+        undefined,
+      );
+      return;
+    }
+    void parse(request, body.toString(), done);
+  };
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function isJson(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  if (type === undefined) return false;
+  const semicolon = type.indexOf(';');
+  return (semicolon === -1 ? type : type.slice(0, semicolon)).trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * JSON bodies are parsed with a nesting limit, and a body of any other type is refused with 415 before it is read,
+ * except on routes configured with ACCEPTS_ANY_BODY. Call before app.init(), which registers the routes.
+ */
+export function installBodyParsers(
+  app: NestFastifyApplication,
+  limits: { readonly maxBodyBytes: number; readonly maxJsonDepth: number },
+): void {
+  const fastify = app.getHttpAdapter().getInstance();
+  app.useBodyParser(
+    'application/json',
+    { bodyLimit: limits.maxBodyBytes },
+    depthLimitedJsonParser(fastify, limits.maxJsonDepth),
+  );
+  fastify.addHook('preParsing', (request, _reply, payload, done) => {
+    const config = request.routeOptions.config as Partial<typeof ACCEPTS_ANY_BODY> | undefined;
+    // Unmatched routes answer 404 whatever they were sent.
+    if (request.routeOptions.url === undefined || config?.acceptsAnyBody === true) return done(null, payload);
+    if (hasBody(request) && !isJson(request)) {
+      return done(
+        new AppError(
+          'unsupported_media_type',
+          'The request body must be sent as Content-Type: application/json.',
+        ),
+      );
+    }
+    done(null, payload);
+  });
+}

@@ -1,0 +1,163 @@
+import { signupAccount } from '../factories/accounts';
+import { startTestApp, TestApp } from '../support/test-app';
+
+jest.setTimeout(60_000);
+
+const nestedObjects = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+const nestedArrays = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+const json = { 'content-type': 'application/json' };
+
+describe('HTTP input: JSON nesting depth', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp();
+    key = (await signupAccount(t)).apiKey;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const routes: [string, string, boolean][] = [
+    ['POST', '/auth/login', false],
+    ['POST', '/auth/signup', false],
+    ['POST', '/auth/forgot-password', false],
+    ['POST', '/auth/reset-password', false],
+    ['POST', '/v1/simulate', true],
+    ['POST', '/v1/api-keys', true],
+    ['POST', '/v1/connectors', true],
+    ['POST', '/v1/query', true],
+  ];
+
+  it.each(routes)(
+    'refuses 2,000 levels on %s %s with 422 before anything recursive runs',
+    async (method, path, auth) => {
+      for (const body of [nestedObjects(2000), nestedArrays(2000), `{"x":${nestedArrays(2000)}}`]) {
+        const res = await t.request(method, path, {
+          rawBody: body,
+          headers: json,
+          ...(auth ? { token: key } : {}),
+        });
+        expect(res.status).toBe(422);
+        expect(res.body.error.code).toBe('validation_failed');
+        expect(res.body.error.message).toContain('deeper than the limit of 64 levels');
+        expect(res.body.error.details).toEqual([
+          { field: 'body', problem: expect.stringContaining('SERVICE_MAX_JSON_DEPTH') },
+        ]);
+        expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+      }
+    },
+  );
+
+  it('lets a body at the limit through to the route, and counts brackets inside strings as text', async () => {
+    const atLimit = await t.request('POST', '/auth/login', { rawBody: nestedObjects(64), headers: json });
+    expect(atLimit.status).toBe(422);
+    expect(atLimit.body.error.details.map((d: { field: string }) => d.field)).toContain('email');
+    const bracketsInStrings = JSON.stringify({
+      email: 'nobody@example.test',
+      password: '['.repeat(100) + '{"\\'.repeat(100),
+    });
+    const login = await t.request('POST', '/auth/login', { rawBody: bracketsInStrings, headers: json });
+    expect(login.status).toBe(401);
+    expect(login.body.error.code).toBe('invalid_credentials');
+  });
+});
+
+describe('HTTP input: the largest depth an operator may configure', () => {
+  it('still answers every route without overflowing (SERVICE_MAX_JSON_DEPTH=512)', async () => {
+    const t = await startTestApp({ SERVICE_MAX_JSON_DEPTH: '512' });
+    try {
+      const key = (await signupAccount(t)).apiKey;
+      for (const [path, token] of [
+        ['/auth/login', undefined],
+        ['/v1/api-keys', key],
+        ['/v1/simulate', key],
+      ] as const) {
+        for (const body of [nestedObjects(512), `{"label":${nestedArrays(511)}}`]) {
+          const res = await t.request('POST', path, {
+            rawBody: body,
+            headers: json,
+            ...(token ? { token } : {}),
+          });
+          expect(res.status).toBe(422);
+          expect(res.body.error.code).toBe('validation_failed');
+        }
+        const over = await t.request('POST', path, {
+          rawBody: nestedArrays(513),
+          headers: json,
+          ...(token ? { token } : {}),
+        });
+        expect(over.body.error.message).toContain('limit of 512 levels');
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('HTTP input: media types', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp({ SERVICE_REPOHOST_WEBHOOK_SECRET: 'repohost-secret' });
+    key = (await signupAccount(t)).apiKey;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each(['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/octet-stream'])(
+    'answers a %s body on a JSON route with 415 unsupported_media_type',
+    async (type) => {
+      for (const [path, token] of [
+        ['/auth/login', undefined],
+        ['/v1/simulate', key],
+      ] as const) {
+        const res = await t.request('POST', path, {
+          rawBody: 'email=a&password=b',
+          headers: { 'content-type': type },
+          ...(token ? { token } : {}),
+        });
+        expect(res.status).toBe(415);
+        expect(res.body.error.code).toBe('unsupported_media_type');
+        expect(res.body.error.request_id).toBe(res.headers.get('x-request-id'));
+      }
+    },
+  );
+
+  it('answers a body without Content-Type with 415, and takes JSON with a charset', async () => {
+    const bare = await t.request('POST', '/auth/login', { rawBody: '{"email":"a@b.c","password":"x"}' });
+    expect(bare.status).toBe(415);
+    const charset = await t.request('POST', '/auth/login', {
+      rawBody: '{"email":"nobody@example.test","password":"not-the-password"}',
+      headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+    });
+    expect(charset.status).toBe(401);
+    expect(charset.body.error.code).toBe('invalid_credentials');
+  });
+
+  it('keeps the upload route and the repohost receiver on their own rules', async () => {
+    const upload = await t.request('POST', '/v1/connectors/uploads', {
+      rawBody: 'a,b\n1,2\n',
+      token: key,
+      headers: { 'content-type': 'application/octet-stream', 'x-filename': 'rows.csv' },
+    });
+    expect(upload.status).toBe(201);
+    expect(upload.body.bytes).toBe(8);
+    const repohost = await t.request('POST', '/webhooks/repohost', {
+      rawBody: 'hello',
+      headers: { 'content-type': 'text/plain', 'x-hub-signature-256': 'sha256=00' },
+    });
+    expect(repohost.status).toBe(401);
+    expect(repohost.body.error.code).toBe('invalid_signature');
+  });
+
+  it('still answers 404 for an unknown route whatever the body type', async () => {
+    const res = await t.request('POST', '/v1/nothing-here', {
+      rawBody: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
