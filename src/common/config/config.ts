@@ -41,6 +41,11 @@ const SCHEMA = {
   jwtSecret: ['SERVICE_JWT_SECRET', optionalText({ secret: true })],
   apiKeyPepper: ['SERVICE_API_KEY_PEPPER', optionalText({ secret: true })],
   apiKeyPrefix: ['SERVICE_API_KEY_PREFIX', text('dsk')],
+  loginFailureWindowS: ['SERVICE_LOGIN_FAILURE_WINDOW_S', seconds(900)],
+  loginFailuresPerSource: ['SERVICE_LOGIN_FAILURES_PER_SOURCE', integer(5, { min: 1, max: 10_000 })],
+  loginFailuresPerIp: ['SERVICE_LOGIN_FAILURES_PER_IP', integer(20, { min: 1, max: 100_000 })],
+  loginAccountBackstop: ['SERVICE_LOGIN_ACCOUNT_BACKSTOP', integer(50, { min: 1, max: 1_000_000 })],
+  loginBackstopDelayS: ['SERVICE_LOGIN_BACKSTOP_DELAY_S', seconds(3)],
 
   webhookRetryBaseMs: ['SERVICE_WEBHOOK_RETRY_BASE_MS', integer(5000, { min: 1 })],
   webhookMaxAttempts: ['SERVICE_WEBHOOK_MAX_ATTEMPTS', integer(8, { min: 1, max: 50 })],

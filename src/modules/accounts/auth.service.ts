@@ -1,14 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { APP_CONFIG, AppConfig } from '../../common/config';
 import { burnPasswordCheck, hashPassword, sha256Hex, verifyPassword } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { AuditService } from '../audit/audit.service';
+import { AuditActor } from '../audit/audit.types';
 import { AuthTokenPurpose } from './account.entities';
 import { AccountMailer } from './account-mailer';
 import { AccountsRepository } from './accounts.repository';
 import { normalizeEmail } from './accounts.types';
-import { LoginThrottle } from './login-throttle';
+import { LoginThrottle, ThrottleEngagement } from './login-throttle';
 import { SessionsService } from './sessions.service';
 import { SlidingWindowLimiter } from './sliding-window-limiter';
 
@@ -27,38 +30,45 @@ export class AuthService implements OnApplicationShutdown {
     private readonly throttle: LoginThrottle,
     private readonly mailer: AccountMailer,
     private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
   /** Unknown address, missing password and wrong password all answer the same 401, after the same work. */
   async login(rawEmail: string, password: string, ip: string): Promise<{ token: string; expiresIn: number }> {
     const email = normalizeEmail(rawEmail);
-    this.throttle.assertAllowed(email, ip);
+    const { delayMs } = this.throttle.admit(email, ip);
+    if (delayMs > 0) await sleep(delayMs);
     const user = await this.repository.findUserByEmail(email);
     const matches = user?.passwordHash
       ? await verifyPassword(password, user.passwordHash)
       : await burnPasswordCheck(password).then(() => false);
+    const actor: AuditActor = user ? { type: 'user', id: user.id } : { type: 'anonymous' };
     if (!user || !matches) {
-      this.throttle.recordFailure(email, ip);
-      await this.audit.record({
-        event: 'login_failed',
-        orgId: user?.orgId,
-        actor: user ? { type: 'user', id: user.id } : { type: 'anonymous' },
-        ip,
-        details: { email },
-      });
+      const engaged = this.throttle.recordFailure(email, ip);
+      await this.audit.record({ event: 'login_failed', orgId: user?.orgId, actor, ip, details: { email } });
+      for (const scope of engaged) await this.auditThrottle(scope, email, ip, user?.orgId, actor);
       throw new AppError('invalid_credentials');
     }
-    this.throttle.recordSuccess(email);
+    this.throttle.recordSuccess(email, ip);
     const session = await this.sessions.issue(user.id, ip);
-    await this.audit.record({ event: 'login_succeeded', orgId: user.orgId, actor: { type: 'user', id: user.id }, ip });
+    await this.audit.record({
+      event: 'login_succeeded',
+      orgId: user.orgId,
+      actor,
+      ip,
+      ...(delayMs > 0 ? { details: { delayed_s: delayMs / 1000 } } : {}),
+    });
     return session;
   }
 
   async verifyEmail(token: string, ip: string): Promise<void> {
     await this.consume(token, 'verify_email', async (userId, orgId, tx, now) => {
       await this.repository.markEmailVerified(userId, now, tx);
-      await this.audit.record({ event: 'email_verified', orgId, actor: { type: 'user', id: userId }, ip }, tx);
+      await this.audit.record(
+        { event: 'email_verified', orgId, actor: { type: 'user', id: userId }, ip },
+        tx,
+      );
     });
   }
 
@@ -74,7 +84,11 @@ export class AuthService implements OnApplicationShutdown {
 
   /** Sets the new password and ends every session of the user. */
   async resetPassword(token: string, newPassword: string, ip: string): Promise<void> {
-    const usable = await this.repository.findUsableAuthToken(sha256Hex(token), 'reset_password', new Date().toISOString());
+    const usable = await this.repository.findUsableAuthToken(
+      sha256Hex(token),
+      'reset_password',
+      new Date().toISOString(),
+    );
     if (!usable) throw new AppError('invalid_token');
     const passwordHash = await hashPassword(newPassword);
     let userId = '';
@@ -84,23 +98,66 @@ export class AuthService implements OnApplicationShutdown {
       const ended = await this.sessions.revokeAll(id, tx);
       await this.repository.retireAuthTokens(id, 'reset_password', now, tx);
       await this.audit.record(
-        { event: 'password_reset', orgId, actor: { type: 'user', id }, ip, details: { sessions_revoked: ended } },
+        {
+          event: 'password_reset',
+          orgId,
+          actor: { type: 'user', id },
+          ip,
+          details: { sessions_revoked: ended },
+        },
         tx,
       );
     });
     this.sessions.forgetUser(userId);
-    this.throttle.recordSuccess((await this.repository.findUser(userId))?.email ?? '');
+    this.throttle.clearAccount((await this.repository.findUser(userId))?.email ?? '');
   }
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.allSettled([...this.pending]);
   }
 
+  /** Written once when a throttle engages, not per refused attempt, so a flood of 429s cannot flood the log. */
+  private async auditThrottle(
+    scope: ThrottleEngagement,
+    email: string,
+    ip: string,
+    orgId: string | undefined,
+    actor: AuditActor,
+  ): Promise<void> {
+    const windowS = this.config.loginFailureWindowS;
+    if (scope === 'account_backstop') {
+      await this.audit.record({
+        event: 'login_backstop_engaged',
+        orgId,
+        actor,
+        ip,
+        details: {
+          email,
+          failures: this.config.loginAccountBackstop + 1,
+          window_s: windowS,
+          delay_s: this.config.loginBackstopDelayS,
+        },
+      });
+      return;
+    }
+    const failures = scope === 'source' ? this.config.loginFailuresPerIp : this.config.loginFailuresPerSource;
+    await this.audit.record({
+      event: 'login_throttled',
+      orgId: scope === 'source' ? undefined : orgId,
+      actor: scope === 'source' ? { type: 'anonymous' } : actor,
+      ip,
+      details: { scope, ...(scope === 'source' ? {} : { email }), failures, window_s: windowS },
+    });
+  }
+
   private async sendReset(email: string, ip: string): Promise<void> {
     const user = await this.repository.findUserByEmail(email);
     if (!user) return;
     if (this.resetMails.retryAfterMs(user.id) > 0) {
-      this.logger.warn({ event: 'password_reset_mail_throttled', user_id: user.id }, 'reset mail not sent: too many');
+      this.logger.warn(
+        { event: 'password_reset_mail_throttled', user_id: user.id },
+        'reset mail not sent: too many',
+      );
       return;
     }
     this.resetMails.hit(user.id);

@@ -1,32 +1,72 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { SlidingWindowLimiter } from './sliding-window-limiter';
 
-const WINDOW_MS = 15 * 60_000;
-/** Failed logins tolerated per address and per client IP within the window. */
-export const FAILURES_PER_EMAIL = 5;
-export const FAILURES_PER_IP = 20;
+/** A throttle that started to apply with the failure just recorded; each is audited once, when it engages. */
+export type ThrottleEngagement = 'account_source' | 'source' | 'account_backstop';
 
-/** Throttles repeated login failures per e-mail address and per client address (429 rate_limited). */
+export interface LoginAdmission {
+  /** How long to hold the attempt before checking the password: non-zero only under the account-wide backstop. */
+  readonly delayMs: number;
+}
+
+/**
+ * Throttles failed logins per (account, client address) and per client address, which refuses (429) only the
+ * sources that failed. Failures against one account from everywhere only slow that account's logins down (the
+ * backstop), so nobody can lock a known account out by guessing its password from elsewhere.
+ */
 @Injectable()
 export class LoginThrottle {
-  private readonly byEmail = new SlidingWindowLimiter(FAILURES_PER_EMAIL, WINDOW_MS);
-  private readonly byIp = new SlidingWindowLimiter(FAILURES_PER_IP, WINDOW_MS);
+  private readonly byAccountSource: SlidingWindowLimiter;
+  private readonly bySource: SlidingWindowLimiter;
+  private readonly byAccount: SlidingWindowLimiter;
 
-  assertAllowed(email: string, ip: string): void {
-    const waitMs = Math.max(this.byEmail.retryAfterMs(email), this.byIp.retryAfterMs(ip));
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const windowMs = config.loginFailureWindowS * 1000;
+    this.byAccountSource = new SlidingWindowLimiter(config.loginFailuresPerSource, windowMs);
+    this.bySource = new SlidingWindowLimiter(config.loginFailuresPerIp, windowMs);
+    this.byAccount = new SlidingWindowLimiter(config.loginAccountBackstop + 1, windowMs);
+  }
+
+  /** Throws 429 rate_limited for a throttled source; otherwise says how long to delay the attempt. */
+  admit(email: string, ip: string, now = Date.now()): LoginAdmission {
+    const waitMs = Math.max(
+      this.byAccountSource.retryAfterMs(pairKey(email, ip), now),
+      this.bySource.retryAfterMs(ip, now),
+    );
     if (waitMs > 0) {
       const seconds = String(Math.max(1, Math.ceil(waitMs / 1000)));
-      throw new AppError('rate_limited', 'Too many failed logins: retry later.', undefined, { 'retry-after': seconds });
+      throw new AppError('rate_limited', 'Too many failed logins from this address: retry later.', undefined, {
+        'retry-after': seconds,
+      });
     }
+    const overBackstop = this.byAccount.retryAfterMs(email, now) > 0;
+    return { delayMs: overBackstop ? this.config.loginBackstopDelayS * 1000 : 0 };
   }
 
-  recordFailure(email: string, ip: string): void {
-    this.byEmail.hit(email);
-    this.byIp.hit(ip);
+  recordFailure(email: string, ip: string, now = Date.now()): ThrottleEngagement[] {
+    const engaged: ThrottleEngagement[] = [];
+    if (this.byAccountSource.hit(pairKey(email, ip), now) === this.config.loginFailuresPerSource) {
+      engaged.push('account_source');
+    }
+    if (this.bySource.hit(ip, now) === this.config.loginFailuresPerIp) engaged.push('source');
+    if (this.byAccount.hit(email, now) === this.config.loginAccountBackstop + 1) engaged.push('account_backstop');
+    return engaged;
   }
 
-  recordSuccess(email: string): void {
-    this.byEmail.reset(email);
+  /** A successful login clears its own source only: failures from elsewhere still count against the account. */
+  recordSuccess(email: string, ip: string): void {
+    this.byAccountSource.reset(pairKey(email, ip));
   }
+
+  /** A password reset proves control of the mailbox: every count against the account goes. */
+  clearAccount(email: string): void {
+    this.byAccount.reset(email);
+    this.byAccountSource.resetWhere((key) => key.startsWith(`${email}\n`));
+  }
+}
+
+function pairKey(email: string, ip: string): string {
+  return `${email}\n${ip}`;
 }

@@ -15,15 +15,21 @@ export class SlidingWindowLimiter {
     return recent[recent.length - this.limit] + this.windowMs - now;
   }
 
-  hit(key: string, now = Date.now()): void {
+  /** Counts one event; returns how many the key has in the window, this one included. */
+  hit(key: string, now = Date.now()): number {
     if (this.hits.size >= this.maxKeys) this.prune(now);
     const recent = this.recent(key, now);
     recent.push(now);
     this.hits.set(key, recent);
+    return recent.length;
   }
 
   reset(key: string): void {
     this.hits.delete(key);
+  }
+
+  resetWhere(matches: (key: string) => boolean): void {
+    for (const key of [...this.hits.keys()]) if (matches(key)) this.hits.delete(key);
   }
 
   private recent(key: string, now: number): number[] {

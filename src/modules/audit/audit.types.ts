@@ -5,6 +5,8 @@ export const AUDIT_EVENTS = [
   'provisioned',
   'login_succeeded',
   'login_failed',
+  'login_throttled',
+  'login_backstop_engaged',
   'email_verified',
   'password_reset_requested',
   'password_reset',
