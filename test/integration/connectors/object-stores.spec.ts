@@ -1,10 +1,16 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, Server } from 'node:http';
+import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { BlobServiceClient } from '@azure/storage-blob';
+import {
+  BlobSASPermissions,
+  BlobServiceClient,
+  generateBlobSASQueryParameters,
+  StorageSharedKeyCredential,
+} from '@azure/storage-blob';
 import S3rver from 's3rver';
 import { AzureConfig, normalizeConfig, S3Config } from '../../../src/modules/connectors/connector-config';
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
@@ -12,6 +18,7 @@ import { ConnectorError } from '../../../src/modules/connectors/connector-error'
 import { azureDriver } from '../../../src/modules/connectors/drivers/azure';
 import { s3Driver } from '../../../src/modules/connectors/drivers/s3';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+import { SocketAudit } from '../../support/socket-audit';
 
 const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const CSV = 'id,name\n1,Ada\n2,Alan\n3,Grace\n';
@@ -24,6 +31,11 @@ async function freePort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The audit's predicate: a socket is fine when one of these guards checked and pinned its address. */
+function pinnedByAny(guards: GuardHarness[]): (address: string, port: number) => boolean {
+  return (address, port) => guards.some((g) => g.guard.isPinned(address, port));
 }
 
 function context(guard: GuardHarness): DriverContext {
@@ -70,6 +82,11 @@ describe('s3 driver against s3rver', () => {
   let port: number;
   let allowing: GuardHarness;
   let denying: GuardHarness;
+  let withMetadata: GuardHarness;
+  /** An instance-metadata stand-in (IMDSv2); the socket audit routes the pinned 169.254.169.254:80 to it. */
+  let imds: Server;
+  let imdsPort: number;
+  const imdsSeen: string[] = [];
 
   beforeAll(async () => {
     port = await freePort();
@@ -93,12 +110,31 @@ describe('s3 driver against s3rver', () => {
     setup.destroy();
     allowing = await startGuard(join(dir, 's3-allow'), [`127.0.0.1:${port}`]);
     denying = await startGuard(join(dir, 's3-deny'), []);
+    withMetadata = await startGuard(join(dir, 's3-meta'), [`127.0.0.1:${port}`, '169.254.169.254:80']);
+    imds = createHttpServer((request, response) => {
+      const token = request.headers['x-aws-ec2-metadata-token'];
+      imdsSeen.push(`${request.method} ${request.url} ${typeof token === 'string' ? token : '-'}`);
+      if (request.method === 'PUT' && request.url === '/latest/api/token') return void response.end('tok');
+      if (request.headers['x-aws-ec2-metadata-token'] !== 'tok') return void response.writeHead(401).end();
+      if (request.url === '/latest/meta-data/iam/security-credentials/') return void response.end('reader\n');
+      if (request.url === '/latest/meta-data/iam/security-credentials/reader') {
+        return void response.end(
+          JSON.stringify({ Code: 'Success', AccessKeyId: 'S3RVER', SecretAccessKey: 'S3RVER', Token: 't' }),
+        );
+      }
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => imds.listen(0, '127.0.0.1', resolve));
+    imdsPort = (imds.address() as AddressInfo).port;
   });
 
   afterAll(async () => {
     await allowing.close();
     await denying.close();
+    await withMetadata.close();
     await server.close();
+    imds.closeAllConnections();
+    await new Promise<void>((resolve) => imds.close(() => resolve()));
   });
 
   const config = (raw: Record<string, unknown>): S3Config =>
@@ -163,6 +199,81 @@ describe('s3 driver against s3rver', () => {
     expect(
       (await failure(s3Driver.test(config({ key: 'exports/people.csv' }), context(denying)))).errorType,
     ).toBe('egress_blocked');
+  });
+
+  it('a blocked endpoint is egress_blocked with anonymous access too', async () => {
+    const anonymous = normalizeConfig(
+      { type: 's3' },
+      {
+        bucket: 'data',
+        key: 'exports/people.csv',
+        endpoint_url: `http://127.0.0.1:${port}`,
+        anonymous: true,
+      },
+    ).values as S3Config;
+    const audit = new SocketAudit(pinnedByAny([allowing, denying, withMetadata]));
+    audit.start();
+    let errorType: string;
+    try {
+      errorType = (await failure(s3Driver.test(anonymous, context(denying)))).errorType;
+    } finally {
+      audit.stop();
+    }
+    expect(audit.violations()).toEqual([]);
+    expect(errorType).toBe('egress_blocked');
+  });
+
+  it('opens sockets only to addresses the guard pinned, in every credential mode', async () => {
+    const base = { bucket: 'data', key: 'exports/people.csv', endpoint_url: `http://127.0.0.1:${port}` };
+    const mode = (raw: Record<string, unknown>): S3Config =>
+      normalizeConfig({ type: 's3' }, { ...base, ...raw }).values as S3Config;
+    const audit = new SocketAudit(pinnedByAny([allowing, denying, withMetadata]));
+    audit.redirect('169.254.169.254', 80, '127.0.0.1', imdsPort);
+    const outcomes: string[] = [];
+    const run = async (name: string, config: S3Config, guard: GuardHarness): Promise<void> => {
+      try {
+        outcomes.push(`${name}: ${(await readAll(s3Driver, config, context(guard))).length} rows`);
+      } catch (error) {
+        outcomes.push(`${name}: ${(error as ConnectorError).errorType}`);
+      }
+    };
+    audit.start();
+    try {
+      await run('static keys', mode({ access_key_id: 'S3RVER', secret_access_key: 'S3RVER' }), allowing);
+      await run(
+        'session token',
+        mode({ access_key_id: 'S3RVER', secret_access_key: 'S3RVER', session_token: 't' }),
+        allowing,
+      );
+      await run('anonymous', mode({ anonymous: true }), allowing);
+      await run('anonymous, blocked', mode({ anonymous: true }), denying);
+      await run('instance role', mode({ ambient_credentials: true }), withMetadata);
+      await run('instance role, metadata blocked', mode({ ambient_credentials: true }), allowing);
+      await run(
+        'static keys, blocked',
+        mode({ access_key_id: 'S3RVER', secret_access_key: 'S3RVER' }),
+        denying,
+      );
+    } finally {
+      audit.stop();
+    }
+    expect(audit.violations()).toEqual([]);
+    expect(outcomes).toEqual([
+      'static keys: 3 rows',
+      'session token: 3 rows',
+      'anonymous: 3 rows',
+      'anonymous, blocked: egress_blocked',
+      'instance role: 3 rows',
+      'instance role, metadata blocked: egress_blocked',
+      'static keys, blocked: egress_blocked',
+    ]);
+    expect(imdsSeen).toEqual([
+      'PUT /latest/api/token -',
+      'GET /latest/meta-data/iam/security-credentials/ tok',
+      'GET /latest/meta-data/iam/security-credentials/reader tok',
+    ]);
+    const destinations = new Set(audit.allowedConnections().map((a) => `${a.host}:${a.port}`));
+    expect([...destinations].sort()).toEqual([`127.0.0.1:${port}`, '169.254.169.254:80'].sort());
   });
 });
 
@@ -249,5 +360,63 @@ describe('azure driver against azurite', () => {
       blob: 'exports/people.csv',
     });
     expect((await failure(azureDriver.test(c, context(denying)))).errorType).toBe('egress_blocked');
+  });
+
+  it('opens sockets only to addresses the guard pinned, in every credential mode', async () => {
+    const sas = generateBlobSASQueryParameters(
+      {
+        containerName: 'data',
+        blobName: 'exports/people.csv',
+        permissions: BlobSASPermissions.parse('r'),
+        expiresOn: new Date(Date.now() + 3_600_000),
+      },
+      new StorageSharedKeyCredential('devstoreaccount1', DEV_KEY),
+    ).toString();
+    const account = `http://127.0.0.1:${port}/devstoreaccount1`;
+    const blob = { container: 'data', blob: 'exports/people.csv' };
+    const audit = new SocketAudit(pinnedByAny([allowing, denying]));
+    const outcomes: string[] = [];
+    const run = async (name: string, raw: Record<string, unknown>, guard: GuardHarness): Promise<void> => {
+      try {
+        outcomes.push(`${name}: ${(await readAll(azureDriver, config(raw), context(guard))).length} rows`);
+      } catch (error) {
+        outcomes.push(`${name}: ${(error as ConnectorError).errorType}`);
+      }
+    };
+    audit.start();
+    try {
+      await run('account key', { connection_string: connectionString(), ...blob }, allowing);
+      await run(
+        'SAS connection string',
+        { connection_string: `BlobEndpoint=${account};SharedAccessSignature=${sas}`, ...blob },
+        allowing,
+      );
+      await run('account_url with SAS', { account_url: `${account}?${sas}`, ...blob }, allowing);
+      await run('blob_url with SAS', { blob_url: `${account}/data/exports/people.csv?${sas}` }, allowing);
+      await run('anonymous blob_url', { blob_url: `${account}/data/exports/people.csv` }, allowing);
+      await run(
+        'development storage',
+        { connection_string: 'UseDevelopmentStorage=true', ...blob },
+        allowing,
+      );
+      await run('account key, blocked', { connection_string: connectionString(), ...blob }, denying);
+      await run('anonymous, blocked', { blob_url: `${account}/data/exports/people.csv` }, denying);
+    } finally {
+      audit.stop();
+    }
+    expect(audit.violations()).toEqual([]);
+    expect(outcomes).toEqual([
+      'account key: 3 rows',
+      'SAS connection string: 3 rows',
+      'account_url with SAS: 3 rows',
+      'blob_url with SAS: 3 rows',
+      'anonymous blob_url: auth_failed',
+      'development storage: egress_blocked',
+      'account key, blocked: egress_blocked',
+      'anonymous, blocked: egress_blocked',
+    ]);
+    expect(new Set(audit.allowedConnections().map((a) => `${a.host}:${a.port}`))).toEqual(
+      new Set([`127.0.0.1:${port}`]),
+    );
   });
 });

@@ -3,18 +3,19 @@ import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import { S3Config } from '../connector-config';
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { guardedAgents } from '../guarded-http-agent';
+import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
+import { instanceCredentials } from './aws-instance-credentials';
 import { keyPrefix, objectStoreDriver } from './object-store';
 
 const REQUEST_TIMEOUT_MS = 60_000;
-const INSTANCE_METADATA = { host: '169.254.169.254', port: 80 };
 const loadS3 = loadOnFirstUse(async () => (await import('@aws-sdk/client-s3')).default);
 
 /** Maps AWS SDK errors (by name and HTTP status) to documented error types. */
-export function classifyS3Error(error: unknown, label: string): ConnectorError {
-  const network = classifyNetworkError(error, label);
+export function classifyS3Error(error: unknown, label: string, agents?: GuardedAgents): ConnectorError {
+  // The SDK can replace a refused socket's error with its own (or with a credentials error); the guard knows.
+  const network = classifyNetworkError(agents?.refusal ?? error, label);
   if (network) return network;
   const name = (error as { name?: unknown }).name;
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
@@ -43,16 +44,23 @@ export function classifyS3Error(error: unknown, label: string): ConnectorError {
   return new ConnectorError('remote_error', `${label} failed: ${message}`);
 }
 
+const NO_AMBIENT_CHAIN = (): (() => Promise<never>) => () =>
+  Promise.reject(new ConnectorError('invalid_config', 'The AWS SDK asked for ambient credentials.'));
+
 /**
- * Credentials from the config; the host's ambient chain (environment, then instance metadata) only when the
- * config asks for it, and instance metadata only when the egress policy allows its address.
+ * Explicit credentials in every mode, so the SDK's default chain (environment, profile files, SSO, processes,
+ * container and instance metadata over its own sockets) never runs: static keys, nothing to sign with (anonymous:
+ * requests go unsigned), or the instance role fetched by us through the guard (ambient_credentials).
  */
 async function credentialsFor(
   config: S3Config,
   ctx: DriverContext,
 ): Promise<Pick<S3ClientConfig, 'credentials' | 'signer'>> {
   if (config.anonymous) {
-    return { signer: { sign: (request) => Promise.resolve(request) } };
+    return {
+      credentials: { accessKeyId: '', secretAccessKey: '' },
+      signer: { sign: (request) => Promise.resolve(request) },
+    };
   }
   if (config.aws_access_key_id && config.aws_secret_access_key) {
     return {
@@ -75,31 +83,48 @@ async function credentialsFor(
       'No credentials: give aws_access_key_id and aws_secret_access_key, or anonymous: true, or ambient_credentials: true to use the host role.',
     );
   }
-  await ctx.egress.checkDestination(INSTANCE_METADATA.host, INSTANCE_METADATA.port, {
-    purpose: 'object_store',
-    orgId: ctx.orgId,
-  });
-  return {};
+  return { credentials: await instanceCredentials(ctx) };
 }
 
-async function clientFor(config: S3Config, ctx: DriverContext): Promise<S3Client> {
+interface Session {
+  readonly client: S3Client;
+  readonly agents: GuardedAgents;
+}
+
+async function openSession(config: S3Config, ctx: DriverContext): Promise<Session> {
   const agents = guardedAgents(ctx.egress, { purpose: 'object_store', orgId: ctx.orgId });
-  const { S3Client } = await loadS3();
-  return new S3Client({
-    region: config.region,
-    endpoint: config.endpoint_url,
-    forcePathStyle: config.endpoint_url !== undefined,
-    requestHandler: {
-      httpAgent: agents.http,
-      httpsAgent: agents.https,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      connectionTimeout: 10_000,
-    },
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 2,
-    ...(await credentialsFor(config, ctx)),
-  });
+  try {
+    const { S3Client } = await loadS3();
+    const client = new S3Client({
+      region: config.region,
+      endpoint: config.endpoint_url,
+      forcePathStyle: config.endpoint_url !== undefined,
+      requestHandler: {
+        httpAgent: agents.http,
+        httpsAgent: agents.https,
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        connectionTimeout: 10_000,
+      },
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 2,
+      // Every setting the SDK would otherwise look up in the environment or profile files is fixed here:
+      // "auto" defaults mode asks the instance metadata service for the region over an unguarded socket.
+      defaultsMode: 'standard',
+      ignoreConfiguredEndpointUrls: true,
+      useFipsEndpoint: false,
+      useDualstackEndpoint: false,
+      useArnRegion: false,
+      disableS3ExpressSessionAuth: true,
+      credentialDefaultProvider: NO_AMBIENT_CHAIN,
+      ...(await credentialsFor(config, ctx)),
+    });
+    return { client, agents };
+  } catch (error) {
+    agents.http.destroy();
+    agents.https.destroy();
+    throw classifyS3Error(error, label(config), agents);
+  }
 }
 
 const label = (config: S3Config): string => `s3://${config.bucket}/${config.key}`;
@@ -109,9 +134,7 @@ export const s3Driver = objectStoreDriver<S3Config>({
   objectName: (config) => config.key,
 
   async download(config, ctx) {
-    const client = await clientFor(config, ctx).catch((error: unknown) => {
-      throw classifyS3Error(error, label(config));
-    });
+    const { client, agents } = await openSession(config, ctx);
     try {
       const { GetObjectCommand } = await loadS3();
       const response = await client.send(new GetObjectCommand({ Bucket: config.bucket, Key: config.key }));
@@ -122,12 +145,12 @@ export const s3Driver = objectStoreDriver<S3Config>({
       return body;
     } catch (error) {
       client.destroy();
-      throw classifyS3Error(error, label(config));
+      throw classifyS3Error(error, label(config), agents);
     }
   },
 
   async listSiblings(config, ctx): Promise<BrowseItem[]> {
-    const client = await clientFor(config, ctx);
+    const { client, agents } = await openSession(config, ctx);
     try {
       const { ListObjectsV2Command } = await loadS3();
       const listed = await client.send(
@@ -144,7 +167,7 @@ export const s3Driver = objectStoreDriver<S3Config>({
         size: object.Size,
       }));
     } catch (error) {
-      throw classifyS3Error(error, `s3://${config.bucket}/${keyPrefix(config.key)}`);
+      throw classifyS3Error(error, `s3://${config.bucket}/${keyPrefix(config.key)}`, agents);
     } finally {
       client.destroy();
     }
