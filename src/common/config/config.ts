@@ -59,6 +59,9 @@ const SCHEMA = {
   queryTimeoutS: ['SERVICE_QUERY_TIMEOUT_S', seconds(30)],
   sqlReportTimeoutS: ['SERVICE_SQL_REPORT_TIMEOUT_S', seconds(30)],
   sqlReportMaxRows: ['SERVICE_SQL_REPORT_MAX_ROWS', integer(10000, { min: 1, max: 1_000_000 })],
+  sqlReportsPerKey: ['SERVICE_SQL_REPORTS_PER_KEY', integer(2, { min: 1, max: 1000 })],
+  sqlReportsPerOrg: ['SERVICE_SQL_REPORTS_PER_ORG', integer(4, { min: 1, max: 1000 })],
+  sqlReportsTotal: ['SERVICE_SQL_REPORTS_TOTAL', integer(8, { min: 1, max: 1000 })],
 
   runtimeSocket: ['SERVICE_RUNTIME_SOCKET', optionalText()],
   runtimeBinaryPath: ['SERVICE_RUNTIME_BINARY_PATH', text('./engine_build/runtime')],

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
 import { Principal } from '../access/principal';
@@ -19,6 +19,8 @@ import {
 import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
 import { ResultCache } from './result-cache';
 import { compileSummaryQuery } from './summary-query';
+import { ReportProcesses } from './report-processes';
+import { ReportSlots } from './report-slots';
 import { runSqlReport } from './sql-report';
 
 export interface QueryResult {
@@ -32,6 +34,7 @@ export interface QueryResult {
 const MAX_BATCH = 50;
 const MAX_REPORT_DATASETS = 10;
 const MAX_BYSTANDER_RUNS = 3;
+const REPORT_PROCESS_HEAP_MB = 512;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -52,13 +55,26 @@ interface QueryColumnInfo extends QueryableColumn {
 
 /** Governed queries over datasets: the typed grammar, natural language resolved to it, batches and SQL reports. */
 @Injectable()
-export class QueryService {
+export class QueryService implements OnApplicationShutdown {
   private readonly results = new ResultCache();
+  private readonly reportSlots: ReportSlots;
+  private readonly reportProcesses: ReportProcesses;
 
   constructor(
     private readonly datasets: DatasetsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.reportSlots = new ReportSlots({
+      perCaller: config.sqlReportsPerKey,
+      perOrg: config.sqlReportsPerOrg,
+      total: config.sqlReportsTotal,
+    });
+    this.reportProcesses = new ReportProcesses(REPORT_PROCESS_HEAP_MB);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.reportProcesses.closeAll();
+  }
 
   async query(principal: Principal, input: unknown): Promise<QueryResult> {
     if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
@@ -145,11 +161,21 @@ export class QueryService {
         formulas: dataset.formulas.map((f) => ({ name: f.name, sql: f.sql })),
       };
     });
+    const timeoutMs = this.config.sqlReportTimeoutS * 1000;
+    const caller = principal.keyId ?? `user:${principal.userId ?? ''}`;
+    const release = this.reportSlots.take(caller, principal.orgId, timeoutMs);
     const started = process.hrtime.bigint();
-    const result = await runSqlReport(sql, tables, {
-      timeoutMs: this.config.sqlReportTimeoutS * 1000,
-      maxRows: this.config.sqlReportMaxRows,
-    });
+    let result;
+    try {
+      result = await runSqlReport(
+        sql,
+        tables,
+        { timeoutMs, maxRows: this.config.sqlReportMaxRows },
+        this.reportProcesses,
+      );
+    } finally {
+      release();
+    }
     return {
       columns: result.columns,
       rows: result.rows,

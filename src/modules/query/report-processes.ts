@@ -1,0 +1,96 @@
+import { ChildProcess } from 'node:child_process';
+import { ReportReply, ReportRequest, spawnReportProcess } from './sql-report-process';
+
+type Ended = { readonly kind: 'timeout' } | { readonly kind: 'crashed'; readonly exit: string };
+
+export type ReportOutcome =
+  { readonly kind: 'reply'; readonly reply: Exclude<ReportReply, { op: 'ready' }> } | Ended;
+
+type ProcessEvent = { readonly kind: 'message'; readonly reply: ReportReply } | Ended;
+
+const MAX_IDLE = 2;
+
+/**
+ * The processes SQL reports run in. A finished process is kept (up to two) for the next report, which then pays
+ * no start-up; a process whose report overran its budget is killed with SIGKILL, which is what really stops a
+ * statement busy inside SQLite, and the outcome is reported only once it has exited.
+ */
+export class ReportProcesses {
+  private readonly idle: ChildProcess[] = [];
+  private readonly busy = new Set<ChildProcess>();
+
+  constructor(
+    private readonly maxHeapMb: number,
+    private readonly spawn: (maxHeapMb: number) => ChildProcess = spawnReportProcess,
+  ) {}
+
+  /** Runs one report within `timeoutMs` (start-up of a fresh process included). */
+  async run(request: ReportRequest, timeoutMs: number): Promise<ReportOutcome> {
+    const deadline = Date.now() + timeoutMs;
+    const reused = this.idle.pop();
+    const child = reused ?? this.spawn(this.maxHeapMb);
+    this.busy.add(child);
+    try {
+      if (!reused) {
+        const started = await this.next(child, deadline);
+        if (started.kind !== 'message' || started.reply.op !== 'ready') return this.discard(child, started);
+      }
+      child.send(request);
+      const event = await this.next(child, deadline);
+      if (event.kind !== 'message' || event.reply.op === 'ready') return this.discard(child, event);
+      this.busy.delete(child);
+      if (this.idle.length < MAX_IDLE && child.connected) this.idle.push(child);
+      else child.kill('SIGKILL');
+      return { kind: 'reply', reply: event.reply };
+    } catch (error) {
+      return this.discard(child, {
+        kind: 'crashed',
+        exit: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  /** Kills every process, idle or busy, and waits for them to exit. */
+  async closeAll(): Promise<void> {
+    const all = [...this.idle, ...this.busy];
+    this.idle.length = 0;
+    this.busy.clear();
+    await Promise.all(all.map((child) => killAndWait(child)));
+  }
+
+  private async discard(child: ChildProcess, event: ProcessEvent): Promise<ReportOutcome> {
+    this.busy.delete(child);
+    await killAndWait(child);
+    return event.kind === 'message' ? { kind: 'crashed', exit: `unexpected ${event.reply.op}` } : event;
+  }
+
+  /** The next message of `child`, or how it ended, or the deadline. */
+  private next(child: ChildProcess, deadline: number): Promise<ProcessEvent> {
+    return new Promise((resolve) => {
+      const finish = (outcome: ProcessEvent): void => {
+        clearTimeout(timer);
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        child.off('error', onError);
+        resolve(outcome);
+      };
+      const onMessage = (reply: ReportReply): void => finish({ kind: 'message', reply });
+      const onExit = (code: number | null, signal: string | null): void =>
+        finish({ kind: 'crashed', exit: signal ?? `exit code ${code}` });
+      const onError = (error: Error): void => finish({ kind: 'crashed', exit: error.message });
+      const timer = setTimeout(() => finish({ kind: 'timeout' }), Math.max(0, deadline - Date.now()));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+      child.once('error', onError);
+    });
+  }
+}
+
+function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
