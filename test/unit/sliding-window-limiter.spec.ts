@@ -1,5 +1,5 @@
 import { LruCache } from '../../src/common/lru-cache';
-import { SlidingWindowLimiter } from '../../src/modules/accounts/sliding-window-limiter';
+import { SlidingWindowLimiter } from '../../src/common/sliding-window-limiter';
 
 describe('sliding window limiter', () => {
   it('blocks after the limit and frees up as old hits leave the window', () => {

@@ -13,7 +13,7 @@ import { AccountsRepository } from './accounts.repository';
 import { normalizeEmail } from './accounts.types';
 import { LoginThrottle, ThrottleEngagement } from './login-throttle';
 import { SessionsService } from './sessions.service';
-import { SlidingWindowLimiter } from './sliding-window-limiter';
+import { SlidingWindowLimiter } from '../../common/sliding-window-limiter';
 
 /** Reset mails per address per hour; beyond it requests are answered the same but send nothing (no mail bombing). */
 const RESET_MAILS_PER_HOUR = 3;

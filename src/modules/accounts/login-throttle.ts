@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
-import { SlidingWindowLimiter } from './sliding-window-limiter';
+import { SlidingWindowLimiter } from '../../common/sliding-window-limiter';
 
 /** A throttle that started to apply with the failure just recorded; each is audited once, when it engages. */
 export type ThrottleEngagement = 'account_source' | 'source' | 'account_backstop';
