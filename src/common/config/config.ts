@@ -41,6 +41,8 @@ const SCHEMA = {
   jwtSecret: ['SERVICE_JWT_SECRET', optionalText({ secret: true })],
   apiKeyPepper: ['SERVICE_API_KEY_PEPPER', optionalText({ secret: true })],
   apiKeyPrefix: ['SERVICE_API_KEY_PREFIX', text('dsk')],
+  apiKeyFailureWindowS: ['SERVICE_API_KEY_FAILURE_WINDOW_S', seconds(300)],
+  apiKeyFailuresPerIp: ['SERVICE_API_KEY_FAILURES_PER_IP', integer(30, { min: 1, max: 1_000_000 })],
   loginFailureWindowS: ['SERVICE_LOGIN_FAILURE_WINDOW_S', seconds(900)],
   loginFailuresPerSource: ['SERVICE_LOGIN_FAILURES_PER_SOURCE', integer(5, { min: 1, max: 10_000 })],
   loginFailuresPerIp: ['SERVICE_LOGIN_FAILURES_PER_IP', integer(20, { min: 1, max: 100_000 })],

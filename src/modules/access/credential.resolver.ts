@@ -5,6 +5,7 @@ import { SessionsService } from '../accounts/sessions.service';
 import { looksLikeApiKey } from '../api-keys/api-key-format';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ApiKeyRecord } from '../api-keys/api-keys.types';
+import { KeyFailureThrottle } from './key-failure-throttle';
 import { DEVICE_BINDER, DeviceBinder, FailClosedDeviceBinder } from './device-binder';
 import { CredentialResolver, PresentedCredential, Principal, RequestFacts, Resolution } from './principal';
 
@@ -28,6 +29,7 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     private readonly apiKeys: ApiKeysService,
     private readonly sessions: SessionsService,
     private readonly organizations: OrganizationsService,
+    private readonly failures: KeyFailureThrottle,
     @Optional() @Inject(DEVICE_BINDER) binder?: DeviceBinder,
   ) {
     this.binder = binder ?? new FailClosedDeviceBinder();
@@ -36,23 +38,25 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
   resolve(credential: PresentedCredential, request: RequestFacts): Resolution | Promise<Resolution> {
     if (looksLikeApiKey(credential.value)) return this.resolveApiKey(credential.value, request);
     if (credential.scheme === 'bearer' && JWT_SHAPE.test(credential.value)) return this.resolveSession(credential.value);
-    throw new AppError('invalid_api_key');
+    return this.reject(credential.value, request, 'not_an_api_key');
   }
 
   /** Synchronous when the key is in memory, which is the steady state of every busy key. */
   private resolveApiKey(rawKey: string, request: RequestFacts): Resolution | Promise<Resolution> {
     const key = this.apiKeys.peek(rawKey);
-    if (key === null) throw new AppError('invalid_api_key');
+    if (key === null) return this.reject(rawKey, request, 'malformed_or_expired');
     const principal = key && this.keyPrincipals.get(key);
     if (key && principal) return this.admitKey(key, principal, request);
     return this.resolveApiKeyFromDatabase(rawKey, request);
   }
 
   private async resolveApiKeyFromDatabase(rawKey: string, request: RequestFacts): Promise<Resolution> {
+    // A throttled address may still use a key already in memory, but gets no more database lookups to guess with.
+    this.failures.assertAllowed(request.ip);
     const key = await this.apiKeys.resolve(rawKey);
-    if (!key) throw new AppError('invalid_api_key');
+    if (!key) return this.reject(rawKey, request, 'unknown_revoked_or_expired');
     const org = await this.organizations.get(key.orgId);
-    if (!org) throw new AppError('invalid_api_key');
+    if (!org) return this.reject(rawKey, request, 'unknown_revoked_or_expired');
     const principal: Principal = {
       auth: 'api_key',
       orgId: org.id,
@@ -64,6 +68,11 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     };
     this.keyPrincipals.set(key, principal);
     return this.admitKey(key, principal, request);
+  }
+
+  private async reject(rawCredential: string, request: RequestFacts, reason: string): Promise<never> {
+    this.failures.assertAllowed(request.ip);
+    return this.failures.recordFailure(request.ip, rawCredential, reason);
   }
 
   /** Capped keys bind the device on every request, cached or not. */

@@ -12,6 +12,8 @@ export const AUDIT_EVENTS = [
   'password_reset',
   'key_created',
   'key_revoked',
+  'api_key_rejected',
+  'api_key_throttled',
   'role_changed',
 ] as const;
 export type AuditEventName = (typeof AUDIT_EVENTS)[number];
