@@ -243,6 +243,8 @@ const clickhouse: Normalizer<ClickhouseConfig> = (r) => {
       if (parsed.port && (!connectionString || port === undefined)) port = Number(parsed.port);
     }
   }
+  // URL.hostname keeps an IPv6 literal's brackets; the host is stored bare, however it was given.
+  host = host?.replace(/^\[(.*)\]$/, '$1');
   if (!host) r.problem('host', 'is required (or connection_string or url)');
   const secure = r.boolean('secure', secureFromUrl ?? false);
   return compact<ClickhouseConfig>({

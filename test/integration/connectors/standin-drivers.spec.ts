@@ -16,6 +16,7 @@ import { mssqlDriver } from '../../../src/modules/connectors/drivers/mssql';
 import { snowflakeDriver } from '../../../src/modules/connectors/drivers/snowflake';
 import { assertReadOnlyQuery } from '../../../src/modules/connectors/drivers/sql-common';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+import { SocketAudit } from '../../support/socket-audit';
 
 // No ClickHouse, SQL Server or Snowflake runs on this machine: these tests check config building, egress blocking
 // and error mapping against loopback stand-ins that speak just enough of each protocol.
@@ -23,6 +24,9 @@ import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 let dir: string;
 let http: Server;
 let httpPort: number;
+/** The same HTTP stand-in on the IPv6 loopback address. */
+let http6: Server;
+let http6Port: number;
 let tcp: TcpServer;
 let tcpPort: number;
 let tcpConnections = 0;
@@ -59,28 +63,38 @@ function respond(request: IncomingMessage, response: ServerResponse, body: strin
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'conn-standin-'));
-  http = createHttpServer((request, response) => {
+  const handler = (request: IncomingMessage, response: ServerResponse): void => {
     let body = '';
     request.on('data', (c: Buffer) => (body += c.toString()));
     request.on('end', () => respond(request, response, body));
-  });
+  };
+  http = createHttpServer(handler);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   httpPort = (http.address() as AddressInfo).port;
+  http6 = createHttpServer(handler);
+  await new Promise<void>((resolve) => http6.listen(0, '::1', resolve));
+  http6Port = (http6.address() as AddressInfo).port;
   tcp = createTcpServer((socket) => {
     tcpConnections += 1;
     socket.destroy();
   });
   await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
   tcpPort = (tcp.address() as AddressInfo).port;
-  allowing = await startGuard(join(dir, 'allow'), [`127.0.0.1:${httpPort}`, `127.0.0.1:${tcpPort}`]);
+  allowing = await startGuard(join(dir, 'allow'), [
+    `127.0.0.1:${httpPort}`,
+    `127.0.0.1:${tcpPort}`,
+    `[::1]:${http6Port}`,
+  ]);
   denying = await startGuard(join(dir, 'deny'), []);
 });
 
 afterAll(async () => {
   await allowing.close();
   await denying.close();
-  http.closeAllConnections();
-  await new Promise<void>((resolve) => http.close(() => resolve()));
+  for (const server of [http, http6]) {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
   await new Promise<void>((resolve) => tcp.close(() => resolve()));
   rmSync(dir, { recursive: true, force: true });
 });
@@ -137,6 +151,42 @@ describe('clickhouse (stand-in)', () => {
       clickhouseDriver.test(config({ host: '127.0.0.1', port: httpPort }), context(denying)),
     );
     expect(error.errorType).toBe('egress_blocked');
+    expect(requests.length).toBe(before);
+  });
+
+  it.each([
+    ['url', { url: 'http://[::1]:PORT' }],
+    ['connection_string', { connection_string: 'http://reader:right@[::1]:PORT/sales' }],
+    ['bare host', { host: '::1', port: 'PORT' }],
+    ['bracketed host', { host: '[::1]', port: 'PORT' }],
+  ])('reaches an IPv6 literal given as %s, through the guard', async (_form, raw) => {
+    const withPort = JSON.parse(JSON.stringify(raw).replace(/PORT/g, String(http6Port))) as Record<
+      string,
+      unknown
+    >;
+    if (typeof withPort.port === 'string') withPort.port = Number(withPort.port);
+    const c = config({ user: 'reader', password: 'right', database: 'sales', ...withPort });
+    expect(c.host).toBe('::1');
+    const audit = new SocketAudit((address, port) => allowing.guard.isPinned(address, port));
+    audit.start();
+    let outcome: Awaited<ReturnType<typeof clickhouseDriver.test>>;
+    try {
+      outcome = await clickhouseDriver.test(c, context(allowing));
+    } finally {
+      audit.stop();
+    }
+    expect(audit.violations()).toEqual([]);
+    expect(audit.allowedConnections().map((a) => `${a.host}:${a.port}`)).toEqual([`::1:${http6Port}`]);
+    expect(outcome.details).toEqual({ server_version: '24.3.1.1', database: 'sales' });
+  });
+
+  it('a blocked IPv6 destination is egress_blocked and never contacted', async () => {
+    const before = requests.length;
+    const error = await failure(
+      clickhouseDriver.test(config({ url: `http://[::1]:${http6Port}` }), context(denying)),
+    );
+    expect(error.errorType).toBe('egress_blocked');
+    expect(error.message).toContain(`::1:${http6Port}`);
     expect(requests.length).toBe(before);
   });
 });

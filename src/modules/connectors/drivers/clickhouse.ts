@@ -31,6 +31,12 @@ export function classifyClickhouseError(
   return new ConnectorError('remote_error', `${label} failed: ${message}`);
 }
 
+/** `host:port`, with an IPv6 literal in brackets (the form URLs and messages need). */
+function hostPort(config: ClickhouseConfig): string {
+  const host = config.host ?? 'localhost';
+  return `${host.includes(':') ? `[${host}]` : host}:${config.port ?? 8123}`;
+}
+
 /** The HTTP(S) endpoint and credentials; host/port/secure were derived from url or DSN when the config was read. */
 function endpoint(config: ClickhouseConfig): {
   url: string;
@@ -48,9 +54,8 @@ function endpoint(config: ClickhouseConfig): {
     const path = dsn.pathname.replace(/^\//, '');
     if (path) database = decodeURIComponent(path);
   }
-  const host = (config.host ?? 'localhost').includes(':') ? `[${config.host}]` : config.host;
   return {
-    url: `${config.secure ? 'https' : 'http'}://${host}:${config.port ?? 8123}`,
+    url: `${config.secure ? 'https' : 'http'}://${hostPort(config)}`,
     user,
     password,
     database,
@@ -76,7 +81,7 @@ async function open(
     // Failures reach the caller as classified errors; the client's own console lines would bypass the JSON log.
     log: { level: ClickHouseLogLevel.OFF },
   });
-  return { client, agents, label: `${config.host ?? 'localhost'}:${config.port ?? 8123}` };
+  return { client, agents, label: hostPort(config) };
 }
 
 async function withClient<T>(
