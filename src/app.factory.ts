@@ -24,7 +24,7 @@ class NestPinoLogger implements LoggerService {
 
 /** Builds the whole daemon (not yet listening); used by main.ts and by every e2e test. */
 export async function createApp(config: AppConfig, logger: AppLogger): Promise<NestFastifyApplication> {
-  prepareDataDir(config);
+  prepareDataDir(config, logger);
   const adapter = new FastifyAdapter({
     bodyLimit: config.maxBodyBytes,
     genReqId: requestIdFor,

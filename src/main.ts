@@ -61,6 +61,8 @@ async function main(): Promise<void> {
     fail(logger, error);
   }
   const logger = createLogger(config.logLevel);
+  // As private as the unit's UMask=0077 also under `npm start`: whatever the daemon writes is its user's alone.
+  process.umask(0o077);
   let app: NestFastifyApplication;
   try {
     app = await createApp(config, logger);

@@ -83,11 +83,11 @@ async function provision(options: Options): Promise<number> {
   const password = options.passwordStdin ? readPassword() : undefined;
   checkOptions(options, password);
   const config = loadConfig();
-  prepareDataDir(config);
   const logger = createLogger(
     config.logLevel === 'info' ? 'warn' : config.logLevel,
     pino.destination({ fd: 2, sync: true }),
   );
+  prepareDataDir(config, logger);
   const app = await NestFactory.createApplicationContext(ProvisionModule.forRoot(config, logger), {
     logger: false,
   });

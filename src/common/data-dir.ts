@@ -1,11 +1,33 @@
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { AppConfig } from './config';
+import { AppLogger } from './logging';
 
-/** Creates the data dir (mode 0700) and the folders the daemon writes into, if missing. */
-export function prepareDataDir(config: AppConfig): void {
-  for (const dir of [config.dataDir, config.keysDir, config.runDir, config.datasetsDir, config.importDir]) {
-    if (existsSync(dir)) continue;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
+const PRIVATE_DIR = 0o700;
+
+/**
+ * Creates the data dir and the folders the daemon writes into, each 0700, and tightens an existing one that is
+ * looser (a data dir made by hand or by an older version at 0755 would let any local user read the database).
+ * The import dir is only created: operators may share it with the tools that drop files there.
+ */
+export function prepareDataDir(config: AppConfig, logger?: AppLogger): void {
+  for (const dir of [config.dataDir, config.keysDir, config.runDir, config.datasetsDir]) {
+    if (!existsSync(dir)) {
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
+      chmodSync(dir, PRIVATE_DIR);
+      continue;
+    }
+    const mode = statSync(dir).mode & 0o777;
+    if ((mode & 0o077) === 0) continue;
+    chmodSync(dir, PRIVATE_DIR);
+    logger?.warn(
+      {
+        event: 'data_dir_permissions_tightened',
+        path: dir,
+        mode: mode.toString(8),
+        now: PRIVATE_DIR.toString(8),
+      },
+      'a data directory was readable by others: tightened to 0700',
+    );
   }
+  if (!existsSync(config.importDir)) mkdirSync(config.importDir, { recursive: true, mode: PRIVATE_DIR });
 }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, Options, SqliteDriver } from '@mikro-orm/sqlite';
@@ -33,9 +33,22 @@ export function ormOptions(databaseFile: string): Options {
   };
 }
 
+/**
+ * The database and its WAL and shared-memory files are readable by the daemon's user only, whatever the umask of
+ * whoever opens it first (daemon, provision, rekey). SQLite creates `-wal` and `-shm` with the mode of the database
+ * file, so a database created 0600 keeps them so; an older install's looser files are tightened here.
+ */
+function restrictDatabaseFiles(databaseFile: string): void {
+  if (!existsSync(databaseFile)) closeSync(openSync(databaseFile, 'a', 0o600));
+  for (const suffix of ['', '-wal', '-shm', '-journal']) {
+    if (existsSync(databaseFile + suffix)) chmodSync(databaseFile + suffix, 0o600);
+  }
+}
+
 /** Opens the database and applies every pending committed migration (never schema auto-sync). */
 export async function openDatabase(databaseFile: string): Promise<MikroORM> {
   mkdirSync(dirname(databaseFile), { recursive: true, mode: 0o700 });
+  restrictDatabaseFiles(databaseFile);
   const orm = await MikroORM.init(ormOptions(databaseFile));
   await orm.getMigrator().up();
   return orm;
