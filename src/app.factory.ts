@@ -48,6 +48,12 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
     void reply.header('x-request-id', request.id);
     done();
   });
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    // A refused upload is answered before its body has arrived: keeping the connection would leave the client
+    // streaming into a drain, and graceful shutdown waiting for that connection until its deadline.
+    if (!request.raw.complete) void reply.header('connection', 'close');
+    done(null, payload);
+  });
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
