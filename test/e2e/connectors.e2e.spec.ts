@@ -187,7 +187,7 @@ describe('connectors over HTTP (booted daemon)', () => {
       bytes: body.length,
       sha256: createHash('sha256').update(body).digest('hex'),
     });
-    expect(raw.body.file_path).toMatch(/^uploads\/[^/]+\/[0-9a-f]{32}_evil_name\.csv$/);
+    expect(raw.body.file_path).toMatch(/^orgs\/[^/]+\/uploads\/[0-9a-f]{32}_evil_name\.csv$/);
     expect(readFileSync(join(t.config.importDir, raw.body.file_path as string)).equals(body)).toBe(true);
 
     const form = new FormData();

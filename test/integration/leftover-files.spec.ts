@@ -16,22 +16,28 @@ describe('files left by a killed daemon', () => {
     const hex = randomUUID().replace(/-/g, '');
     const datasets = join(dataDir, 'datasets');
     const uploads = join(dataDir, 'imports', 'uploads', 'org_1');
+    const orgUploads = join(dataDir, 'imports', 'orgs', 'org_2', 'uploads');
     const gone = [
       place(join(datasets, 'ds_0a1b.sqlite.partial')),
       place(join(datasets, 'ds_0a1b.sqlite.partial-journal')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-journal')),
       place(join(uploads, `${hex}_sales.csv.partial`), 18 * 1024 * 1024),
+      place(join(orgUploads, `${hex}_sales.csv.partial`)),
       place(join(dataDir, 'run', 'connector-scratch', `object-${randomUUID()}`)),
     ];
     const kept = [
       place(join(datasets, 'ds_0c0d.sqlite')),
       place(join(uploads, `${hex}_done.csv`)),
+      place(join(orgUploads, `${hex}_done.csv`)),
+      place(join(dataDir, 'imports', 'orgs', 'org_2', `${hex}_placed.csv.partial`)),
       place(join(uploads, 'notes.partial')),
       place(join(dataDir, 'imports', `${hex}_operator.csv.partial`)),
       place(join(dataDir, 'run', 'connector-scratch', 'operator-notes')),
       place(join(elsewhere, `${hex}_linked.csv.partial`)),
     ];
     symlinkSync(elsewhere, join(dataDir, 'imports', 'uploads', 'org_link'));
+    mkdirSync(join(dataDir, 'imports', 'orgs', 'org_3'), { recursive: true });
+    symlinkSync(elsewhere, join(dataDir, 'imports', 'orgs', 'org_3', 'uploads'));
     expect(gone.every((path) => existsSync(path))).toBe(true);
 
     const t = await startTestApp({}, dataDir);

@@ -54,4 +54,25 @@ describe('loadConfig', () => {
     expect(config.configEncryptionKey?.equals(Buffer.alloc(32, 7))).toBe(true);
     expect(config.engineComputeTimeoutS).toBe(0.5);
   });
+
+  it('parses SERVICE_IMPORT_GRANTS and refuses a grant that is not org_id:relative/path', () => {
+    expect(loadConfig({}).importGrants).toEqual([]);
+    expect(
+      loadConfig({ SERVICE_IMPORT_GRANTS: 'org_b1:shared/rates.csv, org-c:reports/ ,' }).importGrants,
+    ).toEqual([
+      { orgId: 'org_b1', path: 'shared/rates.csv' },
+      { orgId: 'org-c', path: 'reports' },
+    ]);
+    for (const bad of [
+      'shared/rates.csv',
+      ':a.csv',
+      'org_b:',
+      'org_b:/etc/passwd',
+      'org_b:../x',
+      'org_b:a/../../x',
+      'org b:a',
+    ]) {
+      expect(() => loadConfig({ SERVICE_IMPORT_GRANTS: bad })).toThrow('SERVICE_IMPORT_GRANTS');
+    }
+  });
 });

@@ -85,7 +85,11 @@ export function base64Key(bytes: number): EnvParser<Buffer | undefined> {
 }
 
 /** An absolute URL with one of `protocols`; `secret` keeps the value (it may carry a password) out of messages. */
-function urlOf(protocols: readonly string[], expected: string, secret: boolean): EnvParser<string | undefined> {
+function urlOf(
+  protocols: readonly string[],
+  expected: string,
+  secret: boolean,
+): EnvParser<string | undefined> {
   return parser((raw) => {
     if (raw === undefined || raw === '') return undefined;
     let url: URL;
@@ -105,4 +109,44 @@ export function httpUrl(): EnvParser<string | undefined> {
 
 export function smtpUrl(): EnvParser<string | undefined> {
   return urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', true);
+}
+
+export interface PathGrant {
+  readonly orgId: string;
+  /** Relative to the directory the grant is about, normalised, never leaving it. */
+  readonly path: string;
+}
+
+/** `org_id:relative/path,...`: paths an organization may read besides its own (SERVICE_IMPORT_GRANTS). */
+export function pathGrants(): EnvParser<readonly PathGrant[]> {
+  return parser((raw) =>
+    Object.freeze(
+      (raw ?? '')
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+        .map((item) => {
+          const colon = item.indexOf(':');
+          const orgId = item.slice(0, colon);
+          const path = item
+            .slice(colon + 1)
+            .trim()
+            .replace(/\/+$/, '');
+          if (colon <= 0 || !/^[A-Za-z0-9_-]+$/.test(orgId)) {
+            throw new Error(`"${item}" must be org_id:relative/path`);
+          }
+          const segments = path.split('/');
+          if (
+            path === '' ||
+            path.startsWith('/') ||
+            path.includes('\\') ||
+            path.includes('\0') ||
+            segments.some((segment) => segment === '' || segment === '.' || segment === '..')
+          ) {
+            throw new Error(`"${item}": the path must be relative, without "." or ".." segments`);
+          }
+          return Object.freeze({ orgId, path });
+        }),
+    ),
+  );
 }

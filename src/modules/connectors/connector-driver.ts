@@ -1,13 +1,14 @@
 import { EgressGuard } from '../egress/egress.types';
 import { ConnectorConfigMap } from './connector-config';
 import { ConnectorType } from './connector-types';
+import { ImportArea } from './local-path';
 
-/** What a driver may use: the egress guard (its only way out), the confined import dir, and limits. */
+/** What a driver may use: the egress guard (its only way out), its organization's part of the import dir, and limits. */
 export interface DriverContext {
   readonly orgId: string;
   readonly egress: EgressGuard;
-  /** The only directory `file_path`, the sqlite `path` and credential files may be read from (after realpath). */
-  readonly importDir: string;
+  /** Where `file_path`, the sqlite `path` and credential files may be read from (after realpath). */
+  readonly imports: ImportArea;
   /** Private scratch space for downloads (object stores stream large objects to disk here). */
   readonly scratchDir: string;
   /** Rows per batch yielded by readRows. */

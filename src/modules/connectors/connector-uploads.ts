@@ -10,12 +10,13 @@ import { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { orgImportDir } from './local-path';
 
 /** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */
 export const STREAMED_CONTENT_TYPES = ['application/octet-stream', 'multipart/form-data'];
 
 export interface UploadedFile {
-  /** Relative to the import dir: put it in a file connector's `file_path`. */
+  /** Relative to the import dir (`orgs/<org id>/uploads/...`): put it in a file connector's `file_path`. */
   readonly file_path: string;
   readonly bytes: number;
   readonly sha256: string;
@@ -34,7 +35,7 @@ export function safeFileName(name: string | undefined): string {
 class TooLarge extends Error {}
 
 /**
- * Streams an uploaded file (raw body or the first file of a multipart form) into `<import dir>/uploads/<org>/`,
+ * Streams an uploaded file (raw body or the first file of a multipart form) into `<import dir>/orgs/<org>/uploads/`,
  * hashing as it writes, up to SERVICE_MAX_UPLOAD_BYTES (413 above, the partial file removed).
  */
 @Injectable()
@@ -99,7 +100,7 @@ export class ConnectorUploads {
   }
 
   private async store(orgId: string, source: Readable, name: string | undefined): Promise<UploadedFile> {
-    const dir = join(this.config.importDir, 'uploads', safeFileName(orgId));
+    const dir = join(orgImportDir(this.config.importDir, orgId), 'uploads');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const id = randomUUID().replace(/-/g, '');
     const final = join(dir, `${id}_${safeFileName(name)}`);

@@ -2,16 +2,18 @@ import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
 import { DatabaseModule } from '../../common/database';
+import { AccountsModule } from '../accounts/accounts.module';
 import { ConnectorSchema } from './connector.entity';
 import { ConnectorRepository } from './connector.repository';
 import { ConnectorUploads, STREAMED_CONTENT_TYPES } from './connector-uploads';
 import { ConnectorsController } from './connectors.controller';
 import { ConnectorsService } from './connectors.service';
+import { ImportAreas } from './import-areas';
 import { LeftoverFileSweeper } from './leftover-files';
 import { PreviewRateLimiter } from './preview-rate-limiter';
 
 @Module({
-  imports: [DatabaseModule.forFeature([ConnectorSchema])],
+  imports: [DatabaseModule.forFeature([ConnectorSchema]), AccountsModule],
   controllers: [ConnectorsController],
   providers: [
     ConnectorsService,
@@ -19,6 +21,7 @@ import { PreviewRateLimiter } from './preview-rate-limiter';
     PreviewRateLimiter,
     ConnectorUploads,
     LeftoverFileSweeper,
+    ImportAreas,
   ],
   exports: [ConnectorsService],
 })

@@ -13,6 +13,7 @@ import { NormalizedConfig, normalizeConfig } from './connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, RowSelection } from './connector-driver';
 import { ConnectorError, ConnectorErrorType } from './connector-error';
 import { assertSecretsFollowDestination } from './connector-destination';
+import { ImportAreas } from './import-areas';
 import { restoreMasked } from './connector-secrets';
 import {
   CONFIG_CHECK_ONLY_TYPES,
@@ -107,6 +108,7 @@ export class ConnectorsService {
     @Inject(EGRESS_GUARD) private readonly egress: EgressGuard,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly importAreas: ImportAreas,
   ) {}
 
   /** Validates type and config (422 invalid_type / validation_failed) without storing anything. */
@@ -286,7 +288,7 @@ export class ConnectorsService {
     options: ReadOptions,
   ): AsyncGenerator<Record<string, unknown>[]> {
     const { config } = await load();
-    const ctx = this.context(orgId, options);
+    const ctx = await this.context(orgId, options);
     try {
       yield* driverOf(config).readRows(config.values, selection, ctx);
     } catch (error) {
@@ -298,8 +300,8 @@ export class ConnectorsService {
     const started = performance.now();
     const latency = (): number => Math.round((performance.now() - started) * 100) / 100;
     try {
-      const outcome = await withDeadline(TEST_DEADLINE_MS, 'The source', () =>
-        driverOf(config).test(config.values, this.context(orgId)),
+      const outcome = await withDeadline(TEST_DEADLINE_MS, 'The source', async () =>
+        driverOf(config).test(config.values, await this.context(orgId)),
       );
       return {
         success: true,
@@ -326,8 +328,8 @@ export class ConnectorsService {
     config: NormalizedConfig,
   ): Promise<BrowseResult & { connectorType: ConnectorType }> {
     try {
-      const result = await withDeadline(TEST_DEADLINE_MS, 'The source', () =>
-        driverOf(config).browse(config.values, this.context(orgId)),
+      const result = await withDeadline(TEST_DEADLINE_MS, 'The source', async () =>
+        driverOf(config).browse(config.values, await this.context(orgId)),
       );
       return { ...result, connectorType: config.type };
     } catch (error) {
@@ -338,12 +340,12 @@ export class ConnectorsService {
     }
   }
 
-  private context(orgId: string, options: ReadOptions = {}): DriverContext {
+  private async context(orgId: string, options: ReadOptions = {}): Promise<DriverContext> {
     const warned = new Set<string>();
     return {
       orgId,
       egress: this.egress,
-      importDir: this.config.importDir,
+      imports: await this.importAreas.forOrg(orgId),
       scratchDir: join(this.config.runDir, SCRATCH_DIR_NAME),
       batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
       signal: options.signal,

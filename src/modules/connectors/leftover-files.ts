@@ -1,4 +1,4 @@
-import { Dirent, readdirSync, rmSync } from 'node:fs';
+import { Dirent, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
@@ -30,9 +30,32 @@ function entriesOf(dir: string): Dirent[] {
   }
 }
 
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** `orgs/<org>/uploads/` where uploads land, and `uploads/<org>/` where they landed before per-organization folders. */
+function uploadDirs(importDir: string): string[] {
+  const orgs = join(importDir, 'orgs');
+  const legacy = join(importDir, 'uploads');
+  return [
+    ...entriesOf(orgs)
+      .filter((org) => org.isDirectory())
+      .map((org) => join(orgs, org.name, 'uploads'))
+      .filter((dir) => isRealDirectory(dir)),
+    ...entriesOf(legacy)
+      .filter((org) => org.isDirectory())
+      .map((org) => join(legacy, org.name)),
+  ];
+}
+
 /**
  * At start, removes what a killed daemon left half-written in its own directories: upload files still under their
- * `.partial` name (in `<import dir>/uploads/<org>/` only) and downloaded objects in the connector scratch dir. No
+ * `.partial` name (in the upload folders only) and downloaded objects in the connector scratch dir. No
  * other process writes these names, and at start this daemon has nothing in flight.
  */
 @Injectable()
@@ -43,11 +66,8 @@ export class LeftoverFileSweeper implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const uploads = join(this.config.importDir, 'uploads');
     let removed = 0;
-    for (const org of entriesOf(uploads)) {
-      if (org.isDirectory()) removed += removeMatching(join(uploads, org.name), UPLOAD_PARTIAL);
-    }
+    for (const dir of uploadDirs(this.config.importDir)) removed += removeMatching(dir, UPLOAD_PARTIAL);
     removed += removeMatching(join(this.config.runDir, SCRATCH_DIR_NAME), SCRATCH_OBJECT);
     if (removed > 0) {
       this.logger.info(

@@ -1,47 +1,90 @@
 import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ConnectorError } from './connector-error';
 
-function isInside(root: string, candidate: string): boolean {
-  const rel = relative(root, candidate);
-  return rel === '' ? false : !rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).includes('..');
+/** What one organization may read under the import dir (DESIGN.md §8, docs/connectors.md "Files and uploads"). */
+export interface ImportArea {
+  /** The import dir: every relative path resolves against it, whichever organization asks. */
+  readonly root: string;
+  /** Paths relative to root (folders or single files) this organization may read; `''` is the whole import dir. */
+  readonly readable: readonly string[];
+}
+
+export interface ImportGrant {
+  readonly orgId: string;
+  readonly path: string;
+}
+
+function orgFolder(orgId: string): string {
+  return orgId.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/** `<import dir>/orgs/<org id>`: an organization's own files, its uploads included. */
+export function orgImportDir(importDir: string, orgId: string): string {
+  return join(importDir, 'orgs', orgFolder(orgId));
 }
 
 /**
- * Resolves a user-given path (relative ones against the import dir) and allows it only when its real path, after
- * symlinks, is a regular file inside the import dir (DESIGN.md §8). Anything else is refused before any read.
+ * The operator organization reads the whole import dir; any other reads its own folder, the folder its uploads went
+ * to before per-organization folders existed, and what SERVICE_IMPORT_GRANTS names for it.
+ */
+export function importAreaFor(
+  importDir: string,
+  orgId: string,
+  isOperator: boolean,
+  grants: readonly ImportGrant[],
+): ImportArea {
+  if (isOperator) return { root: importDir, readable: [''] };
+  return {
+    root: importDir,
+    readable: [
+      join('orgs', orgFolder(orgId)),
+      join('uploads', orgFolder(orgId)),
+      ...grants.filter((grant) => grant.orgId === orgId).map((grant) => grant.path),
+    ],
+  };
+}
+
+function isWithin(parent: string, candidate: string): boolean {
+  const rel = relative(parent, candidate);
+  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
+}
+
+async function realOrUndefined(path: string): Promise<string | undefined> {
+  return realpath(path).catch(() => undefined);
+}
+
+/**
+ * Resolves a user-given path (relative ones against the import dir) and allows it only when it lies in one of the
+ * organization's readable paths both as written and after symlinks, and is a regular file. An absent file and one
+ * the organization may not read are refused alike, with a message naming no path, so nobody learns what others hold.
  */
 export async function confinedFile(
-  importDir: string,
+  area: ImportArea,
   requested: string,
   field = 'file_path',
 ): Promise<string> {
-  if (requested.includes('\0')) throw new ConnectorError('path_not_allowed', `${field} is not a valid path.`);
-  const root = await realpath(importDir).catch(() => resolve(importDir));
-  const lexical = resolve(root, requested);
-  if (!isInside(root, lexical) && !isInside(resolve(importDir), resolve(importDir, requested))) {
-    throw new ConnectorError(
+  const refused = (): ConnectorError =>
+    new ConnectorError(
       'path_not_allowed',
-      `${field} must be inside the import directory (SERVICE_IMPORT_DIR).`,
+      `${field} does not name a file this organization may read in the import directory (SERVICE_IMPORT_DIR).`,
     );
+  if (requested.includes('\0')) throw refused();
+  const realRoot = (await realOrUndefined(area.root)) ?? resolve(area.root);
+  const lexical = resolve(area.root, requested);
+  const candidates = area.readable.filter(
+    (entry) => isWithin(resolve(area.root, entry), lexical) || isWithin(join(realRoot, entry), lexical),
+  );
+  if (candidates.length === 0) throw refused();
+  const real = await realOrUndefined(lexical);
+  if (real === undefined || !isWithin(realRoot, real)) throw refused();
+  let allowed = false;
+  for (const entry of candidates) {
+    const realEntry = await realOrUndefined(join(realRoot, entry));
+    if (realEntry !== undefined && isWithin(realEntry, real)) allowed = true;
   }
-  let real: string;
-  try {
-    real = await realpath(resolve(importDir, requested));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR')
-      throw new ConnectorError('not_found', `${field} does not exist: ${requested}`);
-    throw new ConnectorError('path_not_allowed', `${field} cannot be read: ${code ?? 'error'}`);
-  }
-  if (!isInside(root, real)) {
-    throw new ConnectorError(
-      'path_not_allowed',
-      `${field} resolves (through a symbolic link) outside the import directory (SERVICE_IMPORT_DIR).`,
-    );
-  }
+  if (!allowed) throw refused();
   const info = await stat(real);
-  if (!info.isFile())
-    throw new ConnectorError('invalid_config', `${field} is not a regular file: ${requested}`);
+  if (!info.isFile()) throw new ConnectorError('invalid_config', `${field} is not a regular file.`);
   return real;
 }

@@ -15,12 +15,15 @@ import { ConnectorError } from '../../../src/modules/connectors/connector-error'
 import { MASK } from '../../../src/modules/connectors/connector-secrets';
 import { toConnectorResponse } from '../../../src/modules/connectors/connectors.dto';
 import { ConnectorsService } from '../../../src/modules/connectors/connectors.service';
+import { ImportAreas } from '../../../src/modules/connectors/import-areas';
 import { TestEgressGuard } from '../../support/test-egress-guard';
 
 let dataDir: string;
 let orm: MikroORM;
 let service: ConnectorsService;
 let guard: TestEgressGuard;
+/** Reads the whole import dir, where people.csv lies. */
+const OPERATOR = 'org_op';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'conn-service-'));
@@ -36,6 +39,7 @@ beforeAll(async () => {
     guard,
     config,
     createLogger('silent'),
+    new ImportAreas(config, { isOperatorOrg: async (orgId) => orgId === OPERATOR }),
   );
 });
 
@@ -188,11 +192,11 @@ describe('ConnectorsService', () => {
   });
 
   it('file_path outside the import dir is path_not_allowed, never read', async () => {
-    expect(await service.testInline('org_i', 'file', { file_path: '/etc/passwd' })).toMatchObject({
+    expect(await service.testInline(OPERATOR, 'file', { file_path: '/etc/passwd' })).toMatchObject({
       success: false,
       errorType: 'path_not_allowed',
     });
-    expect(await service.testInline('org_i', 'file', { file_path: 'people.csv' })).toMatchObject({
+    expect(await service.testInline(OPERATOR, 'file', { file_path: 'people.csv' })).toMatchObject({
       success: true,
       message: 'Parsed 2 record(s) from people.csv.',
     });
@@ -212,9 +216,9 @@ describe('ConnectorsService', () => {
   });
 
   it('streams rows of a stored connector for datasets', async () => {
-    const connector = await service.create('org_r', 'people', 'file', { file_path: 'people.csv' });
+    const connector = await service.create(OPERATOR, 'people', 'file', { file_path: 'people.csv' });
     const rows: Record<string, unknown>[] = [];
-    for await (const batch of service.readRows('org_r', connector.id, {}, { batchSize: 1 })) {
+    for await (const batch of service.readRows(OPERATOR, connector.id, {}, { batchSize: 1 })) {
       expect(batch).toHaveLength(1);
       rows.push(...batch);
     }

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigqueryConfig, GcsConfig, normalizeConfig } from '../../../src/modules/connectors/connector-config';
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { bigqueryDriver } from '../../../src/modules/connectors/drivers/bigquery';
 import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
@@ -143,7 +144,7 @@ function context(guard: GuardHarness): DriverContext {
   return {
     orgId: 'org_1',
     egress: guard.guard,
-    importDir: dir,
+    imports: importAreaFor(dir, 'org_1', true, []),
     scratchDir: join(dir, 'scratch'),
     batchSize: 10,
     warn: () => undefined,

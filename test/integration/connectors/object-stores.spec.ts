@@ -14,6 +14,7 @@ import {
 import S3rver from 's3rver';
 import { AzureConfig, normalizeConfig, S3Config } from '../../../src/modules/connectors/connector-config';
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { azureDriver } from '../../../src/modules/connectors/drivers/azure';
 import { s3Driver } from '../../../src/modules/connectors/drivers/s3';
@@ -42,7 +43,7 @@ function context(guard: GuardHarness): DriverContext {
   return {
     orgId: 'org_1',
     egress: guard.guard,
-    importDir: dir,
+    imports: importAreaFor(dir, 'org_1', true, []),
     scratchDir: join(dir, 'scratch'),
     batchSize: 2,
     warn: () => undefined,

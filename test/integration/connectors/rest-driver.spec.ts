@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { normalizeConfig, RestConfig } from '../../../src/modules/connectors/connector-config';
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { restDriver } from '../../../src/modules/connectors/drivers/rest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -76,7 +77,7 @@ function context(guard: EgressGuard = allowing.guard): DriverContext & { warning
   return {
     orgId: 'org_1',
     egress: guard,
-    importDir: '/nonexistent',
+    imports: importAreaFor('/nonexistent', 'org_1', true, []),
     scratchDir: '/tmp',
     batchSize: 100,
     warn: (m) => warnings.push(m),

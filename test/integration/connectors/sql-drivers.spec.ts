@@ -14,6 +14,7 @@ import {
   DriverContext,
   RowSelection,
 } from '../../../src/modules/connectors/connector-driver';
+import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { mysqlDriver } from '../../../src/modules/connectors/drivers/mysql';
 import { postgresDriver } from '../../../src/modules/connectors/drivers/postgres';
@@ -28,7 +29,7 @@ function context(rules: string[], importDir = '/nonexistent'): DriverContext {
   return {
     orgId: 'org_1',
     egress: new TestEgressGuard(rules),
-    importDir,
+    imports: importAreaFor(importDir, 'org_1', true, []),
     scratchDir: tmpdir(),
     batchSize: 2,
     warn: () => undefined,
@@ -309,10 +310,10 @@ describe('sqlite driver', () => {
     }
   });
 
-  it('a missing file is not_found and a non-database is invalid_payload', async () => {
+  it('a missing file is path_not_allowed (like a file it may not read) and a non-database is invalid_payload', async () => {
     expect(
       (await failure(sqliteDriver.test(config({ path: 'missing.db' }), context([], importDir)))).errorType,
-    ).toBe('not_found');
+    ).toBe('path_not_allowed');
     expect(
       (await failure(sqliteDriver.test(config({ path: 'not.db' }), context([], importDir)))).errorType,
     ).toBe('invalid_payload');

@@ -10,6 +10,7 @@ import {
   SqlServerConfig,
 } from '../../../src/modules/connectors/connector-config';
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
+import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { clickhouseDriver } from '../../../src/modules/connectors/drivers/clickhouse';
 import { mssqlDriver } from '../../../src/modules/connectors/drivers/mssql';
@@ -103,7 +104,7 @@ function context(guard: GuardHarness): DriverContext {
   return {
     orgId: 'org_1',
     egress: guard.guard,
-    importDir: dir,
+    imports: importAreaFor(dir, 'org_1', true, []),
     scratchDir: dir,
     batchSize: 10,
     warn: () => undefined,

@@ -49,7 +49,7 @@ async function resolveSource(config: FileConfig, ctx: DriverContext): Promise<Re
     };
   }
   if (config.file_path !== undefined && config.file_path !== '') {
-    const path = await confinedFile(ctx.importDir, config.file_path);
+    const path = await confinedFile(ctx.imports, config.file_path);
     return { source: { kind: 'path', path }, label: config.file_path };
   }
   throw new ConnectorError('invalid_payload', 'Parsed 0 records: both content and file_path are empty.');

@@ -35,7 +35,7 @@ export interface GoogleCredentials {
 export async function loadServiceAccount(value: string, ctx: DriverContext): Promise<ServiceAccount> {
   let text = value.trim();
   if (!text.startsWith('{')) {
-    const path = await confinedFile(ctx.importDir, text, 'credentials');
+    const path = await confinedFile(ctx.imports, text, 'credentials');
     text = await readFile(path, 'utf8');
   }
   if (!isServiceAccountJson(text)) {

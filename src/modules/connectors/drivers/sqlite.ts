@@ -31,7 +31,7 @@ async function openDatabase(
   ctx: DriverContext,
 ): Promise<{ db: Database.Database; label: string }> {
   const requested = sqlitePath(config);
-  const path = await confinedFile(ctx.importDir, requested, 'path');
+  const path = await confinedFile(ctx.imports, requested, 'path');
   const handle = await openFile(path, 'r');
   try {
     const header = Buffer.alloc(16);
