@@ -4,7 +4,14 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { AppModule } from './app.module';
 import { AppConfig } from './common/config';
 import { prepareDataDir } from './common/data-dir';
-import { createValidationPipe, ErrorFilter, installBodyParsers, requestIdFor } from './common/http';
+import {
+  answerClientError,
+  answerFrameworkError,
+  createValidationPipe,
+  ErrorFilter,
+  installBodyParsers,
+  requestIdFor,
+} from './common/http';
 import { AppLogger } from './common/logging';
 import { MetricsService } from './modules/health/metrics.service';
 
@@ -31,6 +38,8 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
     logger: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    frameworkErrors: answerFrameworkError(logger),
+    clientErrorHandler: answerClientError(logger),
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
     logger: new NestPinoLogger(logger),

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -159,5 +160,106 @@ describe('HTTP input: media types', () => {
     });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
+  });
+});
+
+interface RawAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: any;
+}
+
+/** Writes raw bytes to the daemon (optionally half-closing) and reads one response. */
+function rawExchange(baseUrl: string, bytes: string, halfClose = false): Promise<RawAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let received = Buffer.alloc(0);
+    const tryParse = (final: boolean): void => {
+      const text = received.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (final) reject(new Error(`no response: ${JSON.stringify(text)}`));
+        return;
+      }
+      const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+      const headers = Object.fromEntries(
+        lines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
+      const body = received.subarray(end + 4);
+      if (body.length < Number(headers['content-length'] ?? 0)) {
+        if (final) reject(new Error('short response'));
+        return;
+      }
+      socket.destroy();
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body.toString('utf8')) });
+    };
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      tryParse(false);
+    });
+    socket.on('end', () => tryParse(true));
+    socket.on('error', () => tryParse(true));
+    socket.write(bytes, () => {
+      if (halfClose) socket.end();
+    });
+  });
+}
+
+function expectCatalogueBody(answer: RawAnswer, status: number, code: string): void {
+  expect(answer.status).toBe(status);
+  expect(answer.headers['content-type']).toMatch(/^application\/json/);
+  expect(answer.body.error.code).toBe(code);
+  expect(typeof answer.body.error.message).toBe('string');
+  expect(answer.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
+  expect(answer.body.error.request_id).toBe(answer.headers['x-request-id']);
+}
+
+describe('HTTP input: answers of the HTTP layer itself', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers a path parameter over the router limit with 414 uri_too_long', async () => {
+    const answer = await rawExchange(
+      t.baseUrl,
+      `GET /v1/data/${'a'.repeat(500)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    expectCatalogueBody(answer, 414, 'uri_too_long');
+  });
+
+  it('answers bad percent-encoding in the path with 400 malformed_request', async () => {
+    const answer = await rawExchange(t.baseUrl, 'GET /v1/data/%zz HTTP/1.1\r\nHost: x\r\n\r\n');
+    expectCatalogueBody(answer, 400, 'malformed_request');
+  });
+
+  it('answers oversized headers with 431 headers_too_large', async () => {
+    const answer = await rawExchange(
+      t.baseUrl,
+      `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expectCatalogueBody(answer, 431, 'headers_too_large');
+  });
+
+  it('answers a body shorter than its Content-Length with 400 malformed_request', async () => {
+    const answer = await rawExchange(
+      t.baseUrl,
+      'POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":1}',
+      true,
+    );
+    expectCatalogueBody(answer, 400, 'malformed_request');
+  });
+
+  it('answers a request line that is not HTTP with 400 malformed_request, and keeps serving', async () => {
+    const answer = await rawExchange(t.baseUrl, 'HELLO THERE\r\n\r\n');
+    expectCatalogueBody(answer, 400, 'malformed_request');
+    expect((await t.request('GET', '/v1/health')).status).toBe(200);
   });
 });

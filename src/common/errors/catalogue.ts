@@ -4,9 +4,16 @@
  */
 export const ERROR_CATALOGUE = {
   invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
-  cannot_revoke_last_key: { status: 400, message: 'The last active API key of an organization cannot be revoked.' },
+  malformed_request: { status: 400, message: 'The request is not well-formed HTTP.' },
+  cannot_revoke_last_key: {
+    status: 400,
+    message: 'The last active API key of an organization cannot be revoked.',
+  },
   invalid_token: { status: 400, message: 'The token is invalid, expired or already used.' },
-  authentication_required: { status: 401, message: 'A credential is required: send Authorization: Bearer <key>.' },
+  authentication_required: {
+    status: 401,
+    message: 'A credential is required: send Authorization: Bearer <key>.',
+  },
   invalid_api_key: { status: 401, message: 'The API key is invalid, expired or revoked.' },
   invalid_session: { status: 401, message: 'The session token is invalid or expired.' },
   invalid_credentials: { status: 401, message: 'The e-mail address or password is wrong.' },
@@ -21,7 +28,10 @@ export const ERROR_CATALOGUE = {
   forbidden: { status: 403, message: 'This action is not allowed for this credential.' },
   signup_disabled: { status: 403, message: 'Sign-up is disabled on this appliance.' },
   not_entitled: { status: 403, message: 'The license does not include this feature.' },
-  device_identity_mismatch: { status: 403, message: 'The device id is already bound to a different machine.' },
+  device_identity_mismatch: {
+    status: 403,
+    message: 'The device id is already bound to a different machine.',
+  },
   invalid_device_binding_token: { status: 403, message: 'The device binding token does not match.' },
   origin_not_allowed: { status: 403, message: 'Requests from this Origin are not allowed.' },
   not_found: { status: 404, message: 'The resource was not found.' },
@@ -30,6 +40,7 @@ export const ERROR_CATALOGUE = {
   dataset_not_found: { status: 404, message: 'The dataset was not found.' },
   provider_key_not_found: { status: 404, message: 'No provider key is stored for this backend.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
   email_taken: { status: 409, message: 'An account with this e-mail address already exists.' },
   encryption_key_required: {
     status: 409,
@@ -38,15 +49,20 @@ export const ERROR_CATALOGUE = {
   not_connected: { status: 409, message: 'The connector is not live: test it successfully first.' },
   conflict: { status: 409, message: 'The request conflicts with the current state of the resource.' },
   payload_too_large: { status: 413, message: 'The request body is larger than the configured limit.' },
+  uri_too_long: { status: 414, message: 'A path segment of the request URL is too long.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   validation_failed: { status: 422, message: 'The request is invalid.' },
-  result_too_large: { status: 422, message: 'The result is larger than the configured limit: narrow the query.' },
+  result_too_large: {
+    status: 422,
+    message: 'The result is larger than the configured limit: narrow the query.',
+  },
   invalid_type: { status: 422, message: 'Unknown connector type.' },
   invalid_device_id: { status: 422, message: 'X-Service-Device-Id must be 16 to 64 characters.' },
   query_not_understood: { status: 422, message: 'The query could not be resolved unambiguously.' },
   read_only_violation: { status: 422, message: 'Only one read-only SELECT statement is allowed.' },
   runtime_execution_failed: { status: 422, message: 'The runtime library refused or failed the call.' },
   rate_limited: { status: 429, message: 'Too many requests: retry later.' },
+  headers_too_large: { status: 431, message: 'The request headers are larger than the server accepts.' },
   internal_error: { status: 500, message: 'An unexpected error occurred.' },
   connector_failed: { status: 502, message: 'The connector source failed; details name the error_type.' },
   engine_unavailable: { status: 503, message: 'The simulation engine is unavailable.' },
@@ -59,7 +75,10 @@ export const ERROR_CATALOGUE = {
   runtime_timeout: { status: 504, message: 'The runtime-library daemon did not answer in time.' },
   engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },
   query_timeout: { status: 504, message: 'The query exceeded its time budget.' },
-  insufficient_storage: { status: 507, message: 'The appliance or the organization has no storage left for this.' },
+  insufficient_storage: {
+    status: 507,
+    message: 'The appliance or the organization has no storage left for this.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

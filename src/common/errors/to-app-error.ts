@@ -9,18 +9,24 @@ interface FrameworkError {
 
 const FASTIFY_CODES: Readonly<Record<string, () => AppError>> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('invalid_json'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('invalid_json', 'The request body is empty but declared as JSON.'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new AppError('invalid_json', 'The request body is empty but declared as JSON.'),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('payload_too_large'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('unsupported_media_type'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('invalid_json', 'Content-Length does not match the body.'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new AppError('invalid_json', 'Content-Length does not match the body.'),
   FST_ERR_CTP_INVALID_TYPE: () => new AppError('unsupported_media_type'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError('uri_too_long'),
+  FST_ERR_BAD_URL: () =>
+    new AppError('malformed_request', 'The request URL is not valid (bad percent-encoding).'),
 };
 
 /** Maps anything thrown (our errors, Nest's, Fastify's, the JSON parser's) to an AppError. Unknown → internal_error. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const framework = (error ?? {}) as FrameworkError;
-  if (typeof framework.code === 'string' && FASTIFY_CODES[framework.code]) return FASTIFY_CODES[framework.code]();
+  if (typeof framework.code === 'string' && FASTIFY_CODES[framework.code])
+    return FASTIFY_CODES[framework.code]();
   if (error instanceof SyntaxError && (framework.statusCode === 400 || framework.status === 400)) {
     return new AppError('invalid_json');
   }
@@ -45,6 +51,8 @@ function fromHttpStatus(status: number): AppError {
     case 429:
       return new AppError('rate_limited');
     default:
-      return status >= 500 ? new AppError('internal_error') : new AppError('validation_failed', 'The request is invalid.');
+      return status >= 500
+        ? new AppError('internal_error')
+        : new AppError('validation_failed', 'The request is invalid.');
   }
 }

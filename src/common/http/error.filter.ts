@@ -14,12 +14,20 @@ export class ErrorFilter implements ExceptionFilter {
   }
 }
 
-export function sendError(logger: AppLogger, exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+export function sendError(
+  logger: AppLogger,
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   const error = toAppError(exception);
   if (error.status >= 500) {
     logger.error({ event: 'request_failed', request_id: request.id, err: exception }, 'unhandled error');
   }
   if (reply.sent) return;
   for (const [name, value] of Object.entries(error.headers ?? {})) void reply.header(name, value);
-  void reply.status(error.status).type('application/json; charset=utf-8').send(toErrorBody(error, request.id));
+  void reply
+    .status(error.status)
+    .type('application/json; charset=utf-8')
+    .send(toErrorBody(error, request.id));
 }
