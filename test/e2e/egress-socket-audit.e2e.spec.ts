@@ -1,45 +1,115 @@
-import diagnostics from 'node:diagnostics_channel';
-import { Socket } from 'node:net';
+import { generateKeyPairSync } from 'node:crypto';
 import { EgressGuardService } from '../../src/modules/egress/egress-guard.service';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
+import { SocketAudit } from '../support/socket-audit';
 import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 
+const serviceAccount = JSON.stringify({
+  type: 'service_account',
+  project_id: 'proj',
+  client_email: 'reader@proj.iam.gserviceaccount.com',
+  private_key: generateKeyPairSync('rsa', { modulusLength: 2048 })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString(),
+});
+
+/** Every connector type with a network driver, in each credential mode it has, aimed at `base` (host:port). */
+function connectorModes(base: string): [string, string, Record<string, unknown>][] {
+  const [host, port] = [base.split(':')[0], Number(base.split(':')[1])];
+  const http = `http://${base}`;
+  const object = { bucket: 'data', key: 'x.csv' };
+  const blob = { container: 'data', blob: 'x.csv' };
+  const sql = { host, port, database: 'd' };
+  return [
+    ['s3 anonymous', 's3', { ...object, endpoint_url: http, anonymous: true }],
+    ['s3 static keys', 's3', { ...object, endpoint_url: http, access_key_id: 'AK', secret_access_key: 'SK' }],
+    [
+      's3 session token',
+      's3',
+      { ...object, endpoint_url: http, access_key_id: 'AK', secret_access_key: 'SK', session_token: 'T' },
+    ],
+    ['s3 instance role', 's3', { ...object, endpoint_url: http, ambient_credentials: true }],
+    ['gcs anonymous', 'gcs', { bucket: 'data', blob: 'x.csv', endpoint_url: http, anonymous: true }],
+    [
+      'gcs service account',
+      'gcs',
+      { bucket: 'data', blob: 'x.csv', endpoint_url: http, credentials: serviceAccount },
+    ],
+    ['gcs ambient', 'gcs', { bucket: 'data', blob: 'x.csv', endpoint_url: http, ambient_credentials: true }],
+    ['bigquery service account', 'bigquery', { endpoint_url: http, service_account_json: serviceAccount }],
+    ['bigquery ambient', 'bigquery', { endpoint_url: http, project_id: 'proj', ambient_credentials: true }],
+    [
+      'azure account key',
+      'azure',
+      {
+        ...blob,
+        connection_string: `AccountName=a;AccountKey=${Buffer.alloc(64, 1).toString('base64')};BlobEndpoint=${http}/a`,
+      },
+    ],
+    [
+      'azure SAS connection string',
+      'azure',
+      { ...blob, connection_string: `BlobEndpoint=${http}/a;SharedAccessSignature=sv=1&sig=x` },
+    ],
+    ['azure account_url with SAS', 'azure', { ...blob, account_url: `${http}/a?sv=1&sig=x` }],
+    ['azure anonymous blob_url', 'azure', { blob_url: `${http}/a/data/x.csv` }],
+    ['snowflake password', 'snowflake', { account: 'acme', user: 'u', password: 'p', access_url: http }],
+    ['snowflake DSN', 'snowflake', { connection_string: `snowflake://u:p@acme/db/sch`, access_url: http }],
+    ['clickhouse password', 'clickhouse', { host, port, user: 'u', password: 'p' }],
+    ['clickhouse url', 'clickhouse', { url: http, user: 'u', password: 'p' }],
+    ['clickhouse DSN', 'clickhouse', { connection_string: `http://u:p@${base}/d` }],
+    ['mssql password', 'mssql', { ...sql, user: 'sa', password: 'p' }],
+    ['mssql DSN', 'mssql', { connection_string: `mssql://sa:p@${base}/d` }],
+    ['postgres password', 'postgres', { ...sql, user: 'u', password: 'p' }],
+    ['postgres DSN', 'postgres', { connection_string: `postgresql://u:p@${base}/d` }],
+    ['redshift password', 'redshift', { ...sql, user: 'u', password: 'p' }],
+    ['mysql password', 'mysql', { ...sql, user: 'u', password: 'p' }],
+    ['mysql DSN', 'mysql', { connection_string: `mysql://u:p@${base}/d` }],
+    ['rest no auth', 'rest', { base_url: http }],
+    ['rest bearer', 'rest', { base_url: http, auth_type: 'bearer', token: 't' }],
+    ['rest api key', 'rest', { base_url: http, auth_type: 'api_key', api_key: 'k' }],
+    ['rest basic', 'rest', { base_url: http, auth_type: 'basic', username: 'u', password: 'p' }],
+  ];
+}
+
 /**
- * "No other outbound connection": every TCP socket the process opens while the daemon boots and works must go to an
- * address the egress guard checked and pinned — apart from this test's own requests to the daemon.
+ * "No other outbound connection": every TCP connection the process opens while the daemon boots and works must go
+ * to an address the egress guard checked and pinned, and every attempt shows in the privacy report. The audit hooks
+ * net.Socket#connect (tls, http, undici and the database drivers all end there) and refuses anything else, so an
+ * SDK that reaches for the metadata address fails this test without getting there.
  */
 describe('outbound sockets of the daemon', () => {
-  const opened: { socket: Socket; remote?: string; port?: number }[] = [];
-  const onSocket = (message: unknown): void => {
-    const { socket } = message as { socket: Socket };
-    const entry: (typeof opened)[number] = { socket };
-    opened.push(entry);
-    socket.once('connect', () => {
-      entry.remote = socket.remoteAddress;
-      entry.port = socket.remotePort;
-    });
-  };
+  let audit: SocketAudit;
+  let guard: EgressGuardService | undefined;
   let t: TestApp;
+  /** The first account on the appliance: the operator organization, which may read the privacy report. */
+  let operatorToken: string;
   let allowed: Receiver;
   let forbidden: Receiver;
 
   beforeAll(async () => {
-    diagnostics.subscribe('net.client.socket', onSocket);
     allowed = await startReceiver();
     forbidden = await startReceiver();
-    t = await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${allowed.port}` });
+    audit = new SocketAudit((address, port) => guard?.isPinned(address, port) ?? false);
+    audit.start();
+    t = await startTestApp({
+      SERVICE_EGRESS_ALLOW: `127.0.0.1:${allowed.port}`,
+      SERVICE_PREVIEW_RATE_LIMIT: '1000',
+    });
+    guard = t.app.get(EgressGuardService);
+    operatorToken = (await signupAccount(t)).apiKey;
   });
 
   afterAll(async () => {
-    diagnostics.unsubscribe('net.client.socket', onSocket);
+    audit.stop();
     await t.close();
     await allowed.close();
     await forbidden.close();
   });
 
   it('opens sockets only to destinations the guard pinned', async () => {
-    const token = (await signupAccount(t)).apiKey;
+    const token = operatorToken;
     const good = await t.request('POST', '/v1/webhooks/test', {
       token,
       body: { callback_url: `${allowed.url}/x` },
@@ -49,19 +119,51 @@ describe('outbound sockets of the daemon', () => {
       `${forbidden.url}/`,
       `http://localhost:${forbidden.port}/`,
       `http://[::ffff:127.0.0.1]:${forbidden.port}/`,
+      `http://[64:ff9b::7f00:1]:${allowed.port}/`,
+      `http://[::127.0.0.1]:${allowed.port}/`,
     ]) {
       const bad = await t.request('POST', '/v1/webhooks/test', { token, body: { callback_url: url } });
       expect(bad.body.success).toBe(false);
     }
     await t.request('GET', '/v1/admin/privacy-report', { token });
 
-    const daemonPort = Number(new URL(t.baseUrl).port);
-    const guard = t.app.get(EgressGuardService);
-    const outbound = opened.filter((o) => o.remote !== undefined && o.port !== daemonPort);
+    expect(audit.violations()).toEqual([]);
+    const outbound = audit.allowedConnections();
     expect(outbound.length).toBeGreaterThanOrEqual(1);
-    const unguarded = outbound.filter((o) => !guard.isPinned(o.remote as string, o.port as number));
-    expect(unguarded.map((o) => `${o.remote}:${o.port}`)).toEqual([]);
     expect(outbound.every((o) => o.port === allowed.port)).toBe(true);
     expect(forbidden.connections).toBe(0);
+  });
+
+  it('connectors in every credential mode open nothing the guard did not pin, and every attempt is reported', async () => {
+    const token = (await signupAccount(t)).apiKey;
+    const attempts = async (): Promise<number> => {
+      const report = await t.request('GET', '/v1/admin/privacy-report', { token: operatorToken });
+      return (report.body.egress_24h as { attempts: number }).attempts;
+    };
+    const startAttempts = await attempts();
+    const outcomes: string[] = [];
+    const modes = [
+      ...connectorModes(`127.0.0.1:${forbidden.port}`).map((m) => ['forbidden', ...m] as const),
+      ...connectorModes(`127.0.0.1:${allowed.port}`).map((m) => ['allowed', ...m] as const),
+    ];
+    for (const [where, name, connectorType, config] of modes) {
+      const response = await t.request('POST', '/v1/connectors/test', {
+        token,
+        body: { connector_type: connectorType, config },
+      });
+      const errorType = response.body.success === true ? 'ok' : String(response.body.error_type);
+      outcomes.push(`${where} ${name}: ${response.status} ${errorType}`);
+    }
+
+    expect(audit.violations()).toEqual([]);
+    // A refused endpoint is egress_blocked in every mode; the allowed one is a plain HTTP server, so the drivers
+    // get far enough to fail (or parse "ok") in their own ways, but none answers 500.
+    expect(outcomes.filter((o) => o.startsWith('forbidden') && !o.endsWith(': 200 egress_blocked'))).toEqual(
+      [],
+    );
+    expect(outcomes.filter((o) => !o.includes(': 200 '))).toEqual([]);
+    expect(forbidden.connections).toBe(0);
+    // Every mode asked the guard at least once, so the report counts at least one attempt per mode.
+    expect((await attempts()) - startAttempts).toBeGreaterThanOrEqual(modes.length);
   });
 });
