@@ -11,6 +11,7 @@ import { ConnectorError } from '../connector-error';
 import { CollisionLog, getPath, locateRecords, ParsedRecord, toFlatRecords } from '../formats';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { inferFields } from './infer-fields';
+import { originOf, requireLinkOnOrigin } from './rest-origin';
 
 /** A page body larger than this is refused rather than buffered. */
 export const MAX_REST_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -167,6 +168,7 @@ export async function* fetchPages(config: RestConfig, ctx: DriverContext): Async
     return { url, response, body: await readJson(response, url) };
   };
 
+  const origin = originOf(target);
   const paging = config.pagination;
   const baseParams: Record<string, string> = { ...config.params };
   if (paging?.page_size_param && paging.page_size !== undefined)
@@ -188,7 +190,7 @@ export async function* fetchPages(config: RestConfig, ctx: DriverContext): Async
       if (paging.next_link_rel) {
         const next = linkTarget(page.response.headers.get('link'), paging.next_link_rel, page.url);
         if (next === undefined) return;
-        url = next;
+        url = requireLinkOnOrigin(next, origin);
       } else {
         url = undefined;
       }
@@ -213,7 +215,8 @@ export async function* fetchPages(config: RestConfig, ctx: DriverContext): Async
     }
     seen.add(key);
     if (paging.cursor_param) url = withParams(target, { ...baseParams, [paging.cursor_param]: key });
-    else if (/^(https?:\/\/|\/)/i.test(key)) url = new URL(key, page.url).toString();
+    else if (/^(https?:\/\/|\/)/i.test(key))
+      url = requireLinkOnOrigin(new URL(key, page.url).toString(), origin);
     else
       throw new ConnectorError(
         'invalid_config',

@@ -1,0 +1,21 @@
+import { ConnectorError } from '../connector-error';
+
+/**
+ * Scheme, host and port of a URL (`https://h` and `https://h:443` are one origin; `http://h` is another). The
+ * configured headers of a REST connector carry its credentials, so they go to this origin and nowhere else.
+ */
+export function originOf(url: string): string {
+  return new URL(url).origin;
+}
+
+/** A paging link the source handed out (next_path URL or Link header) must stay on the configured origin. */
+export function requireLinkOnOrigin(link: string, origin: string): string {
+  const target = originOf(link);
+  if (target !== origin) {
+    throw new ConnectorError(
+      'pagination_error',
+      `The next page link points to ${target}, outside the connector's origin ${origin}; paging stops so the configured headers are not sent there.`,
+    );
+  }
+  return link;
+}
