@@ -29,6 +29,7 @@ const SCHEMA = {
   maxUploadBytes: ['SERVICE_MAX_UPLOAD_BYTES', integer(2 * 1024 * 1024 * 1024, { min: 1024 })],
   metricsToken: ['SERVICE_METRICS_TOKEN', optionalText({ secret: true })],
   shutdownTimeoutS: ['SERVICE_SHUTDOWN_TIMEOUT_S', seconds(10)],
+  minFreeDiskMb: ['SERVICE_MIN_FREE_DISK_MB', integer(256, { min: 0 })],
 
   licenseFile: ['SERVICE_LICENSE_FILE', optionalText()],
   licensePublicKeyFile: ['SERVICE_LICENSE_PUBLIC_KEY_FILE', optionalText()],

@@ -21,6 +21,19 @@ const FASTIFY_CODES: Readonly<Record<string, () => AppError>> = {
     new AppError('malformed_request', 'The request URL is not valid (bad percent-encoding).'),
 };
 
+/** Disk full (ENOSPC), quota exceeded (EDQUOT), and SQLite's name for either; drivers may wrap them in `cause`. */
+const STORAGE_EXHAUSTED = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+export function isStorageExhausted(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as FrameworkError).code;
+    if (typeof code === 'string' && STORAGE_EXHAUSTED.has(code)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Maps anything thrown (our errors, Nest's, Fastify's, the JSON parser's) to an AppError. Unknown → internal_error. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -33,6 +46,9 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof HttpException) return fromHttpStatus(error.getStatus());
   const status = typeof framework.statusCode === 'number' ? framework.statusCode : undefined;
   if (status !== undefined && status >= 400 && status < 500) return fromHttpStatus(status);
+  if (isStorageExhausted(error)) {
+    return new AppError('insufficient_storage', 'The appliance has no disk space left for this: free space in its data dir.');
+  }
   return new AppError('internal_error');
 }
 

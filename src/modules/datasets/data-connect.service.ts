@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppError } from '../../common/errors';
+import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { Principal, roleRank } from '../access/principal';
 import { DatasetShapeError } from './dataset-file-writer';
@@ -143,6 +143,7 @@ export class DataConnectService {
         connection_id: connector.id,
       };
     } catch (error) {
+      if (isStorageExhausted(error)) throw error;
       const message = this.failureMessage(error);
       this.logger.warn(
         {

@@ -190,7 +190,8 @@ export class DatasetFileWriter {
         this.finishing?.resolve(reply.bounds);
         return;
       case 'failed':
-        this.fail(new Error(`Writing the dataset file failed: ${reply.message}`));
+        // The SQLite code survives the thread boundary, so a full disk is answered as one (507), not as a bug.
+        this.fail(Object.assign(new Error(`Writing the dataset file failed: ${reply.message}`), { code: reply.code }));
         return;
     }
     this.signal();

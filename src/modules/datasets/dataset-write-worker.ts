@@ -34,7 +34,7 @@ export interface TextFixup {
 export type WriterReply =
   | { readonly op: 'written' }
   | { readonly op: 'finished'; readonly bounds: readonly { min: string | null; max: string | null }[] }
-  | { readonly op: 'failed'; readonly message: string };
+  | { readonly op: 'failed'; readonly message: string; readonly code?: string };
 
 interface WorkerData {
   readonly driver: string;
@@ -152,7 +152,12 @@ function runWriter(load: (id: string) => unknown, port: Port, data: WorkerData):
       }
     } catch (error) {
       failed = true;
-      port.postMessage({ op: 'failed', message: error instanceof Error ? error.message : String(error) });
+      const code = (error as { code?: unknown } | null)?.code;
+      port.postMessage({
+        op: 'failed',
+        message: error instanceof Error ? error.message : String(error),
+        ...(typeof code === 'string' ? { code } : {}),
+      });
     }
   });
 }

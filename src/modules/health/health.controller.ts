@@ -4,6 +4,7 @@ import { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { Public } from '../access/access.decorators';
+import { storageStatus, StorageStatus } from './disk-space';
 import { MetricsService } from './metrics.service';
 
 function sameSecret(presented: string, expected: string): boolean {
@@ -23,6 +24,18 @@ export class HealthController {
   @Get('v1/health')
   health(): { status: 'ok'; timestamp: string } {
     return { status: 'ok', timestamp: new Date().toISOString() };
+  }
+
+  /**
+   * Readiness: 503 while the data dir's file system has less than SERVICE_MIN_FREE_DISK_MB free, so a balancer or
+   * monitor sees the appliance degrade before writes start failing with 507.
+   */
+  @Public()
+  @Get('v1/ready')
+  async ready(@Res() reply: FastifyReply): Promise<void> {
+    const storage: StorageStatus = await storageStatus(this.config.dataDir, this.config.minFreeDiskMb * 1024 * 1024);
+    const ready = storage.status === 'ok';
+    await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', storage });
   }
 
   /** Open on loopback by default; SERVICE_METRICS_TOKEN requires `Authorization: Bearer <token>`. */

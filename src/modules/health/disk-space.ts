@@ -1,0 +1,20 @@
+import { statfs } from 'node:fs/promises';
+
+export interface StorageStatus {
+  readonly status: 'ok' | 'degraded';
+  readonly path: string;
+  readonly free_bytes: number;
+  readonly min_free_bytes: number;
+}
+
+/** Free bytes an unprivileged writer may still use on the file system holding `path`. */
+export async function storageStatus(path: string, minFreeBytes: number): Promise<StorageStatus> {
+  const stats = await statfs(path);
+  const free = stats.bavail * stats.bsize;
+  return {
+    status: free < minFreeBytes ? 'degraded' : 'ok',
+    path,
+    free_bytes: free,
+    min_free_bytes: minFreeBytes,
+  };
+}
