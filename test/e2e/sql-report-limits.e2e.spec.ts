@@ -155,4 +155,33 @@ describe('SQL reports run apart from the daemon, within limits', () => {
     expect(after.status).toBe(200);
     expect(after.body.rows).toEqual([{ one: 1 }]);
   }, 60_000);
+
+  it('refuses results over the byte cap with 422 result_too_large naming the limit', async () => {
+    const cap = 16 * 1024 * 1024;
+    const bigRows = await report(
+      owner,
+      "with recursive r(i) as (select 1 union all select i + 1 from r where i < 450) select i, printf('%.*c', 1000000, 'x') as big from r",
+    );
+    expect(bigRows.status).toBe(422);
+    expect(bigRows.body.error.code).toBe('result_too_large');
+    expect(bigRows.body.error.message).toContain(`${cap} bytes`);
+    expect(bigRows.body.error.details).toEqual([
+      { field: 'sql', problem: `the result exceeds ${cap} bytes (SERVICE_SQL_REPORT_MAX_BYTES)` },
+    ]);
+
+    const oneHugeValue = await report(
+      owner,
+      "select replace(printf('%.*c', 10000000, 'x'), 'x', 'yy') as huge",
+    );
+    expect(oneHugeValue.status).toBe(422);
+    expect(oneHugeValue.body.error.code).toBe('result_too_large');
+
+    const underTheCap = await report(
+      owner,
+      "with recursive r(i) as (select 1 union all select i + 1 from r where i < 2000) select i, printf('%.*c', 4000, 'x') as s from r",
+    );
+    expect(underTheCap.status).toBe(200);
+    expect(underTheCap.body.row_count).toBe(2000);
+    expect(underTheCap.body.rows[1999]).toEqual({ i: 2000, s: 'x'.repeat(4000) });
+  }, 60_000);
 });

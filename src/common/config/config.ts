@@ -70,6 +70,7 @@ const SCHEMA = {
   queryTimeoutS: ['SERVICE_QUERY_TIMEOUT_S', seconds(30)],
   sqlReportTimeoutS: ['SERVICE_SQL_REPORT_TIMEOUT_S', seconds(30)],
   sqlReportMaxRows: ['SERVICE_SQL_REPORT_MAX_ROWS', integer(10000, { min: 1, max: 1_000_000 })],
+  sqlReportMaxBytes: ['SERVICE_SQL_REPORT_MAX_BYTES', integer(16 * 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 })],
   sqlReportsPerKey: ['SERVICE_SQL_REPORTS_PER_KEY', integer(2, { min: 1, max: 1000 })],
   sqlReportsPerOrg: ['SERVICE_SQL_REPORTS_PER_ORG', integer(4, { min: 1, max: 1000 })],
   sqlReportsTotal: ['SERVICE_SQL_REPORTS_TOTAL', integer(8, { min: 1, max: 1000 })],

@@ -34,7 +34,6 @@ export interface QueryResult {
 const MAX_BATCH = 50;
 const MAX_REPORT_DATASETS = 10;
 const MAX_BYSTANDER_RUNS = 3;
-const REPORT_PROCESS_HEAP_MB = 512;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -69,7 +68,8 @@ export class QueryService implements OnApplicationShutdown {
       perOrg: config.sqlReportsPerOrg,
       total: config.sqlReportsTotal,
     });
-    this.reportProcesses = new ReportProcesses(REPORT_PROCESS_HEAP_MB);
+    // Room for the rows as JavaScript values (several times their JSON bytes) above Node's own baseline.
+    this.reportProcesses = new ReportProcesses(64 + 8 * Math.ceil(config.sqlReportMaxBytes / 1024 ** 2));
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -170,7 +170,7 @@ export class QueryService implements OnApplicationShutdown {
       result = await runSqlReport(
         sql,
         tables,
-        { timeoutMs, maxRows: this.config.sqlReportMaxRows },
+        { timeoutMs, maxRows: this.config.sqlReportMaxRows, maxBytes: this.config.sqlReportMaxBytes },
         this.reportProcesses,
       );
     } finally {

@@ -9,6 +9,7 @@ export interface ReportRequest {
   readonly views: readonly string[];
   readonly sql: string;
   readonly maxRows: number;
+  readonly maxBytes: number;
 }
 
 export type ReportReply =
@@ -16,6 +17,7 @@ export type ReportReply =
   | { readonly op: 'refused'; readonly phase: 'prepare'; readonly message: string }
   | { readonly op: 'not_read_only'; readonly reader: boolean }
   | { readonly op: 'failed'; readonly code: string | null; readonly message: string }
+  | { readonly op: 'too_large'; readonly rows: number }
   | {
       readonly op: 'rows';
       readonly columns: string[];
@@ -68,6 +70,7 @@ interface AsyncStatement {
 interface Sqlite3Module {
   readonly OPEN_READONLY: number;
   readonly LIMIT_ATTACHED: number;
+  readonly LIMIT_LENGTH: number;
   readonly Database: new (file: string, mode: number, done: (error: Error | null) => void) => AsyncDatabase;
 }
 
@@ -75,7 +78,9 @@ interface Sqlite3Module {
  * The body of a report process, evaluated from its source text, so it may use nothing from this module's scope:
  * only its arguments. It runs one report at a time, each on fresh connections that are closed afterwards, so
  * nothing of one report is left for the next. Everything it is told is checked by the daemon beforehand; its own
- * job is to let SQLite judge the statement, then stream rows, stopping the statement at the row cap.
+ * job is to let SQLite judge the statement, then stream rows while counting their JSON bytes, stopping the
+ * statement at the row or byte cap. SQLite values longer than the byte cap are refused by SQLite itself
+ * (SQLITE_LIMIT_LENGTH), so no single value can grow past the cap in memory either.
  */
 function runReportProcess(load: (id: string) => unknown, channel: Channel, data: ProcessData): void {
   const Better = load(data.betterSqlite) as new (file: string, options: object) => SyncDatabase;
@@ -122,8 +127,10 @@ function runReportProcess(load: (id: string) => unknown, channel: Channel, data:
       for (const view of request.views) await step(db, view);
       await step(db, 'pragma query_only = 1');
       db.configure('limit', sqlite3.LIMIT_ATTACHED, 0);
+      db.configure('limit', sqlite3.LIMIT_LENGTH, Math.max(1, Math.min(request.maxBytes, 1_000_000_000)));
       const rows: Record<string, unknown>[] = [];
-      let stopped = false;
+      let bytes = 2;
+      let stopped: 'rows' | 'bytes' | null = null;
       let failure: Error | null = null;
       const statement = await new Promise<AsyncStatement>((resolve, reject) => {
         const prepared = db.prepare(request.sql, (error) => (error ? reject(error) : resolve(prepared)));
@@ -141,7 +148,13 @@ function runReportProcess(load: (id: string) => unknown, channel: Channel, data:
               }
               if (stopped) return;
               if (rows.length >= request.maxRows) {
-                stopped = true;
+                stopped = 'rows';
+                db.interrupt();
+                return;
+              }
+              bytes += Buffer.byteLength(JSON.stringify(row)) + (rows.length > 0 ? 1 : 0);
+              if (bytes > request.maxBytes) {
+                stopped = 'bytes';
                 db.interrupt();
                 return;
               }
@@ -156,14 +169,15 @@ function runReportProcess(load: (id: string) => unknown, channel: Channel, data:
         new Promise<void>((resolve) => statement.finalize(resolve)),
       ]);
       const problem = failure as (Error & { code?: unknown }) | null;
-      if (problem && !(stopped && problem.code === 'SQLITE_INTERRUPT')) {
+      if (stopped === 'bytes') return { op: 'too_large', rows: rows.length };
+      if (problem && !(stopped === 'rows' && problem.code === 'SQLITE_INTERRUPT')) {
         return {
           op: 'failed',
           code: typeof problem.code === 'string' ? problem.code : null,
           message: problem.message,
         };
       }
-      return { op: 'rows', columns, rows, truncated: stopped };
+      return { op: 'rows', columns, rows, truncated: stopped === 'rows' };
     } finally {
       await new Promise<void>((resolve) => db.close(resolve));
     }

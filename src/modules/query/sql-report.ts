@@ -15,6 +15,7 @@ export interface ReportTable {
 export interface ReportLimits {
   readonly timeoutMs: number;
   readonly maxRows: number;
+  readonly maxBytes: number;
 }
 
 export interface ReportResult {
@@ -66,12 +67,20 @@ function prepareError(message: string): AppError {
   return AppError.validation([{ field: 'sql', problem: message }]);
 }
 
+function tooLarge(maxBytes: number): AppError {
+  return new AppError(
+    'result_too_large',
+    `The result is larger than the ${maxBytes} bytes one SQL report may return: select fewer columns or rows, or aggregate.`,
+    [{ field: 'sql', problem: `the result exceeds ${maxBytes} bytes (SERVICE_SQL_REPORT_MAX_BYTES)` }],
+  );
+}
+
 /**
  * Runs one read-only statement over dataset files in a report process (see sql-report-process.ts). SQLite itself
  * decides whether the text is one statement and whether it reads only: it is prepared against the same views
  * (refusing a second statement), and sqlite3_stmt_readonly and whether it returns rows are checked. Read-only by
  * construction: the connection is opened SQLITE_OPEN_READONLY, `query_only` is on, no further database can be
- * attached, only `maxRows` rows are taken, and the process is killed at the budget.
+ * attached, only `maxRows` rows and `maxBytes` bytes of rows are taken, and the process is killed at the budget.
  */
 export async function runSqlReport(
   sql: string,
@@ -87,6 +96,7 @@ export async function runSqlReport(
       views: viewStatements(tables),
       sql,
       maxRows: limits.maxRows,
+      maxBytes: limits.maxBytes,
     },
     limits.timeoutMs,
   );
@@ -98,6 +108,8 @@ export async function runSqlReport(
   switch (reply.op) {
     case 'rows':
       return { columns: reply.columns, rows: reply.rows, truncated: reply.truncated };
+    case 'too_large':
+      throw tooLarge(limits.maxBytes);
     case 'refused':
       throw prepareError(reply.message);
     case 'not_read_only':
@@ -107,6 +119,7 @@ export async function runSqlReport(
           : 'the statement returns no rows (writes, ATTACH and PRAGMA are refused)',
       );
     case 'failed': {
+      if (reply.code === 'SQLITE_TOOBIG') throw tooLarge(limits.maxBytes);
       if (reply.code === 'SQLITE_READONLY') throw violation('the statement would write');
       if (/too many attached databases/i.test(reply.message)) throw violation('ATTACH is not allowed');
       if (reply.code?.startsWith('SQLITE_')) {
