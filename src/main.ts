@@ -1,3 +1,4 @@
+import './common/runtime/require-supported-node';
 import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
@@ -72,7 +73,13 @@ async function main(): Promise<void> {
   }
   stopOnSignals(app, config, logger);
   logger.info(
-    { event: 'daemon_started', address: await app.getUrl(), data_dir: config.dataDir, pid: process.pid },
+    {
+      event: 'daemon_started',
+      address: await app.getUrl(),
+      data_dir: config.dataDir,
+      pid: process.pid,
+      node_version: process.version,
+    },
     'decisiond is listening',
   );
   app

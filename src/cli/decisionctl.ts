@@ -1,3 +1,4 @@
+import '../common/runtime/require-supported-node';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../common/config';
 import { registerEgressCommands } from './egress.command';

@@ -1,3 +1,4 @@
+import '../common/runtime/require-supported-node';
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';

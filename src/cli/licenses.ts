@@ -1,3 +1,4 @@
+import '../common/runtime/require-supported-node';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_ROOT } from '../common/config';

@@ -1,3 +1,4 @@
+import '../common/runtime/require-supported-node';
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { DynamicModule, Module } from '@nestjs/common';

@@ -1,3 +1,4 @@
+import '../common/runtime/require-supported-node';
 import { cpSync, existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { APP_ROOT } from '../common/config';

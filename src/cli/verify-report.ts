@@ -1,3 +1,4 @@
+import '../common/runtime/require-supported-node';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { verifyReportText } from '../modules/privacy/report-signature';

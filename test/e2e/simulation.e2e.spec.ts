@@ -87,7 +87,9 @@ describe('POST /v1/simulate and GET /v1/infrastructure over HTTP', () => {
       pool: { size: 1, busy: 0, queued: 0, restarts: 0 },
       runtime_library: expect.objectContaining({ status: expect.any(String) }),
       license: { edition: expect.any(String), status: expect.any(String) },
+      node_version: process.version,
     });
+    expect(res.body.node_version).toMatch(/^v24\./);
     expect(new Date(res.body.last_health_check).toISOString()).toBe(res.body.last_health_check);
     const metrics = await t.request('GET', '/metrics');
     expect(metrics.text).toContain('engine_workers_busy 0');

@@ -21,6 +21,8 @@ export interface InfrastructureReport {
   };
   readonly runtime_library: Readonly<Record<string, unknown>>;
   readonly license: LicenseSummary;
+  /** The Node.js runtime serving this request, as `process.version` spells it. */
+  readonly node_version: string;
 }
 
 /** The authoritative engine signal (spec: GET /v1/infrastructure), plus the runtime library and the license. */
@@ -43,6 +45,7 @@ export class InfrastructureService {
       license: isLicenseSummarySource(this.entitlements)
         ? this.entitlements.licenseSummary()
         : UNLICENSED_COMMUNITY,
+      node_version: process.version,
     };
   }
 }
