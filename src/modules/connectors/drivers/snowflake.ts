@@ -115,7 +115,8 @@ async function open(
     accessUrl,
     proxyHost: proxy.host,
     proxyPort: proxy.port,
-    proxyProtocol: 'http',
+    // With a colon: the SDK hands it to http.Agent as `protocol`, which Node 24 honours ('http' fails every request).
+    proxyProtocol: 'http:',
     timeout: TIMEOUT_MS,
     sfRetryMaxLoginRetries: 1,
     application: 'decision-service',
