@@ -96,7 +96,7 @@ describeIf('the .deb package', () => {
       'usr/lib/decision-service/dist/cli/decisiond.js',
       'usr/lib/decision-service/engine_build/sd_notify.node',
       'usr/lib/decision-service/node_modules/@nestjs/core/package.json',
-      'usr/lib/decision-service/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+      'usr/lib/decision-service/node_modules/better-sqlite3/prebuilds/linux-x64.node',
       'lib/systemd/system/decision-service.service',
       'lib/systemd/system/decision-runtime.service',
       'usr/lib/sysusers.d/decision-service.conf',
