@@ -101,22 +101,23 @@ describe('engine start-up and shutdown of the real daemon process', () => {
     expect(existsSync(runDir) ? readdirSync(runDir).filter((f) => f.startsWith('engine-')) : []).toEqual([]);
   });
 
-  it('logs the probe retries and engine_pool_required_unavailable when the fallback is denied, and still serves', async () => {
+  it('logs the probe retries and engine_pool_required_unavailable when the fallback is denied, and does not start', async () => {
     const { daemon } = start({
       ENGINE_BINARY_PATH: join(FAKES, 'no-socket.sh'),
       ENGINE_WORKER_READY_TIMEOUT_S: '0.3',
       ENGINE_PROBE_ATTEMPTS: '2',
       RUNTIME_FALLBACK_MODE: 'deny',
     });
-    const address = await waitForStart(daemon, 45_000);
+    expect(await daemon.exited).toBe(1);
     const lines = logLines(daemon);
     expect(lines.filter((l) => l.event === 'engine_server_mode_probe_retry')).toHaveLength(1);
     expect(lines.find((l) => l.event === 'engine_server_mode_probe_failed')).toMatchObject({ attempts: 2 });
     expect(lines.find((l) => l.event === 'engine_pool_required_unavailable')).toMatchObject({
+      level: 'fatal',
       runtime_fallback_mode: 'deny',
     });
     expect(eventIndex(lines, 'engine_runtime_mode')).toBe(-1);
-    expect((await httpRequest(address, 'GET', '/v1/health')).status).toBe(200);
+    expect(eventIndex(lines, 'daemon_started')).toBe(-1);
   });
 
   it('logs engine_pool_unavailable and engine_runtime_mode subprocess_fallback when it degrades', async () => {

@@ -101,15 +101,16 @@ describe('POST /v1/simulate and GET /v1/infrastructure over HTTP', () => {
 describe('engine routes when the engine is unavailable', () => {
   it('answers 503 engine_unavailable while the rest of the daemon serves', async () => {
     const t = await startTestApp({
-      ENGINE_BINARY_PATH: join(REPO_ROOT, 'test', 'fixtures', 'engine', 'serve-exits.sh'),
+      ENGINE_BINARY_PATH: join(REPO_ROOT, 'test', 'fixtures', 'engine', 'broken-compute.sh'),
       ENGINE_PROBE_ATTEMPTS: '1',
-      RUNTIME_FALLBACK_MODE: 'deny',
+      RUNTIME_FALLBACK_MODE: 'allow',
     });
     try {
       const key = await signUp(t);
       const res = await t.request('POST', '/v1/simulate', { body, token: key });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('engine_unavailable');
+      expect(res.body.error.engine_mode).toBe('unavailable');
       expect(res.headers.get('retry-after')).toBe('30');
       const infra = await t.request('GET', '/v1/infrastructure', { token: key });
       expect(infra.body).toMatchObject({ engine_mode: 'unavailable', engine_version: null });

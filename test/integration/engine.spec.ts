@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { AppError } from '../../src/common/errors';
+import { AppError, StartupError, toErrorBody } from '../../src/common/errors';
 import { EngineService } from '../../src/modules/engine/engine.service';
 import { SimulationService } from '../../src/modules/simulation/simulation.service';
 import { REPO_ROOT } from '../support/daemon-process';
@@ -279,18 +279,36 @@ describe('engine failure paths with fake binaries', () => {
     expect(result.actions[0].name).toBe('proceed');
   });
 
-  it('is unavailable when server mode fails and the fallback is denied, and keeps serving the rest', async () => {
+  it('refuses to start when server mode fails and the fallback is denied (engine_pool_required_unavailable)', async () => {
     const settings: Record<string, string>[] = [
       { RUNTIME_FALLBACK_MODE: 'deny' },
       { RUNTIME_FALLBACK_MODE: 'allow', ENGINE_ALLOW_SUBPROCESS_FALLBACK: 'false' },
       { RUNTIME_FALLBACK_MODE: 'auto', NODE_ENV: 'production' },
     ];
     for (const env of settings) {
-      const t = await boot('serve-exits.sh', env);
-      expect(t.app.get(EngineService).status()).toMatchObject({ mode: 'unavailable', version: null });
-      expect(await codeOf(t.app.get(SimulationService).simulate(ORG, simple))).toBe('engine_unavailable');
-      expect((await t.request('GET', '/v1/health')).status).toBe(200);
+      const refused = await boot('serve-exits.sh', env).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(StartupError);
+      expect(refused).toMatchObject({
+        event: 'engine_pool_required_unavailable',
+        fields: expect.objectContaining({ runtime_fallback_mode: env.RUNTIME_FALLBACK_MODE }),
+      });
     }
+  });
+
+  it('answers engine_unavailable with the engine_mode when neither path works but the fallback is allowed', async () => {
+    const t = await boot('broken-compute.sh', { RUNTIME_FALLBACK_MODE: 'allow' });
+    const refused = await t.app
+      .get(SimulationService)
+      .simulate(ORG, simple)
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(toErrorBody(refused as AppError, 'req_1').error).toMatchObject({
+      code: 'engine_unavailable',
+      engine_mode: 'unavailable',
+    });
   });
 
   it('does not serve an engine that computes wrong numbers, on either path', async () => {

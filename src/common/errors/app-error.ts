@@ -14,6 +14,8 @@ export class AppError extends Error {
     message?: string,
     readonly details?: readonly ErrorDetail[],
     readonly headers?: Readonly<Record<string, string>>,
+    /** Extra members of the error object, e.g. `engine_mode` on engine errors. */
+    readonly fields?: Readonly<Record<string, string>>,
   ) {
     super(message ?? ERROR_CATALOGUE[code].message);
     this.name = 'AppError';
@@ -27,12 +29,19 @@ export class AppError extends Error {
 }
 
 export interface ErrorBody {
-  error: { code: ErrorCode; message: string; request_id: string; details?: readonly ErrorDetail[] };
+  error: {
+    code: ErrorCode;
+    message: string;
+    request_id: string;
+    details?: readonly ErrorDetail[];
+    [field: string]: unknown;
+  };
 }
 
 export function toErrorBody(error: AppError, requestId: string): ErrorBody {
   return {
     error: {
+      ...error.fields,
       code: error.code,
       message: error.message,
       request_id: requestId,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { AppError } from '../../common/errors';
+import { AppError, ErrorCode, StartupError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { EngineMetrics } from './engine.metrics';
 import {
@@ -24,6 +24,11 @@ import { SubprocessEngine, SubprocessFailedError } from './subprocess-engine';
 /** Unix socket paths are limited to 108 bytes; a deep data dir falls back to a private temp dir. */
 const MAX_SOCKET_DIR_LENGTH = 80;
 const PROBE_RETRY_BACKOFF_MS = 200;
+const ENGINE_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'engine_unavailable',
+  'engine_busy',
+  'engine_timeout',
+]);
 
 /** May the engine run one process per request when the pool cannot start? (RUNTIME_FALLBACK_MODE, spec Limits) */
 export function isFallbackAllowed(
@@ -123,7 +128,21 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     return this.pool?.status().workers ?? [];
   }
 
+  /** Engine errors (503, 504) carry the engine_mode at the time, as every simulate answer does. */
   async simulate(request: EngineRequest): Promise<EngineOutcome> {
+    try {
+      return await this.compute(request);
+    } catch (error) {
+      if (error instanceof AppError && ENGINE_ERROR_CODES.has(error.code)) {
+        throw new AppError(error.code, error.message, error.details, error.headers, {
+          engine_mode: this.mode,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private async compute(request: EngineRequest): Promise<EngineOutcome> {
     const mode = this.mode;
     this.noteMode(mode);
     switch (mode) {
@@ -333,17 +352,15 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
 
   private async settleWithoutPool(): Promise<void> {
     if (!this.fallbackAllowed) {
-      this.settle('unavailable');
-      this.logger.error(
+      throw new StartupError(
+        'engine_pool_required_unavailable',
+        'the engine pool is required (subprocess fallback denied) and could not start: the daemon does not start',
         {
-          event: 'engine_pool_required_unavailable',
           reason: this.reason,
           runtime_fallback_mode: this.config.runtimeFallbackMode,
           engine_allow_subprocess_fallback: this.config.engineAllowSubprocessFallback,
         },
-        'the engine pool is required (subprocess fallback denied) and could not start: engine requests answer 503',
       );
-      return;
     }
     try {
       this.fallbackVersion = checkProbeReply(await this.subprocess.run(PROBE_REQUEST)).engine_version;
