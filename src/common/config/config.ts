@@ -82,7 +82,9 @@ const SCHEMA = {
   runtimeTimeoutS: ['SERVICE_RUNTIME_TIMEOUT_S', seconds(10)],
   runtimeHealthIntervalS: ['SERVICE_RUNTIME_HEALTH_INTERVAL_S', seconds(30)],
   mcpMaxSessions: ['SERVICE_MCP_MAX_SESSIONS', integer(100, { min: 1, max: 100_000 })],
-  mcpSessionIdleS: ['SERVICE_MCP_SESSION_IDLE_S', seconds(1800)],
+  mcpMaxSessionsPerOrg: ['SERVICE_MCP_MAX_SESSIONS_PER_ORG', integer(20, { min: 1, max: 100_000 })],
+  mcpMaxSessionsPerKey: ['SERVICE_MCP_MAX_SESSIONS_PER_KEY', integer(5, { min: 1, max: 100_000 })],
+  mcpSessionIdleS: ['SERVICE_MCP_SESSION_IDLE_S', seconds(600)],
 
   engineBinaryPath: ['ENGINE_BINARY_PATH', text('./engine_build/simulate')],
   runtimeFallbackMode: ['RUNTIME_FALLBACK_MODE', oneOf(['deny', 'allow', 'auto'], 'auto')],

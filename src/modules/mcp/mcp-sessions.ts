@@ -12,10 +12,24 @@ export interface McpSession {
   readonly id: string;
   readonly kind: SessionKind;
   readonly owner: string;
+  readonly orgId: string;
   principal: Principal;
   readonly transport: Transport;
   readonly server: Server;
   lastSeenAt: number;
+}
+
+/** Who holds a session or a slot reserved for one. */
+interface Claimant {
+  readonly owner: string;
+  readonly orgId: string;
+}
+
+interface Refusal {
+  readonly scope: 'credential' | 'organization' | 'appliance';
+  readonly limit: number;
+  readonly message: string;
+  readonly retryAfterS: number;
 }
 
 /** The credential a session is bound to: the API key, else the signed-in user's session token. */
@@ -24,10 +38,11 @@ export function sessionOwner(principal: Principal): string {
   return `user:${principal.userId ?? 'unknown'}:org:${principal.orgId}`;
 }
 
-/** Open MCP sessions of both HTTP transports: bound to their owner, capped in number, closed when idle. */
+/** Open MCP sessions of both HTTP transports: bound to their owner, capped per credential, organization and appliance, closed when idle. */
 @Injectable()
 export class McpSessions implements OnModuleInit, OnApplicationShutdown {
   private readonly sessions = new Map<string, McpSession>();
+  private readonly pending = new Map<symbol, Claimant>();
   private reaper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -50,20 +65,37 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
     return this.sessions.size;
   }
 
-  /** Throws 503 mcp_session_limit_reached when no slot is free even after closing idle sessions. */
-  async ensureCapacity(): Promise<void> {
-    if (this.sessions.size < this.config.mcpMaxSessions) return;
-    await this.reapIdle();
-    if (this.sessions.size >= this.config.mcpMaxSessions) {
-      throw new AppError(
-        'mcp_session_limit_reached',
-        `All ${this.config.mcpMaxSessions} MCP sessions are in use: close one or retry later.`,
+  /**
+   * Holds a slot for a session about to be opened by `principal`, or throws 503 mcp_session_limit_reached with
+   * Retry-After when the appliance, the organization or the credential has no slot left even after closing idle
+   * sessions. The slot is held from the check until the session is registered (or the returned release is called),
+   * so concurrent initializes cannot overshoot a limit.
+   */
+  async reserve(principal: Principal): Promise<() => void> {
+    const claimant = { owner: sessionOwner(principal), orgId: principal.orgId };
+    if (this.refusal(claimant)) await this.reapIdle();
+    const refusal = this.refusal(claimant);
+    if (refusal) {
+      this.logger.warn(
+        { event: 'mcp_session_refused', scope: refusal.scope, org_id: claimant.orgId, limit: refusal.limit },
+        'an MCP session was refused: no slot left',
       );
+      throw new AppError('mcp_session_limit_reached', refusal.message, undefined, {
+        'retry-after': String(refusal.retryAfterS),
+      });
     }
+    const token = Symbol('mcp-slot');
+    this.pending.set(token, claimant);
+    return () => this.pending.delete(token);
   }
 
-  add(session: Omit<McpSession, 'lastSeenAt' | 'owner'>): McpSession {
-    const stored: McpSession = { ...session, owner: sessionOwner(session.principal), lastSeenAt: Date.now() };
+  add(session: Omit<McpSession, 'lastSeenAt' | 'owner' | 'orgId'>): McpSession {
+    const stored: McpSession = {
+      ...session,
+      owner: sessionOwner(session.principal),
+      orgId: session.principal.orgId,
+      lastSeenAt: Date.now(),
+    };
     this.sessions.set(session.id, stored);
     this.logger.info(
       {
@@ -111,6 +143,33 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       this.logger.debug({ event: 'mcp_session_close_failed', session_id: id, err: error }, 'closing failed');
     }
+  }
+
+  private refusal(claimant: Claimant): Refusal | undefined {
+    const held: Claimant[] = [...this.sessions.values(), ...this.pending.values()];
+    const { mcpMaxSessions, mcpMaxSessionsPerOrg, mcpMaxSessionsPerKey } = this.config;
+    const scopes: [Refusal['scope'], number, (c: Claimant) => boolean, string][] = [
+      ['credential', mcpMaxSessionsPerKey, (c) => c.owner === claimant.owner, 'this credential has'],
+      ['organization', mcpMaxSessionsPerOrg, (c) => c.orgId === claimant.orgId, 'your organization has'],
+      ['appliance', mcpMaxSessions, () => true, 'the appliance has'],
+    ];
+    for (const [scope, limit, inScope, who] of scopes) {
+      if (held.filter(inScope).length < limit) continue;
+      return {
+        scope,
+        limit,
+        message: `All ${limit} MCP sessions ${who} are in use: close one or retry later.`,
+        retryAfterS: this.secondsUntilIdleExpiry([...this.sessions.values()].filter(inScope)),
+      };
+    }
+    return undefined;
+  }
+
+  /** When the first of these sessions would be closed as idle, if nothing uses it before then. */
+  private secondsUntilIdleExpiry(sessions: readonly McpSession[]): number {
+    if (sessions.length === 0) return 1;
+    const oldest = Math.min(...sessions.map((s) => s.lastSeenAt));
+    return Math.max(1, Math.ceil((oldest + this.config.mcpSessionIdleS * 1000 - Date.now()) / 1000));
   }
 
   private async reapIdle(): Promise<void> {

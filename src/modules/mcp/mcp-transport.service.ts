@@ -65,39 +65,44 @@ export class McpTransportService {
         { field: SESSION_HEADER, problem: 'is required unless the request is an MCP initialize request' },
       ]);
     }
-    await this.sessions.ensureCapacity();
-    // Each request of the session re-resolves its credential; tools run with the latest principal.
-    let session: McpSession | undefined;
-    const server = this.factory.create(() => session?.principal ?? principal);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
-      onsessioninitialized: (id) => {
-        session = this.sessions.add({ id, kind: 'streamable_http', principal, transport, server });
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) this.sessions.forget(transport.sessionId);
-    };
-    await server.connect(transport);
-    hijack(reply);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    const release = await this.sessions.reserve(principal);
+    try {
+      // Each request of the session re-resolves its credential; tools run with the latest principal.
+      let session: McpSession | undefined;
+      const server = this.factory.create(() => session?.principal ?? principal);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: true,
+        onsessioninitialized: (id) => {
+          session = this.sessions.add({ id, kind: 'streamable_http', principal, transport, server });
+          release();
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) this.sessions.forget(transport.sessionId);
+      };
+      await server.connect(transport);
+      hijack(reply);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } finally {
+      release();
+    }
   }
 
   async openSse(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     this.checkOrigin(request);
-    await this.sessions.ensureCapacity();
-    hijack(reply);
-    const transport = new SSEServerTransport(SSE_MESSAGE_PATH, reply.raw);
-    const holder: { session?: McpSession } = {};
-    const server = this.factory.create(() => holder.session?.principal ?? principal);
-    holder.session = this.sessions.add({
-      id: transport.sessionId,
-      kind: 'sse',
-      principal,
-      transport,
-      server,
-    });
+    const release = await this.sessions.reserve(principal);
+    let transport: SSEServerTransport;
+    let server: ReturnType<McpServerFactory['create']>;
+    try {
+      hijack(reply);
+      transport = new SSEServerTransport(SSE_MESSAGE_PATH, reply.raw);
+      const holder: { session?: McpSession } = {};
+      server = this.factory.create(() => holder.session?.principal ?? principal);
+      holder.session = this.sessions.add({ id: transport.sessionId, kind: 'sse', principal, transport, server });
+    } finally {
+      release();
+    }
     transport.onclose = () => this.sessions.forget(transport.sessionId);
     reply.raw.on('close', () => void this.sessions.close(transport.sessionId, 'stream_closed'));
     await server.connect(transport);
