@@ -8,15 +8,17 @@ export type NewDevice = Omit<Device, 'id' | 'boundAt' | 'lastSeenAt' | 'register
 export interface SlotLimits {
   /** Live devices this key may hold; 0 = no per-key cap. */
   readonly perKey: number;
-  /** Distinct live devices the whole appliance may hold. */
-  readonly appliance: number;
+  /** Distinct live devices the scope may hold. */
+  readonly maxDevices: number;
+  readonly scope: 'organization' | 'appliance';
 }
 
 export type BindOutcome =
   | { readonly kind: 'bound'; readonly device: Device }
   | { readonly kind: 'exists'; readonly device: Device }
   | { readonly kind: 'key_full' }
-  | { readonly kind: 'appliance_full' };
+  | { readonly kind: 'appliance_full' }
+  | { readonly kind: 'organization_full' };
 
 @Injectable()
 export class DeviceRepository {
@@ -45,12 +47,25 @@ export class DeviceRepository {
       ) {
         return { kind: 'key_full' };
       }
-      const knownMachine = await em.count(DeviceSchema, { deviceId: device.deviceId, revokedAt: null });
+      const perOrg = limits.scope === 'organization';
+      const inScope = perOrg ? { orgId: device.orgId } : {};
+      const knownMachine = await em.count(DeviceSchema, {
+        ...inScope,
+        deviceId: device.deviceId,
+        revokedAt: null,
+      });
       if (knownMachine === 0) {
-        const rows = await em.execute<{ n: number }[]>(
-          'select count(distinct device_id) as n from devices where revoked_at is null',
-        );
-        if (Number(rows[0]?.n ?? 0) >= limits.appliance) return { kind: 'appliance_full' };
+        const rows = perOrg
+          ? await em.execute<{ n: number }[]>(
+              'select count(distinct device_id) as n from devices where revoked_at is null and org_id = ?',
+              [device.orgId],
+            )
+          : await em.execute<{ n: number }[]>(
+              'select count(distinct device_id) as n from devices where revoked_at is null',
+            );
+        if (Number(rows[0]?.n ?? 0) >= limits.maxDevices) {
+          return { kind: perOrg ? 'organization_full' : 'appliance_full' };
+        }
       }
       const now = new Date().toISOString();
       const created = em.create(DeviceSchema, {

@@ -66,7 +66,11 @@ export class DevicesService implements DeviceBinder {
     const token = `dbt_${randomBytes(32).toString('base64url')}`;
     const outcome = await this.repository.bind(
       this.newDevice(key, facts, hashBindingToken(token)),
-      { perKey: Math.min(key.deviceLimit, caps.maxDevicesPerKey), appliance: caps.maxDevices },
+      {
+        perKey: Math.min(key.deviceLimit, caps.maxDevicesPerKey),
+        maxDevices: caps.maxDevices,
+        scope: caps.maxDevicesScope,
+      },
       false,
     );
     const device = this.bound(outcome, key, facts);
@@ -103,9 +107,10 @@ export class DevicesService implements DeviceBinder {
       await this.repository.markRegistered(device.id);
     } else {
       // Only uncapped keys get here: a capped key's request was bound by the access guard before this runs.
+      const caps = this.licensing.getCaps();
       const outcome = await this.repository.bind(
         this.newDevice(key, facts, null),
-        { perKey: 0, appliance: this.licensing.getCaps().maxDevices },
+        { perKey: 0, maxDevices: caps.maxDevices, scope: caps.maxDevicesScope },
         true,
       );
       device = this.bound(outcome, key, facts);
@@ -251,6 +256,21 @@ export class DevicesService implements DeviceBinder {
         throw new AppError(
           'device_limit_reached',
           'The appliance has reached the device limit of its license (max_devices): revoke a device first.',
+        );
+      case 'organization_full':
+        this.logger.warn(
+          {
+            event: 'device_limit_reached',
+            scope: 'organization',
+            org_id: key.orgId,
+            key_id: key.keyId,
+            device_id: facts.deviceId,
+          },
+          'the organization has used its community max_devices',
+        );
+        throw new AppError(
+          'device_limit_reached',
+          'Your organization has reached the community edition device limit (max_devices): revoke a device first.',
         );
     }
   }

@@ -24,6 +24,11 @@ export type LicenseStatus = 'active' | 'expired' | 'not_yet_valid' | 'unlicensed
 export interface Caps {
   readonly maxDevices: number;
   readonly maxDevicesPerKey: number;
+  /**
+   * Whom max_devices counts: each organization (community edition, so a self-signed-up organization cannot take
+   * the operator's slots) or the whole appliance (a license's caps, as sold).
+   */
+  readonly maxDevicesScope: 'organization' | 'appliance';
 }
 
 export interface LicenseView {
@@ -111,8 +116,12 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
   }
 
   getCaps(): Caps {
-    const { caps } = this.effective();
-    return { maxDevices: caps.max_devices, maxDevicesPerKey: caps.max_devices_per_key };
+    const { caps, status } = this.effective();
+    return {
+      maxDevices: caps.max_devices,
+      maxDevicesPerKey: caps.max_devices_per_key,
+      maxDevicesScope: status === 'active' ? 'appliance' : 'organization',
+    };
   }
 
   /** For the privacy report (LICENSE_SUMMARY). */
