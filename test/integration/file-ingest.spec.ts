@@ -1,3 +1,5 @@
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import { xlsx } from '../factories/xlsx';
 import { startTestApp, TestApp } from '../support/test-app';
 
 let counter = 0;
@@ -5,7 +7,11 @@ let counter = 0;
 async function signUp(t: TestApp): Promise<string> {
   counter += 1;
   const res = await t.request('POST', '/auth/signup', {
-    body: { email: `ingest${counter}-${Date.now()}@example.test`, password: 'correct horse battery', name: 'I' },
+    body: {
+      email: `ingest${counter}-${Date.now()}@example.test`,
+      password: 'correct horse battery',
+      name: 'I',
+    },
   });
   expect(res.status).toBe(201);
   return res.body.api_key.raw_key as string;
@@ -65,5 +71,30 @@ describe('file ingest', () => {
     expect(json).toMatchObject({ status: 'ready', schema_summary: { rows: 2, columns: 2 } });
     const jsonSchema = await t.request('GET', `/v1/data/${json.dataset_id}/schema`, { token });
     expect(jsonSchema.body.columns.map((c: { name: string }) => c.name)).toEqual(['id', '__proto__']);
+  });
+
+  it('refuses decompression bombs as invalid_payload and ingests nothing', async () => {
+    const book = await t.request('POST', '/v1/connectors/test', {
+      token,
+      body: {
+        connector_type: 'file',
+        config: { file_type: 'excel', content: xlsx(3, 64 * 1024 * 1024).toString('base64') },
+      },
+    });
+    expect(book.status).toBe(200);
+    expect(book.body).toMatchObject({ success: false, error_type: 'invalid_payload' });
+    expect(book.body.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
+
+    const parquet = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [{ name: 'zero', data: new Int32Array(3_000_000), type: 'INT32' }],
+        rowGroupSize: 3_000_000,
+      }),
+    );
+    const id = await fileConnector(t, token, { file_type: 'parquet', content: parquet.toString('base64') });
+    const res = await connect(t, token, id, 'parquet_bomb');
+    expect(res.status).toBe('failed');
+    expect(res.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
+    expect((await t.request('GET', '/v1/data?search=parquet_bomb', { token })).body.datasets).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { EgressGuard } from '../egress/egress.types';
 import { ConnectorConfigMap } from './connector-config';
 import { ConnectorType } from './connector-types';
+import type { ParseLimits } from './formats';
 import { ImportArea } from './local-path';
 
 /** What a driver may use: the egress guard (its only way out), its organization's part of the import dir, and limits. */
@@ -13,6 +14,8 @@ export interface DriverContext {
   readonly scratchDir: string;
   /** Rows per batch yielded by readRows. */
   readonly batchSize: number;
+  /** What parsing one file may use (file and object-store connectors). */
+  readonly parseLimits: ParseLimits;
   readonly signal?: AbortSignal;
   /** Non-fatal findings while reading (for example flattening collisions); each message once. */
   readonly warn: (message: string) => void;

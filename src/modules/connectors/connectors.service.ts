@@ -22,6 +22,7 @@ import {
   resolveConnectorType,
 } from './connector-types';
 import { DRIVERS } from './drivers';
+import { parseLimitsOf } from './formats/parse-limits';
 import { SCRATCH_DIR_NAME } from './leftover-files';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
@@ -300,8 +301,8 @@ export class ConnectorsService {
     const started = performance.now();
     const latency = (): number => Math.round((performance.now() - started) * 100) / 100;
     try {
-      const outcome = await withDeadline(TEST_DEADLINE_MS, 'The source', async () =>
-        driverOf(config).test(config.values, await this.context(orgId)),
+      const outcome = await withDeadline(TEST_DEADLINE_MS, 'The source', async (signal) =>
+        driverOf(config).test(config.values, await this.context(orgId, { signal })),
       );
       return {
         success: true,
@@ -328,8 +329,8 @@ export class ConnectorsService {
     config: NormalizedConfig,
   ): Promise<BrowseResult & { connectorType: ConnectorType }> {
     try {
-      const result = await withDeadline(TEST_DEADLINE_MS, 'The source', async () =>
-        driverOf(config).browse(config.values, await this.context(orgId)),
+      const result = await withDeadline(TEST_DEADLINE_MS, 'The source', async (signal) =>
+        driverOf(config).browse(config.values, await this.context(orgId, { signal })),
       );
       return { ...result, connectorType: config.type };
     } catch (error) {
@@ -348,6 +349,7 @@ export class ConnectorsService {
       imports: await this.importAreas.forOrg(orgId),
       scratchDir: join(this.config.runDir, SCRATCH_DIR_NAME),
       batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+      parseLimits: parseLimitsOf(this.config),
       signal: options.signal,
       warn: (message) => {
         if (warned.has(message)) return;

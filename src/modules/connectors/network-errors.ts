@@ -84,16 +84,23 @@ export function classifyNetworkError(error: unknown, destination: string): Conne
 }
 
 /** Runs `work` with a deadline; on expiry → ConnectorError timeout (the work is abandoned, its socket closed by its driver). */
-export async function withDeadline<T>(ms: number, destination: string, work: () => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  ms: number,
+  destination: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  const controller = new AbortController();
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new ConnectorError('timeout', `${destination} did not answer within ${ms / 1000} s.`)),
-      ms,
-    );
+    timer = setTimeout(() => {
+      const error = new ConnectorError('timeout', `${destination} did not answer within ${ms / 1000} s.`);
+      // The work is told too, so that it stops (a parse thread is terminated) instead of running on unobserved.
+      controller.abort(error);
+      reject(error);
+    }, ms);
   });
   try {
-    return await Promise.race([work(), deadline]);
+    return await Promise.race([work(controller.signal), deadline]);
   } finally {
     clearTimeout(timer);
   }

@@ -12,6 +12,7 @@ import { ConnectorError } from '../../../src/modules/connectors/connector-error'
 import { bigqueryDriver } from '../../../src/modules/connectors/drivers/bigquery';
 import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+import { parseLimits } from '../../factories/parse-limits';
 
 // No Google endpoint is reachable here: a loopback stand-in plays the OAuth token endpoint (verifying the JWT
 // signature google-auth-library makes), the GCS JSON API and the BigQuery REST API the SDKs call.
@@ -147,6 +148,7 @@ function context(guard: GuardHarness): DriverContext {
     imports: importAreaFor(dir, 'org_1', true, []),
     scratchDir: join(dir, 'scratch'),
     batchSize: 10,
+    parseLimits: parseLimits(),
     warn: () => undefined,
   };
 }

@@ -19,6 +19,7 @@ import { ConnectorError } from '../../../src/modules/connectors/connector-error'
 import { azureDriver } from '../../../src/modules/connectors/drivers/azure';
 import { s3Driver } from '../../../src/modules/connectors/drivers/s3';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+import { parseLimits } from '../../factories/parse-limits';
 import { SocketAudit } from '../../support/socket-audit';
 
 const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
@@ -46,6 +47,7 @@ function context(guard: GuardHarness): DriverContext {
     imports: importAreaFor(dir, 'org_1', true, []),
     scratchDir: join(dir, 'scratch'),
     batchSize: 2,
+    parseLimits: parseLimits(),
     warn: () => undefined,
   };
 }

@@ -8,6 +8,7 @@ import { ConnectorError } from '../../../src/modules/connectors/connector-error'
 import { restDriver } from '../../../src/modules/connectors/drivers/rest';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { GuardHarness, Receiver, startGuard, startReceiver } from '../../support/egress-fixtures';
+import { parseLimits } from '../../factories/parse-limits';
 
 type Answer = { status?: number; headers?: Record<string, string>; json?: unknown };
 
@@ -55,6 +56,7 @@ function context(): DriverContext {
     imports: importAreaFor('/nonexistent', 'org_1', true, []),
     scratchDir: '/tmp',
     batchSize: 100,
+    parseLimits: parseLimits(),
     warn: () => undefined,
   };
 }

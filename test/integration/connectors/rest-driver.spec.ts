@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EgressGuard } from '../../../src/modules/egress/egress.types';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+import { parseLimits } from '../../factories/parse-limits';
 
 type Handler = (
   request: IncomingMessage,
@@ -80,6 +81,7 @@ function context(guard: EgressGuard = allowing.guard): DriverContext & { warning
     imports: importAreaFor('/nonexistent', 'org_1', true, []),
     scratchDir: '/tmp',
     batchSize: 100,
+    parseLimits: parseLimits(),
     warn: (m) => warnings.push(m),
     warnings,
   };

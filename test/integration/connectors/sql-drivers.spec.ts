@@ -20,6 +20,7 @@ import { mysqlDriver } from '../../../src/modules/connectors/drivers/mysql';
 import { postgresDriver } from '../../../src/modules/connectors/drivers/postgres';
 import { sqliteDriver } from '../../../src/modules/connectors/drivers/sqlite';
 import { TestEgressGuard } from '../../support/test-egress-guard';
+import { parseLimits } from '../../factories/parse-limits';
 
 const suffix = `${process.pid}_${Date.now()}`;
 const PG_TABLE = `conn_pg_${suffix}`;
@@ -32,6 +33,7 @@ function context(rules: string[], importDir = '/nonexistent'): DriverContext {
     imports: importAreaFor(importDir, 'org_1', true, []),
     scratchDir: tmpdir(),
     batchSize: 2,
+    parseLimits: parseLimits(),
     warn: () => undefined,
   };
 }

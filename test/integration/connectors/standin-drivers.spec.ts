@@ -17,6 +17,7 @@ import { mssqlDriver } from '../../../src/modules/connectors/drivers/mssql';
 import { snowflakeDriver } from '../../../src/modules/connectors/drivers/snowflake';
 import { assertReadOnlyQuery } from '../../../src/modules/connectors/drivers/sql-common';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
+import { parseLimits } from '../../factories/parse-limits';
 import { SocketAudit } from '../../support/socket-audit';
 
 // No ClickHouse, SQL Server or Snowflake runs on this machine: these tests check config building, egress blocking
@@ -107,6 +108,7 @@ function context(guard: GuardHarness): DriverContext {
     imports: importAreaFor(dir, 'org_1', true, []),
     scratchDir: dir,
     batchSize: 10,
+    parseLimits: parseLimits(),
     warn: () => undefined,
   };
 }

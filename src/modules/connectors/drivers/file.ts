@@ -9,15 +9,8 @@ import {
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { FileType } from '../connector-types';
-import {
-  CollisionLog,
-  contentBytes,
-  describeFile,
-  FileDescription,
-  FileSource,
-  FormatOptions,
-  readFileRecords,
-} from '../formats';
+import { CollisionLog, contentBytes, FileDescription, FileSource, FormatOptions } from '../formats';
+import { describeFileInThread, ParseRun, readFileRecordsInThread } from '../formats/parse-thread';
 import { confinedFile } from '../local-path';
 
 export function formatOptions(
@@ -33,6 +26,10 @@ export function formatOptions(
     encoding: options.encoding,
     hasHeader: options.has_header,
   };
+}
+
+export function parseRun(ctx: DriverContext): ParseRun {
+  return { limits: ctx.parseLimits, signal: ctx.signal };
 }
 
 interface ResolvedSource {
@@ -81,7 +78,11 @@ export function fileDiscovery(description: FileDescription, fileType: FileType):
 export const fileDriver: ConnectorDriver<FileConfig> = {
   async test(config, ctx) {
     const { source, label } = await resolveSource(config, ctx);
-    const description = await describeFile(source, formatOptions(config, config.file_type));
+    const description = await describeFileInThread(
+      source,
+      formatOptions(config, config.file_type),
+      parseRun(ctx),
+    );
     const noRows = description.records === 0 ? ' (the file has no data rows)' : '';
     const warnings = description.warnings.length > 0 ? ` ${description.warnings.join(' ')}` : '';
     return {
@@ -96,7 +97,11 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
 
   async browse(config, ctx): Promise<BrowseResult> {
     const { source, label } = await resolveSource(config, ctx);
-    const description = await describeFile(source, formatOptions(config, config.file_type));
+    const description = await describeFileInThread(
+      source,
+      formatOptions(config, config.file_type),
+      parseRun(ctx),
+    );
     const items = fileBrowseItems(description, config.file_type);
     return {
       items,
@@ -111,11 +116,12 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
       const { source } = await resolveSource(config, ctx);
       const collisions = new CollisionLog();
       try {
-        yield* readFileRecords(
+        yield* readFileRecordsInThread(
           source,
           formatOptions(config, config.file_type, selection.sheet),
           ctx.batchSize,
           collisions,
+          parseRun(ctx),
         );
       } finally {
         const warning = collisions.message();

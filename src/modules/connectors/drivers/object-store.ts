@@ -16,8 +16,9 @@ import {
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { FileType } from '../connector-types';
-import { CollisionLog, describeFile, readFileRecords } from '../formats';
-import { fileBrowseItems, fileDiscovery, formatOptions } from './file';
+import { CollisionLog } from '../formats';
+import { describeFileInThread, readFileRecordsInThread } from '../formats/parse-thread';
+import { fileBrowseItems, fileDiscovery, formatOptions, parseRun } from './file';
 
 /** What an object-store driver provides; parsing, scratch files and the driver shape are shared. */
 export interface ObjectStore<C extends ObjectParseOptions> {
@@ -65,7 +66,11 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
       return withObjectFile(store, config, ctx, async (path) => {
         const size = (await stat(path)).size;
         if (size === 0) throw new ConnectorError('invalid_payload', `${store.label(config)} is empty.`);
-        const description = await describeFile({ kind: 'path', path }, formatOptions(config, fileType));
+        const description = await describeFileInThread(
+          { kind: 'path', path },
+          formatOptions(config, fileType),
+          parseRun(ctx),
+        );
         return {
           message: `Read ${store.label(config)} (${size} bytes): parsed ${description.records} ${fileType} record(s).`,
           details: {
@@ -82,7 +87,11 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
       const fileType = objectFileType(config, store.objectName(config));
       const siblings = await store.listSiblings(config, ctx);
       return withObjectFile(store, config, ctx, async (path) => {
-        const description = await describeFile({ kind: 'path', path }, formatOptions(config, fileType));
+        const description = await describeFileInThread(
+          { kind: 'path', path },
+          formatOptions(config, fileType),
+          parseRun(ctx),
+        );
         const items = [...siblings, ...fileBrowseItems(description, fileType)];
         return {
           items,
@@ -101,11 +110,12 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
         const collisions = new CollisionLog();
         try {
           await pipeline(await store.download(config, ctx), createWriteStream(path, { mode: 0o600 }));
-          yield* readFileRecords(
+          yield* readFileRecordsInThread(
             { kind: 'path', path },
             formatOptions(config, fileType, selection.sheet),
             ctx.batchSize,
             collisions,
+            parseRun(ctx),
           );
         } finally {
           await rm(path, { force: true });

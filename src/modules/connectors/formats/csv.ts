@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
+import { tooManyColumns } from './parse-limits';
 import { emptyRecord, ParsedRecord } from './records';
 
 export interface CsvOptions {
@@ -8,6 +9,7 @@ export interface CsvOptions {
   /** Whether the first row names the columns; sniffed when absent. */
   readonly hasHeader?: boolean;
   readonly batchSize: number;
+  readonly maxColumns?: number;
 }
 
 export interface CsvLayout {
@@ -89,9 +91,11 @@ export async function* readCsv(
   }
   let columns: string[] | undefined;
   let batch: ParsedRecord[] = [];
+  const maxColumns = options.maxColumns ?? Number.POSITIVE_INFINITY;
   for await (const rows of parsedChunks(Readable.from(rest()), layout.delimiter)) {
     for (const row of rows) {
       if (isBlankRow(row)) continue;
+      if (maxColumns < row.length) throw tooManyColumns(row.length, { maxColumns });
       if (!columns) {
         if (layout.hasHeader) {
           columns = columnNames(row);

@@ -2,6 +2,7 @@ import type { Workbook as ExcelWorkbook, Worksheet } from 'exceljs';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
 import { columnNames } from './csv';
+import { checkCells, checkExpansion, ParseLimits, tooManyColumns, zipExpandedBytes } from './parse-limits';
 import { emptyRecord, ParsedRecord, toCell } from './records';
 
 const loadExcel = loadOnFirstUse(async () => (await import('exceljs')).default);
@@ -19,7 +20,7 @@ function startsWith(bytes: Uint8Array, signature: readonly number[]): boolean {
 }
 
 /** Loads an .xlsx workbook; legacy .xls (OLE) and anything not a zip are refused as invalid_payload. */
-export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
+export async function loadWorkbook(bytes: Uint8Array, limits?: ParseLimits): Promise<Workbook> {
   if (startsWith(bytes, OLE_SIGNATURE)) {
     throw new ConnectorError(
       'invalid_payload',
@@ -29,6 +30,7 @@ export async function loadWorkbook(bytes: Uint8Array): Promise<Workbook> {
   if (!startsWith(bytes, ZIP_SIGNATURE)) {
     throw new ConnectorError('invalid_payload', 'The content is not an Excel (.xlsx) workbook.');
   }
+  if (limits) checkExpansion('The Excel workbook', bytes.byteLength, zipExpandedBytes(bytes), limits);
   const { Workbook } = await loadExcel();
   const book = new Workbook();
   try {
@@ -64,7 +66,11 @@ export function pickSheet(workbook: Workbook, sheet: string | number | undefined
 }
 
 /** The sheet's rows as records: the first non-empty row names the columns. */
-export function sheetRecords(worksheet: Worksheet): ParsedRecord[] {
+export function sheetRecords(worksheet: Worksheet, limits?: ParseLimits): ParsedRecord[] {
+  if (limits) {
+    if (worksheet.columnCount > limits.maxColumns) throw tooManyColumns(worksheet.columnCount, limits);
+    checkCells(worksheet.rowCount * worksheet.columnCount, limits);
+  }
   let columns: string[] | undefined;
   const records: ParsedRecord[] = [];
   worksheet.eachRow({ includeEmpty: false }, (row) => {

@@ -6,11 +6,13 @@ import { readCsv } from './csv';
 import { loadWorkbook, pickSheet, sheetRecords } from './excel';
 import { locateRecords, parseJsonText, toFlatRecords } from './json';
 import { parquetBytes, parquetFile, readParquet, readParquetInfo } from './parquet';
+import { checkWholeParse, ParseLimits, ShapeGuard } from './parse-limits';
 import { CollisionLog, ParsedRecord } from './records';
 import { decodeStream, decodeText } from './text';
 
 export { CollisionLog, flattenRecord, getPath } from './records';
 export type { ParsedRecord } from './records';
+export type { ParseLimits } from './parse-limits';
 export { locateRecords, parseJsonText, toFlatRecords, WRAPPER_KEYS } from './json';
 
 /** Where a file's bytes come from: inline (decoded `content`, an object-store download) or a checked local path. */
@@ -24,6 +26,8 @@ export interface FormatOptions {
   readonly delimiter?: string;
   readonly encoding?: string;
   readonly hasHeader?: boolean;
+  /** Checked while parsing when given (the parse thread always gives them). */
+  readonly limits?: ParseLimits;
 }
 
 const BINARY_TYPES: ReadonlySet<FileType> = new Set<FileType>(['excel', 'parquet']);
@@ -63,6 +67,24 @@ export async function* readFileRecords(
   batchSize: number,
   collisions: CollisionLog,
 ): AsyncGenerator<ParsedRecord[]> {
+  const { limits } = options;
+  if (!limits) {
+    yield* readFormat(source, options, batchSize, collisions);
+    return;
+  }
+  const guard = new ShapeGuard(limits);
+  for await (const batch of readFormat(source, options, batchSize, collisions)) {
+    guard.observe(batch);
+    yield batch;
+  }
+}
+
+async function* readFormat(
+  source: FileSource,
+  options: FormatOptions,
+  batchSize: number,
+  collisions: CollisionLog,
+): AsyncGenerator<ParsedRecord[]> {
   switch (options.fileType) {
     case 'csv':
     case 'tsv':
@@ -70,10 +92,13 @@ export async function* readFileRecords(
         delimiter: options.delimiter ?? (options.fileType === 'tsv' ? '\t' : undefined),
         hasHeader: options.hasHeader,
         batchSize,
+        maxColumns: options.limits?.maxColumns,
       });
       return;
     case 'json': {
-      const text = decodeText(await wholeFile(source), options.encoding);
+      const whole = await wholeFile(source);
+      if (options.limits) checkWholeParse(whole.byteLength, options.limits);
+      const text = decodeText(whole, options.encoding);
       yield* inBatches(
         toFlatRecords(locateRecords(parseJsonText(text), options.jsonPath), collisions),
         batchSize,
@@ -81,13 +106,13 @@ export async function* readFileRecords(
       return;
     }
     case 'excel': {
-      const workbook = await loadWorkbook(await wholeFile(source));
-      yield* inBatches(sheetRecords(pickSheet(workbook, options.sheet)), batchSize);
+      const workbook = await loadWorkbook(await wholeFile(source), options.limits);
+      yield* inBatches(sheetRecords(pickSheet(workbook, options.sheet), options.limits), batchSize);
       return;
     }
     case 'parquet': {
       const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
-      yield* readParquet(file, batchSize, collisions);
+      yield* readParquet(file, batchSize, collisions, options.limits);
       return;
     }
   }
@@ -129,11 +154,11 @@ export async function describeFile(
   }
   const extra: Pick<FileDescription, 'sheets' | 'columnTypes'> = {};
   if (options.fileType === 'excel') {
-    Object.assign(extra, { sheets: (await loadWorkbook(await wholeFile(source))).sheets });
+    Object.assign(extra, { sheets: (await loadWorkbook(await wholeFile(source), options.limits)).sheets });
   }
   if (options.fileType === 'parquet') {
     const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
-    Object.assign(extra, { columnTypes: (await readParquetInfo(file)).columns });
+    Object.assign(extra, { columnTypes: (await readParquetInfo(file, options.limits)).columns });
   }
   const warning = collisions.message();
   return { records, columns: [...columns], sample, warnings: warning ? [warning] : [], ...extra };

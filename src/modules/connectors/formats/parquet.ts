@@ -1,6 +1,7 @@
 import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
+import { BYTES_PER_CELL, checkCells, checkExpansion, ParseLimits, tooManyColumns } from './parse-limits';
 import { CollisionLog, flattenRecord, ParsedRecord } from './records';
 
 type Hyparquet = typeof import('hyparquet');
@@ -41,7 +42,7 @@ export interface ParquetInfo {
   readonly columns: readonly { name: string; type: string }[];
 }
 
-export async function readParquetInfo(file: AsyncBuffer): Promise<ParquetInfo> {
+export async function readParquetInfo(file: AsyncBuffer, limits?: ParseLimits): Promise<ParquetInfo> {
   await checkMagic(file);
   const [hyparquet] = await load();
   let metadata: FileMetaData;
@@ -60,7 +61,27 @@ export async function readParquetInfo(file: AsyncBuffer): Promise<ParquetInfo> {
       child.element.logical_type?.type ?? child.element.converted_type ?? child.element.type ?? 'GROUP',
     ),
   }));
+  if (limits) checkParquetSize(metadata, file.byteLength, limits);
   return { metadata, rows: Number(metadata.num_rows), columns };
+}
+
+/**
+ * Judges a Parquet file by its footer before any page is read: leaf columns, cells (rows × columns, from the file
+ * and from its row groups, whichever is more) and the bytes its pages decompress to. Run-length encoding turns a
+ * few bytes into millions of values, so the cells count too.
+ */
+function checkParquetSize(metadata: FileMetaData, fileBytes: number, limits: ParseLimits): void {
+  const leaves = Math.max(0, ...metadata.row_groups.map((group) => group.columns.length));
+  if (leaves > limits.maxColumns) throw tooManyColumns(leaves, limits);
+  let groupRows = 0;
+  let pageBytes = 0;
+  for (const group of metadata.row_groups) {
+    groupRows += Number(group.num_rows);
+    for (const column of group.columns) pageBytes += Number(column.meta_data?.total_uncompressed_size ?? 0);
+  }
+  const cells = Math.max(Number(metadata.num_rows), groupRows) * leaves;
+  checkCells(cells, limits);
+  checkExpansion('The Parquet file', fileBytes, Math.max(pageBytes, cells * BYTES_PER_CELL), limits);
 }
 
 /**
@@ -71,9 +92,10 @@ export async function* readParquet(
   file: AsyncBuffer,
   batchSize: number,
   collisions: CollisionLog,
+  limits?: ParseLimits,
 ): AsyncGenerator<ParsedRecord[]> {
   const [hyparquet, { compressors }] = await load();
-  const info = await readParquetInfo(file);
+  const info = await readParquetInfo(file, limits);
   for (let start = 0; start < info.rows; start += batchSize) {
     const end = Math.min(info.rows, start + batchSize);
     let rows: Record<string, unknown>[];

@@ -1,0 +1,143 @@
+import type { AppConfig } from '../../../common/config';
+import { ConnectorError } from '../connector-error';
+import { ParsedRecord } from './records';
+
+/** What one parse may use (config SERVICE_PARSE_*; docs/security.md "Uploads and file parsing"). */
+export interface ParseLimits {
+  readonly maxColumns: number;
+  readonly maxCells: number;
+  readonly maxDecompressedBytes: number;
+  /** Decompressed bytes per byte of file, enforced once the content expands beyond RATIO_FLOOR_BYTES. */
+  readonly maxExpansionRatio: number;
+  /** The parse thread's V8 heap (old generation), in MB. */
+  readonly memoryMb: number;
+}
+
+export function parseLimitsOf(config: AppConfig): ParseLimits {
+  return {
+    maxColumns: config.parseMaxColumns,
+    maxCells: config.parseMaxCells,
+    maxDecompressedBytes: config.parseMaxDecompressedBytes,
+    maxExpansionRatio: config.parseMaxExpansionRatio,
+    memoryMb: config.parseMemoryMb,
+  };
+}
+
+/** Small files may expand freely up to this size: the ratio matters only for what could hurt. */
+export const RATIO_FLOOR_BYTES = 16 * 1024 * 1024;
+
+/** A decoded value costs at least this much, so a Parquet file's cells bound its expansion from below. */
+export const BYTES_PER_CELL = 8;
+
+/** Refuses content that would expand beyond the decompressed-bytes cap or the expansion ratio. */
+export function checkExpansion(
+  what: string,
+  fileBytes: number,
+  expandedBytes: number,
+  limits: ParseLimits,
+): void {
+  if (expandedBytes > limits.maxDecompressedBytes) {
+    throw new ConnectorError(
+      'invalid_payload',
+      `${what} expands to ${expandedBytes} bytes, more than the ${limits.maxDecompressedBytes} allowed (SERVICE_PARSE_MAX_DECOMPRESSED_BYTES).`,
+    );
+  }
+  if (expandedBytes > RATIO_FLOOR_BYTES && expandedBytes > fileBytes * limits.maxExpansionRatio) {
+    throw new ConnectorError(
+      'invalid_payload',
+      `${what} expands ${Math.round(expandedBytes / Math.max(1, fileBytes))}-fold (${fileBytes} bytes to ${expandedBytes}), more than the ${limits.maxExpansionRatio}-fold allowed (SERVICE_PARSE_MAX_EXPANSION_RATIO).`,
+    );
+  }
+}
+
+/**
+ * JSON is parsed whole, by V8's native parser, which cannot be interrupted: a parse that outgrows the thread's heap
+ * takes the whole process down instead of the thread. Its objects take up to this many times the text's size, so a
+ * text that could not fit is refused before parsing.
+ */
+export const JSON_HEAP_FACTOR = 16;
+
+export function checkWholeParse(fileBytes: number, limits: ParseLimits): void {
+  const allowed = Math.floor((limits.memoryMb * 1024 * 1024) / JSON_HEAP_FACTOR);
+  if (fileBytes > allowed) {
+    throw new ConnectorError(
+      'invalid_payload',
+      `The JSON file has ${fileBytes} bytes; parsing it whole is limited to ${allowed} (1/${JSON_HEAP_FACTOR} of SERVICE_PARSE_MEMORY_MB).`,
+    );
+  }
+}
+
+export function tooManyColumns(columns: number, limits: Pick<ParseLimits, 'maxColumns'>): ConnectorError {
+  return new ConnectorError(
+    'invalid_payload',
+    `The file has ${columns} or more columns, more than the ${limits.maxColumns} allowed (SERVICE_PARSE_MAX_COLUMNS).`,
+  );
+}
+
+export function checkCells(cells: number, limits: ParseLimits): void {
+  if (cells > limits.maxCells) {
+    throw new ConnectorError(
+      'invalid_payload',
+      `The file has more than ${limits.maxCells} cells (SERVICE_PARSE_MAX_CELLS).`,
+    );
+  }
+}
+
+/** Counts the columns and cells of the records a parse produces, whatever the format. */
+export class ShapeGuard {
+  private readonly columns = new Set<string>();
+  private cells = 0;
+
+  constructor(private readonly limits: ParseLimits) {}
+
+  observe(batch: readonly ParsedRecord[]): void {
+    const columns = this.columns;
+    for (const record of batch) {
+      let width = 0;
+      for (const key in record) {
+        width++;
+        if (!columns.has(key)) {
+          columns.add(key);
+          if (columns.size > this.limits.maxColumns) throw tooManyColumns(columns.size, this.limits);
+        }
+      }
+      this.cells += width;
+    }
+    checkCells(this.cells, this.limits);
+  }
+}
+
+const EOCD_SIGNATURE = 0x06054b50;
+const CENTRAL_SIGNATURE = 0x02014b50;
+const ZIP64_MARKER = 0xffffffff;
+
+/**
+ * The uncompressed size a zip (an .xlsx) declares for all its entries, read from its central directory without
+ * inflating anything. The inflater refuses an entry whose data does not match its declared size, so the sum holds;
+ * a zip64 size (over 4 GiB for one entry) counts as infinite.
+ */
+export function zipExpandedBytes(bytes: Uint8Array): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const lowest = Math.max(0, bytes.byteLength - 22 - 0xffff);
+  let eocd = -1;
+  for (let at = bytes.byteLength - 22; at >= lowest; at--) {
+    if (view.getUint32(at, true) === EOCD_SIGNATURE) {
+      eocd = at;
+      break;
+    }
+  }
+  if (eocd < 0) throw new ConnectorError('invalid_payload', 'The Excel workbook is not a complete zip file.');
+  const entries = view.getUint16(eocd + 10, true);
+  let at = view.getUint32(eocd + 16, true);
+  let total = 0;
+  for (let i = 0; i < entries; i++) {
+    if (at + 46 > bytes.byteLength || view.getUint32(at, true) !== CENTRAL_SIGNATURE) {
+      throw new ConnectorError('invalid_payload', 'The Excel workbook has a damaged zip directory.');
+    }
+    const size = view.getUint32(at + 24, true);
+    if (size === ZIP64_MARKER) return Number.POSITIVE_INFINITY;
+    total += size;
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return total;
+}

@@ -1,0 +1,209 @@
+import { extname, join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { ConnectorError, ConnectorErrorType } from '../connector-error';
+import type { FileDescription, FileSource, FormatOptions } from './index';
+import { ParseLimits } from './parse-limits';
+import { CollisionLog, ParsedRecord } from './records';
+
+/** What the parse thread is asked to do: describe a whole file, or stream its records. */
+export interface ParseJob {
+  readonly op: 'describe' | 'read';
+  readonly source: FileSource;
+  readonly options: FormatOptions;
+  readonly batchSize: number;
+  readonly sampleSize: number;
+}
+
+export type ParseReply =
+  | { readonly type: 'batch'; readonly records: ParsedRecord[] }
+  | { readonly type: 'end'; readonly collisions: readonly string[] }
+  | { readonly type: 'described'; readonly description: FileDescription }
+  | { readonly type: 'failed'; readonly errorType: ConnectorErrorType; readonly message: string };
+
+/** Batches the parse thread may post before the reader asks for more: parsing runs ahead, memory stays bounded. */
+export const BATCHES_AHEAD = 2;
+
+export interface ParseRun {
+  readonly limits: ParseLimits;
+  /** Aborting it (a deadline) terminates the thread at once, wherever its parser is. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The built daemon runs parse-worker.js. Under ts-jest only the .ts sources exist: each thread transpiles them on
+ * load, through a cache in the temp dir, since loading the compiler in every thread would cost seconds.
+ */
+const ENTRY = join(__dirname, `parse-worker${extname(__filename)}`);
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+if (workerData.typescript) {
+  const { createHash } = require('node:crypto');
+  const { mkdirSync, readFileSync, writeFileSync, existsSync } = require('node:fs');
+  const { join } = require('node:path');
+  const cache = join(require('node:os').tmpdir(), 'decision-service-parse-worker');
+  mkdirSync(cache, { recursive: true });
+  require.extensions['.ts'] = (module, file) => {
+    const source = readFileSync(file, 'utf8');
+    const cached = join(cache, createHash('sha256').update(file).update(source).digest('hex') + '.js');
+    if (!existsSync(cached)) {
+      const ts = require(workerData.typescript);
+      const compilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
+      writeFileSync(cached, ts.transpileModule(source, { compilerOptions }).outputText);
+    }
+    module._compile(readFileSync(cached, 'utf8'), file);
+  };
+}
+require(workerData.entry);
+`;
+
+const live = new Set<Worker>();
+
+/** Parse threads running now (tests check that a deadline leaves none behind). */
+export function activeParseThreads(): number {
+  return live.size;
+}
+
+/**
+ * One parse on its own thread, so a hostile file can block neither the event loop nor anything else: its heap is
+ * capped (`resourceLimits`), and stopping it terminates the thread mid-parse.
+ */
+class ParseThread {
+  private readonly worker: Worker;
+  private readonly replies: ParseReply[] = [];
+  private failure: Error | undefined;
+  private wake: (() => void) | undefined;
+  private stopped = false;
+  private readonly onAbort = (): void => {
+    const reason: unknown = this.run.signal?.reason;
+    this.fail(
+      reason instanceof ConnectorError
+        ? reason
+        : new ConnectorError('timeout', 'Parsing the file was stopped: its deadline passed.'),
+    );
+    void this.stop();
+  };
+
+  constructor(
+    job: ParseJob,
+    private readonly run: ParseRun,
+  ) {
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        entry: ENTRY,
+        typescript: ENTRY.endsWith('.ts') ? require.resolve('typescript') : undefined,
+        job,
+      },
+      resourceLimits: { maxOldGenerationSizeMb: run.limits.memoryMb },
+    });
+    live.add(this.worker);
+    this.worker.on('message', (reply: ParseReply) => {
+      if (reply.type === 'failed') this.fail(new ConnectorError(reply.errorType, reply.message));
+      else this.replies.push(reply);
+      this.signal();
+    });
+    this.worker.on('error', (error: Error & { code?: string }) =>
+      this.fail(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new ConnectorError(
+              'invalid_payload',
+              `Parsing the file needs more than ${run.limits.memoryMb} MB of memory (SERVICE_PARSE_MEMORY_MB).`,
+            )
+          : new ConnectorError('driver_error', `The file parser failed: ${error.message}`),
+      ),
+    );
+    this.worker.on('exit', (code) => {
+      live.delete(this.worker);
+      if (!this.stopped)
+        this.fail(new ConnectorError('driver_error', `The file parser stopped (exit code ${code}).`));
+    });
+    if (run.signal?.aborted) this.onAbort();
+    else run.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  async next(): Promise<ParseReply> {
+    for (;;) {
+      const reply = this.replies.shift();
+      if (reply) return reply;
+      if (this.failure) throw this.failure;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+
+  pull(): void {
+    this.worker.postMessage('pull');
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.run.signal?.removeEventListener('abort', this.onAbort);
+    await this.worker.terminate();
+    live.delete(this.worker);
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    this.replies.length = 0;
+    this.signal();
+  }
+
+  private signal(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+function unexpected(reply: ParseReply): ConnectorError {
+  return new ConnectorError('driver_error', `The file parser answered "${reply.type}" out of turn.`);
+}
+
+/** describeFile on a parse thread, with the limits checked. */
+export async function describeFileInThread(
+  source: FileSource,
+  options: FormatOptions,
+  run: ParseRun,
+  sampleSize = 5,
+): Promise<FileDescription> {
+  const thread = new ParseThread(
+    { op: 'describe', source, options: { ...options, limits: run.limits }, batchSize: 1000, sampleSize },
+    run,
+  );
+  try {
+    const reply = await thread.next();
+    if (reply.type !== 'described') throw unexpected(reply);
+    return reply.description;
+  } finally {
+    await thread.stop();
+  }
+}
+
+/** readFileRecords on a parse thread, with the limits checked; the thread stops when the reader stops. */
+export async function* readFileRecordsInThread(
+  source: FileSource,
+  options: FormatOptions,
+  batchSize: number,
+  collisions: CollisionLog,
+  run: ParseRun,
+): AsyncGenerator<ParsedRecord[]> {
+  const thread = new ParseThread(
+    { op: 'read', source, options: { ...options, limits: run.limits }, batchSize, sampleSize: 0 },
+    run,
+  );
+  try {
+    for (;;) {
+      const reply = await thread.next();
+      if (reply.type === 'end') {
+        collisions.add(reply.collisions);
+        return;
+      }
+      if (reply.type !== 'batch') throw unexpected(reply);
+      thread.pull();
+      yield reply.records;
+    }
+  } finally {
+    await thread.stop();
+  }
+}

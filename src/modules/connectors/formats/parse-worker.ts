@@ -1,0 +1,45 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ConnectorError } from '../connector-error';
+import { describeFile, readFileRecords } from './index';
+import { BATCHES_AHEAD, ParseJob, ParseReply } from './parse-thread';
+import { CollisionLog } from './records';
+
+/** The body of a parse thread (started by parse-thread.ts): runs one job and reports to the parent. */
+async function runJob(job: ParseJob, post: (reply: ParseReply) => void): Promise<void> {
+  if (job.op === 'describe') {
+    post({ type: 'described', description: await describeFile(job.source, job.options, job.sampleSize) });
+    return;
+  }
+  let credit = BATCHES_AHEAD;
+  let wake: (() => void) | undefined;
+  parentPort?.on('message', () => {
+    credit++;
+    wake?.();
+  });
+  const collisions = new CollisionLog();
+  for await (const records of readFileRecords(job.source, job.options, job.batchSize, collisions)) {
+    while (credit === 0) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+    credit--;
+    post({ type: 'batch', records });
+  }
+  post({ type: 'end', collisions: collisions.keys });
+}
+
+const port = parentPort;
+if (port) {
+  const post = (reply: ParseReply): void => port.postMessage(reply);
+  runJob((workerData as { job: ParseJob }).job, post).catch((error: unknown) => {
+    const failure =
+      error instanceof ConnectorError
+        ? error
+        : new ConnectorError(
+            'driver_error',
+            `The file parser failed: ${(error as Error)?.message ?? String(error)}`,
+          );
+    post({ type: 'failed', errorType: failure.errorType, message: failure.message });
+  });
+}

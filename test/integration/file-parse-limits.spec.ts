@@ -1,0 +1,155 @@
+import { parquetWriteBuffer } from 'hyparquet-writer';
+import { ConnectorError } from '../../src/modules/connectors/connector-error';
+import { CollisionLog, FileSource, FormatOptions, ParseLimits } from '../../src/modules/connectors/formats';
+import {
+  activeParseThreads,
+  describeFileInThread,
+  readFileRecordsInThread,
+} from '../../src/modules/connectors/formats/parse-thread';
+import { parseLimits } from '../factories/parse-limits';
+import { xlsx } from '../factories/xlsx';
+
+function bytes(content: Buffer | string): FileSource {
+  return { kind: 'bytes', bytes: Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8') };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConnectorError);
+    return error as ConnectorError;
+  }
+  throw new Error('expected a ConnectorError');
+}
+
+async function readAll(source: FileSource, options: FormatOptions, limits: ParseLimits): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const batch of readFileRecordsInThread(source, options, 1000, new CollisionLog(), { limits }))
+    out.push(...batch);
+  return out;
+}
+
+/** One INT32 column of `rows` zeros: dictionary and run-length encoding store it in a few hundred bytes. */
+function constantParquet(rows: number): Buffer {
+  return Buffer.from(
+    parquetWriteBuffer({
+      columnData: [{ name: 'zero', data: new Int32Array(rows), type: 'INT32' }],
+      rowGroupSize: rows,
+    }),
+  );
+}
+
+describe('parsing files on a parse thread, within limits', () => {
+  const limits = parseLimits();
+
+  afterEach(() => expect(activeParseThreads()).toBe(0));
+
+  it('reads and describes ordinary files, a __proto__ column included', async () => {
+    expect(await readAll(bytes('id,__proto__\n1,a\n2,b\n'), { fileType: 'csv' }, limits)).toEqual([
+      JSON.parse('{"id": "1", "__proto__": "a"}'),
+      JSON.parse('{"id": "2", "__proto__": "b"}'),
+    ]);
+    const book = await describeFileInThread(bytes(xlsx(3)), { fileType: 'excel' }, { limits });
+    expect(book).toMatchObject({ records: 3, columns: ['id', 'name'], sheets: ['Data'] });
+    const parquet = await describeFileInThread(
+      bytes(constantParquet(1000)),
+      { fileType: 'parquet' },
+      { limits },
+    );
+    expect(parquet).toMatchObject({ records: 1000, columns: ['zero'] });
+  });
+
+  it('refuses an xlsx whose sheet inflates a thousandfold, before inflating it', async () => {
+    const bomb = xlsx(3, 64 * 1024 * 1024);
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    const error = await failure(describeFileInThread(bytes(bomb), { fileType: 'excel' }, { limits }));
+    expect(error.errorType).toBe('invalid_payload');
+    expect(error.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
+    const capped = await failure(
+      readAll(
+        bytes(xlsx(3, 4 * 1024 * 1024)),
+        { fileType: 'excel' },
+        {
+          ...limits,
+          maxDecompressedBytes: 2 * 1024 * 1024,
+        },
+      ),
+    );
+    expect(capped.message).toMatch(/SERVICE_PARSE_MAX_DECOMPRESSED_BYTES/);
+  });
+
+  it('refuses a tiny Parquet file that decodes to millions of values', async () => {
+    const bomb = constantParquet(3_000_000);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    const error = await failure(readAll(bytes(bomb), { fileType: 'parquet' }, limits));
+    expect(error).toMatchObject({ errorType: 'invalid_payload' });
+    expect(error.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
+    const cells = await failure(
+      describeFileInThread(
+        bytes(constantParquet(5000)),
+        { fileType: 'parquet' },
+        {
+          limits: { ...limits, maxCells: 4000 },
+        },
+      ),
+    );
+    expect(cells.message).toMatch(/SERVICE_PARSE_MAX_CELLS/);
+  });
+
+  it('refuses a CSV row of a million columns', async () => {
+    const header = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(',');
+    const error = await failure(describeFileInThread(bytes(`${header}\n`), { fileType: 'csv' }, { limits }));
+    expect(error.errorType).toBe('invalid_payload');
+    expect(error.message).toMatch(/SERVICE_PARSE_MAX_COLUMNS/);
+    const json = await failure(
+      readAll(
+        bytes(JSON.stringify([{ a: 1, b: 2 }, { c: 3 }])),
+        { fileType: 'json' },
+        { ...limits, maxColumns: 2 },
+      ),
+    );
+    expect(json.message).toMatch(/SERVICE_PARSE_MAX_COLUMNS/);
+  });
+
+  it('stops a parse that outgrows its memory', async () => {
+    const items = Array.from({ length: 400_000 }, (_, i) => ({
+      id: i,
+      text: `row number ${i}`,
+      nested: { i },
+    }));
+    const json = await failure(
+      describeFileInThread(
+        bytes(JSON.stringify(items)),
+        { fileType: 'json' },
+        { limits: { ...limits, memoryMb: 32 } },
+      ),
+    );
+    expect(json.errorType).toBe('invalid_payload');
+    expect(json.message).toMatch(/SERVICE_PARSE_MEMORY_MB/);
+    const book = await failure(
+      describeFileInThread(
+        bytes(xlsx(300_000)),
+        { fileType: 'excel' },
+        { limits: { ...limits, memoryMb: 32 } },
+      ),
+    );
+    expect(book.errorType).toBe('invalid_payload');
+    expect(book.message).toMatch(/SERVICE_PARSE_MEMORY_MB/);
+  });
+
+  it('terminates the parse when its deadline passes', async () => {
+    const rows = Array.from({ length: 600_000 }, (_, i) => `${i},${i * 2},name ${i}`).join('\n');
+    const controller = new AbortController();
+    const parse = describeFileInThread(
+      bytes(`a,b,c\n${rows}\n`),
+      { fileType: 'csv' },
+      { limits, signal: controller.signal },
+    );
+    while (activeParseThreads() === 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    const error = await failure(parse);
+    expect(error.errorType).toBe('timeout');
+    expect(activeParseThreads()).toBe(0);
+  });
+});
