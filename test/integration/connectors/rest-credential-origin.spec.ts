@@ -151,4 +151,47 @@ describe('REST credentials stay on the configured origin', () => {
       ['/page3', 'k3y'],
     ]);
   });
+
+  it('a fetch redirected to another host fails; that host receives nothing', async () => {
+    answer = () => ({ status: 302, headers: { location: `${other.url}/moved` } });
+    const error = await failure(readAll(rest({ url: `${source.url}/items`, headers: secretHeaders })));
+    expect(error.errorType).toBe('remote_error');
+    expect(error.message).toContain('HTTP 302');
+    expect(error.message).toContain(`http://127.0.0.1:${other.port}`);
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('a test redirected to another host fails; that host receives nothing', async () => {
+    answer = () => ({ status: 307, headers: { location: `${other.url}/health` } });
+    const error = await failure(
+      restDriver.test(rest({ base_url: source.url, auth_type: 'api_key', api_key: 'k3y' }), context()),
+    );
+    expect(error.errorType).toBe('remote_error');
+    expect(source.requests[0].headers['x-api-key']).toBe('k3y');
+    expect(other.requests).toHaveLength(0);
+  });
+
+  it('a redirect on the same origin is followed with the headers', async () => {
+    answer = (url) =>
+      url.pathname === '/old'
+        ? { status: 301, headers: { location: '/new' } }
+        : { json: [{ id: url.pathname }] };
+    const rows = await readAll(rest({ url: `${source.url}/old`, headers: secretHeaders }));
+    expect(rows).toEqual([{ id: '/new' }]);
+    expect(source.requests.map((r) => [r.url, r.headers.authorization])).toEqual([
+      ['/old', 'Bearer s3cret'],
+      ['/new', 'Bearer s3cret'],
+    ]);
+  });
+
+  it('a 303 after a POST continues as a GET without the body', async () => {
+    answer = (url) =>
+      url.pathname === '/search' ? { status: 303, headers: { location: '/results' } } : { json: [{ id: 1 }] };
+    await readAll(rest({ url: `${source.url}/search`, method: 'POST', body: { q: 1 } }));
+    expect(source.requests.map((r) => [r.method, r.url, r.body.length])).toEqual([
+      ['POST', '/search', 7],
+      ['GET', '/results', 0],
+    ]);
+    expect(source.requests[1].headers['content-type']).toBeUndefined();
+  });
 });

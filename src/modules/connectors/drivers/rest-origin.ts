@@ -19,3 +19,25 @@ export function requireLinkOnOrigin(link: string, origin: string): string {
   }
   return link;
 }
+
+/** A redirect is followed only on the configured origin: the guard drops `Authorization`, not an API-key header. */
+export function requireRedirectOnOrigin(
+  status: number,
+  from: string,
+  location: string,
+  origin: string,
+): string {
+  let target: string;
+  try {
+    target = new URL(location, from).toString();
+  } catch {
+    throw new ConnectorError('remote_error', `HTTP ${status} from ${from} redirects to an invalid location.`);
+  }
+  if (originOf(target) !== origin) {
+    throw new ConnectorError(
+      'remote_error',
+      `HTTP ${status} from ${from} redirects to ${originOf(target)}, outside the connector's origin ${origin}; the request is not repeated there with the configured headers. Set the URL to the final address.`,
+    );
+  }
+  return target;
+}

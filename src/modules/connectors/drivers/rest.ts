@@ -11,7 +11,7 @@ import { ConnectorError } from '../connector-error';
 import { CollisionLog, getPath, locateRecords, ParsedRecord, toFlatRecords } from '../formats';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { inferFields } from './infer-fields';
-import { originOf, requireLinkOnOrigin } from './rest-origin';
+import { originOf, requireLinkOnOrigin, requireRedirectOnOrigin } from './rest-origin';
 
 /** A page body larger than this is refused rather than buffered. */
 export const MAX_REST_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -64,18 +64,25 @@ function statusError(status: number, url: string): ConnectorError {
   return new ConnectorError('remote_error', `The server answered ${message}`);
 }
 
-async function request(
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+interface RestRequest {
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+async function send(
   ctx: DriverContext,
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string },
-  timeoutS: number,
+  init: RestRequest,
+  signal: AbortSignal,
 ): Promise<Response> {
-  const signals = [AbortSignal.timeout(Math.round(timeoutS * 1000))];
-  if (ctx.signal) signals.push(ctx.signal);
   try {
     return await ctx.egress.fetch(
       url,
-      { ...init, redirect: 'follow', signal: AbortSignal.any(signals) },
+      { ...init, redirect: 'manual', signal },
       { purpose: 'connector', orgId: ctx.orgId },
     );
   } catch (error) {
@@ -83,6 +90,40 @@ async function request(
       classifyNetworkError(error, url) ??
       new ConnectorError('unreachable', `${url} cannot be fetched: ${errorMessage(error)}`)
     );
+  }
+}
+
+/** Follows redirects itself, each one only on `origin` and re-checked by the guard as a new request. */
+async function request(
+  ctx: DriverContext,
+  url: string,
+  init: RestRequest,
+  timeoutS: number,
+  origin: string,
+): Promise<Response> {
+  const signals = [AbortSignal.timeout(Math.round(timeoutS * 1000))];
+  if (ctx.signal) signals.push(ctx.signal);
+  const signal = AbortSignal.any(signals);
+  let current = url;
+  let hop: RestRequest = init;
+  for (let redirects = 0; ; redirects += 1) {
+    const response = await send(ctx, current, hop, signal);
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
+    await response.body?.cancel();
+    const next = requireRedirectOnOrigin(response.status, current, location, origin);
+    if (redirects >= MAX_REDIRECTS)
+      throw new ConnectorError('remote_error', `${url} redirects more than ${MAX_REDIRECTS} times.`);
+    if (
+      response.status === 303 ||
+      ((response.status === 301 || response.status === 302) && hop.method === 'POST')
+    ) {
+      const headers = Object.fromEntries(
+        Object.entries(hop.headers).filter(([name]) => name.toLowerCase() !== 'content-type'),
+      );
+      hop = { method: 'GET', headers };
+    }
+    current = next;
   }
 }
 
@@ -152,6 +193,7 @@ function withParams(url: string, params: Readonly<Record<string, string>>): stri
 export async function* fetchPages(config: RestConfig, ctx: DriverContext): AsyncGenerator<Page> {
   const target = config.url ?? config.base_url;
   if (!target) throw new ConnectorError('invalid_config', 'url is required to fetch records (or base_url).');
+  const origin = originOf(target);
   const headers: Record<string, string> = { Accept: 'application/json', ...config.headers };
   let body: string | undefined;
   if (config.method === 'POST' && config.body !== undefined) {
@@ -160,7 +202,13 @@ export async function* fetchPages(config: RestConfig, ctx: DriverContext): Async
       headers['Content-Type'] = 'application/json';
   }
   const fetchPage = async (url: string): Promise<Page> => {
-    const response = await request(ctx, url, { method: config.method, headers, body }, config.timeout);
+    const response = await request(
+      ctx,
+      url,
+      { method: config.method, headers, body },
+      config.timeout,
+      origin,
+    );
     if (!response.ok) {
       await response.body?.cancel();
       throw statusError(response.status, url);
@@ -168,7 +216,6 @@ export async function* fetchPages(config: RestConfig, ctx: DriverContext): Async
     return { url, response, body: await readJson(response, url) };
   };
 
-  const origin = originOf(target);
   const paging = config.pagination;
   const baseParams: Record<string, string> = { ...config.params };
   if (paging?.page_size_param && paging.page_size !== undefined)
@@ -251,6 +298,7 @@ export const restDriver: ConnectorDriver<RestConfig> = {
       url,
       { method: 'GET', headers: mergeHeaders(testAuthHeaders(config), config.headers) },
       config.timeout,
+      originOf(config.base_url),
     );
     await response.body?.cancel();
     if (!response.ok) throw statusError(response.status, url);
