@@ -30,6 +30,7 @@ const SCHEMA = {
   metricsToken: ['SERVICE_METRICS_TOKEN', optionalText({ secret: true })],
   shutdownTimeoutS: ['SERVICE_SHUTDOWN_TIMEOUT_S', seconds(10)],
   minFreeDiskMb: ['SERVICE_MIN_FREE_DISK_MB', integer(256, { min: 0 })],
+  orgStorageQuotaMb: ['SERVICE_ORG_STORAGE_QUOTA_MB', integer(0, { min: 0, max: 1024 * 1024 * 1024 })],
 
   licenseFile: ['SERVICE_LICENSE_FILE', optionalText()],
   licensePublicKeyFile: ['SERVICE_LICENSE_PUBLIC_KEY_FILE', optionalText()],

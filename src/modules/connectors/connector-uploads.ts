@@ -4,13 +4,15 @@ import { mkdir, rename, rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import busboy from 'busboy';
 import { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { orgImportDir } from './local-path';
+import { StorageQuotaService } from '../storage-quota/storage-quota.service';
+import { directoryBytes } from '../storage-quota/directory-bytes';
+import { orgImportDir, orgUploadDirs } from './local-path';
 
 /** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */
 export const STREAMED_CONTENT_TYPES = ['application/octet-stream', 'multipart/form-data'];
@@ -33,17 +35,30 @@ export function safeFileName(name: string | undefined): string {
 }
 
 class TooLarge extends Error {}
+class OverQuota extends Error {}
+
+const MULTIPART_OVERHEAD = 64 * 1024;
 
 /**
  * Streams an uploaded file (raw body or the first file of a multipart form) into `<import dir>/orgs/<org>/uploads/`,
- * hashing as it writes, up to SERVICE_MAX_UPLOAD_BYTES (413 above, the partial file removed).
+ * hashing as it writes, up to SERVICE_MAX_UPLOAD_BYTES (413 above) and the organization's remaining storage quota
+ * (507 above); either way the partial file is removed.
  */
 @Injectable()
-export class ConnectorUploads {
+export class ConnectorUploads implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly quota: StorageQuotaService,
   ) {}
+
+  onModuleInit(): void {
+    this.quota.registerSource('uploads', async (orgId) => {
+      let total = 0;
+      for (const dir of orgUploadDirs(this.config.importDir, orgId)) total += await directoryBytes(dir);
+      return total;
+    });
+  }
 
   async receive(orgId: string, request: FastifyRequest): Promise<UploadedFile> {
     const type = (request.headers['content-type'] ?? '').toLowerCase();
@@ -55,18 +70,29 @@ export class ConnectorUploads {
       );
     }
     const declared = Number(request.headers['content-length'] ?? '0');
-    if (declared > this.config.maxUploadBytes + (type.startsWith('multipart/') ? 64 * 1024 : 0)) {
+    const overhead = type.startsWith('multipart/') ? MULTIPART_OVERHEAD : 0;
+    if (declared > this.config.maxUploadBytes + overhead) {
       body.resume();
       throw new AppError('payload_too_large', `Uploads are limited to ${this.config.maxUploadBytes} bytes.`);
     }
-    if (type.startsWith('multipart/form-data')) return this.receiveMultipart(orgId, request, body);
+    const room = await this.quota.remainingBytes(orgId);
+    if (declared > room + overhead) {
+      body.resume();
+      throw this.quota.exceeded(await this.quota.bytesInUse(orgId), declared);
+    }
+    if (type.startsWith('multipart/form-data')) return this.receiveMultipart(orgId, request, body, room);
     const header = request.headers['x-filename'];
     const query = (request.query as Record<string, unknown> | undefined)?.filename;
     const name = typeof header === 'string' ? header : typeof query === 'string' ? query : undefined;
-    return this.store(orgId, body, name);
+    return this.store(orgId, body, name, room);
   }
 
-  private receiveMultipart(orgId: string, request: FastifyRequest, body: Readable): Promise<UploadedFile> {
+  private receiveMultipart(
+    orgId: string,
+    request: FastifyRequest,
+    body: Readable,
+    room: number,
+  ): Promise<UploadedFile> {
     return new Promise<UploadedFile>((resolve, reject) => {
       let parser: busboy.Busboy;
       try {
@@ -82,7 +108,7 @@ export class ConnectorUploads {
           return;
         }
         handled = true;
-        this.store(orgId, stream, info.filename).then(resolve, reject);
+        this.store(orgId, stream, info.filename, room).then(resolve, reject);
       });
       parser.on('error', (error) =>
         reject(
@@ -99,7 +125,13 @@ export class ConnectorUploads {
     });
   }
 
-  private async store(orgId: string, source: Readable, name: string | undefined): Promise<UploadedFile> {
+  /** `room`: what the organization's quota still allows when the upload began (Infinity with the quota off). */
+  private async store(
+    orgId: string,
+    source: Readable,
+    name: string | undefined,
+    room: number,
+  ): Promise<UploadedFile> {
     const dir = join(orgImportDir(this.config.importDir, orgId), 'uploads');
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const id = randomUUID().replace(/-/g, '');
@@ -115,6 +147,10 @@ export class ConnectorUploads {
           done(new TooLarge());
           return;
         }
+        if (bytes > room) {
+          done(new OverQuota());
+          return;
+        }
         hash.update(chunk);
         done(null, chunk);
       },
@@ -128,6 +164,7 @@ export class ConnectorUploads {
       if (error instanceof TooLarge) {
         throw new AppError('payload_too_large', `Uploads are limited to ${limit} bytes.`);
       }
+      if (error instanceof OverQuota) throw this.quota.exceeded(await this.quota.bytesInUse(orgId), bytes);
       throw error;
     }
     const result = { file_path: relative(this.config.importDir, final), bytes, sha256: hash.digest('hex') };

@@ -24,6 +24,11 @@ export function orgImportDir(importDir: string, orgId: string): string {
   return join(importDir, 'orgs', orgFolder(orgId));
 }
 
+/** Where an organization's uploads are kept: its own folder, and the one used before per-organization folders. */
+export function orgUploadDirs(importDir: string, orgId: string): readonly string[] {
+  return [join(orgImportDir(importDir, orgId), 'uploads'), join(importDir, 'uploads', orgFolder(orgId))];
+}
+
 /**
  * The operator organization reads the whole import dir; any other reads its own folder, the folder its uploads went
  * to before per-organization folders existed, and what SERVICE_IMPORT_GRANTS names for it.

@@ -143,7 +143,9 @@ export class DataConnectService {
         connection_id: connector.id,
       };
     } catch (error) {
-      if (isStorageExhausted(error)) throw error;
+      if (isStorageExhausted(error) || (error instanceof AppError && error.code === 'insufficient_storage')) {
+        throw error;
+      }
       const message = this.failureMessage(error);
       this.logger.warn(
         {

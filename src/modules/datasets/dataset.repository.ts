@@ -82,6 +82,12 @@ export class DatasetRepository {
     await this.em.fork().nativeUpdate(DatasetSchema, { id }, { formulasJson, schemaJson, updatedAt });
   }
 
+  /** The files of every version the org owns, shared ones included. */
+  async fileNamesOfOrg(orgId: string): Promise<string[]> {
+    const records = await this.em.fork().find(DatasetSchema, { orgId }, { fields: ['fileName'] });
+    return records.map((record) => record.fileName);
+  }
+
   async delete(id: string): Promise<void> {
     await this.em.fork().nativeDelete(DatasetSchema, { id });
   }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { ConnectorsService } from '../connectors/connectors.service';
+import { StorageQuotaModule } from '../storage-quota/storage-quota.module';
 import { DatasetSchema } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
 import { DatasetsController } from './datasets.controller';
@@ -10,7 +11,7 @@ import { CONNECTOR_ROW_SOURCE, DataConnectService } from './data-connect.service
 import { FormulasService } from './formulas.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([DatasetSchema]), ConnectorsModule],
+  imports: [DatabaseModule.forFeature([DatasetSchema]), ConnectorsModule, StorageQuotaModule],
   controllers: [DatasetsController],
   providers: [
     DatasetRepository,

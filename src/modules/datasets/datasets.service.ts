@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { Principal, roleRank } from '../access/principal';
+import { fileBytes } from '../storage-quota/directory-bytes';
+import { StorageQuotaService } from '../storage-quota/storage-quota.service';
 import { ColumnSchema } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
@@ -76,9 +79,11 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     private readonly datasets: DatasetRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
+    private readonly quota: StorageQuotaService,
   ) {}
 
   onModuleInit(): void {
+    this.quota.registerSource('datasets', (orgId) => this.bytesOnDisk(orgId));
     mkdirSync(this.config.datasetsDir, { recursive: true, mode: 0o700 });
     // A killed build leaves its partial file and, when SQLite was journaling at that moment, the journal beside it.
     for (const name of readdirSync(this.config.datasetsDir)) {
@@ -99,6 +104,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     request: IngestRequest,
     batches: AsyncIterable<readonly Record<string, unknown>[]>,
   ): Promise<DatasetRecord> {
+    await this.quota.assertRoomFor(request.orgId, 1);
     const id = `ds_${randomBytes(12).toString('hex')}`;
     const fileName = `${id}.sqlite`;
     const started = process.hrtime.bigint();
@@ -132,6 +138,8 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       updatedAt: now,
     };
     try {
+      // The file is not in the catalogue yet, so the check counts it once: as the bytes this version adds.
+      await this.quota.assertRoomFor(request.orgId, written.bytes);
       await this.insertNextVersion(record);
     } catch (error) {
       rmSync(join(this.config.datasetsDir, fileName), { force: true });
@@ -153,6 +161,20 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       'dataset ingested',
     );
     return record;
+  }
+
+  /** Bytes on disk of every dataset version the org owns: its file and whatever sits beside it (summaries). */
+  private async bytesOnDisk(orgId: string): Promise<number> {
+    const owned = new Set(
+      (await this.datasets.fileNamesOfOrg(orgId)).map((name) => name.replace(/\.sqlite$/, '')),
+    );
+    if (owned.size === 0) return 0;
+    let total = 0;
+    for (const name of await readdir(this.config.datasetsDir)) {
+      if (owned.has(name.slice(0, name.indexOf('.'))))
+        total += await fileBytes(join(this.config.datasetsDir, name));
+    }
+    return total;
   }
 
   /** Versions are numbered per org and name; a concurrent ingest of the same name takes the next number. */
