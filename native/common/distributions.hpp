@@ -208,10 +208,17 @@ struct Problem {
 };
 
 // Checks a parameter set; `mode` is only read when has_mode. Returns the problems found.
+// Keeps the sums of squares over kMaxRuns draws finite: (2 * 1e150)^2 * 1e7 = 4e307 < DBL_MAX.
+constexpr double kMaxMagnitude = 1e150;
+constexpr const char* kMagnitudeProblem = "must be between -1e150 and 1e150";
+
 inline std::vector<Problem> validate(Kind kind, double low, double high, bool has_mode, double mode) {
   std::vector<Problem> out;
   if (!std::isfinite(low)) out.push_back({"low", "must be a finite number"});
   if (!std::isfinite(high)) out.push_back({"high", "must be a finite number"});
+  if (!out.empty()) return out;
+  if (std::fabs(low) > kMaxMagnitude) out.push_back({"low", kMagnitudeProblem});
+  if (std::fabs(high) > kMaxMagnitude) out.push_back({"high", kMagnitudeProblem});
   if (!out.empty()) return out;
   if (low > high) {
     out.push_back({"high", "must be greater than or equal to low"});

@@ -407,6 +407,8 @@ bool build_plan(const Value& req, Plan& plan, Validator& val) {
             if (m.second.is_number()) {
               b.kind = expr::Operand::Kind::Const;
               b.value = m.second.as_number();
+              if (!std::isfinite(b.value)) val.add(sf, "must be a finite number");
+              else if (std::fabs(b.value) > dist::kMaxMagnitude) val.add(sf, dist::kMagnitudeProblem);
             } else if (m.second.is_object()) {
               dist::Dist d;
               if (val.distribution(m.second, sf, d)) {
@@ -572,6 +574,7 @@ class RunValues {
 struct NonFinite {
   size_t action;
   size_t run;
+  bool overflow;  // every value was finite, but their sums are not
 };
 
 class Runner {
@@ -630,6 +633,11 @@ class Runner {
       const auto& prog = p_.actions[a].program;
       constant_[a] = prog.is_constant();
       if (constant_[a]) {
+        // A constant model never reaches the per-block check, so it is checked here.
+        if (!std::isfinite(prog.constant())) {
+          bad_ = {a, 0, false};
+          return false;
+        }
         std::fill(ybuf_.begin() + static_cast<long>(a * B), ybuf_.begin() + static_cast<long>((a + 1) * B), prog.constant());
       } else {
         store_[a] = std::make_unique<RunValues>(p_.runs);
@@ -868,9 +876,11 @@ class Runner {
       if (!std::isfinite(S1) || !std::isfinite(S2)) {
         for (size_t i = 0; i < n; ++i)
           if (!std::isfinite(y[i])) {
-            bad_ = {a, global + i};
+            bad_ = {a, global + i, false};
             return false;
           }
+        bad_ = {a, global, true};
+        return false;
       }
       if (p_.has_target) {
         uint64_t tgt = 0;
@@ -1072,7 +1082,7 @@ class Runner {
   size_t bsize_ = kBlock;
   bool timed_out_ = false;
   size_t done_runs_ = 0;
-  NonFinite bad_{0, 0};
+  NonFinite bad_{0, 0, false};
 
   std::vector<double> ubuf_, sbuf_, regs_, ybuf_, yp_, dx_, best_, q10_, q90_, draw_lo_, draw_w_, shift_, ysum_, xc_;
   std::vector<double*> draw_dst_;
@@ -1087,6 +1097,25 @@ class Runner {
   Moments total_, chunk_, block_;
   Tallies tot_tally_, chunk_tally_, block_tally_;
 };
+
+// Sums over many runs of huge but finite values overflow even when every value is finite; no
+// statistic may leave the engine as NaN or infinity (JSON would carry it as null).
+bool first_non_finite(const Value& v, const std::string& path, std::string& where) {
+  if (v.is_number()) {
+    if (std::isfinite(v.as_number())) return false;
+    where = path;
+    return true;
+  }
+  if (v.is_array()) {
+    const auto& arr = v.as_array();
+    for (size_t i = 0; i < arr.size(); ++i)
+      if (first_non_finite(arr[i], path + "[" + std::to_string(i) + "]", where)) return true;
+  } else if (v.is_object()) {
+    for (const auto& m : v.as_object())
+      if (first_non_finite(m.second, path.empty() ? m.first : path + "." + m.first, where)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -1114,6 +1143,13 @@ bool simulate(const json::Value& request, const Options& options, json::Value& r
       const auto& bad = runner.bad();
       const ActionPlan& ap = plan.actions[bad.action];
       error.code = "validation_failed";
+      if (bad.overflow) {
+        error.message = "The values of action '" + ap.name + "' are too large: their sums overflow a double.";
+        error.details.push_back({ap.model_field, "its values for action '" + ap.name +
+                                                     "' are too large: their sums overflow a double (NaN or "
+                                                     "infinity); scale the model down"});
+        return false;
+      }
       error.message = "The model of action '" + ap.name + "' evaluates to a non-finite number (NaN or infinity) at run " +
                       std::to_string(bad.run) + ".";
       error.details.push_back({ap.model_field,
@@ -1123,6 +1159,24 @@ bool simulate(const json::Value& request, const Options& options, json::Value& r
       return false;
     }
     result = runner.result();
+    std::string where;
+    if (first_non_finite(result, "", where)) {
+      std::string field = "scenario";
+      const Value* actions = result.find("actions");
+      for (size_t a = 0; actions && a < actions->as_array().size(); ++a) {
+        std::string in_action;
+        if (first_non_finite(actions->as_array()[a], "actions[" + std::to_string(a) + "]", in_action)) {
+          field = plan.actions[a].model_field;
+          where = in_action;
+          break;
+        }
+      }
+      error.code = "validation_failed";
+      error.message = "The statistic " + where + " of the simulation is not a finite number: the values overflow a double.";
+      error.details.push_back({field, "its values are too large: the statistic " + where +
+                                          " overflows a double (NaN or infinity); scale the model down"});
+      return false;
+    }
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     result.set("compute_ms", ms);
     return true;

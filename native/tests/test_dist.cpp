@@ -95,6 +95,9 @@ TEST(uniform_transform_and_validation) {
   CHECK(validate(Kind::Triangular, 0, 1, true, 2)[0].field == "mode");
   CHECK(validate(Kind::Pert, 0, 1, true, -0.1)[0].field == "mode");
   CHECK(validate(Kind::Normal, NAN, 1, false, 0)[0].field == "low");
-  CHECK(validate(Kind::Uniform, -1e308, 1e308, false, 0)[0].field == "high");
+  CHECK(validate(Kind::Uniform, -1e308, 1e308, false, 0).size() == 2);
+  CHECK(validate(Kind::Uniform, -1e308, 1e308, false, 0)[0].field == "low");
+  CHECK(validate(Kind::Uniform, -1e308, 1e308, false, 0)[1].problem == std::string("must be between -1e150 and 1e150"));
+  CHECK(validate(Kind::Uniform, -1e150, 1e150, false, 0).empty());
   CHECK(validate(Kind::Pert, 0, 1, true, 0.5).empty());
 }

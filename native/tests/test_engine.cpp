@@ -474,3 +474,48 @@ TEST(two_action_fast_path_matches_general_path) {
   for (size_t a = 0; a < 2; ++a)
     for (const char* k : {"prob_best", "expected_loss"}) CHECK(num(action(o2.result, a), k) == num(action(o3.result, a), k));
 }
+
+TEST(constant_non_finite_models_are_refused) {
+  for (const char* model : {"0/0", "exp(1000)"}) {
+    auto o = run(std::string(R"J({"runs":10,"seed":1,"scenario":{"variables":{"x":{"low":1,"high":2}},)J") +
+                 R"J("objective":"maximize_net_value","model":")J" + model + R"J("}})J");
+    CHECK(!o.ok);
+    CHECK_EQ_STR(o.error.code, "validation_failed");
+    CHECK(has_problem(o, "scenario.model", "non-finite number for action 'proceed' at run 0"));
+  }
+}
+
+TEST(range_bounds_beyond_1e150_are_refused) {
+  auto o = run(R"J({"runs":10,"seed":1,"scenario":{"variables":{"x":{"low":1e308,"high":1.7e308}},
+                 "objective":"maximize_net_value"}})J");
+  CHECK(!o.ok);
+  CHECK_EQ_STR(o.error.code, "validation_failed");
+  CHECK(has_problem(o, "scenario.variables.x.low", "between -1e150 and 1e150"));
+  CHECK(has_problem(o, "scenario.variables.x.high", "between -1e150 and 1e150"));
+  o = run(R"J({"runs":10,"seed":1,"scenario":{"variables":{"x":{"low":1,"high":2}},"objective":"maximize_net_value",
+            "actions":[{"name":"a","set":{"x":-2e150}}]}})J");
+  CHECK(has_problem(o, "scenario.actions[0].set.x", "between -1e150 and 1e150"));
+  o = run(R"J({"runs":10,"seed":1,"scenario":{"variables":{"x":{"low":-1e150,"high":1e150}},
+            "objective":"maximize_net_value"}})J");
+  CHECK(o.ok);
+}
+
+TEST(non_finite_statistics_are_refused) {
+  // Every value is finite (at most 1e300) but their spread squared overflows.
+  for (const char* runs : {"10", "10000"}) {
+    auto o = run(std::string(R"J({"runs":)J") + runs +
+                 R"J(,"seed":1,"scenario":{"variables":{"x":{"low":5e149,"high":1e150}},"objective":"maximize_net_value","model":"x*x"}})J");
+    CHECK(!o.ok);
+    CHECK_EQ_STR(o.error.code, "validation_failed");
+    CHECK(has_problem(o, "scenario.model", "are too large"));
+  }
+}
+
+TEST(non_finite_statistics_after_the_run_are_refused) {
+  // Each run's values and spread are finite; the sum of the losses over the runs is not.
+  auto o = run(R"J({"runs":10,"seed":1,"scenario":{"variables":{"x":{"low":1e150,"high":1e150}},"objective":"maximize_value",
+                 "actions":[{"name":"a","model":"x*x*1e7"},{"name":"b","model":"-x*x*1e7"}]}})J");
+  CHECK(!o.ok);
+  CHECK_EQ_STR(o.error.code, "validation_failed");
+  CHECK(has_problem(o, "scenario.actions[1].model", "actions[1].expected_loss overflows a double"));
+}
