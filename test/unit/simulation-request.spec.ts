@@ -100,7 +100,22 @@ describe('validateSimulationRequest', () => {
     [
       withScenario((s) => (s.variables.revenue = { low: -1.7e308, high: 1.7e308 })),
       'scenario.variables.revenue.high',
-      'the range high - low overflows a double',
+      'must be between -1e150 and 1e150',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: 1e308, high: 1.7e308 })),
+      'scenario.variables.revenue.low',
+      'must be between -1e150 and 1e150',
+    ],
+    [
+      withScenario((s) => (s.variables.revenue = { low: -1e151, high: 0 })),
+      'scenario.variables.revenue.low',
+      'must be between -1e150 and 1e150',
+    ],
+    [
+      withScenario((s) => (s.actions = [{ name: 'big', set: { revenue: 2e150 } }])),
+      'scenario.actions[0].set.revenue',
+      'must be between -1e150 and 1e150',
     ],
     [
       withScenario((s) => (s.variables.revenue = 5)),
@@ -216,6 +231,14 @@ describe('validateSimulationRequest', () => {
     ],
   ])('reports %#: %s %s', (body, field, problem) => {
     expect(problems(body)).toContainEqual({ field, problem });
+  });
+
+  it('accepts ranges and fixed values up to 1e150 in magnitude', () => {
+    const body = withScenario((s) => {
+      s.variables.revenue = { low: -1e150, high: 1e150 };
+      s.actions = [{ name: 'fixed', set: { revenue: -1e150 } }];
+    });
+    expect(() => validateSimulationRequest(body)).not.toThrow();
   });
 
   it.each([

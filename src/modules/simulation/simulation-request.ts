@@ -18,6 +18,12 @@ export const MAX_ACTIONS = 64;
 export const MAX_NAME_LENGTH = 64;
 export const MAX_ACTION_NAME_LENGTH = 128;
 export const MAX_MODEL_LENGTH = 10_000;
+/**
+ * The largest |low|, |high| or fixed value, as in the engine: it keeps the sums of squares over MAX_RUNS draws
+ * finite ((2 * 1e150)^2 * 1e7 = 4e307 < 1.8e308), so a plain range never overflows the statistics.
+ */
+export const MAX_MAGNITUDE = 1e150;
+const MAGNITUDE_PROBLEM = 'must be between -1e150 and 1e150';
 const MAX_SEED = 18446744073709551615n;
 
 export interface RangeSpec {
@@ -231,7 +237,17 @@ function readRange(value: unknown, field: string, problems: Problems): RangeSpec
       problems.add(`${field}.distribution`, `must be one of ${DISTRIBUTIONS.join(', ')}`);
     }
   }
-  if (low !== undefined && high !== undefined) {
+  let inBounds = true;
+  for (const [name, bound] of [
+    ['low', low],
+    ['high', high],
+  ] as const) {
+    if (bound !== undefined && Math.abs(bound) > MAX_MAGNITUDE) {
+      problems.add(`${field}.${name}`, MAGNITUDE_PROBLEM);
+      inBounds = false;
+    }
+  }
+  if (low !== undefined && high !== undefined && inBounds) {
     if (low > high) {
       problems.add(`${field}.high`, 'must be greater than or equal to low');
     } else {
@@ -387,7 +403,8 @@ function readSet(
     }
     if (typeof spec === 'number') {
       const fixed = readFinite(spec, setField, problems);
-      if (fixed !== undefined) set.set(name, fixed);
+      if (fixed !== undefined && Math.abs(fixed) > MAX_MAGNITUDE) problems.add(setField, MAGNITUDE_PROBLEM);
+      else if (fixed !== undefined) set.set(name, fixed);
     } else if (isObject(spec)) {
       const range = readRange(spec, setField, problems);
       if (range) set.set(name, range);
