@@ -14,6 +14,7 @@ import { SimulationService } from '../../src/modules/simulation/simulation.servi
 class FakeEngine implements EnginePort {
   readonly requests: EngineRequest[] = [];
   failWith?: AppError;
+  override: Record<string, unknown> = {};
 
   async simulate(request: EngineRequest): Promise<EngineOutcome> {
     if (this.failWith) throw this.failWith;
@@ -30,6 +31,7 @@ class FakeEngine implements EnginePort {
       actions: [],
       sensitivity: [],
       compute_ms: 0.5,
+      ...this.override,
     } as unknown as EngineResult;
     return { result, mode: 'subprocess_fallback' };
   }
@@ -93,5 +95,41 @@ describe('SimulationService', () => {
     engine.failWith = new AppError('engine_busy');
     await expect(service.simulate('org_1', body)).rejects.toMatchObject({ code: 'engine_busy' });
     expect(runs.runs).toHaveLength(0);
+  });
+
+  it.each([
+    ['a NaN expected value', { expected_value: Number.NaN }, 'expected_value', 'scenario'],
+    [
+      'a null (NaN in JSON) mean',
+      { actions: [{ name: 'proceed', mean: null }] },
+      'actions[0].mean',
+      'scenario.variables',
+    ],
+    [
+      'an infinite loss',
+      { actions: [{ name: 'a' }, { name: 'b', expected_loss: Infinity }] },
+      'actions[1].expected_loss',
+      'scenario.variables',
+    ],
+  ])('refuses %s with 422 validation_failed and records nothing', async (_, override, path, field) => {
+    const { engine, runs, service } = setup();
+    engine.override = override;
+    await expect(service.simulate('org_1', body)).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ field, problem: expect.stringContaining(`the statistic ${path} is not a finite number`) }],
+    });
+    expect(runs.runs).toHaveLength(0);
+  });
+
+  it('names the model field of the action whose statistic overflowed', async () => {
+    const { engine, service } = setup();
+    engine.override = { actions: [{ name: 'a' }, { name: 'b', std_dev: null }] };
+    const withActions = {
+      ...body,
+      scenario: { ...body.scenario, model: 'x', actions: [{ name: 'a' }, { name: 'b', model: 'x * 2' }] },
+    };
+    await expect(service.simulate('org_1', withActions)).rejects.toMatchObject({
+      details: [{ field: 'scenario.actions[1].model' }],
+    });
   });
 });

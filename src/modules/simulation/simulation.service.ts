@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
 import { Principal } from '../access/principal';
+import { assertFiniteResult } from './result-guard';
 import { RunsRepository } from './runs.repository';
 import { SimulationRun } from './simulation-run.entity';
 import { SimulationResponse, toSimulationResponse } from './simulation.dto';
@@ -48,6 +49,7 @@ export class SimulationService {
     const id = `run_${randomUUID().replaceAll('-', '')}`;
     const requestHash = createHash('sha256').update(JSON.stringify(engineRequest)).digest('hex');
     const { result, mode } = await computing;
+    assertFiniteResult(request, result);
     const run: SimulationRun = {
       id,
       orgId,
