@@ -119,3 +119,83 @@ describe('engine routes when the engine is unavailable', () => {
     }
   });
 });
+
+describe.each([
+  ['pool', { ENGINE_POOL_SIZE: '1' }],
+  ['subprocess_fallback', { ENGINE_POOL_SIZE: '0', RUNTIME_FALLBACK_MODE: 'allow' }],
+])('non-finite simulations on the %s path', (mode, env) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = await startTestApp(env);
+    key = await signUp(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const simulate = (runs: number, scenario: Record<string, unknown>) =>
+    t.request('POST', '/v1/simulate', {
+      token: key,
+      body: { runs, seed: 7, scenario: { objective: 'maximize_net_value', ...scenario } },
+    });
+
+  it.each([10, 10_000])('refuses ranges in [1e308, 1.7e308] with %i runs', async (runs) => {
+    const res = await simulate(runs, { variables: { x: { low: 1e308, high: 1.7e308 } } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details).toEqual([
+      { field: 'scenario.variables.x.low', problem: 'must be between -1e150 and 1e150' },
+      { field: 'scenario.variables.x.high', problem: 'must be between -1e150 and 1e150' },
+    ]);
+  });
+
+  it.each([
+    ['0/0', 10],
+    ['0/0', 10_000],
+    ['exp(1000)', 10],
+    ['exp(1000)', 10_000],
+  ])('refuses the constant model %s with %i runs', async (model, runs) => {
+    const res = await simulate(runs, { variables: { x: { low: 1, high: 2 } }, model });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details).toEqual([
+      {
+        field: 'scenario.model',
+        problem: expect.stringContaining("evaluates to a non-finite number for action 'proceed' at run 0"),
+      },
+    ]);
+  });
+
+  it.each([10, 10_000])('refuses finite values whose statistics overflow, with %i runs', async (runs) => {
+    const spread = await simulate(runs, { variables: { x: { low: 5e149, high: 1e150 } }, model: 'x * x' });
+    expect(spread.status).toBe(422);
+    expect(spread.body.error.details).toEqual([
+      { field: 'scenario.model', problem: expect.stringContaining('are too large') },
+    ]);
+    const loss = await simulate(runs, {
+      variables: { x: { low: 1e150, high: 1e150 } },
+      actions: [
+        { name: 'a', model: 'x * x * 1e7' },
+        { name: 'b', model: '-x * x * 1e7' },
+      ],
+    });
+    expect(loss.status).toBe(422);
+    expect(loss.body.error.details).toEqual([
+      {
+        field: 'scenario.actions[1].model',
+        problem: expect.stringContaining('actions[1].expected_loss overflows a double'),
+      },
+    ]);
+  });
+
+  it('still answers the same numbers for a valid request at the bound', async () => {
+    const scenario = { variables: { x: { low: -1e150, high: 1e150 } } };
+    const first = await simulate(1000, scenario);
+    const second = await simulate(1000, scenario);
+    expect(first.status).toBe(200);
+    expect(first.body.engine_mode).toBe(mode);
+    expect(Number.isFinite(first.body.expected_value)).toBe(true);
+    expect(second.body.actions).toEqual(first.body.actions);
+  });
+});
