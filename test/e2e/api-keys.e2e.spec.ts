@@ -236,6 +236,17 @@ describe('API keys over HTTP', () => {
     expect(created.status).toBe(201);
     expect((await t.request('GET', '/v1/me', { token: created.body.raw_key })).body.organization.id).toBe(owner.orgId);
   });
+
+  it('stores a label holding a NUL byte whole: 201, and the same label in the list (no 500)', async () => {
+    const owner = await signupAccount(t);
+    const label = 'ci\u0000runner \u0000';
+    const created = await t.request('POST', '/v1/api-keys', { token: owner.apiKey, body: { label } });
+    expect(created.status).toBe(201);
+    expect(created.body.label).toBe(label);
+    const list = await t.request('GET', '/v1/api-keys', { token: owner.apiKey });
+    expect(list.status).toBe(200);
+    expect(list.body.keys.find((k: { id: string }) => k.id === created.body.id).label).toBe(label);
+  });
 });
 
 describe('audit log', () => {

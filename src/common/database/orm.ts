@@ -1,7 +1,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Migrator } from '@mikro-orm/migrations';
-import { MikroORM, Options, SqliteDriver } from '@mikro-orm/sqlite';
+import { MikroORM, Options } from '@mikro-orm/sqlite';
+import { BoundSqliteDriver } from './bound-sqlite';
 import { registeredEntities } from './entity-registry';
 import { MIGRATIONS } from './migrations';
 
@@ -21,7 +22,7 @@ function preparePragmas(connection: SqliteConnection, done: (error: Error | null
 
 export function ormOptions(databaseFile: string): Options {
   return {
-    driver: SqliteDriver,
+    driver: BoundSqliteDriver,
     dbName: databaseFile,
     entities: registeredEntities(),
     discovery: { warnWhenNoEntities: false },
