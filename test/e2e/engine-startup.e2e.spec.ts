@@ -137,15 +137,19 @@ describe('engine start-up and shutdown of the real daemon process', () => {
     });
   });
 
-  it('logs engine_server_mode_compute_broken for a binary that computes wrong numbers', async () => {
+  it('logs engine_server_mode_compute_broken for a binary that computes wrong numbers, and does not start without a fallback', async () => {
     const { daemon } = start({
       ENGINE_BINARY_PATH: join(FAKES, 'broken-compute.sh'),
       ENGINE_WORKER_READY_TIMEOUT_S: '10',
       ENGINE_PROBE_ATTEMPTS: '1',
       RUNTIME_FALLBACK_MODE: 'deny',
     });
-    await waitForStart(daemon, 45_000);
-    const broken = logLines(daemon).find((l) => l.event === 'engine_server_mode_compute_broken');
-    expect(broken?.reason).toContain('proceed.mean');
+    expect(await daemon.exited).toBe(1);
+    const lines = logLines(daemon);
+    expect(lines.find((l) => l.event === 'engine_server_mode_compute_broken')?.reason).toContain('proceed.mean');
+    expect(eventIndex(lines, 'engine_pool_required_unavailable')).toBeGreaterThan(
+      eventIndex(lines, 'engine_server_mode_compute_broken'),
+    );
+    expect(eventIndex(lines, 'daemon_started')).toBe(-1);
   });
 });
