@@ -6,6 +6,7 @@ import { startTestApp, TestApp } from '../support/test-app';
  */
 const PUBLIC_ROUTES: readonly RegExp[] = [
   /^(GET|HEAD) \/v1\/health$/,
+  /^(GET|HEAD) \/v1\/ready$/,
   /^(GET|HEAD) \/metrics$/,
   /^[A-Z]+ \/auth\/.+$/,
   /^POST \/webhooks\/repohost$/,

@@ -86,9 +86,10 @@ const CSV = ['id,region,amount', ...Array.from({ length: 200 }, (_, i) => `${i},
       expect(ready.status).toBe(200);
       expect(ready.body).toMatchObject({
         status: 'ready',
-        storage: { status: 'ok', path: dataDir, min_free_bytes: 2 * 1024 * 1024 },
+        storage: { status: 'ok', min_free_bytes: 2 * 1024 * 1024 },
       });
       expect(ready.body.storage.free_bytes).toBeGreaterThan(2 * 1024 * 1024);
+      expect(ready.body.storage).not.toHaveProperty('path');
       expect(ready.body.storage.free_bytes).toBeLessThanOrEqual(24 * 1024 * 1024);
     });
 

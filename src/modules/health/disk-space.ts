@@ -2,18 +2,19 @@ import { statfs } from 'node:fs/promises';
 
 export interface StorageStatus {
   readonly status: 'ok' | 'degraded';
-  readonly path: string;
   readonly free_bytes: number;
   readonly min_free_bytes: number;
 }
 
-/** Free bytes an unprivileged writer may still use on the file system holding `path`. */
+/**
+ * Free bytes an unprivileged writer may still use on the file system holding `path`. The answer is public, so it
+ * names no path: where the state lives is none of an anonymous caller's business.
+ */
 export async function storageStatus(path: string, minFreeBytes: number): Promise<StorageStatus> {
   const stats = await statfs(path);
   const free = stats.bavail * stats.bsize;
   return {
     status: free < minFreeBytes ? 'degraded' : 'ok',
-    path,
     free_bytes: free,
     min_free_bytes: minFreeBytes,
   };
