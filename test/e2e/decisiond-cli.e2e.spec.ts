@@ -70,7 +70,7 @@ describe('decisiond and decisionctl entry points', () => {
     const run = cli('decisionctl', ['version'], {});
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
-      /^decision-service \d+\.\d+\.\d+\nnode 20\.\d+\.\d+ .*\nengine .*\nruntime .*\n$/,
+      /^decision-service \d+\.\d+\.\d+\nnode 24\.\d+\.\d+ .*\nengine .*\nruntime .*\n$/,
     );
   }, 120_000);
 });
