@@ -19,7 +19,7 @@ describe('ReportSlots', () => {
     const error = refusal(() => slots.take('key_a', 'org_1', 30_000, 12_500));
     expect(error.code).toBe('rate_limited');
     expect(error.status).toBe(429);
-    expect(error.headers).toEqual({ 'Retry-After': '19' });
+    expect(error.headers).toEqual({ 'retry-after': '19' });
     expect(error.message).toBe('At most 2 SQL reports may run at once per API key (or session); retry in 19 s.');
   });
 

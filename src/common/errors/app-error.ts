@@ -22,10 +22,20 @@ export class AppError extends Error {
     this.status = ERROR_CATALOGUE[code].status;
   }
 
+  /** A refusal the caller may retry: `Retry-After` in whole seconds, at least 1, for a wait of `waitMs`. */
+  static retryLater(code: ErrorCode, waitMs: number, message?: string): AppError {
+    return new AppError(code, message, undefined, { 'retry-after': String(retryAfterSeconds(waitMs)) });
+  }
+
   static validation(details: readonly ErrorDetail[], message?: string): AppError {
     const summary = details.map((d) => `${d.field}: ${d.problem}`).join('; ');
     return new AppError('validation_failed', message ?? `The request is invalid: ${summary}`, details);
   }
+}
+
+/** Whole seconds a client should wait for `waitMs` to pass, never 0 (a `Retry-After` of 0 invites a busy loop). */
+export function retryAfterSeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
 export interface ErrorBody {

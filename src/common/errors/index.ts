@@ -1,4 +1,4 @@
-export { AppError, toErrorBody } from './app-error';
+export { AppError, retryAfterSeconds, toErrorBody } from './app-error';
 export type { ErrorBody, ErrorDetail } from './app-error';
 export { ERROR_CATALOGUE, isErrorCode } from './catalogue';
 export type { ErrorCode } from './catalogue';

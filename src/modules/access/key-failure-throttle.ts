@@ -24,9 +24,7 @@ export class KeyFailureThrottle {
   assertAllowed(ip: string): void {
     const waitMs = this.bySource.retryAfterMs(ip);
     if (waitMs <= 0) return;
-    throw new AppError('rate_limited', 'Too many invalid API keys from this address: retry later.', undefined, {
-      'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
-    });
+    throw AppError.retryLater('rate_limited', waitMs, 'Too many invalid API keys from this address: retry later.');
   }
 
   /**

@@ -36,10 +36,7 @@ export class LoginThrottle {
       this.bySource.retryAfterMs(ip, now),
     );
     if (waitMs > 0) {
-      const seconds = String(Math.max(1, Math.ceil(waitMs / 1000)));
-      throw new AppError('rate_limited', 'Too many failed logins from this address: retry later.', undefined, {
-        'retry-after': seconds,
-      });
+      throw AppError.retryLater('rate_limited', waitMs, 'Too many failed logins from this address: retry later.');
     }
     const overBackstop = this.byAccount.retryAfterMs(email, now) > 0;
     return { delayMs: overBackstop ? this.config.loginBackstopDelayS * 1000 : 0 };

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { AppError } from '../../common/errors';
+import { AppError, retryAfterSeconds } from '../../common/errors';
 
 const WINDOW_MS = 60_000;
 
@@ -23,12 +23,11 @@ export class PreviewRateLimiter {
       return;
     }
     if (window.count >= this.config.previewRateLimit) {
-      const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
-      throw new AppError(
+      const waitMs = window.start + WINDOW_MS - now;
+      throw AppError.retryLater(
         'rate_limited',
-        `At most ${this.config.previewRateLimit} inline connector tests and browses per minute; retry in ${retryAfter} s.`,
-        undefined,
-        { 'Retry-After': String(retryAfter) },
+        waitMs,
+        `At most ${this.config.previewRateLimit} inline connector tests and browses per minute; retry in ${retryAfterSeconds(waitMs)} s.`,
       );
     }
     window.count += 1;

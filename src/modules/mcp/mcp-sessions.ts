@@ -29,7 +29,7 @@ interface Refusal {
   readonly scope: 'credential' | 'organization' | 'appliance';
   readonly limit: number;
   readonly message: string;
-  readonly retryAfterS: number;
+  readonly waitMs: number;
 }
 
 /** The credential a session is bound to: the API key, else the signed-in user's session token. */
@@ -80,9 +80,7 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
         { event: 'mcp_session_refused', scope: refusal.scope, org_id: claimant.orgId, limit: refusal.limit },
         'an MCP session was refused: no slot left',
       );
-      throw new AppError('mcp_session_limit_reached', refusal.message, undefined, {
-        'retry-after': String(refusal.retryAfterS),
-      });
+      throw AppError.retryLater('mcp_session_limit_reached', refusal.waitMs, refusal.message);
     }
     const token = Symbol('mcp-slot');
     this.pending.set(token, claimant);
@@ -159,17 +157,17 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
         scope,
         limit,
         message: `All ${limit} MCP sessions ${who} are in use: close one or retry later.`,
-        retryAfterS: this.secondsUntilIdleExpiry([...this.sessions.values()].filter(inScope)),
+        waitMs: this.untilIdleExpiryMs([...this.sessions.values()].filter(inScope)),
       };
     }
     return undefined;
   }
 
   /** When the first of these sessions would be closed as idle, if nothing uses it before then. */
-  private secondsUntilIdleExpiry(sessions: readonly McpSession[]): number {
-    if (sessions.length === 0) return 1;
+  private untilIdleExpiryMs(sessions: readonly McpSession[]): number {
+    if (sessions.length === 0) return 0;
     const oldest = Math.min(...sessions.map((s) => s.lastSeenAt));
-    return Math.max(1, Math.ceil((oldest + this.config.mcpSessionIdleS * 1000 - Date.now()) / 1000));
+    return oldest + this.config.mcpSessionIdleS * 1000 - Date.now();
   }
 
   private async reapIdle(): Promise<void> {

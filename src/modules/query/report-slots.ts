@@ -1,4 +1,4 @@
-import { AppError } from '../../common/errors';
+import { AppError, retryAfterSeconds } from '../../common/errors';
 
 export interface ReportSlotLimits {
   readonly perCaller: number;
@@ -33,12 +33,10 @@ export class ReportSlots {
     for (const [slots, limit, scope] of scopes) {
       if (slots.length < limit) continue;
       const free = Math.min(...slots.map((s) => s.deadline));
-      const retryAfter = Math.max(1, Math.ceil((free - now) / 1000));
-      throw new AppError(
+      throw AppError.retryLater(
         'rate_limited',
-        `At most ${limit} SQL reports may run at once ${scope}; retry in ${retryAfter} s.`,
-        undefined,
-        { 'Retry-After': String(retryAfter) },
+        free - now,
+        `At most ${limit} SQL reports may run at once ${scope}; retry in ${retryAfterSeconds(free - now)} s.`,
       );
     }
     const slot: Slot = { caller, orgId, deadline: now + budgetMs };
