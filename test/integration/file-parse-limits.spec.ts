@@ -1,5 +1,4 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { ConnectorError } from '../../src/modules/connectors/connector-error';
 import { CollisionLog, FileSource, FormatOptions, ParseLimits } from '../../src/modules/connectors/formats';
 import {
   activeParseThreads,
@@ -8,19 +7,10 @@ import {
 } from '../../src/modules/connectors/formats/parse-thread';
 import { parseLimits } from '../factories/parse-limits';
 import { xlsx } from '../factories/xlsx';
+import { connectorFailure } from '../support/connector-failure';
 
 function bytes(content: Buffer | string): FileSource {
   return { kind: 'bytes', bytes: Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8') };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
 }
 
 async function readAll(source: FileSource, options: FormatOptions, limits: ParseLimits): Promise<unknown[]> {
@@ -63,10 +53,10 @@ describe('parsing files on a parse thread, within limits', () => {
   it('refuses an xlsx whose sheet inflates a thousandfold, before inflating it', async () => {
     const bomb = xlsx(3, 64 * 1024 * 1024);
     expect(bomb.length).toBeLessThan(200 * 1024);
-    const error = await failure(describeFileInThread(bytes(bomb), { fileType: 'excel' }, { limits }));
+    const error = await connectorFailure(describeFileInThread(bytes(bomb), { fileType: 'excel' }, { limits }));
     expect(error.errorType).toBe('invalid_payload');
     expect(error.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
-    const capped = await failure(
+    const capped = await connectorFailure(
       readAll(
         bytes(xlsx(3, 4 * 1024 * 1024)),
         { fileType: 'excel' },
@@ -82,10 +72,10 @@ describe('parsing files on a parse thread, within limits', () => {
   it('refuses a tiny Parquet file that decodes to millions of values', async () => {
     const bomb = constantParquet(3_000_000);
     expect(bomb.length).toBeLessThan(64 * 1024);
-    const error = await failure(readAll(bytes(bomb), { fileType: 'parquet' }, limits));
+    const error = await connectorFailure(readAll(bytes(bomb), { fileType: 'parquet' }, limits));
     expect(error).toMatchObject({ errorType: 'invalid_payload' });
     expect(error.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
-    const cells = await failure(
+    const cells = await connectorFailure(
       describeFileInThread(
         bytes(constantParquet(5000)),
         { fileType: 'parquet' },
@@ -99,10 +89,10 @@ describe('parsing files on a parse thread, within limits', () => {
 
   it('refuses a CSV row of a million columns', async () => {
     const header = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(',');
-    const error = await failure(describeFileInThread(bytes(`${header}\n`), { fileType: 'csv' }, { limits }));
+    const error = await connectorFailure(describeFileInThread(bytes(`${header}\n`), { fileType: 'csv' }, { limits }));
     expect(error.errorType).toBe('invalid_payload');
     expect(error.message).toMatch(/SERVICE_PARSE_MAX_COLUMNS/);
-    const json = await failure(
+    const json = await connectorFailure(
       readAll(
         bytes(JSON.stringify([{ a: 1, b: 2 }, { c: 3 }])),
         { fileType: 'json' },
@@ -118,7 +108,7 @@ describe('parsing files on a parse thread, within limits', () => {
       text: `row number ${i}`,
       nested: { i },
     }));
-    const json = await failure(
+    const json = await connectorFailure(
       describeFileInThread(
         bytes(JSON.stringify(items)),
         { fileType: 'json' },
@@ -127,7 +117,7 @@ describe('parsing files on a parse thread, within limits', () => {
     );
     expect(json.errorType).toBe('invalid_payload');
     expect(json.message).toMatch(/SERVICE_PARSE_MEMORY_MB/);
-    const book = await failure(
+    const book = await connectorFailure(
       describeFileInThread(
         bytes(xlsx(300_000)),
         { fileType: 'excel' },
@@ -148,7 +138,7 @@ describe('parsing files on a parse thread, within limits', () => {
     );
     while (activeParseThreads() === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
-    const error = await failure(parse);
+    const error = await connectorFailure(parse);
     expect(error.errorType).toBe('timeout');
     expect(activeParseThreads()).toBe(0);
   });

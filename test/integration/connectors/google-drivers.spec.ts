@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { BigqueryConfig, GcsConfig, normalizeConfig } from '../../../src/modules/connectors/connector-config';
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
-import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { bigqueryDriver } from '../../../src/modules/connectors/drivers/bigquery';
 import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 import { parseLimits } from '../../factories/parse-limits';
+import { connectorFailure } from '../../support/connector-failure';
 
 // No Google endpoint is reachable here: a loopback stand-in plays the OAuth token endpoint (verifying the JWT
 // signature google-auth-library makes), the GCS JSON API and the BigQuery REST API the SDKs call.
@@ -164,16 +164,6 @@ async function readAll<C>(
   return out;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
-
 describe('gcs (stand-in)', () => {
   const config = (raw: Record<string, unknown>): GcsConfig =>
     normalizeConfig(
@@ -196,7 +186,7 @@ describe('gcs (stand-in)', () => {
 
   it('a missing object is not_found; a bad key is auth_failed', async () => {
     expect(
-      (await failure(gcsDriver.test(config({ credentials: 'sa.json', blob: 'x.csv' }), context(allowing))))
+      (await connectorFailure(gcsDriver.test(config({ credentials: 'sa.json', blob: 'x.csv' }), context(allowing))))
         .errorType,
     ).toBe('not_found');
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -204,28 +194,28 @@ describe('gcs (stand-in)', () => {
       .toString();
     const wrong = { ...serviceAccount(), private_key: other };
     expect(
-      (await failure(gcsDriver.test(config({ credentials: JSON.stringify(wrong) }), context(allowing))))
+      (await connectorFailure(gcsDriver.test(config({ credentials: JSON.stringify(wrong) }), context(allowing))))
         .errorType,
     ).toBe('auth_failed');
   });
 
   it('credentials outside the import dir are path_not_allowed; none at all is invalid_config', async () => {
     expect(
-      (await failure(gcsDriver.test(config({ credentials: '/etc/passwd' }), context(allowing)))).errorType,
+      (await connectorFailure(gcsDriver.test(config({ credentials: '/etc/passwd' }), context(allowing)))).errorType,
     ).toBe('path_not_allowed');
-    expect((await failure(gcsDriver.test(config({}), context(allowing)))).errorType).toBe('invalid_config');
+    expect((await connectorFailure(gcsDriver.test(config({}), context(allowing)))).errorType).toBe('invalid_config');
   });
 
   it('ambient credentials go to the metadata address, which the policy blocks', async () => {
     expect(
-      (await failure(gcsDriver.test(config({ ambient_credentials: true }), context(allowing)))).errorType,
+      (await connectorFailure(gcsDriver.test(config({ ambient_credentials: true }), context(allowing)))).errorType,
     ).toBe('egress_blocked');
   });
 
   it('a blocked endpoint is egress_blocked and never contacted', async () => {
     const before = seen.length;
     expect(
-      (await failure(gcsDriver.test(config({ credentials: 'sa.json' }), context(denying)))).errorType,
+      (await connectorFailure(gcsDriver.test(config({ credentials: 'sa.json' }), context(denying)))).errorType,
     ).toBe('egress_blocked');
     expect(seen.length).toBe(before);
   });
@@ -257,7 +247,7 @@ describe('bigquery (stand-in)', () => {
     const before = seen.length;
     expect(
       (
-        await failure(
+        await connectorFailure(
           readAll(bigqueryDriver, config(), context(allowing), {
             query: 'DELETE FROM sales.orders WHERE true',
           }),
@@ -268,7 +258,7 @@ describe('bigquery (stand-in)', () => {
   });
 
   it('a blocked endpoint is egress_blocked', async () => {
-    expect((await failure(bigqueryDriver.test(config(), context(denying)))).errorType).toBe('egress_blocked');
+    expect((await connectorFailure(bigqueryDriver.test(config(), context(denying)))).errorType).toBe('egress_blocked');
   });
 });
 
@@ -328,7 +318,7 @@ describe('outbound sockets of the Google SDKs', () => {
       await readAll(bigqueryDriver, bigquery, context(allowing), { query: 'SELECT * FROM sales.orders' }),
     ).toHaveLength(2);
     expect(
-      (await failure(gcsDriver.test({ ...gcs, ambient_credentials: true }, context(allowing)))).errorType,
+      (await connectorFailure(gcsDriver.test({ ...gcs, ambient_credentials: true }, context(allowing)))).errorType,
     ).toBe('egress_blocked');
     expect(seen.slice(before)).toEqual([
       'POST /token',

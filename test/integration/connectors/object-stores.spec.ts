@@ -21,6 +21,7 @@ import { s3Driver } from '../../../src/modules/connectors/drivers/s3';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 import { parseLimits } from '../../factories/parse-limits';
 import { SocketAudit } from '../../support/socket-audit';
+import { connectorFailure } from '../../support/connector-failure';
 
 const DEV_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const CSV = 'id,name\n1,Ada\n2,Alan\n3,Grace\n';
@@ -60,16 +61,6 @@ async function readAll<C>(
   const out: Record<string, unknown>[] = [];
   for await (const batch of driver.readRows(config, {}, ctx)) out.push(...batch);
   return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
 }
 
 beforeAll(() => {
@@ -178,7 +169,7 @@ describe('s3 driver against s3rver', () => {
 
   it('a missing key is not_found', async () => {
     expect(
-      (await failure(s3Driver.test(config({ key: 'exports/none.csv' }), context(allowing)))).errorType,
+      (await connectorFailure(s3Driver.test(config({ key: 'exports/none.csv' }), context(allowing)))).errorType,
     ).toBe('not_found');
   });
 
@@ -187,7 +178,7 @@ describe('s3 driver against s3rver', () => {
       { type: 's3' },
       { bucket: 'data', key: 'x.csv', endpoint_url: `http://127.0.0.1:${port}` },
     ).values as S3Config;
-    expect((await failure(s3Driver.test(raw, context(allowing)))).errorType).toBe('invalid_config');
+    expect((await connectorFailure(s3Driver.test(raw, context(allowing)))).errorType).toBe('invalid_config');
   });
 
   it('ambient credentials need the instance-metadata address to be allowed', async () => {
@@ -195,12 +186,12 @@ describe('s3 driver against s3rver', () => {
       { type: 's3' },
       { bucket: 'data', key: 'x.csv', endpoint_url: `http://127.0.0.1:${port}`, ambient_credentials: true },
     ).values as S3Config;
-    expect((await failure(s3Driver.test(raw, context(allowing)))).errorType).toBe('egress_blocked');
+    expect((await connectorFailure(s3Driver.test(raw, context(allowing)))).errorType).toBe('egress_blocked');
   });
 
   it('a blocked endpoint is egress_blocked', async () => {
     expect(
-      (await failure(s3Driver.test(config({ key: 'exports/people.csv' }), context(denying)))).errorType,
+      (await connectorFailure(s3Driver.test(config({ key: 'exports/people.csv' }), context(denying)))).errorType,
     ).toBe('egress_blocked');
   });
 
@@ -218,7 +209,7 @@ describe('s3 driver against s3rver', () => {
     audit.start();
     let errorType: string;
     try {
-      errorType = (await failure(s3Driver.test(anonymous, context(denying)))).errorType;
+      errorType = (await connectorFailure(s3Driver.test(anonymous, context(denying)))).errorType;
     } finally {
       audit.stop();
     }
@@ -348,12 +339,12 @@ describe('azure driver against azurite', () => {
   it('a wrong account key is auth_failed', async () => {
     const wrong = connectionString().replace(DEV_KEY, Buffer.alloc(64, 7).toString('base64'));
     const c = config({ connection_string: wrong, container: 'data', blob: 'exports/people.csv' });
-    expect((await failure(azureDriver.test(c, context(allowing)))).errorType).toBe('auth_failed');
+    expect((await connectorFailure(azureDriver.test(c, context(allowing)))).errorType).toBe('auth_failed');
   });
 
   it('a missing blob is not_found', async () => {
     const c = config({ connection_string: connectionString(), container: 'data', blob: 'exports/none.csv' });
-    expect((await failure(azureDriver.test(c, context(allowing)))).errorType).toBe('not_found');
+    expect((await connectorFailure(azureDriver.test(c, context(allowing)))).errorType).toBe('not_found');
   });
 
   it('a blocked account is egress_blocked', async () => {
@@ -362,7 +353,7 @@ describe('azure driver against azurite', () => {
       container: 'data',
       blob: 'exports/people.csv',
     });
-    expect((await failure(azureDriver.test(c, context(denying)))).errorType).toBe('egress_blocked');
+    expect((await connectorFailure(azureDriver.test(c, context(denying)))).errorType).toBe('egress_blocked');
   });
 
   it('opens sockets only to addresses the guard pinned, in every credential mode', async () => {

@@ -3,7 +3,6 @@ import { AddressInfo } from 'node:net';
 import { normalizeConfig, RestConfig } from '../../../src/modules/connectors/connector-config';
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
-import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { restDriver } from '../../../src/modules/connectors/drivers/rest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +10,7 @@ import { join } from 'node:path';
 import { EgressGuard } from '../../../src/modules/egress/egress.types';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 import { parseLimits } from '../../factories/parse-limits';
+import { connectorFailure } from '../../support/connector-failure';
 
 type Handler = (
   request: IncomingMessage,
@@ -93,16 +93,6 @@ async function readAll(config: RestConfig, ctx = context()): Promise<Record<stri
   return out;
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
-
 const base = (): string => `http://127.0.0.1:${port}`;
 
 describe('REST driver against a loopback server', () => {
@@ -134,7 +124,7 @@ describe('REST driver against a loopback server', () => {
     });
 
     it('says base_url is required', async () => {
-      const error = await failure(restDriver.test(rest({}), context()));
+      const error = await connectorFailure(restDriver.test(rest({}), context()));
       expect(error.errorType).toBe('invalid_config');
       expect(error.message).toBe('base_url is required.');
       expect(seen).toHaveLength(0);
@@ -148,7 +138,7 @@ describe('REST driver against a loopback server', () => {
         [500, 'remote_error'],
       ] as const) {
         handler = () => ({ status, json: { error: 'x' } });
-        const error = await failure(restDriver.test(rest({ base_url: base() }), context()));
+        const error = await connectorFailure(restDriver.test(rest({ base_url: base() }), context()));
         expect(error.errorType).toBe(type);
         expect(error.message).toContain(`HTTP ${status}`);
       }
@@ -157,19 +147,19 @@ describe('REST driver against a loopback server', () => {
     it('reports egress_blocked without contacting the destination', async () => {
       handler = () => ({ json: {} });
       const before = connections;
-      const error = await failure(restDriver.test(rest({ base_url: base() }), context(denying.guard)));
+      const error = await connectorFailure(restDriver.test(rest({ base_url: base() }), context(denying.guard)));
       expect(error.errorType).toBe('egress_blocked');
       expect(error.recoverable).toBe(false);
       expect(seen).toHaveLength(0);
       expect(connections).toBe(before);
-      expect((await failure(readAll(rest({ url: base() }), context(denying.guard)))).errorType).toBe(
+      expect((await connectorFailure(readAll(rest({ url: base() }), context(denying.guard)))).errorType).toBe(
         'egress_blocked',
       );
       expect(connections).toBe(before);
     });
 
     it('the same destination on another port is blocked by the port rule', async () => {
-      const error = await failure(
+      const error = await connectorFailure(
         restDriver.test(rest({ base_url: `http://127.0.0.1:${port === 65535 ? 1 : port + 1}` }), context()),
       );
       expect(error.errorType).toBe('egress_blocked');
@@ -181,7 +171,7 @@ describe('REST driver against a loopback server', () => {
       const closedPort = (closed.address() as AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
       const guard = await startGuard(join(dir, 'closed'), [`127.0.0.1:${closedPort}`]);
-      const error = await failure(
+      const error = await connectorFailure(
         restDriver.test(rest({ base_url: `http://127.0.0.1:${closedPort}` }), context(guard.guard)),
       );
       await guard.close();
@@ -234,14 +224,14 @@ describe('REST driver against a loopback server', () => {
 
     it('a data_path that reaches no array is invalid_payload', async () => {
       handler = () => ({ json: { results: { count: 1 } } });
-      expect((await failure(readAll(rest({ url: base(), data_path: 'results.items' })))).errorType).toBe(
+      expect((await connectorFailure(readAll(rest({ url: base(), data_path: 'results.items' })))).errorType).toBe(
         'invalid_payload',
       );
     });
 
     it('a non-JSON body is invalid_payload', async () => {
       handler = () => ({ headers: { 'content-type': 'text/html' }, json: undefined });
-      expect((await failure(readAll(rest({ url: base() })))).errorType).toBe('invalid_payload');
+      expect((await connectorFailure(readAll(rest({ url: base() })))).errorType).toBe('invalid_payload');
     });
   });
 
@@ -308,7 +298,7 @@ describe('REST driver against a loopback server', () => {
       handler = () => ({ json: [{ x: 1 }] });
       const ctx = context();
       const got: unknown[] = [];
-      const error = await failure(
+      const error = await connectorFailure(
         (async () => {
           for await (const batch of restDriver.readRows(
             rest({ url: base(), pagination: { mode: 'page_number', max_pages: 3 } }),
@@ -357,7 +347,7 @@ describe('REST driver against a loopback server', () => {
 
     it('a cursor seen before is a loop error', async () => {
       handler = () => ({ json: { data: [{ id: 1 }], next: 'same' } });
-      const error = await failure(
+      const error = await connectorFailure(
         readAll(
           rest({
             url: base(),
@@ -372,7 +362,7 @@ describe('REST driver against a loopback server', () => {
     it('max_pages with a cursor still present is an error', async () => {
       let n = 0;
       handler = () => ({ json: { data: [{ id: n }], next: `c${++n}` } });
-      const error = await failure(
+      const error = await connectorFailure(
         readAll(
           rest({
             url: base(),

@@ -15,12 +15,12 @@ import {
   RowSelection,
 } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
-import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { mysqlDriver } from '../../../src/modules/connectors/drivers/mysql';
 import { postgresDriver } from '../../../src/modules/connectors/drivers/postgres';
 import { sqliteDriver } from '../../../src/modules/connectors/drivers/sqlite';
 import { TestEgressGuard } from '../../support/test-egress-guard';
 import { parseLimits } from '../../factories/parse-limits';
+import { connectorFailure } from '../../support/connector-failure';
 
 const suffix = `${process.pid}_${Date.now()}`;
 const PG_TABLE = `conn_pg_${suffix}`;
@@ -47,16 +47,6 @@ async function readAll<C>(
   const out: Record<string, unknown>[] = [];
   for await (const batch of driver.readRows(config, selection, ctx)) out.push(...batch);
   return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
 }
 
 describe('postgres driver (local PostgreSQL)', () => {
@@ -99,14 +89,14 @@ describe('postgres driver (local PostgreSQL)', () => {
   });
 
   it('an unknown database is not_found', async () => {
-    const error = await failure(postgresDriver.test(config({ database: `missing_${suffix}` }), allowed));
+    const error = await connectorFailure(postgresDriver.test(config({ database: `missing_${suffix}` }), allowed));
     expect(error.errorType).toBe('not_found');
     expect(error.recoverable).toBe(true);
   });
 
   it('a blocked destination is egress_blocked and never contacted', async () => {
     const ctx = context([]);
-    const error = await failure(postgresDriver.test(config(), ctx));
+    const error = await connectorFailure(postgresDriver.test(config(), ctx));
     expect(error.errorType).toBe('egress_blocked');
     expect((ctx.egress as TestEgressGuard).attempts).toEqual([
       { host: '127.0.0.1', port: 5432, allowed: false, purpose: 'connector' },
@@ -139,12 +129,12 @@ describe('postgres driver (local PostgreSQL)', () => {
       ),
     ).toEqual([{ id: 2 }, { id: 3 }]);
     expect(
-      (await failure(readAll(postgresDriver, config(), { query: `delete from ${PG_TABLE}` }, allowed)))
+      (await connectorFailure(readAll(postgresDriver, config(), { query: `delete from ${PG_TABLE}` }, allowed)))
         .errorType,
     ).toBe('invalid_config');
     expect(
       (
-        await failure(
+        await connectorFailure(
           readAll(postgresDriver, config(), { query: `select 1; delete from ${PG_TABLE}` }, allowed),
         )
       ).errorType,
@@ -158,7 +148,7 @@ describe('postgres driver (local PostgreSQL)', () => {
 
   it('a missing table is not_found', async () => {
     expect(
-      (await failure(readAll(postgresDriver, config(), { table: `nope_${suffix}` }, allowed))).errorType,
+      (await connectorFailure(readAll(postgresDriver, config(), { table: `nope_${suffix}` }, allowed))).errorType,
     ).toBe('not_found');
   });
 });
@@ -191,19 +181,19 @@ describe('mysql driver (local MariaDB)', () => {
   });
 
   it('a wrong password is auth_failed', async () => {
-    const error = await failure(mysqlDriver.test(config({ password: 'definitely-wrong' }), allowed));
+    const error = await connectorFailure(mysqlDriver.test(config({ password: 'definitely-wrong' }), allowed));
     expect(error.errorType).toBe('auth_failed');
     expect(error.recoverable).toBe(true);
   });
 
   it('an unknown database is not_found', async () => {
     expect(
-      (await failure(mysqlDriver.test(config({ database: `missing_${suffix}` }), allowed))).errorType,
+      (await connectorFailure(mysqlDriver.test(config({ database: `missing_${suffix}` }), allowed))).errorType,
     ).toBe('not_found');
   });
 
   it('a blocked destination is egress_blocked', async () => {
-    expect((await failure(mysqlDriver.test(config(), context([])))).errorType).toBe('egress_blocked');
+    expect((await connectorFailure(mysqlDriver.test(config(), context([])))).errorType).toBe('egress_blocked');
   });
 
   it('browses and streams rows', async () => {
@@ -222,7 +212,7 @@ describe('mysql driver (local MariaDB)', () => {
       { id: 3, name: 'c', big: '3', at: null },
     ]);
     expect(
-      (await failure(readAll(mysqlDriver, config(), { query: `delete from ${MY_TABLE}` }, allowed)))
+      (await connectorFailure(readAll(mysqlDriver, config(), { query: `delete from ${MY_TABLE}` }, allowed)))
         .errorType,
     ).toBe('invalid_config');
   });
@@ -292,7 +282,7 @@ describe('sqlite driver', () => {
     ]);
     expect(
       (
-        await failure(
+        await connectorFailure(
           readAll(
             sqliteDriver,
             config({ path: 'shop.db' }),
@@ -306,7 +296,7 @@ describe('sqlite driver', () => {
 
   it('refuses paths outside the import dir, also through symlinks', async () => {
     for (const path of [join(outside, 'secret.db'), '../x.db', 'link.db']) {
-      expect((await failure(sqliteDriver.test(config({ path }), context([], importDir)))).errorType).toBe(
+      expect((await connectorFailure(sqliteDriver.test(config({ path }), context([], importDir)))).errorType).toBe(
         'path_not_allowed',
       );
     }
@@ -314,10 +304,10 @@ describe('sqlite driver', () => {
 
   it('a missing file is path_not_allowed (like a file it may not read) and a non-database is invalid_payload', async () => {
     expect(
-      (await failure(sqliteDriver.test(config({ path: 'missing.db' }), context([], importDir)))).errorType,
+      (await connectorFailure(sqliteDriver.test(config({ path: 'missing.db' }), context([], importDir)))).errorType,
     ).toBe('path_not_allowed');
     expect(
-      (await failure(sqliteDriver.test(config({ path: 'not.db' }), context([], importDir)))).errorType,
+      (await connectorFailure(sqliteDriver.test(config({ path: 'not.db' }), context([], importDir)))).errorType,
     ).toBe('invalid_payload');
   });
 });

@@ -11,7 +11,6 @@ import {
 } from '../../../src/modules/connectors/connector-config';
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
-import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import { clickhouseDriver } from '../../../src/modules/connectors/drivers/clickhouse';
 import { mssqlDriver } from '../../../src/modules/connectors/drivers/mssql';
 import { snowflakeDriver } from '../../../src/modules/connectors/drivers/snowflake';
@@ -19,6 +18,7 @@ import { assertReadOnlyQuery } from '../../../src/modules/connectors/drivers/sql
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 import { parseLimits } from '../../factories/parse-limits';
 import { SocketAudit } from '../../support/socket-audit';
+import { connectorFailure } from '../../support/connector-failure';
 
 // No ClickHouse, SQL Server or Snowflake runs on this machine: these tests check config building, egress blocking
 // and error mapping against loopback stand-ins that speak just enough of each protocol.
@@ -113,16 +113,6 @@ function context(guard: GuardHarness): DriverContext {
   };
 }
 
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
-}
-
 describe('clickhouse (stand-in)', () => {
   const config = (raw: Record<string, unknown>): ClickhouseConfig =>
     normalizeConfig({ type: 'clickhouse' }, raw).values as ClickhouseConfig;
@@ -139,7 +129,7 @@ describe('clickhouse (stand-in)', () => {
   });
 
   it('maps AUTHENTICATION_FAILED to auth_failed', async () => {
-    const error = await failure(
+    const error = await connectorFailure(
       clickhouseDriver.test(
         config({ host: '127.0.0.1', port: httpPort, user: 'reader', password: 'wrong' }),
         context(allowing),
@@ -150,7 +140,7 @@ describe('clickhouse (stand-in)', () => {
 
   it('a blocked destination is egress_blocked and never contacted', async () => {
     const before = requests.length;
-    const error = await failure(
+    const error = await connectorFailure(
       clickhouseDriver.test(config({ host: '127.0.0.1', port: httpPort }), context(denying)),
     );
     expect(error.errorType).toBe('egress_blocked');
@@ -185,7 +175,7 @@ describe('clickhouse (stand-in)', () => {
 
   it('a blocked IPv6 destination is egress_blocked and never contacted', async () => {
     const before = requests.length;
-    const error = await failure(
+    const error = await connectorFailure(
       clickhouseDriver.test(config({ url: `http://[::1]:${http6Port}` }), context(denying)),
     );
     expect(error.errorType).toBe('egress_blocked');
@@ -203,14 +193,14 @@ describe('mssql (stand-in)', () => {
 
   it('a blocked destination is egress_blocked and never contacted', async () => {
     const before = tcpConnections;
-    expect((await failure(mssqlDriver.test(config({ port: tcpPort }), context(denying)))).errorType).toBe(
+    expect((await connectorFailure(mssqlDriver.test(config({ port: tcpPort }), context(denying)))).errorType).toBe(
       'egress_blocked',
     );
     expect(tcpConnections).toBe(before);
   });
 
   it('a server that drops the connection is unreachable', async () => {
-    const error = await failure(mssqlDriver.test(config({ port: tcpPort }), context(allowing)));
+    const error = await connectorFailure(mssqlDriver.test(config({ port: tcpPort }), context(allowing)));
     expect(error.errorType).toBe('unreachable');
     expect(tcpConnections).toBeGreaterThan(0);
   });
@@ -231,7 +221,7 @@ describe('snowflake (stand-in)', () => {
       .values as SnowflakeConfig;
 
   it('logs in through the guarded proxy and maps a refused login to auth_failed', async () => {
-    const error = await failure(
+    const error = await connectorFailure(
       snowflakeDriver.test(config({ access_url: `http://127.0.0.1:${httpPort}` }), context(allowing)),
     );
     expect(error.errorType).toBe('auth_failed');
@@ -240,7 +230,7 @@ describe('snowflake (stand-in)', () => {
 
   it('a blocked account host is egress_blocked and never contacted', async () => {
     const before = requests.length;
-    const error = await failure(
+    const error = await connectorFailure(
       snowflakeDriver.test(config({ access_url: `http://127.0.0.1:${httpPort}` }), context(denying)),
     );
     expect(error.errorType).toBe('egress_blocked');

@@ -1,5 +1,4 @@
 import ExcelJS from 'exceljs';
-import { ConnectorError } from '../../../src/modules/connectors/connector-error';
 import {
   CollisionLog,
   contentBytes,
@@ -9,6 +8,7 @@ import {
 } from '../../../src/modules/connectors/formats';
 import { looksLikeHeader } from '../../../src/modules/connectors/formats/csv';
 import { flattenRecord } from '../../../src/modules/connectors/formats/records';
+import { connectorFailure } from '../../support/connector-failure';
 
 async function records(
   bytes: Uint8Array | string,
@@ -21,16 +21,6 @@ async function records(
   const out: Record<string, unknown>[] = [];
   for await (const batch of readFileRecords(source, options, 2, new CollisionLog())) out.push(...batch);
   return out;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ConnectorError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConnectorError);
-    return error as ConnectorError;
-  }
-  throw new Error('expected a ConnectorError');
 }
 
 describe('file formats', () => {
@@ -124,8 +114,8 @@ describe('file formats', () => {
     });
 
     it('reports invalid JSON and a json_path that reaches no array as invalid_payload', async () => {
-      expect((await failure(records('{"a":', { fileType: 'json' }))).errorType).toBe('invalid_payload');
-      const error = await failure(records('{"a":{"b":1}}', { fileType: 'json', jsonPath: 'a.b' }));
+      expect((await connectorFailure(records('{"a":', { fileType: 'json' }))).errorType).toBe('invalid_payload');
+      const error = await connectorFailure(records('{"a":{"b":1}}', { fileType: 'json', jsonPath: 'a.b' }));
       expect(error.errorType).toBe('invalid_payload');
       expect(error.message).toContain('Invalid JSON');
     });
@@ -174,7 +164,7 @@ describe('file formats', () => {
     });
 
     it('names the sheets when the sheet does not exist', async () => {
-      const error = await failure(records(await workbook(), { fileType: 'excel', sheet: 'Nope' }));
+      const error = await connectorFailure(records(await workbook(), { fileType: 'excel', sheet: 'Nope' }));
       expect(error.errorType).toBe('not_found');
       expect(error.message).toContain('"Summary"');
     });
@@ -187,11 +177,11 @@ describe('file formats', () => {
       expect(() => contentBytes('excel', 'not base64!!')).toThrow(
         expect.objectContaining({ errorType: 'invalid_payload' }),
       );
-      expect((await failure(records(Buffer.from('hello world'), { fileType: 'excel' }))).errorType).toBe(
+      expect((await connectorFailure(records(Buffer.from('hello world'), { fileType: 'excel' }))).errorType).toBe(
         'invalid_payload',
       );
       expect(
-        (await failure(records(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0, 0]), { fileType: 'excel' }))).message,
+        (await connectorFailure(records(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0, 0]), { fileType: 'excel' }))).message,
       ).toContain('.xls');
     });
   });
@@ -199,7 +189,7 @@ describe('file formats', () => {
   describe('empty input', () => {
     it('an empty file is invalid_payload', async () => {
       expect(
-        (await failure(describeFile({ kind: 'bytes', bytes: new Uint8Array() }, { fileType: 'csv' })))
+        (await connectorFailure(describeFile({ kind: 'bytes', bytes: new Uint8Array() }, { fileType: 'csv' })))
           .errorType,
       ).toBe('invalid_payload');
     });
