@@ -12,7 +12,7 @@ import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { StorageQuotaService } from '../storage-quota/storage-quota.service';
 import { directoryBytes } from '../storage-quota/directory-bytes';
-import { orgImportDir, orgUploadDirs } from './local-path';
+import { orgUploadDir, orgUploadDirs } from './local-path';
 
 /** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */
 export const STREAMED_CONTENT_TYPES = ['application/octet-stream', 'multipart/form-data'];
@@ -132,7 +132,7 @@ export class ConnectorUploads implements OnModuleInit {
     name: string | undefined,
     room: number,
   ): Promise<UploadedFile> {
-    const dir = join(orgImportDir(this.config.importDir, orgId), 'uploads');
+    const dir = orgUploadDir(this.config.importDir, orgId);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const id = randomUUID().replace(/-/g, '');
     const final = join(dir, `${id}_${safeFileName(name)}`);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { orgFolderParents, orgUploadDirs } from './local-path';
 
 /** Where object-store drivers download an object before parsing it (under the run dir). */
 export const SCRATCH_DIR_NAME = 'connector-scratch';
@@ -38,19 +39,16 @@ function isRealDirectory(path: string): boolean {
   }
 }
 
-/** `orgs/<org>/uploads/` where uploads land, and `uploads/<org>/` where they landed before per-organization folders. */
+/** Every organization's upload folders that exist as real directories (symlinked ones are not swept). */
 function uploadDirs(importDir: string): string[] {
-  const orgs = join(importDir, 'orgs');
-  const legacy = join(importDir, 'uploads');
-  return [
-    ...entriesOf(orgs)
-      .filter((org) => org.isDirectory())
-      .map((org) => join(orgs, org.name, 'uploads'))
-      .filter((dir) => isRealDirectory(dir)),
-    ...entriesOf(legacy)
-      .filter((org) => org.isDirectory())
-      .map((org) => join(legacy, org.name)),
-  ];
+  const orgs = new Set(
+    orgFolderParents(importDir).flatMap((parent) =>
+      entriesOf(parent)
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name),
+    ),
+  );
+  return [...orgs].flatMap((org) => orgUploadDirs(importDir, org)).filter((dir) => isRealDirectory(dir));
 }
 
 /**

@@ -19,14 +19,27 @@ function orgFolder(orgId: string): string {
   return orgId.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
+const ORGS = 'orgs';
+const UPLOADS = 'uploads';
+
 /** `<import dir>/orgs/<org id>`: an organization's own files, its uploads included. */
 export function orgImportDir(importDir: string, orgId: string): string {
-  return join(importDir, 'orgs', orgFolder(orgId));
+  return join(importDir, ORGS, orgFolder(orgId));
+}
+
+/** `<import dir>/orgs/<org id>/uploads`: where new uploads land. */
+export function orgUploadDir(importDir: string, orgId: string): string {
+  return join(orgImportDir(importDir, orgId), UPLOADS);
 }
 
 /** Where an organization's uploads are kept: its own folder, and the one used before per-organization folders. */
 export function orgUploadDirs(importDir: string, orgId: string): readonly string[] {
-  return [join(orgImportDir(importDir, orgId), 'uploads'), join(importDir, 'uploads', orgFolder(orgId))];
+  return [orgUploadDir(importDir, orgId), join(importDir, UPLOADS, orgFolder(orgId))];
+}
+
+/** The folders whose children are named after organizations and may hold uploads (current and legacy layout). */
+export function orgFolderParents(importDir: string): readonly string[] {
+  return [join(importDir, ORGS), join(importDir, UPLOADS)];
 }
 
 /**
@@ -43,8 +56,8 @@ export function importAreaFor(
   return {
     root: importDir,
     readable: [
-      join('orgs', orgFolder(orgId)),
-      join('uploads', orgFolder(orgId)),
+      join(ORGS, orgFolder(orgId)),
+      join(UPLOADS, orgFolder(orgId)),
       ...grants.filter((grant) => grant.orgId === orgId).map((grant) => grant.path),
     ],
   };
