@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 
 /** Claims of the tokens this daemon signs; times in seconds since the epoch. */
 export interface JwtClaims {
@@ -11,54 +11,60 @@ export type JwtFailure = 'malformed' | 'unsupported_algorithm' | 'bad_signature'
 
 export type JwtVerification = { ok: true; claims: JwtClaims } | { ok: false; reason: JwtFailure };
 
-const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const ALGORITHM = 'HS256';
 /** Clock skew tolerated on `iat`. */
 const LEEWAY_S = 60;
 
-function sign(key: Buffer, input: string): Buffer {
-  return createHmac('sha256', key).update(input, 'ascii').digest();
+/** jose's error codes, by what they mean for a session token; compared by code since jest loads jose in another realm. */
+const FAILURE_BY_CODE: Readonly<Record<string, JwtFailure>> = {
+  [errors.JWSSignatureVerificationFailed.code]: 'bad_signature',
+  [errors.JOSEAlgNotAllowed.code]: 'unsupported_algorithm',
+  [errors.JOSENotSupported.code]: 'unsupported_algorithm',
+  [errors.JWTExpired.code]: 'expired',
+};
+
+/** A copy made in this realm: jose checks `instanceof Uint8Array`, which a Buffer from another realm fails. */
+function secretOf(key: Buffer): Uint8Array {
+  return new Uint8Array(key);
 }
 
-function decodeJson(segment: string): unknown {
+export function signJwt(key: Buffer, claims: JwtClaims): Promise<string> {
+  return new SignJWT({ ...claims }).setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' }).sign(secretOf(key));
+}
+
+function checkHeader(token: string): JwtFailure | undefined {
+  let header: ReturnType<typeof decodeProtectedHeader>;
   try {
-    return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    header = decodeProtectedHeader(token);
   } catch {
-    return undefined;
+    return 'malformed';
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function signJwt(key: Buffer, claims: JwtClaims): string {
-  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-  const input = `${HEADER}.${payload}`;
-  return `${input}.${sign(key, input).toString('base64url')}`;
+  // jose would refuse these too, but as "invalid JWS": named here so `alg: none` reads as the refusal it is.
+  if (header.alg !== ALGORITHM || (header.typ !== undefined && header.typ !== 'JWT')) return 'unsupported_algorithm';
+  return undefined;
 }
 
 /** HS256 only: `alg: none` or any other algorithm is refused before the signature is looked at. */
-export function verifyJwt(key: Buffer, token: string, nowS = Math.floor(Date.now() / 1000)): JwtVerification {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p)) || parts[0] === '' || parts[1] === '') {
-    return { ok: false, reason: 'malformed' };
+export async function verifyJwt(
+  key: Buffer,
+  token: string,
+  nowS = Math.floor(Date.now() / 1000),
+): Promise<JwtVerification> {
+  const refused = checkHeader(token);
+  if (refused) return { ok: false, reason: refused };
+  try {
+    const { payload } = await jwtVerify(token, secretOf(key), {
+      algorithms: [ALGORITHM],
+      requiredClaims: ['exp', 'iat'],
+      currentDate: new Date(nowS * 1000),
+    });
+    const claims = payload as JwtClaims;
+    if (claims.iat > nowS + LEEWAY_S) return { ok: false, reason: 'not_yet_valid' };
+    return { ok: true, claims };
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    // Only jose's refusals are answers about the token; anything else (a bad key) is the daemon's fault.
+    if (typeof code !== 'string' || !code.startsWith('ERR_J')) throw error;
+    return { ok: false, reason: FAILURE_BY_CODE[code] ?? 'malformed' };
   }
-  const header = decodeJson(parts[0]);
-  if (!isObject(header)) return { ok: false, reason: 'malformed' };
-  if (header.alg !== 'HS256' || (header.typ !== undefined && header.typ !== 'JWT') || header.crit !== undefined) {
-    return { ok: false, reason: 'unsupported_algorithm' };
-  }
-  const presented = Buffer.from(parts[2], 'base64url');
-  const expected = sign(key, `${parts[0]}.${parts[1]}`);
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-    return { ok: false, reason: 'bad_signature' };
-  }
-  const claims = decodeJson(parts[1]);
-  if (!isObject(claims) || typeof claims.exp !== 'number' || typeof claims.iat !== 'number') {
-    return { ok: false, reason: 'malformed' };
-  }
-  if (claims.exp <= nowS) return { ok: false, reason: 'expired' };
-  if (claims.iat > nowS + LEEWAY_S) return { ok: false, reason: 'not_yet_valid' };
-  return { ok: true, claims: claims as JwtClaims };
 }

@@ -41,13 +41,13 @@ export class SessionsService {
       createdAt: new Date(nowS * 1000).toISOString(),
       expiresAt: new Date(expS * 1000).toISOString(),
     });
-    const token = signJwt(this.secrets.jwtKey, { sub: userId, sid: session.id, iat: nowS, exp: expS });
+    const token = await signJwt(this.secrets.jwtKey, { sub: userId, sid: session.id, iat: nowS, exp: expS });
     return { token, expiresIn: SESSION_LIFETIME_S };
   }
 
   /** Throws invalid_session for a bad, expired or revoked token. */
   async resolve(token: string): Promise<SessionIdentity> {
-    const verified = verifyJwt(this.secrets.jwtKey, token);
+    const verified = await verifyJwt(this.secrets.jwtKey, token);
     if (!verified.ok) throw new AppError('invalid_session', FAILURE_MESSAGES[verified.reason]);
     const { sid, sub } = verified.claims;
     if (typeof sid !== 'string' || typeof sub !== 'string') throw new AppError('invalid_session');
