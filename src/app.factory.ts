@@ -13,7 +13,7 @@ import {
   requestIdFor,
 } from './common/http';
 import { AppLogger } from './common/logging';
-import { MetricsService } from './modules/health/metrics.service';
+import { MetricsService } from './common/metrics/metrics.service';
 
 /** Routes Nest's own messages into pino; Nest's chatty bootstrap lines go to debug. */
 class NestPinoLogger implements LoggerService {

@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
-import { Principal } from '../../src/modules/access/principal';
+import { Principal } from '../../src/common/auth/principal';
 import { presentValue } from '../../src/modules/datasets/column-profile';
 import { DatasetSummaries } from '../../src/modules/datasets/dataset-summaries';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppError } from '../../src/common/errors';
-import { Principal } from '../../src/modules/access/principal';
+import { Principal } from '../../src/common/auth/principal';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { FormulasService } from '../../src/modules/datasets/formulas.service';
 import { QueryService } from '../../src/modules/query/query.service';

@@ -3,7 +3,7 @@ import {
   ExpressionError,
   parseExpression,
   referencedNames,
-} from '../../src/modules/simulation/expression';
+} from '../../src/common/expression/expression';
 
 const names = ['a', 'b', 'c', 'revenue', 'cost'];
 const run = (text: string, scope: Record<string, number> = {}): number =>

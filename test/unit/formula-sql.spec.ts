@@ -1,5 +1,5 @@
 import { formulaSql, formulaType } from '../../src/modules/datasets/formula-sql';
-import { parseExpression } from '../../src/modules/simulation/expression';
+import { parseExpression } from '../../src/common/expression/expression';
 
 const columns = ['revenue', 'units', 'cost'];
 const sql = (text: string) => formulaSql(parseExpression(text, columns));

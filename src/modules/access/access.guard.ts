@@ -3,8 +3,9 @@ import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
 import { AppError } from '../../common/errors';
 import { RouteMetadata } from '../../common/http';
-import { IS_PUBLIC, REQUIRED_ROLE, RequestWithPrincipal } from './access.decorators';
-import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Resolution, Role, roleRank } from './principal';
+import { IS_PUBLIC, REQUIRED_ROLE, RequestWithPrincipal } from '../../common/auth/auth.decorators';
+import { Role, roleRank } from '../../common/auth/principal';
+import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Resolution } from './access.types';
 
 export function presentedCredential(headers: RequestWithPrincipal['headers']): PresentedCredential | undefined {
   const authorization = headers.authorization;

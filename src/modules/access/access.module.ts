@@ -4,15 +4,13 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AuditModule } from '../audit/audit.module';
 import { AccessGuard } from './access.guard';
+import { CREDENTIAL_RESOLVER } from './access.types';
 import { ApiKeyOrSessionResolver } from './credential.resolver';
 import { KeyFailureThrottle } from './key-failure-throttle';
-import { MeController } from './me.controller';
-import { CREDENTIAL_RESOLVER } from './principal';
 
 /** DEVICE_BINDER is not provided here on purpose: see device-binder.ts. */
 @Module({
   imports: [AccountsModule, ApiKeysModule, AuditModule],
-  controllers: [MeController],
   providers: [
     KeyFailureThrottle,
     { provide: CREDENTIAL_RESOLVER, useClass: ApiKeyOrSessionResolver },

@@ -7,7 +7,8 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ApiKeyRecord } from '../api-keys/api-keys.types';
 import { KeyFailureThrottle } from './key-failure-throttle';
 import { DEVICE_BINDER, DeviceBinder, FailClosedDeviceBinder } from './device-binder';
-import { CredentialResolver, PresentedCredential, Principal, RequestFacts, Resolution } from './principal';
+import { Principal } from '../../common/auth/principal';
+import { CredentialResolver, PresentedCredential, RequestFacts, Resolution } from './access.types';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
-import { RequestFacts } from './principal';
+import { RequestFacts } from './access.types';
 
 export interface DeviceBindingKey {
   readonly keyId: string;

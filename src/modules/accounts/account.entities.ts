@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EntitySchema } from '@mikro-orm/core';
-import type { Role } from '../access/principal';
+import type { Role } from '../../common/auth/principal';
 
 export interface OrganizationEntity {
   id: string;

@@ -10,12 +10,13 @@ import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginThrottle } from './login-throttle';
+import { MeController } from './me.controller';
 import { OrganizationsService } from './organizations.service';
 import { SessionsService } from './sessions.service';
 
 @Module({
   imports: [DatabaseModule.forFeature(ACCOUNT_SCHEMAS), ApiKeysModule, AuditModule, MailModule],
-  controllers: [AuthController],
+  controllers: [AuthController, MeController],
   providers: [
     AccountsRepository,
     AccountsService,

@@ -1,4 +1,4 @@
-import type { Role } from '../access/principal';
+import type { Role } from '../../common/auth/principal';
 import type { CreatedApiKey } from '../api-keys/api-keys.types';
 
 export interface Organization {

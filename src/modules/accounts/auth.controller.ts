@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Ip, Post, Query } from '@nestjs/common';
-import { Public } from '../access/access.decorators';
+import { Public } from '../../common/auth/auth.decorators';
 import {
   FORGOT_PASSWORD_RESPONSE,
   ForgotPasswordDto,

@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { Role } from '../access/principal';
+import type { Role } from '../../common/auth/principal';
 
 export interface ApiKeyEntity {
   id: string;

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { actorOf } from '../audit/audit.types';
 import { CreateApiKeyDto, toApiKeyResponse, toCreatedApiKeyResponse } from './api-keys.dto';
 import { ApiKeysService } from './api-keys.service';

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { ROLES, Role } from '../access/principal';
+import { ROLES, Role } from '../../common/auth/principal';
 import { ApiKeyView, CreatedApiKey } from './api-keys.types';
 
 export class CreateApiKeyDto {

@@ -5,7 +5,7 @@ import { hmacSha256Hex, ServerSecrets, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { LruCache } from '../../common/lru-cache';
-import { roleRank } from '../access/principal';
+import { roleRank } from '../../common/auth/principal';
 import { AuditService } from '../audit/audit.service';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, isWellFormedApiKey, keyPrefixOf } from './api-key-format';

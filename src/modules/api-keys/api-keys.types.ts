@@ -1,4 +1,4 @@
-import type { Role } from '../access/principal';
+import type { Role } from '../../common/auth/principal';
 import type { AuditActor } from '../audit/audit.types';
 
 /** What credential resolution needs of a key; cached in memory. */

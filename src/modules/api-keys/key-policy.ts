@@ -1,4 +1,4 @@
-import type { Role } from '../access/principal';
+import type { Role } from '../../common/auth/principal';
 
 export interface NewKeyFacts {
   readonly orgId: string;

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { AuditLogQuery, toAuditEventResponse } from './audit.dto';
 import { AuditService } from './audit.service';
 

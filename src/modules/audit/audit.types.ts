@@ -1,4 +1,4 @@
-import type { Principal } from '../access/principal';
+import type { Principal } from '../../common/auth/principal';
 
 export const AUDIT_EVENTS = [
   'signup',

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { Principal, roleRank } from '../access/principal';
+import { Principal, roleRank } from '../../common/auth/principal';
 import { DatasetShapeError } from './dataset-file-writer';
 import { ConnectDataDto, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { CurrentPrincipal } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { ConnectDataDto, ListDataQueryDto, SetFormulasDto } from './datasets.dto';
 import { DatasetsService } from './datasets.service';

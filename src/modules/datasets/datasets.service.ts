@@ -6,7 +6,7 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { Principal, roleRank } from '../access/principal';
+import { Principal, roleRank } from '../../common/auth/principal';
 import { fileBytes } from '../storage-quota/directory-bytes';
 import { StorageQuotaService } from '../storage-quota/storage-quota.service';
 import { ColumnSchema } from './column-profile';

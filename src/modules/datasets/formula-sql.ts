@@ -1,4 +1,4 @@
-import { Expression } from '../simulation/expression';
+import { Expression } from '../../common/expression/expression';
 import { quoteIdentifier } from './sql-identifiers';
 
 const COMPARISON_SQL: Readonly<Record<string, string>> = {

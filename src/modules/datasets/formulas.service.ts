@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError, ErrorDetail } from '../../common/errors';
-import { Principal } from '../access/principal';
-import { ExpressionError, parseExpression } from '../simulation/expression';
+import { Principal } from '../../common/auth/principal';
+import { ExpressionError, parseExpression } from '../../common/expression/expression';
 import { DatasetsService } from './datasets.service';
 import { FormulaDto, StoredFormula } from './datasets.dto';
 import { formulaSql, formulaType } from './formula-sql';

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { CurrentPrincipal } from '../access/access.decorators';
-import { Principal, roleRank } from '../access/principal';
+import { CurrentPrincipal } from '../../common/auth/auth.decorators';
+import { Principal, roleRank } from '../../common/auth/principal';
 import {
   DeviceResponse,
   RegistrationResponse,

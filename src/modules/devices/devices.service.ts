@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { DeviceBinder, DeviceBinding, DeviceBindingKey } from '../access/device-binder';
-import { RequestFacts } from '../access/principal';
+import { RequestFacts } from '../access/access.types';
 import { LicensingService } from '../licensing/licensing.service';
 import { Device } from './device.entity';
 import {

@@ -2,7 +2,8 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { DatabaseModule } from '../../common/database';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { MetricsService } from '../health/metrics.service';
+import { MetricsModule } from '../../common/metrics/metrics.module';
+import { MetricsService } from '../../common/metrics/metrics.service';
 import { EgressDecisionSchema } from './egress-decision.entity';
 import { EgressDecisionRepository } from './egress-decision.repository';
 import { EgressGuardService } from './egress-guard.service';
@@ -12,7 +13,7 @@ import { EGRESS_GUARD } from './egress.types';
 /** The only way out of the appliance; global so every module that connects somewhere injects EGRESS_GUARD. */
 @Global()
 @Module({
-  imports: [DatabaseModule.forFeature([EgressDecisionSchema])],
+  imports: [DatabaseModule.forFeature([EgressDecisionSchema]), MetricsModule],
   providers: [
     EgressDecisionRepository,
     {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { MetricsService } from '../health/metrics.service';
+import { MetricsService } from '../../common/metrics/metrics.service';
 import { ENGINE_MODES, EngineMode } from './engine.types';
 
 /** Prometheus series of the engine pool. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { MetricsModule } from '../../common/metrics/metrics.module';
 import { EngineMetrics } from './engine.metrics';
 import { EngineService } from './engine.service';
 import { ENGINE_PORT } from './engine.types';
@@ -6,6 +7,7 @@ import { InfrastructureController } from './infrastructure.controller';
 import { InfrastructureService } from './infrastructure.service';
 
 @Module({
+  imports: [MetricsModule],
   controllers: [InfrastructureController],
   providers: [
     EngineMetrics,

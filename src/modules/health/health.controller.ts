@@ -3,9 +3,9 @@ import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
-import { Public } from '../access/access.decorators';
+import { Public } from '../../common/auth/auth.decorators';
 import { storageStatus, StorageStatus } from './disk-space';
-import { MetricsService } from './metrics.service';
+import { MetricsService } from '../../common/metrics/metrics.service';
 
 function sameSecret(presented: string, expected: string): boolean {
   const a = Buffer.from(presented);

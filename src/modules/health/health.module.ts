@@ -1,11 +1,9 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { MetricsModule } from '../../common/metrics/metrics.module';
 import { HealthController } from './health.controller';
-import { MetricsService } from './metrics.service';
 
-@Global()
 @Module({
+  imports: [MetricsModule],
   controllers: [HealthController],
-  providers: [MetricsService],
-  exports: [MetricsService],
 })
 export class HealthModule {}

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { JobListQuery, pollUrl, SubmitJobDto, toJobResponse } from './jobs.dto';
 import { JobsService } from './jobs.service';

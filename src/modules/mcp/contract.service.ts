@@ -1,7 +1,7 @@
 import { Injectable, RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { getMetadataStorage } from 'class-validator';
-import { IS_PUBLIC, REQUIRED_ROLE } from '../access/access.decorators';
+import { IS_PUBLIC, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
 import { REQUIRED_ENTITLEMENT } from '../licensing/entitlement.decorator';
 import { describeToolForContract } from './contract-tools';
 import { McpTool } from './mcp-tool';

@@ -10,7 +10,7 @@ import {
 import { z } from 'zod';
 import { AppError, ErrorDetail, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { Principal } from '../access/principal';
+import { Principal } from '../../common/auth/principal';
 import { McpTool } from './mcp-tool';
 import { McpToolsService } from './mcp-tools.service';
 

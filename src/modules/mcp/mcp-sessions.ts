@@ -4,7 +4,7 @@ import { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { Principal } from '../access/principal';
+import { Principal } from '../../common/auth/principal';
 
 export type SessionKind = 'streamable_http' | 'sse';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Principal } from '../access/principal';
+import { Principal } from '../../common/auth/principal';
 import { Entitlement } from '../licensing/entitlements';
 
 export interface ToolAnnotations {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Type } from '@nestjs/common';
 import { z } from 'zod';
 import { AppError } from '../../common/errors';
 import { createValidationPipe } from '../../common/http';
-import { Principal, Role, roleRank } from '../access/principal';
+import { Principal, Role, roleRank } from '../../common/auth/principal';
 import { toConnectorResponse, CreateConnectorRequest } from '../connectors/connectors.dto';
 import { ConnectorsService } from '../connectors/connectors.service';
 import { DatasetsService } from '../datasets/datasets.service';

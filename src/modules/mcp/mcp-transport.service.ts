@@ -6,7 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
-import { Principal } from '../access/principal';
+import { Principal } from '../../common/auth/principal';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSession, McpSessions } from './mcp-sessions';
 import { checkOrigin } from './origin-check';

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { CurrentPrincipal } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { McpTransportService } from './mcp-transport.service';
 
 /**

@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { toPublicKeyResponse } from './privacy.dto';
 import { PrivacyService } from './privacy.service';
 

@@ -5,7 +5,7 @@ import { EgressDecisionRepository } from '../egress/egress-decision.repository';
 import { EgressGuardService } from '../egress/egress-guard.service';
 import { isPublicAddress } from '../egress/egress-policy';
 import { parseIp } from '../egress/ip-address';
-import { Principal, roleRank } from '../access/principal';
+import { Principal, roleRank } from '../../common/auth/principal';
 import { ApplianceInfo, readApplianceInfo } from './appliance-info';
 import { LICENSE_SUMMARY, LicenseSummary, LicenseSummarySource } from './license-summary';
 import { loadOrCreateReportKey, ReportKey } from './report-key';

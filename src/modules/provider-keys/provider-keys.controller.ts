@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../access/access.decorators';
-import { Principal } from '../access/principal';
+import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
 import { ProviderKeyResponse, SetProviderKeyDto, toProviderKeyResponse } from './provider-keys.dto';
 import { ProviderKeysService } from './provider-keys.service';
 

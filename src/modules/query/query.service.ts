@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
-import { Principal } from '../access/principal';
+import { Principal } from '../../common/auth/principal';
 import { ColumnRole, presentValue } from '../datasets/column-profile';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
 import { isInterrupted, ReadOnlyDatabase, Row } from '../datasets/readonly-database';

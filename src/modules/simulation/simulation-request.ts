@@ -1,5 +1,5 @@
 import { AppError, ErrorDetail } from '../../common/errors';
-import { ExpressionError, parseExpression } from './expression';
+import { ExpressionError, parseExpression } from '../../common/expression/expression';
 
 /**
  * The `/v1/simulate` request of DESIGN.md §5, checked with the same rules as the engine so a bad request never

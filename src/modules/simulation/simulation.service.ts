@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
-import { Principal } from '../access/principal';
+import { Principal } from '../../common/auth/principal';
 import { assertFiniteResult } from './result-guard';
 import { RunsRepository } from './runs.repository';
 import { SimulationRun } from './simulation-run.entity';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
+import { MetricsModule } from '../../common/metrics/metrics.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { DELIVERY_TRANSPORT } from './delivery-transport';
 import { SenderTransport } from './sender.transport';
@@ -9,7 +10,7 @@ import { WebhookOutboxController } from './webhook-outbox.controller';
 import { WebhookOutboxService } from './webhook-outbox.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([WebhookDeliverySchema, WebhookAttemptSchema]), WebhooksModule],
+  imports: [DatabaseModule.forFeature([WebhookDeliverySchema, WebhookAttemptSchema]), MetricsModule, WebhooksModule],
   controllers: [WebhookOutboxController],
   providers: [
     WebhookDeliveryRepository,

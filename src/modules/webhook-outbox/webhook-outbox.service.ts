@@ -4,7 +4,7 @@ import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { MetricsService } from '../health/metrics.service';
+import { MetricsService } from '../../common/metrics/metrics.service';
 import { DELIVERY_TRANSPORT, DeliveryTransport, SendOutcome } from './delivery-transport';
 import { nextDelayMs } from './retry-schedule';
 import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';

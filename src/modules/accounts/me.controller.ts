@@ -1,9 +1,9 @@
 import { Controller, Get, Header, Req } from '@nestjs/common';
-import { toUserResponse } from '../accounts/accounts.dto';
-import { AccountsService } from '../accounts/accounts.service';
-import { UserView } from '../accounts/accounts.types';
-import { principalOf, RequestWithPrincipal } from './access.decorators';
-import { Principal } from './principal';
+import { principalOf, RequestWithPrincipal } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
+import { toUserResponse } from './accounts.dto';
+import { AccountsService } from './accounts.service';
+import { UserView } from './accounts.types';
 
 /** The JSON body for a cached API-key principal (one object per key while it stays cached), serialised once. */
 const keyBodies = new WeakMap<Principal, string>();

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { AppError } from '../../common/errors';
+import { AppError } from '../errors';
 import { Principal, Role } from './principal';
 
 export const IS_PUBLIC = 'access:public';

@@ -1,0 +1,24 @@
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function roleRank(role: Role): number {
+  return ROLES.indexOf(role);
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** Who is calling: resolved from an API key or a session token on every protected request. */
+export interface Principal {
+  readonly auth: 'api_key' | 'session';
+  readonly orgId: string;
+  readonly orgName: string;
+  /** The first organization of the appliance; its admins see appliance-wide things. */
+  readonly isOperatorOrg: boolean;
+  readonly role: Role;
+  readonly userId?: string;
+  readonly keyId?: string;
+  readonly keyLabel?: string;
+  readonly deviceId?: string;
+}
