@@ -14,6 +14,7 @@ import { DevicesModule } from './modules/devices/devices.module';
 import { EgressModule } from './modules/egress/egress.module';
 import { EngineModule } from './modules/engine/engine.module';
 import { HealthModule } from './modules/health/health.module';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
@@ -37,6 +38,7 @@ export class AppModule {
         CoreModule.forRoot(config, logger),
         CryptoModule,
         DatabaseModule,
+        IdempotencyModule,
         HealthModule,
         AccessModule,
         AccountsModule,

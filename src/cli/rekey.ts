@@ -5,6 +5,7 @@ import { loadConfig } from '../common/config';
 import { base64Key } from '../common/config/env-parsers';
 import { keyId, SecretVault } from '../common/crypto/secret-vault';
 import { openDatabase } from '../common/database';
+import { idempotencyResponseAad } from '../modules/idempotency/idempotency-record.entity';
 import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
 
 /**
@@ -38,6 +39,12 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
     primaryKey: 'org_id',
     column: 'previous_sealed',
     aad: (row) => `webhook_signing_secrets:${String(row.org_id)}:previous`,
+  },
+  {
+    table: 'idempotency_keys',
+    primaryKey: 'id',
+    column: 'response_sealed',
+    aad: (row) => idempotencyResponseAad(String(row.id)),
   },
 ];
 

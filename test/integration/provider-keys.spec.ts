@@ -5,6 +5,7 @@ import { rekey } from '../../src/cli/rekey';
 import { AppError } from '../../src/common/errors';
 import { ProviderKeysService } from '../../src/modules/provider-keys/provider-keys.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/webhook-secrets.service';
+import { signupAccount } from '../factories/accounts';
 import { filesContaining } from '../support/grep-dir';
 import { startTestApp } from '../support/test-app';
 
@@ -75,12 +76,23 @@ describe('ProviderKeysService with the real database', () => {
     await t.app.get(ProviderKeysService).set('org_1', 'openai', 'rotate-me-secret');
     await t.app.get(ProviderKeysService).set('org_1', 'anthropic', 'rotate-me-too');
     const webhookSecret = await t.app.get(WebhookSecretsService).currentSecret('org_1');
+    const account = await signupAccount(t);
+    const createKey = (app: typeof t) =>
+      app.request('POST', '/v1/api-keys', {
+        token: account.apiKey,
+        body: { label: 'made once' },
+        headers: { 'idempotency-key': 'rotate-me-key' },
+      });
+    const created = await createKey(t);
+    expect(created.status).toBe(201);
     await t.close(true);
     const paths = { databaseFile: join(t.dataDir, 'service.sqlite'), keysDir: join(t.dataDir, 'keys') };
-    const counts = (resealed: number, webhooks: number, alreadyNew: number, webhooksNew: number) => ({
+    // One webhook signing secret and one stored idempotent answer, moved together.
+    const counts = (resealed: number, perOrg: number, alreadyNew: number, perOrgNew: number) => ({
       'provider_keys.sealed_secret': { resealed, already_new: alreadyNew },
-      'webhook_signing_secrets.current_sealed': { resealed: webhooks, already_new: webhooksNew },
+      'webhook_signing_secrets.current_sealed': { resealed: perOrg, already_new: perOrgNew },
       'webhook_signing_secrets.previous_sealed': { resealed: 0, already_new: 0 },
+      'idempotency_keys.response_sealed': { resealed: perOrg, already_new: perOrgNew },
     });
 
     await expect(rekey(paths, randomBytes(32), newKey, false)).rejects.toThrow('not available');
@@ -100,6 +112,9 @@ describe('ProviderKeysService with the real database', () => {
       expect(await restarted.app.get(ProviderKeysService).reveal('org_1', 'openai')).toBe('rotate-me-secret');
       expect(await restarted.app.get(ProviderKeysService).reveal('org_1', 'anthropic')).toBe('rotate-me-too');
       expect(await restarted.app.get(WebhookSecretsService).currentSecret('org_1')).toBe(webhookSecret);
+      const replayed = await createKey(restarted);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(replayed.body).toEqual(created.body);
     } finally {
       await restarted.close();
     }

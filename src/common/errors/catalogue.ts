@@ -10,6 +10,10 @@ export const ERROR_CATALOGUE = {
     message: 'The last active API key of an organization cannot be revoked.',
   },
   invalid_token: { status: 400, message: 'The token is invalid, expired or already used.' },
+  invalid_idempotency_key: {
+    status: 400,
+    message: 'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+  },
   authentication_required: {
     status: 401,
     message: 'A credential is required: send Authorization: Bearer <key>.',
@@ -48,6 +52,10 @@ export const ERROR_CATALOGUE = {
   },
   not_connected: { status: 409, message: 'The connector is not live: test it successfully first.' },
   conflict: { status: 409, message: 'The request conflicts with the current state of the resource.' },
+  idempotency_key_in_use: {
+    status: 409,
+    message: 'A request with this Idempotency-Key is still being processed: retry later.',
+  },
   payload_too_large: { status: 413, message: 'The request body is larger than the configured limit.' },
   uri_too_long: { status: 414, message: 'A path segment of the request URL is too long.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
@@ -57,6 +65,10 @@ export const ERROR_CATALOGUE = {
     message: 'The result is larger than the configured limit: narrow the query.',
   },
   invalid_type: { status: 422, message: 'Unknown connector type.' },
+  idempotency_key_reused: {
+    status: 422,
+    message: 'This Idempotency-Key was already used with a different request: use a new key.',
+  },
   invalid_device_id: { status: 422, message: 'X-Service-Device-Id must be 16 to 64 characters.' },
   query_not_understood: { status: 422, message: 'The query could not be resolved unambiguously.' },
   read_only_violation: { status: 422, message: 'Only one read-only SELECT statement is allowed.' },

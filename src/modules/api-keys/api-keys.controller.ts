@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { actorOf } from '../audit/audit.types';
 import { CreateApiKeyDto, toApiKeyResponse, toCreatedApiKeyResponse } from './api-keys.dto';
 import { ApiKeysService } from './api-keys.service';
@@ -17,6 +18,7 @@ export class ApiKeysController {
   @Post()
   @HttpCode(201)
   @RequireRole('member')
+  @Idempotent()
   async create(@CurrentPrincipal() principal: Principal, @Ip() ip: string, @Body() body: CreateApiKeyDto) {
     const key = await this.apiKeys.create(keyActor(principal, ip), {
       label: body.label,

@@ -4,6 +4,7 @@ import { FastifyRequest } from 'fastify';
 import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { ACCEPTED_TYPE_NAMES } from './connector-types';
 import { ConnectorUploads } from './connector-uploads';
@@ -40,6 +41,7 @@ export class ConnectorsController {
 
   @Post()
   @RequireRole('member')
+  @Idempotent()
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateConnectorRequest): Promise<object> {
     return toConnectorResponse(
       await this.connectors.create(p.orgId, body.name, body.connector_type, body.config ?? {}),

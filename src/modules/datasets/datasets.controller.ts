@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { ConnectDataDto, ListDataQueryDto, SetFormulasDto } from './datasets.dto';
 import { DatasetsService } from './datasets.service';
@@ -20,6 +21,7 @@ export class DatasetsController {
 
   @Post('connect')
   @HttpCode(200)
+  @Idempotent()
   connect(@CurrentPrincipal() principal: Principal, @Body() body: ConnectDataDto): Promise<object> {
     return this.connector.connect(principal, body);
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { JobListQuery, pollUrl, SubmitJobDto, toJobResponse } from './jobs.dto';
 import { JobsService } from './jobs.service';
@@ -13,6 +14,7 @@ export class JobsController {
   @RequireRole('member')
   @Post()
   @HttpCode(202)
+  @Idempotent()
   async submit(@CurrentPrincipal() principal: Principal, @Body() body: SubmitJobDto) {
     const job = await this.jobs.submit(principal.orgId, body.request, body.callback_url);
     return { job_id: job.id, poll_url: pollUrl(job), status: job.status };

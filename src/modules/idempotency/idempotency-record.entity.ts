@@ -1,0 +1,45 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+export type IdempotencyState = 'in_flight' | 'completed';
+
+/**
+ * One Idempotency-Key of one organization. The key itself is not kept: `id` is a hash of the organization and the
+ * key. `responseSealed` is the first answer's body, sealed with the SecretVault (it may hold a new API key).
+ */
+export interface IdempotencyRecord {
+  id: string;
+  orgId: string;
+  /** SHA-256 of the method, route, caller and canonical body of the first request. */
+  fingerprint: string;
+  state: IdempotencyState;
+  /** Random per claim: only the request holding the claim may complete, renew or release it. */
+  leaseToken: string;
+  /** While in flight: when the claim lapses if the request that holds it stops renewing it (e.g. a crash). */
+  leaseUntil: Date;
+  statusCode: number | null;
+  responseSealed: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export const IdempotencyRecordSchema = new EntitySchema<IdempotencyRecord>({
+  name: 'IdempotencyRecord',
+  tableName: 'idempotency_keys',
+  properties: {
+    id: { type: 'string', primary: true },
+    orgId: { type: 'string', fieldName: 'org_id' },
+    fingerprint: { type: 'string' },
+    state: { type: 'string' },
+    leaseToken: { type: 'string', fieldName: 'lease_token' },
+    leaseUntil: { type: 'Date', fieldName: 'lease_until' },
+    statusCode: { type: 'integer', fieldName: 'status_code', nullable: true },
+    responseSealed: { type: 'text', fieldName: 'response_sealed', nullable: true },
+    createdAt: { type: 'Date', fieldName: 'created_at' },
+    expiresAt: { type: 'Date', fieldName: 'expires_at' },
+  },
+});
+
+/** The associated data that binds a sealed response to its row. */
+export function idempotencyResponseAad(id: string): string {
+  return `idempotency_keys:${id}:response`;
+}

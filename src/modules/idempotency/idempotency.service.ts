@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { canonicalJson } from '../../common/crypto/canonical-json';
+import { SecretVault, sha256Hex } from '../../common/crypto';
+import { AppError } from '../../common/errors';
+import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { idempotencyResponseAad, IdempotencyRecord } from './idempotency-record.entity';
+import { IdempotencyRepository, NewClaim } from './idempotency.repository';
+
+/** How long a key and its answer are kept: a retry within this time is recognised. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long an in-flight claim holds without being renewed. The request renews it while it runs, so only a claim
+ * whose daemon died lapses; a retry after that runs the request again.
+ */
+export const IDEMPOTENCY_LEASE_MS = 2 * 60 * 1000;
+/** A take-over that loses a race reads the record again, at most this many times, then answers 409. */
+const MAX_CLAIM_ROUNDS = 3;
+
+/** What identifies "the same request": everything but the key. */
+export interface IdempotentRequest {
+  readonly orgId: string;
+  readonly key: string;
+  readonly method: string;
+  readonly route: string;
+  /** The API key or user that sends it: another caller of the organization cannot read this caller's answer. */
+  readonly caller: string;
+  readonly body: unknown;
+}
+
+/** A claimed key: this request runs, and must complete or release it. */
+export interface IdempotencyClaim {
+  readonly id: string;
+  readonly leaseToken: string;
+}
+
+export type IdempotencyOutcome =
+  | { readonly kind: 'claimed'; readonly claim: IdempotencyClaim }
+  | { readonly kind: 'replay'; readonly statusCode: number; readonly body: unknown };
+
+export function idempotencyRecordId(orgId: string, key: string): string {
+  return sha256Hex(`${orgId}\n${key}`);
+}
+
+export function requestFingerprint(request: IdempotentRequest): string {
+  return sha256Hex(
+    canonicalJson({
+      method: request.method,
+      route: request.route,
+      caller: request.caller,
+      body: request.body ?? null,
+    }),
+  );
+}
+
+/**
+ * Idempotency-Key semantics (draft-ietf-httpapi-idempotency-key-header): the first request with a key runs; a
+ * retry with the same key and the same request gets the first successful answer again; a different request with
+ * the key gets 422, and a retry while the first still runs gets 409. Only successes are kept: an error releases the
+ * key, so a retry with it runs again (nothing was created).
+ */
+@Injectable()
+export class IdempotencyService {
+  constructor(
+    private readonly records: IdempotencyRepository,
+    private readonly vault: SecretVault,
+    private readonly clock: Clock,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {}
+
+  async begin(request: IdempotentRequest): Promise<IdempotencyOutcome> {
+    const id = idempotencyRecordId(request.orgId, request.key);
+    const fingerprint = requestFingerprint(request);
+    for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      const claim = this.newClaim(id, request.orgId, fingerprint);
+      if (await this.records.insertClaim(claim)) return this.claimed(claim);
+      const seen = await this.records.find(id);
+      if (!seen) continue;
+      const now = claim.now;
+      if (seen.expiresAt <= now) {
+        if (await this.records.takeOver(seen, claim)) return this.claimed(claim);
+        continue;
+      }
+      if (seen.fingerprint !== fingerprint) throw new AppError('idempotency_key_reused');
+      if (seen.state === 'completed') return this.replay(seen);
+      if (seen.leaseUntil > now) throw this.inUse();
+      if (await this.records.takeOver(seen, claim)) {
+        this.logger.warn(
+          { event: 'idempotency_claim_lapsed', org_id: request.orgId, route: request.route },
+          'an in-flight request was never finished (daemon stopped?): its retry runs again',
+        );
+        return this.claimed(claim);
+      }
+    }
+    throw this.inUse();
+  }
+
+  /** Keeps the claim alive while its request runs; false when it was lost (lapsed and taken over). */
+  renew(claim: IdempotencyClaim): Promise<boolean> {
+    return this.records.renew(claim.id, claim.leaseToken, this.leaseUntil(this.clock.now()));
+  }
+
+  async complete(claim: IdempotencyClaim, statusCode: number, body: unknown): Promise<void> {
+    const sealed = this.vault.seal(JSON.stringify(body ?? null), idempotencyResponseAad(claim.id));
+    if (!(await this.records.complete(claim.id, claim.leaseToken, statusCode, sealed))) {
+      this.logger.warn(
+        { event: 'idempotency_claim_lost' },
+        'a request finished after its Idempotency-Key claim lapsed; its answer was not kept',
+      );
+    }
+  }
+
+  release(claim: IdempotencyClaim): Promise<void> {
+    return this.records.release(claim.id, claim.leaseToken);
+  }
+
+  deleteExpired(): Promise<number> {
+    return this.records.deleteExpired(this.clock.now());
+  }
+
+  private newClaim(id: string, orgId: string, fingerprint: string): NewClaim {
+    const now = this.clock.now();
+    return {
+      id,
+      orgId,
+      fingerprint,
+      leaseToken: randomBytes(16).toString('hex'),
+      leaseUntil: this.leaseUntil(now),
+      now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+    };
+  }
+
+  private leaseUntil(now: Date): Date {
+    return new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
+  }
+
+  private claimed(claim: NewClaim): IdempotencyOutcome {
+    return { kind: 'claimed', claim: { id: claim.id, leaseToken: claim.leaseToken } };
+  }
+
+  private replay(record: IdempotencyRecord): IdempotencyOutcome {
+    if (record.statusCode === null || record.responseSealed === null)
+      throw new Error('completed record without answer');
+    const body: unknown = JSON.parse(
+      this.vault.open(record.responseSealed, idempotencyResponseAad(record.id)),
+    );
+    return { kind: 'replay', statusCode: record.statusCode, body };
+  }
+
+  /** The first request's end cannot be predicted; a second is a fair pace to poll at. */
+  private inUse(): AppError {
+    return AppError.retryLater('idempotency_key_in_use', 1000);
+  }
+}
