@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { verifyReportText } from '../../src/modules/privacy/report-signature';
+import { createHash } from 'node:crypto';
+import { signedBytes, verifyReportText } from '../../src/modules/privacy/report-signature';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { createApiKey, signupAccount } from '../factories/accounts';
 import { REPO_ROOT } from '../support/daemon-process';
-import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
+import { HttpResult, makeTempDir, startTestApp, TestApp } from '../support/test-app';
 
 describe('GET /v1/admin/privacy-report', () => {
   let t: TestApp;
@@ -33,7 +34,12 @@ describe('GET /v1/admin/privacy-report', () => {
   });
 
   it('is only for admins of the operator organization', async () => {
-    for (const path of ['/v1/admin/privacy-report', '/v1/admin/privacy-report/public-key']) {
+    for (const path of [
+      '/v1/admin/privacy-report',
+      '/v1/admin/privacy-report/public-key',
+      '/v1/admin/privacy-reports',
+      '/v1/admin/privacy-reports/prr_000000000001',
+    ]) {
       const res = await t.request('GET', path, { token: outsider });
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('forbidden');
@@ -123,5 +129,85 @@ describe('GET /v1/admin/privacy-report', () => {
     }
     expect(status).toBe(1);
     expect(stderr).toMatch(/FAILED: the signature does not match/);
+  });
+
+  it('keeps every served report, each naming the hash of the one before it, listed newest first', async () => {
+    const served: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      served.push((await t.request('GET', '/v1/admin/privacy-report', { token: operator })).text);
+    }
+    const concurrent = await Promise.all(
+      [1, 2, 3].map(() => t.request('GET', '/v1/admin/privacy-report', { token: operator })),
+    );
+    served.push(...concurrent.map((r) => r.text));
+
+    const listed: {
+      id: string;
+      generated_at: string;
+      sha256: string;
+      previous_report_hash: string | null;
+    }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: HttpResult<any> = await t.request(
+        'GET',
+        `/v1/admin/privacy-reports?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        {
+          token: operator,
+        },
+      );
+      expect(page.status).toBe(200);
+      expect(page.body.reports.length).toBeLessThanOrEqual(2);
+      listed.push(...page.body.reports);
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+
+    expect(listed.length).toBeGreaterThanOrEqual(served.length);
+    expect(listed[listed.length - 1].previous_report_hash).toBeNull();
+    for (let i = 0; i + 1 < listed.length; i++) {
+      expect(listed[i].previous_report_hash).toBe(listed[i + 1].sha256);
+      expect(listed[i].generated_at >= listed[i + 1].generated_at).toBe(true);
+    }
+    for (const entry of listed) {
+      const kept = await t.request('GET', `/v1/admin/privacy-reports/${entry.id}`, { token: operator });
+      expect(kept.status).toBe(200);
+      expect(kept.headers.get('content-type')).toMatch(/^application\/json/);
+      const hash = createHash('sha256').update(signedBytes(kept.body)).digest('hex');
+      expect(hash).toBe(entry.sha256);
+      expect(kept.body).toMatchObject({
+        report_id: entry.id,
+        generated_at: entry.generated_at,
+        previous_report_hash: entry.previous_report_hash,
+      });
+    }
+    const keptTexts = await Promise.all(
+      listed.map(
+        async (e) => (await t.request('GET', `/v1/admin/privacy-reports/${e.id}`, { token: operator })).text,
+      ),
+    );
+    for (const text of served) expect(keptTexts).toContain(text);
+  });
+
+  it('counts the window hour by hour for the timeline', async () => {
+    const report = (await t.request('GET', '/v1/admin/privacy-report', { token: operator })).body;
+    const hourly = report.egress_24h.hourly as { start: string; allowed: number; denied: number }[];
+    expect(hourly).toHaveLength(24);
+    expect(hourly[0].start).toBe(report.window.start);
+    expect(Date.parse(hourly[1].start) - Date.parse(hourly[0].start)).toBe(3_600_000);
+    expect(hourly.reduce((n, h) => n + h.allowed, 0)).toBe(report.egress_24h.allowed);
+    expect(hourly.reduce((n, h) => n + h.denied, 0)).toBe(report.egress_24h.denied);
+    expect(hourly[23]).toMatchObject({ allowed: 1, denied: 1 });
+  });
+
+  it('answers 404 for an unknown report and 422 for a cursor it did not issue', async () => {
+    for (const id of ['prr_999999999999', 'nope', '..%2f..%2fetc']) {
+      const res = await t.request('GET', `/v1/admin/privacy-reports/${id}`, { token: operator });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    const bad = await t.request('GET', '/v1/admin/privacy-reports?cursor=abc', { token: operator });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe('validation_failed');
+    expect(bad.body.error.details).toEqual([{ field: 'cursor', problem: expect.any(String) }]);
   });
 });

@@ -38,6 +38,7 @@ const SCHEMA = {
 
   egressAllow: ['SERVICE_EGRESS_ALLOW', list()],
   egressPolicyFile: ['SERVICE_EGRESS_POLICY_FILE', optionalText()],
+  privacyReportRetentionDays: ['SERVICE_PRIVACY_REPORT_RETENTION_DAYS', integer(400, { min: 1, max: 36_500 })],
   configEncryptionKey: ['SERVICE_CONFIG_ENCRYPTION_KEY', base64Key(32)],
 
   signupEnabled: ['SERVICE_SIGNUP_ENABLED', flag(true)],

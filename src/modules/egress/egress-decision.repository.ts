@@ -45,6 +45,12 @@ export function decisionHash(prevHash: string, row: Omit<EgressDecision, 'prevHa
     .digest('hex');
 }
 
+export interface TimeBucket {
+  readonly start: string;
+  readonly allowed: number;
+  readonly denied: number;
+}
+
 const VERIFY_PAGE = 1000;
 
 /** The append-only, hash-chained decision log. Appends are serialised so each row links to the one before it. */
@@ -122,6 +128,30 @@ export class EgressDecisionRepository {
 
   private count(): Promise<number> {
     return this.em.fork().count(EgressDecisionSchema, {});
+  }
+
+  /** Allowed and denied decisions in [start, end), counted in `buckets` equal slices of that window. */
+  async countOverTime(start: string, end: string, buckets: number): Promise<TimeBucket[]> {
+    const rows = await this.em
+      .fork()
+      .find(
+        EgressDecisionSchema,
+        { decidedAt: { $gte: start, $lt: end } },
+        { fields: ['decidedAt', 'allowed'] },
+      );
+    const from = Date.parse(start);
+    const width = (Date.parse(end) - from) / buckets;
+    const counts = Array.from({ length: buckets }, (_, i) => ({
+      start: new Date(from + Math.round(i * width)).toISOString(),
+      allowed: 0,
+      denied: 0,
+    }));
+    for (const row of rows) {
+      const bucket = counts[Math.min(buckets - 1, Math.floor((Date.parse(row.decidedAt) - from) / width))];
+      if (row.allowed) bucket.allowed++;
+      else bucket.denied++;
+    }
+    return counts;
   }
 
   /** Decisions in [start, end), grouped by destination and purpose. */

@@ -1,6 +1,20 @@
+import { CursorPageQuery } from '../../common/http/cursor-page.query';
+import { PrivacyReportRecord } from './privacy-report.entity';
+
+export class PrivacyReportListQuery extends CursorPageQuery {}
+
 export function toPublicKeyResponse(key: { publicKeyPem: string; kid: string }): {
   public_key_pem: string;
   kid: string;
 } {
   return { public_key_pem: key.publicKeyPem, kid: key.kid };
+}
+
+export function toPrivacyReportSummary(record: PrivacyReportRecord) {
+  return {
+    id: record.id,
+    generated_at: record.generatedAt,
+    sha256: record.sha256,
+    previous_report_hash: record.previousReportHash,
+  };
 }

@@ -1,12 +1,22 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '../../common/database';
 import { LicensingService } from '../licensing/licensing.service';
 import { LICENSE_SUMMARY } from './license-summary';
-import { PrivacyController } from './privacy.controller';
+import { PrivacyReportSchema } from './privacy-report.entity';
+import { PrivacyReportRepository } from './privacy-report.repository';
+import { PrivacyReportRetention } from './privacy-report-retention.service';
+import { PrivacyController, PrivacyReportsController } from './privacy.controller';
 import { PrivacyService } from './privacy.service';
 
-/** The signed privacy report; EgressModule (global) provides the guard and the decision log. */
+/** The signed privacy report and its kept history; EgressModule (global) provides the guard and the decision log. */
 @Module({
-  controllers: [PrivacyController],
-  providers: [PrivacyService, { provide: LICENSE_SUMMARY, useExisting: LicensingService }],
+  imports: [DatabaseModule.forFeature([PrivacyReportSchema])],
+  controllers: [PrivacyController, PrivacyReportsController],
+  providers: [
+    PrivacyService,
+    PrivacyReportRepository,
+    PrivacyReportRetention,
+    { provide: LICENSE_SUMMARY, useExisting: LicensingService },
+  ],
 })
 export class PrivacyModule {}

@@ -8,11 +8,14 @@ import { parseIp } from '../egress/ip-address';
 import { Principal, roleRank } from '../../common/auth/principal';
 import { ApplianceInfo, readApplianceInfo } from './appliance-info';
 import { LICENSE_SUMMARY, LicenseSummary, LicenseSummarySource } from './license-summary';
+import { PrivacyReportRecord } from './privacy-report.entity';
+import { PrivacyReportPage, PrivacyReportRepository, sequenceOf } from './privacy-report.repository';
 import { loadOrCreateReportKey, ReportKey } from './report-key';
-import { signReport } from './report-signature';
+import { reportHash, signReport } from './report-signature';
 
 export const REPORT_VERSION = 1;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
+const TIMELINE_BUCKETS = 24;
 
 /** The signed, appliance-wide privacy report (DESIGN.md §6), computed from the egress decision log. */
 @Injectable()
@@ -24,6 +27,7 @@ export class PrivacyService implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly guard: EgressGuardService,
     private readonly decisions: EgressDecisionRepository,
+    private readonly history: PrivacyReportRepository,
     @Inject(LICENSE_SUMMARY) private readonly license: LicenseSummarySource,
   ) {}
 
@@ -36,17 +40,50 @@ export class PrivacyService implements OnModuleInit {
     return { publicKeyPem: this.key.publicKeyPem, kid: this.key.kid };
   }
 
-  /** The report as served: canonical JSON with its signature. */
-  async signedReport(principal: Principal, now = new Date()): Promise<string> {
+  /**
+   * Computes, signs and keeps a new report. Its place in the history (sequence, id, predecessor's hash) is taken
+   * inside the history's write transaction, so the signed links form one unbroken sequence.
+   */
+  async serveFreshReport(principal: Principal, now = new Date()): Promise<PrivacyReportRecord> {
     assertOperatorAdmin(principal);
-    return signReport(await this.report(now), this.key.privateKey, this.key.kid);
+    const content = await this.report(now);
+    return this.history.append((slot) => {
+      const report = {
+        ...content,
+        report_id: slot.id,
+        sequence: slot.sequence,
+        previous_report_hash: slot.previousReportHash,
+      };
+      return {
+        generatedAt: content.generated_at,
+        sha256: reportHash(report),
+        document: signReport(report, this.key.privateKey, this.key.kid),
+      };
+    });
   }
 
-  async report(now: Date): Promise<Record<string, unknown>> {
+  listReports(principal: Principal, limit: number, cursor?: string): Promise<PrivacyReportPage> {
+    assertOperatorAdmin(principal);
+    const before = cursor === undefined ? undefined : sequenceOf(cursor);
+    if (cursor !== undefined && before === undefined) {
+      throw AppError.validation([{ field: 'cursor', problem: 'must be a next_cursor from this list' }]);
+    }
+    return this.history.list(limit, before);
+  }
+
+  async findReport(principal: Principal, id: string): Promise<PrivacyReportRecord> {
+    assertOperatorAdmin(principal);
+    const report = sequenceOf(id) === undefined ? null : await this.history.findById(id);
+    if (!report) throw new AppError('not_found', 'No kept privacy report has this id.');
+    return report;
+  }
+
+  async report(now: Date): Promise<Record<string, unknown> & { generated_at: string }> {
     const end = now.toISOString();
     const start = new Date(now.getTime() - WINDOW_MS).toISOString();
     const policy = this.guard.policy;
     const destinations = await this.decisions.summarise(start, end);
+    const timeline = await this.decisions.countOverTime(start, end, TIMELINE_BUCKETS);
     const chain = await this.decisions.verifyChain();
     const findings = [...policy.publicReach()];
     for (const d of destinations) {
@@ -72,6 +109,7 @@ export class PrivacyService implements OnModuleInit {
         attempts: allowed + denied,
         allowed,
         denied,
+        hourly: timeline.map((b) => ({ start: b.start, allowed: b.allowed, denied: b.denied })),
         destinations: destinations.map((d) => ({
           host: d.host,
           port: d.port,

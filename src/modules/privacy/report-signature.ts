@@ -26,6 +26,11 @@ export function signedBytes(report: Record<string, unknown>): Buffer {
   return Buffer.from(SIGNING_CONTEXT + canonicalJson(payload), 'utf8');
 }
 
+/** SHA-256 hex of a report's signed bytes: what the next report's `previous_report_hash` names. */
+export function reportHash(report: Record<string, unknown>): string {
+  return createHash('sha256').update(signedBytes(report)).digest('hex');
+}
+
 /** Signs a report and returns the document as served: canonical JSON of the report with its signature. */
 export function signReport(report: Record<string, unknown>, privateKey: KeyObject, kid: string): string {
   const value = sign(null, signedBytes(report), privateKey).toString('base64');

@@ -6,6 +6,7 @@ import { Migration0200Devices } from './Migration0200Devices';
 import { Migration0201ProviderKeys } from './Migration0201ProviderKeys';
 import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
 import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
+import { Migration0302PrivacyReports } from './Migration0302PrivacyReports';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0550Repohost } from './Migration0550Repohost';
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   { name: 'Migration0700Datasets', class: Migration0700Datasets },
   { name: 'Migration0500Jobs', class: Migration0500Jobs },
   { name: 'Migration0900IdempotencyKeys', class: Migration0900IdempotencyKeys },
+  { name: 'Migration0302PrivacyReports', class: Migration0302PrivacyReports },
 ];

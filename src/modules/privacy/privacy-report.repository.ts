@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { EntityManager } from '@mikro-orm/sqlite';
+import { PrivacyReportRecord, PrivacyReportSchema } from './privacy-report.entity';
+
+/** Where a new report goes in the history: its number, id and the hash of the report before it. */
+export interface ReportSlot {
+  readonly sequence: number;
+  readonly id: string;
+  readonly previousReportHash: string | null;
+}
+
+export type ComposedReport = Pick<PrivacyReportRecord, 'generatedAt' | 'sha256' | 'document'>;
+
+export interface PrivacyReportPage {
+  readonly reports: PrivacyReportRecord[];
+  /** The id of the last report of this page when more follow. */
+  readonly nextCursor: string | null;
+}
+
+const APPEND_ATTEMPTS = 5;
+const ID_PREFIX = 'prr_';
+
+export function reportIdOf(sequence: number): string {
+  return `${ID_PREFIX}${String(sequence).padStart(12, '0')}`;
+}
+
+/** The sequence number inside a report id, or undefined when the text is not one. */
+export function sequenceOf(id: string): number | undefined {
+  const match = /^prr_(\d{12})$/.exec(id);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The kept privacy reports, newest last in sequence; each names the signed-bytes hash of the one before it. */
+@Injectable()
+export class PrivacyReportRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Reads the newest report and inserts the one `compose` builds on it in one transaction. The unique indexes on
+   * `sequence` and on `previous_report_hash` turn a race with another writer into a retry, never a fork.
+   */
+  async append(compose: (slot: ReportSlot) => ComposedReport): Promise<PrivacyReportRecord> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.em.fork().transactional(async (em) => {
+          const last = await em.findOne(
+            PrivacyReportSchema,
+            { sequence: { $gt: 0 } },
+            { orderBy: { sequence: 'desc' }, fields: ['sequence', 'sha256'] },
+          );
+          const sequence = (last?.sequence ?? 0) + 1;
+          const slot: ReportSlot = {
+            sequence,
+            id: reportIdOf(sequence),
+            previousReportHash: last?.sha256 ?? null,
+          };
+          const row: PrivacyReportRecord = { ...slot, ...compose(slot) };
+          await em.insert(PrivacyReportSchema, row);
+          return row;
+        });
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintViolationException) || attempt >= APPEND_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Newest first; `beforeSequence` continues a page. */
+  async list(limit: number, beforeSequence?: number): Promise<PrivacyReportPage> {
+    const rows = await this.em
+      .fork()
+      .find(PrivacyReportSchema, beforeSequence !== undefined ? { sequence: { $lt: beforeSequence } } : {}, {
+        orderBy: { sequence: 'desc' },
+        limit: limit + 1,
+      });
+    const page = rows.slice(0, limit);
+    return { reports: page, nextCursor: rows.length > limit ? page[page.length - 1].id : null };
+  }
+
+  async findById(id: string): Promise<PrivacyReportRecord | null> {
+    return this.em.fork().findOne(PrivacyReportSchema, { id }, { populate: ['document'] });
+  }
+
+  /** Removes reports generated before `cutoff`, except the newest, which the next report must still link to. */
+  async pruneBefore(cutoff: Date): Promise<number> {
+    const em = this.em.fork();
+    const newest = await em.findOne(
+      PrivacyReportSchema,
+      { sequence: { $gt: 0 } },
+      { orderBy: { sequence: 'desc' }, fields: ['sequence'] },
+    );
+    if (!newest) return 0;
+    return em.nativeDelete(PrivacyReportSchema, {
+      generatedAt: { $lt: cutoff.toISOString() },
+      sequence: { $lt: newest.sequence },
+    });
+  }
+}

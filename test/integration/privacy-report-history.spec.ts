@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MikroORM } from '@mikro-orm/sqlite';
+import { loadConfig } from '../../src/common/config';
+import { openDatabase } from '../../src/common/database';
+import { registerEntities } from '../../src/common/database/entity-registry';
+import { createLogger } from '../../src/common/logging';
+import { PrivacyReportSchema } from '../../src/modules/privacy/privacy-report.entity';
+import { PrivacyReportRepository, reportIdOf } from '../../src/modules/privacy/privacy-report.repository';
+import { PrivacyReportRetention } from '../../src/modules/privacy/privacy-report-retention.service';
+
+let dataDir: string;
+let orm: MikroORM;
+let history: PrivacyReportRepository;
+
+const DAY = 86_400_000;
+const now = new Date('2026-11-26T12:00:00.000Z');
+
+/** A stand-in document: the history stores whatever the service composed, keyed by its slot. */
+const appendAt = (generatedAt: Date) =>
+  history.append((slot) => ({
+    generatedAt: generatedAt.toISOString(),
+    sha256: `${String(slot.sequence).padStart(2, '0')}${'a'.repeat(62)}`,
+    document: JSON.stringify({ ...slot }),
+  }));
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'ds-privacy-history-'));
+  registerEntities([PrivacyReportSchema]);
+  orm = await openDatabase(join(dataDir, 'db.sqlite'));
+  history = new PrivacyReportRepository(orm.em);
+});
+
+afterAll(async () => {
+  await orm.close(true);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('privacy report history', () => {
+  it('links each report to the one before it, even when written concurrently', async () => {
+    const written = await Promise.all(
+      Array.from({ length: 6 }, () => appendAt(new Date(now.getTime() - 500 * DAY))),
+    );
+    const bySequence = [...written].sort((a, b) => a.sequence - b.sequence);
+    expect(bySequence.map((r) => r.sequence)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(bySequence[0].previousReportHash).toBeNull();
+    for (let i = 1; i < bySequence.length; i++) {
+      expect(bySequence[i].previousReportHash).toBe(bySequence[i - 1].sha256);
+    }
+    expect(bySequence[3].id).toBe('prr_000000000004');
+  });
+
+  it('refuses a second successor for the same report', async () => {
+    const sql = orm.em.fork().getConnection();
+    const [first] = await sql.execute<{ sha256: string }[]>(
+      'select sha256 from privacy_reports where sequence = 1',
+    );
+    await expect(
+      sql.execute(
+        `insert into privacy_reports (sequence, id, generated_at, sha256, previous_report_hash, document)
+         values (99, ?, ?, ?, ?, '{}')`,
+        [reportIdOf(99), now.toISOString(), 'f'.repeat(64), first.sha256],
+      ),
+    ).rejects.toThrow(/UNIQUE/);
+  });
+
+  it('pages newest first', async () => {
+    const first = await history.list(4);
+    expect(first.reports.map((r) => r.sequence)).toEqual([6, 5, 4, 3]);
+    expect(first.nextCursor).toBe('prr_000000000003');
+    const second = await history.list(4, 3);
+    expect(second.reports.map((r) => r.sequence)).toEqual([2, 1]);
+    expect(second.nextCursor).toBeNull();
+  });
+
+  it('prunes reports past the retention period but keeps the newest, so the next one still links', async () => {
+    const config = loadConfig({ SERVICE_DATA_DIR: dataDir, SERVICE_PRIVACY_REPORT_RETENTION_DAYS: '30' });
+    const retention = new PrivacyReportRetention(history, config, createLogger('silent'));
+    expect(await retention.prune(now)).toBe(5);
+    expect((await history.list(10)).reports.map((r) => r.sequence)).toEqual([6]);
+
+    const recent = await appendAt(new Date(now.getTime() - 10 * DAY));
+    expect(recent.previousReportHash).toBe(`06${'a'.repeat(62)}`);
+    await appendAt(now);
+    expect(await retention.prune(now)).toBe(1);
+    expect((await history.list(10)).reports.map((r) => r.sequence)).toEqual([8, 7]);
+  });
+});
