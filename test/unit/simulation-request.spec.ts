@@ -2,11 +2,13 @@ import { AppError } from '../../src/common/errors';
 import { EngineOutcome, EnginePort, EngineStatus } from '../../src/modules/engine/engine.types';
 import { RunsRepository } from '../../src/modules/simulation/runs.repository';
 import { SimulationService } from '../../src/modules/simulation/simulation.service';
-import {
-  seedToJson,
-  toEngineRequest,
-  validateSimulationRequest,
-} from '../../src/modules/simulation/simulation-request';
+import { createValidationPipe } from '../../src/common/http';
+import { parseWire } from '../../src/common/validation';
+import { SimulateRequest, toSimulationRequest } from '../../src/modules/simulation/simulation.dto';
+import { seedToJson, toEngineRequest } from '../../src/modules/simulation/simulation-request';
+
+/** What SimulationService.validate does with a body kept to run later (a job's request). */
+const validateSimulationRequest = (body: unknown) => toSimulationRequest(parseWire(SimulateRequest, body));
 
 const base = () => ({
   runs: 1000,
@@ -21,17 +23,31 @@ const base = () => ({
   },
 });
 
-function problems(body: unknown): { field: string; problem: string }[] {
+function refusal(error: unknown): { field: string; problem: string }[] {
+  expect(error).toBeInstanceOf(AppError);
+  const appError = error as AppError;
+  expect(appError.code).toBe('validation_failed');
+  expect(appError.status).toBe(422);
+  return [...(appError.details ?? [])];
+}
+
+const pipe = createValidationPipe();
+
+/** The problems of a body, the same through the HTTP pipe and through parseWire. */
+async function problems(body: unknown): Promise<{ field: string; problem: string }[]> {
+  let direct: unknown;
   try {
     validateSimulationRequest(body);
   } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    const appError = error as AppError;
-    expect(appError.code).toBe('validation_failed');
-    expect(appError.status).toBe(422);
-    return [...(appError.details ?? [])];
+    direct = error;
   }
-  throw new Error('the request was accepted');
+  if (direct === undefined) throw new Error('the request was accepted');
+  const viaPipe: unknown = await pipe.transform(body, { type: 'body', metatype: SimulateRequest }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(refusal(viaPipe)).toEqual(refusal(direct));
+  return refusal(direct);
 }
 
 function withScenario(change: (scenario: any) => void): unknown {
@@ -229,8 +245,8 @@ describe('validateSimulationRequest', () => {
       'scenario.colour',
       'unknown field; allowed fields are variables, objective, model, actions, target',
     ],
-  ])('reports %#: %s %s', (body, field, problem) => {
-    expect(problems(body)).toContainEqual({ field, problem });
+  ])('reports %#: %s %s', async (body, field, problem) => {
+    expect(await problems(body)).toContainEqual({ field, problem });
   });
 
   it('accepts ranges and fixed values up to 1e150 in magnitude', () => {
@@ -267,12 +283,12 @@ describe('validateSimulationRequest', () => {
     [{ runs: 5 }, 'scenario', 'is required'],
     [[1, 2], 'body', 'the request body must be a JSON object'],
     [null, 'body', 'the request body must be a JSON object'],
-  ])('reports %#: %s %s', (body, field, problem) => {
-    expect(problems(body)).toContainEqual({ field, problem });
+  ])('reports %#: %s %s', async (body, field, problem) => {
+    expect(await problems(body)).toContainEqual({ field, problem });
   });
 
-  it('lists every problem at once', () => {
-    const found = problems({
+  it('lists every problem at once', async () => {
+    const found = await problems({
       runs: 0,
       scenario: { variables: { a: { low: 2, high: 1 } }, objective: 'x', model: 'a + b' },
     });
@@ -344,5 +360,55 @@ describe('SimulationService.prepare', () => {
     expect(Number.isSafeInteger(seed)).toBe(true);
     expect(service.prepare(prepared)).toEqual(prepared);
     expect(service.prepare({ ...prepared, seed: '123' }).seed).toBe(123);
+  });
+});
+
+describe('the simulate DTO beyond the collector it replaced', () => {
+  it('reports only the name of a badly named variable, not its range', async () => {
+    const body = withScenario((s) => (s.variables = { '2x': { low: 'a' }, ok: { low: 0, high: 1 } }));
+    expect(await problems(body)).toEqual([
+      {
+        field: 'scenario.variables.2x',
+        problem: 'variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most 64 characters',
+      },
+      { field: 'scenario.model', problem: "unknown name 'revenue' at position 0" },
+    ]);
+  });
+
+  it('keeps variables named like Object builtins as data', () => {
+    const request = validateSimulationRequest({
+      scenario: {
+        variables: { constructor: { low: 1, high: 2 }, toString: { low: 3, high: 4 } },
+        objective: 'maximize_value',
+        model: 'constructor + toString',
+        actions: [{ name: 'fix', set: { toString: 5 } }],
+      },
+    });
+    expect([...request.scenario.variables]).toEqual([
+      ['constructor', { low: 1, high: 2 }],
+      ['toString', { low: 3, high: 4 }],
+    ]);
+    expect(request.scenario.actions?.[0].set).toEqual(new Map([['toString', 5]]));
+  });
+
+  it('reports one problem per field, the first in reading order', async () => {
+    const body = withScenario((s) => {
+      s.variables.revenue = { low: 5, high: 1, distribution: 'lognormal', mode: 'x' };
+      s.actions = [
+        { name: 7, model: 'revenue + price', set: { cost: Number.POSITIVE_INFINITY, nope: 1 } },
+        { name: 'x' },
+      ];
+    });
+    expect(await problems(body)).toEqual([
+      { field: 'scenario.variables.revenue.high', problem: 'must be greater than or equal to low' },
+      { field: 'scenario.variables.revenue.mode', problem: 'must be a number' },
+      {
+        field: 'scenario.actions[0].name',
+        problem: 'must be a non-empty string of at most 128 characters without control characters',
+      },
+      { field: 'scenario.actions[0].model', problem: "unknown name 'price' at position 10" },
+      { field: 'scenario.actions[0].set.cost', problem: 'must be a finite number' },
+      { field: 'scenario.actions[0].set.nope', problem: "unknown variable 'nope'" },
+    ]);
   });
 });

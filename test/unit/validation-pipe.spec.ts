@@ -1,4 +1,5 @@
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { AppError } from '../../src/common/errors';
 import { createValidationPipe } from '../../src/common/http';
 
@@ -10,6 +11,18 @@ class SampleDto {
   @Min(0)
   @Max(10)
   count!: number;
+}
+
+class TagDto {
+  @IsString()
+  @MaxLength(5)
+  name!: string;
+}
+
+class TaggedDto extends SampleDto {
+  @ValidateNested()
+  @Type(() => TagDto)
+  tags!: TagDto[];
 }
 
 describe('validation pipe', () => {
@@ -26,8 +39,35 @@ describe('validation pipe', () => {
   });
 
   it('refuses unknown fields', async () => {
-    const error = (await pipe.transform({ label: 'a', count: 1, extra: true }, meta).catch((e: unknown) => e)) as AppError;
+    const error = (await pipe
+      .transform({ label: 'a', count: 1, extra: true }, meta)
+      .catch((e: unknown) => e)) as AppError;
     expect(error.details).toEqual([{ field: 'extra', problem: 'property extra should not exist' }]);
+  });
+
+  it('refuses an unknown field whose value has a member named constructor, without a 500', async () => {
+    const error = (await pipe
+      .transform({ label: 'a', count: 1, extra: { constructor: {} } }, meta)
+      .catch((e: unknown) => e)) as AppError;
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.details).toEqual([{ field: 'extra', problem: 'property extra should not exist' }]);
+  });
+
+  it('refuses a body that is JSON but not an object', async () => {
+    for (const body of [[1, 2], 'text', 5, null]) {
+      const error = (await pipe.transform(body, meta).catch((e: unknown) => e)) as AppError;
+      expect(error.details).toEqual([{ field: 'body', problem: 'the request body must be a JSON object' }]);
+    }
+  });
+
+  it('names array items by index and reports one problem per field, the first in reading order', async () => {
+    const error = (await pipe
+      .transform(
+        { label: 'a', count: 1, tags: [{ name: 'ok' }, { name: 7 }] },
+        { type: 'body', metatype: TaggedDto },
+      )
+      .catch((e: unknown) => e)) as AppError;
+    expect(error.details).toEqual([{ field: 'tags[1].name', problem: 'name must be a string' }]);
   });
 
   it('passes valid input through as the DTO class', async () => {

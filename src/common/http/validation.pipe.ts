@@ -1,25 +1,30 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
-import { AppError, ErrorDetail } from '../errors';
+import { ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import * as classTransformer from 'class-transformer';
+import {
+  isPlainObject,
+  NOT_AN_OBJECT,
+  toDto,
+  validationFailure,
+  WIRE_VALIDATOR_OPTIONS,
+} from '../validation';
 
-function flatten(errors: readonly ValidationError[], parent = ''): ErrorDetail[] {
-  return errors.flatMap((error) => {
-    const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((problem) => ({ field, problem }));
-    return [...own, ...flatten(error.children ?? [], field)];
-  });
+/** Nest's pipe, with a body that is JSON but not an object (an array, a string, null) refused as such. */
+class WireValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const checked =
+      metadata.type === 'body' && metadata.metatype !== undefined && metadata.metatype !== Object;
+    if (checked && value !== undefined && !isPlainObject(value)) throw NOT_AN_OBJECT();
+    return super.transform(value, metadata) as Promise<unknown>;
+  }
 }
 
 /** class-validator on every body/query DTO; unknown fields are refused, failures become 422 validation_failed. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
+  return new WireValidationPipe({
+    ...WIRE_VALIDATOR_OPTIONS,
     transform: true,
-    forbidUnknownValues: false,
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const details = flatten(errors);
-      return AppError.validation(details.length > 0 ? details : [{ field: 'body', problem: 'is invalid' }]);
-    },
+    // toDto in place of plainToInstance, so a body's raw fields (see RawField) are read as everywhere else.
+    transformerPackage: { ...classTransformer, plainToInstance: toDto } as typeof classTransformer,
+    exceptionFactory: validationFailure,
   });
 }

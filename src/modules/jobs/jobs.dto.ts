@@ -1,5 +1,7 @@
-import { IsDefined, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page.query';
+import { SimulateRequest } from '../simulation/simulation.dto';
 import { Job } from './job.entity';
 
 export class SubmitJobDto {
@@ -8,10 +10,12 @@ export class SubmitJobDto {
   @MaxLength(2048)
   callback_url?: string;
 
-  /** A /v1/simulate body; validated by the simulation module's own rules. */
+  /** A /v1/simulate body; its problems are reported under `request.`. */
   @IsDefined()
   @IsObject()
-  request!: Record<string, unknown>;
+  @ValidateNested()
+  @Type(() => SimulateRequest)
+  request!: SimulateRequest;
 }
 
 export class JobListQuery extends CursorPageQuery {}

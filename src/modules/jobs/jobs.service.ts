@@ -3,6 +3,7 @@ import { AppError } from '../../common/errors';
 import { Job } from './job.entity';
 import { JobRunner } from './job-runner';
 import { JobPage, JobsRepository } from './jobs.repository';
+import { SimulateRequest } from '../simulation/simulation.dto';
 import { SimulationService } from '../simulation/simulation.service';
 
 const MAX_CALLBACK_URL_LENGTH = 2048;
@@ -36,9 +37,9 @@ export class JobsService {
     private readonly simulation: SimulationService,
   ) {}
 
-  async submit(orgId: string, request: unknown, callbackUrl: string | undefined): Promise<Job> {
+  async submit(orgId: string, request: SimulateRequest, callbackUrl: string | undefined): Promise<Job> {
     if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl);
-    const prepared = this.prepare(request);
+    const prepared = this.simulation.prepare(request);
     const job = await this.jobs.create(orgId, prepared, callbackUrl, new Date());
     this.runner.wake();
     return job;
@@ -63,21 +64,5 @@ export class JobsService {
       throw new AppError('conflict', 'The job finished before it could be cancelled.');
     }
     return this.get(orgId, id);
-  }
-
-  /** Errors of the nested simulate body are reported under `request.`. */
-  private prepare(request: unknown): Record<string, unknown> {
-    try {
-      return this.simulation.prepare(request);
-    } catch (error) {
-      if (error instanceof AppError && error.details) {
-        throw new AppError(
-          error.code,
-          error.message,
-          error.details.map((d) => ({ field: `request.${d.field}`, problem: d.problem })),
-        );
-      }
-      throw error;
-    }
   }
 }

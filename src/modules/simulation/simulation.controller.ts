@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { RequireEntitlement } from '../licensing/entitlement.decorator';
-import { SimulationResponse } from './simulation.dto';
+import { SimulateRequest, SimulationResponse } from './simulation.dto';
 import { SimulationService } from './simulation.service';
 
 @Controller('v1/simulate')
@@ -10,10 +10,13 @@ import { SimulationService } from './simulation.service';
 export class SimulationController {
   constructor(private readonly simulation: SimulationService) {}
 
-  /** Any role may simulate; the body is checked by SimulationService.validate (same rules as the engine). */
+  /** Any role may simulate. */
   @Post()
   @HttpCode(200)
-  simulate(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SimulationResponse> {
+  simulate(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: SimulateRequest,
+  ): Promise<SimulationResponse> {
     return this.simulation.simulate(principal, body);
   }
 }

@@ -1,4 +1,325 @@
+import { IsIn, IsInt, Max, Min, ValidateNested } from 'class-validator';
+import {
+  contextOf,
+  FiniteNumber,
+  IfPresent,
+  isPlainObject,
+  MapOf,
+  Nested,
+  Problem,
+  RawField,
+  Required,
+  UnknownFieldProblem,
+  ValidExpression,
+  WholeProblem,
+  toDto,
+  WithinMagnitude,
+  withContext,
+} from '../../common/validation';
 import { EngineMode, EngineResult } from '../engine/engine.types';
+import {
+  ActionSpec,
+  DEFAULT_RUNS,
+  DistributionName,
+  DISTRIBUTIONS,
+  MAX_ACTION_NAME_LENGTH,
+  MAX_ACTIONS,
+  MAX_MAGNITUDE,
+  MAX_MODEL_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_RUNS,
+  MAX_SEED,
+  MAX_VARIABLES,
+  Objective,
+  OBJECTIVES,
+  RangeSpec,
+  SimulationRequest,
+} from './simulation-request';
+
+/**
+ * The `/v1/simulate` body of DESIGN.md §5 as DTOs, checked with the same rules as the engine so a bad request never
+ * reaches it; every problem is listed in one 422.
+ */
+
+const MAGNITUDE_PROBLEM = 'must be between -1e150 and 1e150';
+const RANGE_SHAPE = '{low, high, distribution?, mode?}';
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+
+const isVariableName = (name: string): boolean => IDENTIFIER.test(name) && name.length <= MAX_NAME_LENGTH;
+
+const isActionName = (name: unknown): name is string =>
+  typeof name === 'string' &&
+  name.length > 0 &&
+  name.length <= MAX_ACTION_NAME_LENGTH &&
+  !CONTROL_CHARACTERS.test(name);
+
+/** A map entry refused as a whole (a name that is not a variable), reported at the entry's own path. */
+@WholeProblem<RefusedEntry>((entry) => contextOf<string>(entry))
+export class RefusedEntry {
+  static because(problem: string): RefusedEntry {
+    return withContext(new RefusedEntry(), problem);
+  }
+}
+
+/** Low and high when both are usable numbers; the cross-field rules only apply then. */
+function boundsOf(range: RangeDto): { low: number; high: number } | undefined {
+  const usable = (v: unknown): v is number =>
+    typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= MAX_MAGNITUDE;
+  return usable(range.low) && usable(range.high) ? { low: range.low, high: range.high } : undefined;
+}
+
+function orderedBoundsOf(range: RangeDto): { low: number; high: number } | undefined {
+  const bounds = boundsOf(range);
+  return bounds && bounds.low <= bounds.high ? bounds : undefined;
+}
+
+/** A distribution {low, high, distribution?, mode?}; for normal and lognormal, low/high are p5/p95. */
+@UnknownFieldProblem('unknown field; allowed fields are low, high, distribution, mode')
+export class RangeDto {
+  @Required()
+  @FiniteNumber()
+  @WithinMagnitude(MAX_MAGNITUDE, MAGNITUDE_PROBLEM)
+  @Problem<RangeDto>((_, range) =>
+    range.distribution === 'lognormal' && !((orderedBoundsOf(range)?.low ?? 1) > 0)
+      ? 'must be greater than 0 for a lognormal distribution'
+      : undefined,
+  )
+  low!: number;
+
+  @Required()
+  @FiniteNumber()
+  @WithinMagnitude(MAX_MAGNITUDE, MAGNITUDE_PROBLEM)
+  @Problem<RangeDto>((_, range) => {
+    const bounds = boundsOf(range);
+    if (!bounds) return undefined;
+    if (bounds.low > bounds.high) return 'must be greater than or equal to low';
+    return Number.isFinite(bounds.high - bounds.low) ? undefined : 'the range high - low overflows a double';
+  })
+  high!: number;
+
+  @IfPresent()
+  @IsIn(DISTRIBUTIONS, { message: `must be one of ${DISTRIBUTIONS.join(', ')}` })
+  distribution?: DistributionName;
+
+  @IfPresent()
+  @FiniteNumber()
+  @Problem<RangeDto>((mode, range) => {
+    const bounds = orderedBoundsOf(range);
+    const bounded = range.distribution === 'triangular' || range.distribution === 'pert';
+    return bounds && bounded && typeof mode === 'number' && (mode < bounds.low || mode > bounds.high)
+      ? 'must lie within [low, high]'
+      : undefined;
+  })
+  mode?: number;
+}
+
+/** A number given for a variable in an action's `set`: the variable is fixed at that value. */
+@WholeProblem<FixedValue>((fixed) => {
+  const value = fixed.value;
+  if (!Number.isFinite(value)) return 'must be a finite number';
+  return Math.abs(value) > MAX_MAGNITUDE ? MAGNITUDE_PROBLEM : undefined;
+})
+export class FixedValue {
+  get value(): number {
+    return contextOf<number>(this) ?? Number.NaN;
+  }
+
+  static of(value: number): FixedValue {
+    return withContext(new FixedValue(), value);
+  }
+}
+
+interface ActionContext {
+  /** The scenario's variable names an action may use. */
+  readonly variables: readonly string[];
+  /** The valid names of the actions before it. */
+  readonly earlierNames: readonly string[];
+}
+
+function toSetEntry(value: unknown, name: string, action: Record<string, unknown>): unknown {
+  const variables = contextOf<ActionContext>(action)?.variables ?? [];
+  if (!variables.includes(name)) return RefusedEntry.because(`unknown variable '${name}'`);
+  if (typeof value === 'number') return FixedValue.of(value);
+  return isPlainObject(value) ? toDto(RangeDto, value) : value;
+}
+
+@UnknownFieldProblem('unknown field; allowed fields are name, model, set')
+export class ActionDto {
+  @Required()
+  @Problem<ActionDto>((name, action) => {
+    if (!isActionName(name)) {
+      return `must be a non-empty string of at most ${MAX_ACTION_NAME_LENGTH} characters without control characters`;
+    }
+    return contextOf<ActionContext>(action)?.earlierNames.includes(name)
+      ? `duplicate action name '${name}'`
+      : undefined;
+  })
+  name!: string;
+
+  @IfPresent()
+  @ValidExpression<ActionDto>(MAX_MODEL_LENGTH, (action) => contextOf<ActionContext>(action)?.variables ?? [])
+  model?: string;
+
+  @IfPresent()
+  @Problem((set) =>
+    set instanceof Map ? undefined : `must be an object mapping variable names to a number or ${RANGE_SHAPE}`,
+  )
+  @ValidateNested({ message: `must be a number or an object ${RANGE_SHAPE}` })
+  @MapOf(toSetEntry)
+  set?: ReadonlyMap<string, RangeDto | FixedValue | RefusedEntry>;
+}
+
+function variableNames(variables: unknown): string[] {
+  return isPlainObject(variables) ? Object.keys(variables).filter(isVariableName) : [];
+}
+
+/** Each action with what its rules need: the scenario's variables and the names of the actions before it. */
+function toActions(value: unknown, scenario: Record<string, unknown>): unknown {
+  if (!Array.isArray(value)) return value;
+  const variables = variableNames(scenario.variables);
+  const items: unknown[] = value;
+  return items.map((item, index) => {
+    if (!isPlainObject(item)) return item;
+    const earlierNames = items
+      .slice(0, index)
+      .flatMap((earlier) => (isPlainObject(earlier) && isActionName(earlier.name) ? [earlier.name] : []));
+    const context: ActionContext = { variables, earlierNames };
+    return withContext(toDto(ActionDto, withContext({ ...item }, context)), context);
+  });
+}
+
+@UnknownFieldProblem('unknown field; allowed fields are variables, objective, model, actions, target')
+export class ScenarioDto {
+  @Required()
+  @IsIn(OBJECTIVES, { message: `must be one of ${OBJECTIVES.join(', ')}` })
+  objective!: Objective;
+
+  @IfPresent()
+  @FiniteNumber()
+  target?: number;
+
+  @Required()
+  @Problem((variables) => {
+    if (!(variables instanceof Map)) return 'must be an object mapping variable names to {low, high, ...}';
+    if (variables.size === 0) return 'must define at least one variable';
+    return variables.size > MAX_VARIABLES ? `must define at most ${MAX_VARIABLES} variables` : undefined;
+  })
+  @ValidateNested({ message: `must be an object ${RANGE_SHAPE}` })
+  @MapOf((value, name) => {
+    if (!isVariableName(name)) {
+      return RefusedEntry.because(
+        `variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most ${MAX_NAME_LENGTH} characters`,
+      );
+    }
+    return isPlainObject(value) ? toDto(RangeDto, value) : value;
+  })
+  variables!: ReadonlyMap<string, RangeDto | RefusedEntry>;
+
+  @IfPresent()
+  @ValidExpression<ScenarioDto>(MAX_MODEL_LENGTH, (scenario) => {
+    const variables: unknown = scenario.variables;
+    if (!(variables instanceof Map)) return [];
+    const entries = [...(variables as ReadonlyMap<string, unknown>)];
+    return entries.filter(([, entry]) => !(entry instanceof RefusedEntry)).map(([name]) => name);
+  })
+  model?: string;
+
+  @IfPresent()
+  @Problem((actions) => {
+    if (!Array.isArray(actions)) return 'must be an array of {name, model?, set?}';
+    if (actions.length === 0) return 'must contain at least one action';
+    return actions.length > MAX_ACTIONS ? `must contain at most ${MAX_ACTIONS} actions` : undefined;
+  })
+  @ValidateNested({ message: 'must be an object {name, model?, set?}' })
+  @RawField(toActions)
+  actions?: readonly ActionDto[];
+}
+
+function seedProblem(seed: unknown): string | undefined {
+  if (typeof seed === 'number') {
+    if (Number.isSafeInteger(seed) && seed >= 0) return undefined;
+    if (Number.isInteger(seed) && seed > Number.MAX_SAFE_INTEGER) {
+      return 'is above 2^53 - 1 and cannot be read exactly from a JSON number: send it as a decimal string';
+    }
+  } else if (typeof seed === 'string' && /^\d{1,20}$/.test(seed) && BigInt(seed) <= MAX_SEED) {
+    return undefined;
+  }
+  return 'must be an unsigned 64-bit integer (0 to 18446744073709551615)';
+}
+
+/** The body of `POST /v1/simulate` (and the `request` of a job). */
+@UnknownFieldProblem('unknown field; allowed fields are mode, runs, seed, detail, scenario')
+export class SimulateRequest {
+  @IfPresent()
+  @IsIn(['auto'], { message: 'must be "auto"' })
+  mode?: 'auto';
+
+  @IfPresent()
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: `must be between 1 and ${MAX_RUNS}` })
+  @Max(MAX_RUNS, { message: `must be between 1 and ${MAX_RUNS}` })
+  runs?: number;
+
+  /** A number while exact in JSON, else a decimal string (up to 2^64 - 1). */
+  @IfPresent()
+  @Problem(seedProblem)
+  seed?: number | string;
+
+  @IfPresent()
+  @IsIn(['summary', 'full'], { message: 'must be "summary" or "full"' })
+  detail?: 'summary' | 'full';
+
+  @Required()
+  @Problem((scenario) => (scenario instanceof ScenarioDto ? undefined : 'must be an object'))
+  @Nested(() => ScenarioDto)
+  scenario!: ScenarioDto;
+}
+
+function toRangeSpec(range: RangeDto): RangeSpec {
+  return {
+    low: range.low,
+    high: range.high,
+    ...(range.distribution !== undefined ? { distribution: range.distribution } : {}),
+    ...(range.mode !== undefined ? { mode: range.mode } : {}),
+  };
+}
+
+function toActionSpec(action: ActionDto): ActionSpec {
+  const set =
+    action.set &&
+    new Map(
+      [...action.set].map(([name, entry]) => [
+        name,
+        entry instanceof FixedValue ? entry.value : toRangeSpec(entry as RangeDto),
+      ]),
+    );
+  return {
+    name: action.name,
+    ...(action.model !== undefined ? { model: action.model } : {}),
+    ...(set ? { set } : {}),
+  };
+}
+
+/** The validated body as the engine's request struct, with the defaults applied. */
+export function toSimulationRequest(body: SimulateRequest): SimulationRequest {
+  const { scenario } = body;
+  return {
+    runs: body.runs ?? DEFAULT_RUNS,
+    ...(body.seed !== undefined ? { seed: BigInt(body.seed) } : {}),
+    detail: body.detail ?? 'summary',
+    scenario: {
+      variables: new Map(
+        [...scenario.variables].map(([name, range]) => [name, toRangeSpec(range as RangeDto)]),
+      ),
+      objective: scenario.objective,
+      ...(scenario.model !== undefined ? { model: scenario.model } : {}),
+      ...(scenario.actions !== undefined ? { actions: scenario.actions.map(toActionSpec) } : {}),
+      ...(scenario.target !== undefined ? { target: scenario.target } : {}),
+    },
+  };
+}
 
 /** The `/v1/simulate` answer: the engine's result (DESIGN.md §5) with the run id and the path that computed it. */
 export type SimulationResponse = { readonly run_id: string; readonly engine_mode: EngineMode } & EngineResult;

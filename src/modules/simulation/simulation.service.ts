@@ -5,13 +5,14 @@ import { Principal } from '../../common/auth/principal';
 import { assertFiniteResult } from './result-guard';
 import { RunsRepository } from './runs.repository';
 import { SimulationRun } from './simulation-run.entity';
-import { SimulationResponse, toSimulationResponse } from './simulation.dto';
+import { parseWire } from '../../common/validation';
 import {
-  seedToJson,
-  SimulationRequest,
-  toEngineRequest,
-  validateSimulationRequest,
-} from './simulation-request';
+  SimulateRequest,
+  SimulationResponse,
+  toSimulationRequest,
+  toSimulationResponse,
+} from './simulation.dto';
+import { seedToJson, SimulationRequest, toEngineRequest } from './simulation-request';
 
 /** Runs simulations for an organization and records each run; the jobs module calls it too. */
 @Injectable()
@@ -21,9 +22,12 @@ export class SimulationService {
     private readonly runs: RunsRepository,
   ) {}
 
-  /** Throws AppError validation_failed (422, every problem in `details`) for a request the engine would refuse. */
+  /**
+   * The request as the engine takes it. A body not yet validated (a job's stored request) is checked with the
+   * DTO's rules: throws AppError validation_failed (422, every problem in `details`) for one the engine would refuse.
+   */
   validate(body: unknown): SimulationRequest {
-    return validateSimulationRequest(body);
+    return toSimulationRequest(body instanceof SimulateRequest ? body : parseWire(SimulateRequest, body));
   }
 
   /**

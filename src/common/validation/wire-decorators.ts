@@ -1,0 +1,158 @@
+import { ClassConstructor, Exclude, plainToInstance, Transform, Type } from 'class-transformer';
+import {
+  registerDecorator,
+  ValidateIf,
+  ValidateNested,
+  ValidationArguments,
+  ValidationOptions,
+} from 'class-validator';
+
+/**
+ * The custom validators of every request body, in one place. A check returns the problem (the sentence a client
+ * sees in `details[].problem`) or undefined when the value is fine; only the first problem of a field is reported,
+ * in reading order (see wire-validation.ts), so a check may assume that the checks written above it passed.
+ */
+export type Check<T extends object = Record<string, unknown>> = (
+  value: unknown,
+  object: T,
+) => string | undefined;
+
+let nextCheckId = 0;
+
+/** A field rule: `@Problem((value, dto) => ... )`. */
+export function Problem<T extends object = Record<string, unknown>>(check: Check<T>): PropertyDecorator {
+  const name = `problem${nextCheckId++}`;
+  return (target, propertyName) => {
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown, args: ValidationArguments) => check(value, args.object as T) === undefined,
+        defaultMessage: (args?: ValidationArguments) =>
+          (args ? check(args.value, args.object as T) : '') ?? '',
+      },
+    });
+  };
+}
+
+/** Validates the field only when it is in the body: unlike IsOptional, an explicit null is still checked. */
+export function IfPresent(): PropertyDecorator {
+  return ValidateIf((_object, value) => value !== undefined);
+}
+
+/**
+ * The pseudo-property that carries a rule about a whole object (a map entry that must not exist, a fixed value
+ * given in place of a range); its problem is reported at the object's own path.
+ */
+export const WHOLE_OBJECT = '$object';
+
+/** A rule about the object as a whole, reported at its own path (`scenario.actions[0].set.price`). */
+export function WholeProblem<T extends object>(check: (object: T) => string | undefined): ClassDecorator {
+  const name = `whole${nextCheckId++}`;
+  return (target) => {
+    registerDecorator({
+      name,
+      target,
+      propertyName: WHOLE_OBJECT,
+      validator: {
+        validate: (_value: unknown, args: ValidationArguments) => check(args.object as T) === undefined,
+        defaultMessage: (args?: ValidationArguments) => (args ? check(args.object as T) : '') ?? '',
+      },
+    });
+  };
+}
+
+const UNKNOWN_FIELD = Symbol('unknown field problem');
+
+/** The problem reported for a field the class does not declare (default: class-validator's own sentence). */
+export function UnknownFieldProblem(problem: string): ClassDecorator {
+  return (target) => {
+    Reflect.defineMetadata(UNKNOWN_FIELD, problem, target);
+  };
+}
+
+export function unknownFieldProblemOf(target: unknown): string | undefined {
+  if (typeof target !== 'object' || target === null) return undefined;
+  return Reflect.getMetadata(UNKNOWN_FIELD, target.constructor) as string | undefined;
+}
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+type RawReader = (raw: unknown, parent: Record<string, unknown>) => unknown;
+const RAW_FIELDS = Symbol('raw fields');
+
+function rawFieldsOf(dto: object): ReadonlyMap<string, RawReader> {
+  return (
+    (Reflect.getMetadata(RAW_FIELDS, dto.constructor) as Map<string, RawReader> | undefined) ?? new Map()
+  );
+}
+
+/**
+ * A field class-transformer must not walk, read from the body by `read` instead: a JSON object whose names the
+ * client chooses (class-transformer skips a name such as `constructor` and fails on its value), or items that need
+ * what is around them. Filled by toDto and by `@Nested` fields.
+ */
+export function RawField(read: RawReader): PropertyDecorator {
+  return (target, property) => {
+    Exclude({ toClassOnly: true })(target, property);
+    const fields = new Map(rawFieldsOf(target));
+    fields.set(String(property), read);
+    Reflect.defineMetadata(RAW_FIELDS, fields, target.constructor);
+  };
+}
+
+function fillRawFields<T extends object>(dto: T, raw: Record<string, unknown>): T {
+  for (const [property, read] of rawFieldsOf(dto)) {
+    if (raw[property] !== undefined) (dto as Record<string, unknown>)[property] = read(raw[property], raw);
+  }
+  return dto;
+}
+
+/** A JSON object as its DTO class, raw fields included. */
+export function toDto<T extends object>(dto: ClassConstructor<T>, raw: Record<string, unknown>): T {
+  return fillRawFields(plainToInstance(dto, raw), raw);
+}
+
+/** A nested DTO (`@ValidateNested` with its type); anything but an object is left for the field's rules. */
+export function Nested(dto: () => ClassConstructor<object>, options?: ValidationOptions): PropertyDecorator {
+  return (target, property) => {
+    ValidateNested(options)(target, property);
+    Transform(({ value, obj, key }: { value: unknown; obj: Record<string, unknown>; key: string }) => {
+      const raw = obj[key];
+      return value instanceof dto() && isPlainObject(raw) ? fillRawFields(value, raw) : value;
+    })(target, property);
+    Type(dto)(target, property);
+  };
+}
+
+/**
+ * A JSON object with names chosen by the client (variables, headers) as a Map, in the order given, each value
+ * turned into its DTO by `toEntry` (which may return the value unchanged for the nested check to refuse). Anything
+ * else is left as it is for the field's own rules to refuse.
+ */
+export function MapOf(
+  toEntry: (value: unknown, key: string, parent: Record<string, unknown>) => unknown,
+): PropertyDecorator {
+  return RawField((raw, parent) =>
+    isPlainObject(raw)
+      ? new Map(Object.entries(raw).map(([key, item]) => [key, toEntry(item, key, parent)]))
+      : raw,
+  );
+}
+
+const CONTEXT = Symbol('validation context');
+
+/**
+ * What a nested DTO's rules need from around it (the scenario's variable names, the names of earlier actions),
+ * attached where the body is turned into DTOs; a symbol, so it is neither a field nor serialised.
+ */
+export function withContext<T extends object, C>(dto: T, context: C): T {
+  Object.defineProperty(dto, CONTEXT, { value: context, enumerable: false });
+  return dto;
+}
+
+export function contextOf<C>(dto: object): C | undefined {
+  return (dto as Record<symbol, C | undefined>)[CONTEXT];
+}

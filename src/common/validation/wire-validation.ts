@@ -1,0 +1,75 @@
+import { ClassConstructor } from 'class-transformer';
+import { ValidationError, validateSync, ValidatorOptions } from 'class-validator';
+import { AppError, ErrorDetail } from '../errors';
+import { isPlainObject, toDto, unknownFieldProblemOf, WHOLE_OBJECT } from './wire-decorators';
+
+/** The class-validator options of every body, query and tool argument: unknown fields are refused. */
+export const WIRE_VALIDATOR_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: false,
+  // Kept on the errors so that toErrorDetails can name array items and unknown fields; never sent.
+  validationError: { target: true, value: true },
+};
+
+const NESTED = 'nestedValidation';
+const WHITELIST = 'whitelistValidation';
+
+/**
+ * The problem a field reports: the first rule in reading order that failed. Decorators run from the one nearest
+ * the property outward, so that is the last constraint recorded; a nested object's own "must be an object" comes
+ * after every rule of the field.
+ */
+function firstProblem(error: ValidationError): string | undefined {
+  const entries = Object.entries(error.constraints ?? {});
+  if (entries.length === 0) return undefined;
+  if (entries.length === 1 && entries[0][0] === WHITELIST) {
+    return unknownFieldProblemOf(error.target) ?? entries[0][1];
+  }
+  const rules = entries.filter(([name]) => name !== NESTED);
+  return (rules.length > 0 ? rules[rules.length - 1] : entries[0])[1];
+}
+
+function childPath(parent: string, parentValue: unknown, property: string): string {
+  if (property === WHOLE_OBJECT) return parent;
+  if (Array.isArray(parentValue)) return `${parent}[${property}]`;
+  return parent === '' ? property : `${parent}.${property}`;
+}
+
+/**
+ * class-validator's errors as `details`: one problem per field, named by its path (`scenario.actions[0].name`);
+ * a field whose own rule failed does not also report what is inside it.
+ */
+export function toErrorDetails(
+  errors: readonly ValidationError[],
+  parent = '',
+  parentValue?: unknown,
+): ErrorDetail[] {
+  return errors.flatMap((error) => {
+    const field = childPath(parent, parentValue, error.property);
+    const problem = firstProblem(error);
+    if (problem !== undefined) return [{ field: field === '' ? 'body' : field, problem }];
+    return toErrorDetails(error.children ?? [], field, error.value);
+  });
+}
+
+/** A body that is JSON but not an object. */
+export const NOT_AN_OBJECT = (): AppError =>
+  AppError.validation([{ field: 'body', problem: 'the request body must be a JSON object' }]);
+
+export function validationFailure(errors: readonly ValidationError[]): AppError {
+  const details = toErrorDetails(errors);
+  return AppError.validation(details.length > 0 ? details : [{ field: 'body', problem: 'is invalid' }]);
+}
+
+/**
+ * A JSON object as its request DTO, validated with the rules of the global pipe, synchronously (for a body kept
+ * to run later, or one nested in another service's request). Throws AppError validation_failed.
+ */
+export function parseWire<T extends object>(dto: ClassConstructor<T>, value: unknown): T {
+  if (!isPlainObject(value)) throw NOT_AN_OBJECT();
+  const instance = toDto(dto, value);
+  const errors = validateSync(instance, WIRE_VALIDATOR_OPTIONS);
+  if (errors.length > 0) throw validationFailure(errors);
+  return instance;
+}
