@@ -21,31 +21,58 @@ describe('HS256 session tokens', () => {
 
   it('round-trips claims under an HS256/JWT header', async () => {
     const token = await signJwt(KEY, claims);
-    expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString())).toEqual({
+      alg: 'HS256',
+      typ: 'JWT',
+    });
     expect(await verifyJwt(KEY, token, NOW + 10)).toEqual({ ok: true, claims });
   });
 
   it('verifies a token made by hand with the same key (the wire format is plain RFC 7519)', async () => {
-    expect(await verifyJwt(KEY, handMade({ alg: 'HS256', typ: 'JWT' }, claims), NOW)).toEqual({ ok: true, claims });
+    expect(await verifyJwt(KEY, handMade({ alg: 'HS256', typ: 'JWT' }, claims), NOW)).toEqual({
+      ok: true,
+      claims,
+    });
   });
 
   it('refuses a tampered payload or signature, and another key', async () => {
     const [h, , s] = (await signJwt(KEY, claims)).split('.');
-    expect(await verifyJwt(KEY, `${h}.${b64({ ...claims, sub: 'usr_2' })}.${s}`, NOW)).toEqual({ ok: false, reason: 'bad_signature' });
-    expect(await verifyJwt(KEY, `${h}.${b64(claims)}.${s.slice(1)}A`, NOW)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await verifyJwt(KEY, `${h}.${b64({ ...claims, sub: 'usr_2' })}.${s}`, NOW)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
+    expect(await verifyJwt(KEY, `${h}.${b64(claims)}.${s.slice(1)}A`, NOW)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
     const otherKey = Buffer.from('another key of 32 bytes........!');
-    expect(await verifyJwt(otherKey, await signJwt(KEY, claims), NOW)).toEqual({ ok: false, reason: 'bad_signature' });
+    expect(await verifyJwt(otherKey, await signJwt(KEY, claims), NOW)).toEqual({
+      ok: false,
+      reason: 'bad_signature',
+    });
   });
 
   it('refuses alg none and every algorithm but HS256, before checking the signature', async () => {
-    expect(await verifyJwt(KEY, `${b64({ alg: 'none' })}.${b64(claims)}.`, NOW)).toEqual({ ok: false, reason: 'unsupported_algorithm' });
+    expect(await verifyJwt(KEY, `${b64({ alg: 'none' })}.${b64(claims)}.`, NOW)).toEqual({
+      ok: false,
+      reason: 'unsupported_algorithm',
+    });
     const noneWithSig = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.AAAA`;
     expect(await verifyJwt(KEY, noneWithSig, NOW)).toEqual({ ok: false, reason: 'unsupported_algorithm' });
     for (const alg of ['HS384', 'HS512', 'RS256', 'EdDSA', 'hs256', undefined]) {
-      expect(await verifyJwt(KEY, handMade({ alg, typ: 'JWT' }, claims), NOW)).toEqual({ ok: false, reason: 'unsupported_algorithm' });
+      expect(await verifyJwt(KEY, handMade({ alg, typ: 'JWT' }, claims), NOW)).toEqual({
+        ok: false,
+        reason: 'unsupported_algorithm',
+      });
     }
-    expect(await verifyJwt(KEY, handMade({ alg: 'HS256', crit: ['exp'] }, claims), NOW)).toEqual({ ok: false, reason: 'unsupported_algorithm' });
-    expect(await verifyJwt(KEY, handMade({ alg: 'HS256', typ: 'at+jwt' }, claims), NOW)).toEqual({ ok: false, reason: 'unsupported_algorithm' });
+    expect(await verifyJwt(KEY, handMade({ alg: 'HS256', crit: ['exp'] }, claims), NOW)).toEqual({
+      ok: false,
+      reason: 'unsupported_algorithm',
+    });
+    expect(await verifyJwt(KEY, handMade({ alg: 'HS256', typ: 'at+jwt' }, claims), NOW)).toEqual({
+      ok: false,
+      reason: 'unsupported_algorithm',
+    });
   });
 
   it('refuses a genuinely RS256-signed token', async () => {
@@ -68,8 +95,17 @@ describe('HS256 session tokens', () => {
     expect(await verifyJwt(KEY, `${notJson}.sig`, NOW)).toEqual({ ok: false, reason: 'bad_signature' });
     const signedNotJson = `${notJson}.${createHmac('sha256', KEY).update(notJson).digest('base64url')}`;
     expect(await verifyJwt(KEY, signedNotJson, NOW)).toEqual({ ok: false, reason: 'malformed' });
-    expect(await verifyJwt(KEY, handMade({ alg: 'HS256' }, { sub: 'x' }), NOW)).toEqual({ ok: false, reason: 'malformed' });
-    expect(await verifyJwt(KEY, handMade({ alg: 'HS256' }, { ...claims, exp: 'later' }), NOW)).toEqual({ ok: false, reason: 'malformed' });
-    expect(await verifyJwt(KEY, handMade({ alg: 'HS256' }, [1, 2]), NOW)).toEqual({ ok: false, reason: 'malformed' });
+    expect(await verifyJwt(KEY, handMade({ alg: 'HS256' }, { sub: 'x' }), NOW)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
+    expect(await verifyJwt(KEY, handMade({ alg: 'HS256' }, { ...claims, exp: 'later' }), NOW)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
+    expect(await verifyJwt(KEY, handMade({ alg: 'HS256' }, [1, 2]), NOW)).toEqual({
+      ok: false,
+      reason: 'malformed',
+    });
   });
 });

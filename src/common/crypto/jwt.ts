@@ -7,7 +7,8 @@ export interface JwtClaims {
   readonly exp: number;
 }
 
-export type JwtFailure = 'malformed' | 'unsupported_algorithm' | 'bad_signature' | 'expired' | 'not_yet_valid';
+export type JwtFailure =
+  'malformed' | 'unsupported_algorithm' | 'bad_signature' | 'expired' | 'not_yet_valid';
 
 export type JwtVerification = { ok: true; claims: JwtClaims } | { ok: false; reason: JwtFailure };
 
@@ -40,7 +41,8 @@ function checkHeader(token: string): JwtFailure | undefined {
     return 'malformed';
   }
   // jose would refuse these too, but as "invalid JWS": named here so `alg: none` reads as the refusal it is.
-  if (header.alg !== ALGORITHM || (header.typ !== undefined && header.typ !== 'JWT')) return 'unsupported_algorithm';
+  if (header.alg !== ALGORITHM || (header.typ !== undefined && header.typ !== 'JWT'))
+    return 'unsupported_algorithm';
   return undefined;
 }
 
