@@ -1,11 +1,12 @@
 import '../common/runtime/require-supported-node';
-import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createPublicKey, KeyObject, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { APP_ROOT } from '../common/config';
+import { keyIdOf, loadOrCreateEd25519Key, readEd25519PrivateKey } from '../common/crypto/ed25519-key';
 import { ENTITLEMENTS, isEntitlement } from '../modules/licensing/entitlements';
-import { encodeLicense, keyIdOf, LicensePayload } from '../modules/licensing/license-format';
+import { encodeLicense, LicensePayload } from '../modules/licensing/license-format';
 import { LicenseRejectedError, licenseTimeState, verifyLicense } from '../modules/licensing/license-verifier';
 import { readEd25519PublicKey, scanTrustedKeys } from '../modules/licensing/trusted-keys';
 
@@ -52,12 +53,13 @@ function keygen(options: { out: string; force?: boolean }): void {
   if (!options.force && (existsSync(privateFile) || existsSync(publicFile))) {
     throw new Error(`${dir} already holds a key pair; refusing to overwrite it (use --force)`);
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  writeFileSync(privateFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  if (options.force) rmSync(privateFile, { force: true });
+  const { publicKey, kid, created } = loadOrCreateEd25519Key(privateFile);
+  if (!created)
+    throw new Error(`${privateFile} appeared while the key was being made; refusing to overwrite it`);
   writeFileSync(publicFile, publicKey.export({ type: 'spki', format: 'pem' }), { mode: 0o644 });
   process.stdout.write(
-    `${JSON.stringify({ kid: keyIdOf(publicKey), private_key: privateFile, public_key: publicFile }, null, 2)}\n`,
+    `${JSON.stringify({ kid, private_key: privateFile, public_key: publicFile }, null, 2)}\n`,
   );
 }
 
@@ -76,9 +78,7 @@ interface IssueOptions {
 }
 
 function issue(options: IssueOptions): void {
-  const privateKey = createPrivateKey(readFileSync(options.privateKey));
-  if (privateKey.asymmetricKeyType !== 'ed25519')
-    throw new Error(`${options.privateKey} is not an Ed25519 private key`);
+  const privateKey = readEd25519PrivateKey(options.privateKey);
   const publicKey = createPublicKey(privateKey);
   const issuedAt = options.issuedAt ?? timestamp(new Date().toISOString());
   const notBefore = options.notBefore ?? issuedAt;

@@ -1,10 +1,9 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign, verify } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { KeyObject, sign, verify } from 'node:crypto';
 import { join } from 'node:path';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { loadOrCreateEd25519Key } from '../../common/crypto/ed25519-key';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { keyIdOf } from '../licensing/license-format';
 
 export const DEVICE_LICENSE_KEY_FILE = 'device-license.ed25519.pem';
 
@@ -36,19 +35,16 @@ export class DeviceLicenseSigner implements OnModuleInit {
 
   onModuleInit(): void {
     const file = join(this.config.keysDir, DEVICE_LICENSE_KEY_FILE);
-    mkdirSync(this.config.keysDir, { recursive: true, mode: 0o700 });
-    if (!existsSync(file)) {
-      const { privateKey } = generateKeyPairSync('ed25519');
-      writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+    const key = loadOrCreateEd25519Key(file);
+    if (key.created) {
       this.logger.info(
         { event: 'device_license_key_created', file },
         'created the device license signing key',
       );
     }
-    chmodSync(file, 0o600);
-    this.privateKey = createPrivateKey(readFileSync(file));
-    this.publicKey = createPublicKey(this.privateKey);
-    this.kidValue = keyIdOf(this.publicKey);
+    this.privateKey = key.privateKey;
+    this.publicKey = key.publicKey;
+    this.kidValue = key.kid;
   }
 
   get kid(): string {

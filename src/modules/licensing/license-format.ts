@@ -1,4 +1,5 @@
-import { createHash, KeyObject, sign } from 'node:crypto';
+import { KeyObject, sign } from 'node:crypto';
+import { keyIdOf } from '../../common/crypto/ed25519-key';
 
 /** The v2 license file format (DESIGN.md §4), shared by the verifier and the vendor tool. */
 export const LICENSE_ARMOR_BEGIN = '-----BEGIN SERVICE LICENSE-----';
@@ -31,12 +32,6 @@ export interface LicensePayload {
   readonly issued_at: string;
   readonly not_before: string;
   readonly expires_at: string;
-}
-
-/** First 16 hex characters of SHA-256 over the public key's SPKI DER. */
-export function keyIdOf(publicKey: KeyObject): string {
-  const der = publicKey.export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(der).digest('hex').slice(0, 16);
 }
 
 /** The exact bytes the signature covers. */

@@ -2,6 +2,7 @@ import { KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { keyIdOf } from '../../common/crypto/ed25519-key';
 import { StartupError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import {
@@ -12,7 +13,7 @@ import {
   EntitlementSource,
 } from './entitlements';
 import { ClockRollback, LicenseClock } from './license-clock';
-import { keyIdOf, LicenseCaps } from './license-format';
+import { LicenseCaps } from './license-format';
 import { LicenseRejectedError, licenseTimeState, VerifiedLicense, verifyLicense } from './license-verifier';
 import { readEd25519PublicKey, scanTrustedKeys } from './trusted-keys';
 

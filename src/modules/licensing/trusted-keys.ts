@@ -1,7 +1,7 @@
 import { createPublicKey, KeyObject } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { keyIdOf } from './license-format';
+import { keyIdOf } from '../../common/crypto/ed25519-key';
 
 export interface TrustedKey {
   readonly kid: string;

@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, KeyObject, sign, verify } from 'node:crypto';
 import { canonicalJson } from '../../common/crypto/canonical-json';
+import { keyIdOf } from '../../common/crypto/ed25519-key';
 
 export const SIGNATURE_ALG = 'Ed25519';
 /** Prefixed to the canonical payload before signing, so a report signature can never be replayed as another kind. */
@@ -10,14 +11,6 @@ export interface ReportSignature {
   readonly kid: string;
   /** base64 of the 64-byte Ed25519 signature. */
   readonly value: string;
-}
-
-/** The first 16 hex characters of SHA-256 over the public key's SPKI DER encoding. */
-export function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256')
-    .update(publicKey.export({ type: 'spki', format: 'der' }))
-    .digest('hex')
-    .slice(0, 16);
 }
 
 /** The exact bytes signed: SIGNING_CONTEXT followed by the canonical JSON of the report without `signature`. */

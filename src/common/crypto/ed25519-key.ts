@@ -1,0 +1,70 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  KeyObject,
+  randomBytes,
+} from 'node:crypto';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface Ed25519Key {
+  readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
+  /** keyIdOf(publicKey). */
+  readonly kid: string;
+}
+
+/** The first 16 hex characters of SHA-256 over the public key's SPKI DER encoding. */
+export function keyIdOf(publicKey: KeyObject): string {
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** Reads a PKCS#8 PEM private key; throws with the file's name when it is not Ed25519. */
+export function readEd25519PrivateKey(file: string): KeyObject {
+  const privateKey = createPrivateKey(readFileSync(file));
+  if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 private key`);
+  return privateKey;
+}
+
+/** Not `instanceof Error`: errors from node:fs may come from another realm (jest's sandbox). */
+function isAlreadyThere(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EEXIST';
+}
+
+/**
+ * Puts a new key at `file` unless one is there. The key is written whole to a private temporary file and then
+ * hard-linked into place: the link either creates `file` complete or fails with EEXIST, so a process racing this
+ * one never reads a half-written key, and whichever link lands first is the key every process uses.
+ */
+function createIfAbsent(file: string): boolean {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const staging = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(staging, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(staging, file);
+    return true;
+  } catch (error) {
+    if (!isAlreadyThere(error)) throw error;
+    return false;
+  } finally {
+    unlinkSync(staging);
+  }
+}
+
+/**
+ * The appliance's Ed25519 key in `file` (PKCS#8 PEM, mode 0600), created on first use with its directory (0700).
+ * `created` tells whether this call made it.
+ */
+export function loadOrCreateEd25519Key(file: string): Ed25519Key & { readonly created: boolean } {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const created = !existsSync(file) && createIfAbsent(file);
+  chmodSync(file, 0o600);
+  const privateKey = readEd25519PrivateKey(file);
+  const publicKey = createPublicKey(privateKey);
+  return { privateKey, publicKey, kid: keyIdOf(publicKey), created };
+}
