@@ -313,6 +313,38 @@ describe('Idempotency-Key on the POSTs that create things', () => {
     expect(await jobIds(account)).toEqual([retried.body.job_id]);
   });
 
+  it('keeps a renewed claim in use past its first lease (a long request is not run twice)', async () => {
+    const account = await signupAccount(t);
+    const start = Date.now();
+    let now = start;
+    jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
+    const service = t.app.get(IdempotencyService);
+    const running = await service.begin({
+      orgId: account.orgId,
+      key: 'long-running',
+      method: 'POST',
+      route: '/v1/jobs',
+      caller: `key:${account.apiKeyId}`,
+      body: JOB,
+    });
+    if (running.kind !== 'claimed') throw new Error('expected a claim');
+
+    now = start + IDEMPOTENCY_LEASE_MS - 1000;
+    expect(await service.renew(running.claim)).toBe(true);
+    now = start + IDEMPOTENCY_LEASE_MS + 1000;
+    const busy = await post(account, '/v1/jobs', JOB, 'long-running');
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('idempotency_key_in_use');
+    expect(await jobIds(account)).toEqual([]);
+
+    await service.complete(running.claim, 202, { job_id: 'job_from_the_first_request' });
+    const replay = await post(account, '/v1/jobs', JOB, 'long-running');
+    expect(replay.status).toBe(202);
+    expect(isReplay(replay)).toBe(true);
+    expect(replay.body).toEqual({ job_id: 'job_from_the_first_request' });
+    expect(await jobIds(account)).toEqual([]);
+  });
+
   it('releases the key when the request fails, so a corrected retry with it runs', async () => {
     const account = await signupAccount(t);
     const invalid = await post(account, '/v1/jobs', { request: 'not an object' }, 'fix-me');
