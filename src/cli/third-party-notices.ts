@@ -11,6 +11,10 @@ interface LockEntry {
   readonly link?: boolean;
   readonly os?: readonly string[];
   readonly cpu?: readonly string[];
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly optionalDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>;
 }
 
 interface PackageLock {
@@ -74,8 +78,46 @@ function normalise(text: string): string {
     .trim();
 }
 
+/** Where Node resolves `name` from the package at `from` (a lock path): the nearest node_modules that holds it. */
+function resolveInLock(lock: PackageLock, from: string, name: string): string | undefined {
+  let base = from;
+  for (;;) {
+    const candidate = `${base === '' ? '' : `${base}/`}node_modules/${name}`;
+    if (lock.packages[candidate]) return candidate;
+    if (base === '') return undefined;
+    const cut = base.lastIndexOf('/node_modules/');
+    base = cut < 0 ? '' : base.slice(0, cut);
+  }
+}
+
 /**
- * Every package `npm ci --omit=dev` installs for linux/x64, from the lock file, with the license and notice files
+ * Lock paths the production dependencies reach. npm also counts an optional peer of a production package as
+ * production (`@nestjs/swagger` names `typescript`, for its compiler plugin only); nothing loads it at run time.
+ */
+function reachableFromProduction(lock: PackageLock): Set<string> {
+  const reached = new Set<string>();
+  const pending = [''];
+  while (pending.length > 0) {
+    const path = pending.pop() as string;
+    const entry = lock.packages[path];
+    const optionalPeers = entry.peerDependenciesMeta ?? {};
+    const names = [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...Object.keys(entry.peerDependencies ?? {}).filter((name) => optionalPeers[name]?.optional !== true),
+    ];
+    for (const name of names) {
+      const target = resolveInLock(lock, path, name);
+      if (target === undefined || reached.has(target)) continue;
+      reached.add(target);
+      pending.push(target);
+    }
+  }
+  return reached;
+}
+
+/**
+ * Every package the production dependencies load for linux/x64, from the lock file, with the license and notice files
  * found in its installed directory under `appRoot`. Throws when a required package is not installed.
  */
 export function collectBundledPackages(appRoot: string): { lock: PackageLock; packages: BundledPackage[] } {
@@ -85,8 +127,10 @@ export function collectBundledPackages(appRoot: string): { lock: PackageLock; pa
     string,
     { name: string; version: string; license: string; paths: string[]; dir: string }
   >();
+  const production = reachableFromProduction(lock);
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (path === '' || !path.startsWith('node_modules/') || entry.dev || entry.link) continue;
+    if (!production.has(path)) continue;
     if (!platformMatches(entry.os, TARGET.os) || !platformMatches(entry.cpu, TARGET.cpu)) continue;
     const dir = join(appRoot, path);
     if (!existsSync(join(dir, 'package.json'))) {
