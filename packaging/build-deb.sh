@@ -51,12 +51,14 @@ if [ "${PACKAGE_SKIP_BUILD:-0}" != 1 ]; then
   npm run -s build
 fi
 node dist/cli/licenses.js --check || die "licenses/THIRD-PARTY-NOTICES is stale"
+node dist/cli/openapi.js --check || die "contract/openapi.json is stale (npm run openapi)"
 
 say "staging the application"
-install -d "$APP" "$APP/engine_build" "$APP/node/bin" "$APP/licenses" "$DOC"
+install -d "$APP" "$APP/engine_build" "$APP/node/bin" "$APP/licenses" "$APP/contract" "$DOC"
 # A fresh compile, so files of deleted sources lingering in dist/ never ship.
 npx tsc -p tsconfig.build.json --outDir "$APP/dist" --incremental false --sourceMap false
 cp package.json "$APP/"
+cp contract/openapi.json "$APP/contract/"
 install -d "$APP/licenses/keys"
 if compgen -G 'licenses/keys/*' >/dev/null; then
   cp -r licenses/keys/. "$APP/licenses/keys/"

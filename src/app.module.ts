@@ -8,6 +8,7 @@ import { AccessModule } from './modules/access/access.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { ContractModule } from './modules/contract/contract.module';
 import { ConnectorsModule } from './modules/connectors/connectors.module';
 import { DatasetsModule } from './modules/datasets/datasets.module';
 import { DevicesModule } from './modules/devices/devices.module';
@@ -60,6 +61,7 @@ export class AppModule {
         WebhookOutboxModule,
         JobsModule,
         RuntimeLibraryModule,
+        ContractModule,
         McpModule,
         SystemdModule,
       ],

@@ -12,14 +12,18 @@ const DYNAMIC_IMPORT = /\bimport\((['"][^'"]+['"])\)/g;
 
 module.exports = {
   getCacheKey(source, filename) {
-    return crypto.createHash('sha256').update('esm-v2\0').update(filename).update('\0').update(source).digest('hex');
+    return crypto.createHash('sha256').update('esm-v3\0').update(filename).update('\0').update(source).digest('hex');
   },
   process(source, filename) {
     if (!ESM_SYNTAX.test(source)) {
       if (!DYNAMIC_IMPORT_PACKAGES.test(filename)) return { code: source };
       return { code: source.replace(DYNAMIC_IMPORT, 'Promise.resolve().then(() => require($1))') };
     }
-    const patched = source.replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href");
+    // A CommonJS module already has `require`: an ES module's own `const require = createRequire(...)` would
+    // redeclare it.
+    const patched = source
+      .replace(/^const require = createRequire\(import\.meta\.url\);$/m, '')
+      .replace(/\bimport\.meta\.url\b/g, "require('node:url').pathToFileURL(__filename).href");
     const out = ts.transpileModule(patched, {
       fileName: filename,
       compilerOptions: {

@@ -5,12 +5,12 @@ import { createValidationPipe } from '../../common/http';
 import { Principal, Role, roleRank } from '../../common/auth/principal';
 import { toConnectorResponse, CreateConnectorRequest } from '../connectors/connectors.dto';
 import { ConnectorsService } from '../connectors/connectors.service';
+import { ContractDocument } from '../contract/contract-document';
 import { DatasetsService } from '../datasets/datasets.service';
 import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../licensing/entitlements';
 import { QueryService } from '../query/query.service';
 import { toExecutionResponse, toListingResponse } from '../runtime-library/runtime-library.dto';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
-import { ContractService } from './contract.service';
 import { McpTool } from './mcp-tool';
 
 const datasetId = z.string().min(1).max(128).describe('Dataset id, as returned by list_data.');
@@ -48,7 +48,7 @@ export class McpToolsService {
     private readonly queries: QueryService,
     private readonly connectors: ConnectorsService,
     private readonly runtime: RuntimeLibraryService,
-    private readonly contract: ContractService,
+    private readonly contract: ContractDocument,
     @Inject(ENTITLEMENT_SOURCE) private readonly entitlements: EntitlementSource,
   ) {
     this.tools = this.catalogue();
@@ -86,12 +86,12 @@ export class McpToolsService {
       {
         name: 'get_contract',
         description:
-          "This deployment's machine-readable contract: OpenAPI 3.1 of the /v1 routes and the MCP tools visible to you.",
-        endpoint: 'GET /v1 (contract)',
+          "The machine-readable contract: the OpenAPI 3.1 document of every HTTP route, as GET /v1/openapi.json serves it.",
+        endpoint: 'GET /v1/openapi.json',
         input: z.object({}),
         output: z.looseObject({ openapi: z.string(), info: anyObject, paths: anyObject }),
         annotations: { title: 'Get the API contract', ...readOnly },
-        run: () => Promise.resolve(this.contract.document(this.visibleTools())),
+        run: () => Promise.resolve(this.contract.document()),
       },
       {
         name: 'list_data',

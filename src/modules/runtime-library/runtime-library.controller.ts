@@ -1,6 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
+import { ApiErrors } from '../../common/openapi';
 import { toHealthResponse, toManifestResponse } from './runtime-library.dto';
 import { RuntimeLibraryService } from './runtime-library.service';
 
@@ -13,11 +14,14 @@ export class RuntimeLibraryController {
   ) {}
 
   @Get('runtime/manifest')
+  @ApiErrors('runtime_unavailable', 'runtime_timeout')
   async manifest(): Promise<object> {
     return toManifestResponse(await this.runtime.manifest());
   }
 
+  /** 404 unless SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED is set. */
   @Get('libraries/health')
+  @ApiErrors('not_found', 'runtime_unavailable', 'runtime_timeout')
   async health(): Promise<object> {
     if (!this.config.runtimeLibraryHttpApiEnabled) throw new AppError('not_found');
     return toHealthResponse(await this.runtime.healthSnapshot());

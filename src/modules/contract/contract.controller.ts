@@ -1,0 +1,24 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { ContractDocument } from './contract-document';
+
+@Controller('v1/openapi.json')
+export class ContractController {
+  constructor(private readonly contract: ContractDocument) {}
+
+  /** Any authenticated caller; the bytes of contract/openapi.json as committed. */
+  @Get()
+  @Header('content-type', 'application/json; charset=utf-8')
+  @ApiProduces('application/json')
+  @ApiOkResponse({
+    description: 'This document (OpenAPI 3.1), byte for byte the committed `contract/openapi.json`.',
+    schema: {
+      type: 'object',
+      required: ['openapi', 'info', 'paths'],
+      properties: { openapi: { type: 'string', enum: ['3.1.0'] } },
+    },
+  })
+  document(): Buffer {
+    return this.contract.bytes;
+  }
+}

@@ -1,0 +1,48 @@
+import { INestApplication, RequestMethod, Type } from '@nestjs/common';
+import { ModulesContainer, Reflector } from '@nestjs/core';
+import { ErrorCode } from '../../common/errors';
+import { API_ERRORS } from '../../common/openapi';
+import { IS_PUBLIC, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
+import { REQUIRED_ENTITLEMENT } from '../licensing/entitlement.decorator';
+
+/** Nest's own metadata key for a handler's HTTP method (`@nestjs/common/constants`). */
+const METHOD_METADATA = 'method';
+
+/** What the contract needs to know about one handler beyond what @nestjs/swagger reads itself. */
+export interface RouteFacts {
+  readonly isPublic: boolean;
+  readonly role?: string;
+  readonly entitlement?: string;
+  readonly errors: readonly ErrorCode[];
+}
+
+export function operationIdOf(controllerKey: string, methodKey: string): string {
+  return `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
+}
+
+/** Every routed handler of the application, keyed by the operationId the document gives it. */
+export function collectRouteFacts(app: INestApplication): Map<string, RouteFacts> {
+  const reflector = new Reflector();
+  const facts = new Map<string, RouteFacts>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type | null;
+      if (!controller) continue;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        if (typeof handler !== 'function' || name === 'constructor') continue;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined) continue;
+        const targets = [handler as () => unknown, controller];
+        facts.set(operationIdOf(controller.name, name), {
+          isPublic: reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
+          role: reflector.getAllAndOverride<string | undefined>(REQUIRED_ROLE, targets),
+          entitlement: reflector.getAllAndOverride<string | undefined>(REQUIRED_ENTITLEMENT, targets),
+          errors: reflector.getAllAndMerge<ErrorCode[]>(API_ERRORS, targets),
+        });
+      }
+    }
+  }
+  return facts;
+}

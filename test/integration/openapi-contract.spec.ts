@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { CONTRACT_FILE } from '../../src/modules/contract/contract-file';
+import { buildOpenApiDocument, serializeDocument } from '../../src/modules/contract/openapi-document';
+
+describe('the committed OpenAPI contract', () => {
+  let generated: Record<string, any>;
+  let committed: string;
+
+  beforeAll(async () => {
+    generated = await buildOpenApiDocument();
+    committed = readFileSync(CONTRACT_FILE, 'utf8');
+  });
+
+  it('is what the controllers and DTOs generate now (else run `npm run openapi`)', () => {
+    expect(committed).toBe(serializeDocument(generated));
+  });
+
+  it('is valid OpenAPI 3.1 for an independent validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(committed));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('describes every route group, public and protected, with both credential schemes', () => {
+    const paths = Object.keys(generated.paths);
+    for (const prefix of ['/v1/', '/auth/', '/webhooks/', '/mcp']) {
+      expect([prefix, paths.some((p) => p.startsWith(prefix))]).toEqual([prefix, true]);
+    }
+    expect(generated.components.securitySchemes).toEqual({
+      bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+      apiKeyHeader: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+    });
+    expect(generated.security).toEqual([{ bearer: [] }, { apiKeyHeader: [] }]);
+    expect(generated.paths['/auth/login'].post.security).toEqual([]);
+    expect(generated.paths['/v1/api-keys'].post.security).toBeUndefined();
+  });
+
+  it('lists the error codes each operation can answer under their status', () => {
+    const create = generated.paths['/v1/connectors'].post;
+    expect(create['x-required-role']).toBe('member');
+    expect(create['x-required-entitlement']).toBe('connectors');
+    const codes = (status: string): string[] =>
+      create.responses[status].content['application/json'].schema.properties.error.properties.code.enum;
+    expect(codes('401')).toEqual(expect.arrayContaining(['authentication_required', 'invalid_api_key']));
+    expect(codes('403')).toEqual(expect.arrayContaining(['insufficient_role', 'not_entitled']));
+    expect(codes('422')).toEqual(expect.arrayContaining(['validation_failed']));
+    expect(codes('400')).toEqual(['invalid_json']);
+    const login = generated.paths['/auth/login'].post;
+    expect(login.responses['401']).toBeUndefined();
+  });
+});
