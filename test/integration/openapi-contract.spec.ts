@@ -47,8 +47,30 @@ describe('the committed OpenAPI contract', () => {
     expect(codes('401')).toEqual(expect.arrayContaining(['authentication_required', 'invalid_api_key']));
     expect(codes('403')).toEqual(expect.arrayContaining(['insufficient_role', 'not_entitled']));
     expect(codes('422')).toEqual(expect.arrayContaining(['validation_failed']));
-    expect(codes('400')).toEqual(['invalid_json']);
+    expect(codes('400')).toEqual(['invalid_idempotency_key', 'invalid_json']);
     const login = generated.paths['/auth/login'].post;
     expect(login.responses['401']).toBeUndefined();
+  });
+
+  it('lists Idempotency-Key and its errors on exactly the routes that honour it', () => {
+    const withKey: string[] = [];
+    for (const [path, operations] of Object.entries<Record<string, any>>(generated.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        if ((operation.parameters ?? []).some((p: any) => p.name === 'Idempotency-Key' && p.in === 'header'))
+          withKey.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(withKey.sort()).toEqual([
+      'POST /v1/api-keys',
+      'POST /v1/connectors',
+      'POST /v1/data/connect',
+      'POST /v1/jobs',
+    ]);
+    const jobs = generated.paths['/v1/jobs'].post.responses;
+    const codes = (status: string): string[] =>
+      jobs[status].content['application/json'].schema.properties.error.properties.code.enum;
+    expect(codes('400')).toContain('invalid_idempotency_key');
+    expect(codes('409')).toContain('idempotency_key_in_use');
+    expect(codes('422')).toContain('idempotency_key_reused');
   });
 });

@@ -29,6 +29,17 @@ const DESCRIPTION = [
   '`cursor`; `next_cursor` is null on the last page.',
 ].join('\n');
 
+const IDEMPOTENCY_KEY_PARAMETER: JsonObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key and body within 24 h replay the first success (`Idempotent-Replayed: true`). ' +
+    '1 to 255 printable ASCII characters, bare or as a quoted string. See docs/api.md, "Idempotency keys".',
+  schema: { type: 'string', minLength: 1, maxLength: 257 },
+  example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+};
+
 /**
  * The OpenAPI 3.1 document of every route, built from the controllers and DTOs without starting anything: the
  * application graph is assembled in Nest's preview mode, which instantiates no provider.
@@ -103,6 +114,7 @@ function completeOperation(operation: JsonObject, operationId: string, route: Ro
     hasBody: operation.requestBody !== undefined,
     hasQuery: parameters.some((p) => p.in === 'query'),
   });
+  if (route.isIdempotent) operation.parameters = [...parameters, IDEMPOTENCY_KEY_PARAMETER];
   const responses = (operation.responses ?? {}) as JsonObject;
   operation.responses = {
     ...responses,

@@ -3,6 +3,7 @@ import { ModulesContainer, Reflector } from '@nestjs/core';
 import { ErrorCode } from '../../common/errors';
 import { API_ERRORS } from '../../common/openapi';
 import { IS_PUBLIC, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
+import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../idempotency/idempotent.decorator';
 import { REQUIRED_ENTITLEMENT } from '../licensing/entitlement.decorator';
 
 /** Nest's own metadata key for a handler's HTTP method (`@nestjs/common/constants`). */
@@ -13,6 +14,7 @@ export interface RouteFacts {
   readonly isPublic: boolean;
   readonly role?: string;
   readonly entitlement?: string;
+  readonly isIdempotent: boolean;
   readonly errors: readonly ErrorCode[];
 }
 
@@ -39,7 +41,11 @@ export function collectRouteFacts(app: INestApplication): Map<string, RouteFacts
           isPublic: reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets) === true,
           role: reflector.getAllAndOverride<string | undefined>(REQUIRED_ROLE, targets),
           entitlement: reflector.getAllAndOverride<string | undefined>(REQUIRED_ENTITLEMENT, targets),
-          errors: reflector.getAllAndMerge<ErrorCode[]>(API_ERRORS, targets),
+          isIdempotent: isIdempotentRoute(handler),
+          errors: [
+            ...reflector.getAllAndMerge<ErrorCode[]>(API_ERRORS, targets),
+            ...(isIdempotentRoute(handler) ? IDEMPOTENCY_ERROR_CODES : []),
+          ],
         });
       }
     }
