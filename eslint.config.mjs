@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'engine_build/**', 'packaging/out/**', 'var/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'engine_build/**', 'packaging/out/**', 'var/**', 'coverage/**', 'sdk/dist/**', 'sdk/dist-test/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -21,11 +21,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/common/config/**', 'src/cli/**', 'bench/**', 'test/**'],
+    files: ['src/common/config/**', 'src/cli/**', 'bench/**', 'test/**', 'sdk/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
-    files: ['test/**', 'bench/**'],
+    files: ['test/**', 'bench/**', 'sdk/test/**'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -34,6 +34,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    files: ['sdk/test/**'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it'] }] },
+      ],
     },
   },
 );

@@ -13,7 +13,7 @@ PATH="$PWD/node_modules/.bin:$PATH"
 
 stamp=dist/.build-stamp
 input_paths=(src native scripts/build.sh tsconfig.json tsconfig.build.json package.json package-lock.json
-  node_modules/.package-lock.json)
+  node_modules/.package-lock.json sdk/src sdk/package.json sdk/tsconfig.json sdk/tsconfig.build.json)
 
 inputs_digest() {
   local present=() path
@@ -32,6 +32,7 @@ inputs_digest() {
 outputs_digest() {
   {
     if [ -d dist ]; then find dist -type f ! -name '.build-stamp*' -printf '%p %s %T@\n'; fi
+    if [ -d sdk/dist ]; then find sdk/dist -type f -printf '%p %s %T@\n'; fi
     if [ -d engine_build ]; then
       find engine_build -maxdepth 1 -type f ! -name native_tests -printf '%p %s %T@\n'
     fi
@@ -65,6 +66,9 @@ if [ -f native/sd-notify/Makefile ]; then
   make -s -C native/sd-notify
 fi
 tsc -p tsconfig.build.json
+# The SDK package (sdk/): built afresh so its tarball never carries a stale file.
+rm -rf sdk/dist
+tsc -p sdk/tsconfig.build.json
 
 trap - EXIT
 record "$inputs"

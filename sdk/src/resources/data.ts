@@ -1,0 +1,41 @@
+import { PagedList } from '../pagination';
+import type { RequestOptions, Transport } from '../transport';
+import type { JsonObject } from '../types';
+
+export interface DataListQuery {
+  search?: string;
+  compact?: boolean;
+  all_versions?: boolean;
+}
+
+export class Data {
+  constructor(private readonly transport: Transport) {}
+
+  /** POST /v1/data/connect: onboards a connector's data as a dataset (`status` ready or failed). */
+  connect(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.transport.request({ method: 'POST', path: '/v1/data/connect', body, options });
+  }
+
+  /** GET /v1/data: the datasets the caller can see. */
+  list(query: DataListQuery = {}, options?: RequestOptions): PagedList<{ datasets: JsonObject[] }, JsonObject> {
+    return new PagedList(
+      () => this.transport.request({ method: 'GET', path: '/v1/data', query: { ...query }, options }),
+      (page) => page.datasets,
+    );
+  }
+
+  /** GET /v1/data/{id} */
+  get(datasetId: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.transport.request({ method: 'GET', path: `/v1/data/${encodeURIComponent(datasetId)}`, options });
+  }
+
+  /** GET /v1/data/{id}/schema: columns, roles, formulas and query hints. */
+  schema(datasetId: string, options?: RequestOptions): Promise<JsonObject> {
+    return this.transport.request({ method: 'GET', path: `/v1/data/${encodeURIComponent(datasetId)}/schema`, options });
+  }
+
+  /** POST /v1/query: a typed, deterministic query (same query, same rows in the same order). */
+  query(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+    return this.transport.request({ method: 'POST', path: '/v1/query', body, options });
+  }
+}
