@@ -88,6 +88,26 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
     assert.equal(proxy.seen[3].headers['idempotency-key'], undefined);
   });
 
+  it('a POST whose answer was lost after the daemon created the object creates it once', async () => {
+    proxy.plan({ kind: 'drop_after' });
+    const created = await sdk.connectors.create({ name: 'created-once', connector_type: 'csv', config: { content: CSV } });
+    assert.equal(proxy.seen.length, 2);
+    const named = (await sdk.connectors.list().toArray()).filter((c) => c.name === 'created-once');
+    assert.deepEqual(
+      named.map((c) => c.id),
+      [created.id],
+    );
+
+    const before = (await sdk.jobs.list().toArray()).length;
+    proxy.plan({ kind: 'drop_after' }, { kind: 'cut_answer' });
+    const job = await sdk.jobs.create({
+      request: { runs: 100, seed: 1, scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' } },
+    });
+    const jobs = await sdk.jobs.list().toArray();
+    assert.equal(jobs.length, before + 1);
+    assert.equal(jobs[0].job_id, job.job_id);
+  });
+
   it('the caller may pass its own Idempotency-Key', async () => {
     await sdk.connectors.create({ name: 'own-key', connector_type: 'csv', config: { content: CSV } }, { idempotencyKey: 'caller-chosen-key-1' });
     assert.equal(proxy.seen[0].headers['idempotency-key'], 'caller-chosen-key-1');
