@@ -1,20 +1,53 @@
-import { Controller, Get, Header, Param, Query } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { FastifyReply } from 'fastify';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { PrivacyReportListQuery, toPrivacyReportSummary, toPublicKeyResponse } from './privacy.dto';
+import {
+  PrivacyReportListQuery,
+  ReportFormatQuery,
+  toPrivacyReportSummary,
+  toPublicKeyResponse,
+} from './privacy.dto';
+import { PrivacyReportRecord } from './privacy-report.entity';
 import { PrivacyService } from './privacy.service';
+import { CONTENT_SECURITY_POLICY } from './report-page';
+import { chooseReportFormat, ReportFormat } from './report-format';
+
+/** The kept bytes as JSON, or the page embedding them; either way never cached by a proxy or browser. */
+function represent(
+  privacy: PrivacyService,
+  report: PrivacyReportRecord,
+  format: ReportFormat,
+  reply: FastifyReply,
+): string {
+  void reply.header('cache-control', 'no-store').header('vary', 'accept');
+  if (format === 'json') {
+    void reply.header('content-type', 'application/json; charset=utf-8');
+    return report.document;
+  }
+  void reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-disposition', `inline; filename="privacy-report-${report.id}.html"`);
+  return privacy.page(report);
+}
 
 @Controller('v1/admin/privacy-report')
 @RequireRole('admin')
 export class PrivacyController {
   constructor(private readonly privacy: PrivacyService) {}
 
-  /** Served as the exact signed bytes (canonical JSON), so a saved response verifies byte for byte. */
+  /** JSON is the exact signed bytes (canonical JSON), so a saved response verifies byte for byte. */
   @Get()
-  @Header('content-type', 'application/json; charset=utf-8')
-  @Header('cache-control', 'no-store')
-  async report(@CurrentPrincipal() principal: Principal): Promise<string> {
-    return (await this.privacy.serveFreshReport(principal)).document;
+  async report(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ReportFormatQuery,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const report = await this.privacy.serveFreshReport(principal);
+    return represent(this.privacy, report, chooseReportFormat(query.format, accept), reply);
   }
 
   @Get('public-key')
@@ -35,9 +68,14 @@ export class PrivacyReportsController {
   }
 
   @Get(':id')
-  @Header('content-type', 'application/json; charset=utf-8')
-  @Header('cache-control', 'no-store')
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<string> {
-    return (await this.privacy.findReport(principal, id)).document;
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: ReportFormatQuery,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
+    const report = await this.privacy.findReport(principal, id);
+    return represent(this.privacy, report, chooseReportFormat(query.format, accept), reply);
   }
 }

@@ -1,7 +1,16 @@
+import { IsIn, IsOptional } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page.query';
 import { PrivacyReportRecord } from './privacy-report.entity';
+import { REPORT_FORMATS, ReportFormat } from './report-format';
 
 export class PrivacyReportListQuery extends CursorPageQuery {}
+
+export class ReportFormatQuery {
+  /** Overrides the Accept header: `json` (the signed bytes) or `html` (the page embedding them). */
+  @IsOptional()
+  @IsIn(REPORT_FORMATS)
+  format?: ReportFormat;
+}
 
 export function toPublicKeyResponse(key: { publicKeyPem: string; kid: string }): {
   public_key_pem: string;

@@ -11,6 +11,7 @@ import { LICENSE_SUMMARY, LicenseSummary, LicenseSummarySource } from './license
 import { PrivacyReportRecord } from './privacy-report.entity';
 import { PrivacyReportPage, PrivacyReportRepository, sequenceOf } from './privacy-report.repository';
 import { loadOrCreateReportKey, ReportKey } from './report-key';
+import { renderReportPage } from './report-page';
 import { reportHash, signReport } from './report-signature';
 
 export const REPORT_VERSION = 1;
@@ -59,6 +60,15 @@ export class PrivacyService implements OnModuleInit {
         sha256: reportHash(report),
         document: signReport(report, this.key.privateKey, this.key.kid),
       };
+    });
+  }
+
+  /** The self-contained HTML page of a kept report. */
+  page(report: PrivacyReportRecord): string {
+    return renderReportPage({
+      document: report.document,
+      publicKeyPem: this.key.publicKeyPem,
+      kid: this.key.kid,
     });
   }
 

@@ -1,0 +1,47 @@
+/** The signed report as served (DESIGN.md §6 and docs/privacy-report.md), as the page reads it. */
+export interface ReportDocument {
+  readonly report_version: number;
+  readonly report_id?: string;
+  readonly sequence?: number;
+  readonly previous_report_hash?: string | null;
+  readonly generated_at: string;
+  readonly window: { readonly start: string; readonly end: string };
+  readonly appliance: { readonly version: string; readonly build: string };
+  readonly license: { readonly edition: string; readonly status: string };
+  readonly telemetry: Readonly<Record<string, boolean>>;
+  readonly policy: { readonly mode: string; readonly rules: readonly string[]; readonly sha256: string };
+  readonly egress_24h: {
+    readonly attempts: number;
+    readonly allowed: number;
+    readonly denied: number;
+    readonly hourly?: readonly HourCount[];
+    readonly destinations: readonly DestinationRow[];
+  };
+  readonly cloud_free: boolean;
+  readonly cloud_free_findings: readonly string[];
+  readonly chain: {
+    readonly algorithm: string;
+    readonly head_hash: string;
+    readonly length: number;
+    readonly verified: boolean;
+    readonly broken_at?: number;
+  };
+  readonly signature: { readonly alg: string; readonly kid: string; readonly value: string };
+}
+
+export interface HourCount {
+  readonly start: string;
+  readonly allowed: number;
+  readonly denied: number;
+}
+
+export interface DestinationRow {
+  readonly host: string;
+  readonly port: number;
+  readonly purpose: string;
+  readonly allowed: number;
+  readonly denied: number;
+  readonly first_seen: string;
+  readonly last_seen: string;
+  readonly addresses: readonly string[];
+}

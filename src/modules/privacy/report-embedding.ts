@@ -1,0 +1,24 @@
+/**
+ * How the signed JSON travels inside the HTML page: verbatim in `<script type="application/json"
+ * id="signed-report">`, with every `<` written `\u003c` so no text in it can close the script element. A `<` can
+ * only occur inside a JSON string, where `\u003c` means the same character; turning each such escape back (and no
+ * `\\u003c`, which is an escaped backslash followed by text) restores the served bytes exactly.
+ */
+export const EMBED_ID = 'signed-report';
+
+const OPEN_TAG = `<script type="application/json" id="${EMBED_ID}">`;
+const CLOSE_TAG = '</script>';
+
+export function embedScript(document: string): string {
+  return `${OPEN_TAG}${document.replace(/</g, '\\u003c')}${CLOSE_TAG}`;
+}
+
+/** The served report bytes inside a saved page, or undefined when the page carries none. */
+export function extractEmbeddedReport(page: string): string | undefined {
+  const start = page.indexOf(OPEN_TAG);
+  if (start < 0) return undefined;
+  const end = page.indexOf(CLOSE_TAG, start + OPEN_TAG.length);
+  if (end < 0) return undefined;
+  const embedded = page.slice(start + OPEN_TAG.length, end);
+  return embedded.replace(/(?<!\\)((?:\\\\)*)\\u003c/g, '$1<');
+}
