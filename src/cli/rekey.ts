@@ -5,6 +5,7 @@ import { loadConfig } from '../common/config';
 import { base64Key } from '../common/config/env-parsers';
 import { keyId, SecretVault } from '../common/crypto/secret-vault';
 import { openDatabase } from '../common/database';
+import { connectorConfigAad } from '../modules/connectors/connector.entity';
 import { idempotencyResponseAad } from '../modules/idempotency/idempotency-record.entity';
 import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
 
@@ -39,6 +40,12 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
     primaryKey: 'org_id',
     column: 'previous_sealed',
     aad: (row) => `webhook_signing_secrets:${String(row.org_id)}:previous`,
+  },
+  {
+    table: 'connectors',
+    primaryKey: 'id',
+    column: 'config_sealed',
+    aad: (row) => connectorConfigAad(String(row.id)),
   },
   {
     table: 'idempotency_keys',

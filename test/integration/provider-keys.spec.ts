@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { rekey } from '../../src/cli/rekey';
+import { keyId } from '../../src/common/crypto/secret-vault';
 import { AppError } from '../../src/common/errors';
 import { ProviderKeysService } from '../../src/modules/provider-keys/provider-keys.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/webhook-secrets.service';
@@ -17,6 +18,22 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
     throw error;
   }
   return 'ok';
+}
+
+/** `table.column` of every cell, in every table, that holds a value sealed under the key `kid`. */
+function cellsSealedUnder(db: Database.Database, kid: string): string[] {
+  const cells: string[] = [];
+  const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[];
+  for (const { name } of tables) {
+    const columns = db.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[];
+    for (const column of columns) {
+      const hits = db
+        .prepare(`select count(*) as n from "${name}" where cast("${column.name}" as text) like ?`)
+        .get(`sv1:${kid}:%`) as { n: number };
+      for (let i = 0; i < hits.n; i += 1) cells.push(`${name}.${column.name}`);
+    }
+  }
+  return cells;
 }
 
 describe('ProviderKeysService with the real database', () => {
@@ -85,6 +102,15 @@ describe('ProviderKeysService with the real database', () => {
       });
     const created = await createKey(t);
     expect(created.status).toBe(201);
+    const connector = await t.request('POST', '/v1/connectors', {
+      token: account.apiKey,
+      body: {
+        name: 'rotated pg',
+        connector_type: 'postgres',
+        config: { host: '127.0.0.1', database: 'test', user: 'postgres', password: 'rotate-me-pg' },
+      },
+    });
+    expect(connector.status).toBe(201);
     await t.close(true);
     const paths = { databaseFile: join(t.dataDir, 'service.sqlite'), keysDir: join(t.dataDir, 'keys') };
     // One webhook signing secret and one stored idempotent answer, moved together.
@@ -92,6 +118,7 @@ describe('ProviderKeysService with the real database', () => {
       'provider_keys.sealed_secret': { resealed, already_new: alreadyNew },
       'webhook_signing_secrets.current_sealed': { resealed: perOrg, already_new: perOrgNew },
       'webhook_signing_secrets.previous_sealed': { resealed: 0, already_new: 0 },
+      'connectors.config_sealed': { resealed: perOrg, already_new: perOrgNew },
       'idempotency_keys.response_sealed': { resealed: perOrg, already_new: perOrgNew },
     });
 
@@ -102,6 +129,9 @@ describe('ProviderKeysService with the real database', () => {
 
     const db = new Database(paths.databaseFile, { readonly: true });
     expect(db.prepare('select count(*) as n from provider_keys').get()).toEqual({ n: 2 });
+    // Whatever a module seals, rekey must move: no cell of any table is left under the old key.
+    expect(cellsSealedUnder(db, keyId(oldKey))).toEqual([]);
+    expect(cellsSealedUnder(db, keyId(newKey)).length).toBeGreaterThanOrEqual(5);
     db.close();
 
     const restarted = await startTestApp(
@@ -112,6 +142,11 @@ describe('ProviderKeysService with the real database', () => {
       expect(await restarted.app.get(ProviderKeysService).reveal('org_1', 'openai')).toBe('rotate-me-secret');
       expect(await restarted.app.get(ProviderKeysService).reveal('org_1', 'anthropic')).toBe('rotate-me-too');
       expect(await restarted.app.get(WebhookSecretsService).currentSecret('org_1')).toBe(webhookSecret);
+      const reopened = await restarted.request('GET', `/v1/connectors/${connector.body.id as string}`, {
+        token: account.apiKey,
+      });
+      expect(reopened.status).toBe(200);
+      expect(reopened.body.config).toMatchObject({ host: '127.0.0.1', user: 'postgres' });
       const replayed = await createKey(restarted);
       expect(replayed.headers.get('idempotent-replayed')).toBe('true');
       expect(replayed.body).toEqual(created.body);

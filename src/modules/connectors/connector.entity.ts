@@ -21,6 +21,11 @@ export interface ConnectorEntity {
   updatedAt: string;
 }
 
+/** Binds a connector's sealed config to its row, so ciphertexts cannot be swapped between connectors. */
+export function connectorConfigAad(connectorId: string): string {
+  return `connector:${connectorId}`;
+}
+
 export const ConnectorSchema = new EntitySchema<ConnectorEntity>({
   name: 'ConnectorEntity',
   tableName: 'connectors',

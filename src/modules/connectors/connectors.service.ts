@@ -7,7 +7,7 @@ import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page.query';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { EGRESS_GUARD, EgressGuard } from '../egress/egress.types';
-import { ConnectorEntity, ConnectorStatus } from './connector.entity';
+import { ConnectorEntity, ConnectorStatus, connectorConfigAad } from './connector.entity';
 import { ConnectorRepository, ListPosition } from './connector.repository';
 import { NormalizedConfig, normalizeConfig } from './connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, RowSelection } from './connector-driver';
@@ -360,12 +360,12 @@ export class ConnectorsService {
   }
 
   private seal(id: string, config: NormalizedConfig): string {
-    return this.vault.seal(JSON.stringify(config.values), `connector:${id}`);
+    return this.vault.seal(JSON.stringify(config.values), connectorConfigAad(id));
   }
 
   private open(entity: ConnectorEntity): Connector {
     if (!isConnectorType(entity.connectorType)) throw new AppError('internal_error');
-    const values = JSON.parse(this.vault.open(entity.configSealed, `connector:${entity.id}`)) as unknown;
+    const values = JSON.parse(this.vault.open(entity.configSealed, connectorConfigAad(entity.id))) as unknown;
     return {
       id: entity.id,
       orgId: entity.orgId,
