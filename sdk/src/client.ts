@@ -9,7 +9,7 @@ import { Jobs } from './resources/jobs';
 import { ProviderKeys } from './resources/provider-keys';
 import { Webhooks } from './resources/webhooks';
 import { Transport, type RequestOptions } from './transport';
-import type { JsonObject } from './types';
+import type { RequestBody, ResponseBody } from './contract-types';
 
 /**
  * The Decision Service client. Every option falls back to the environment (SERVICE_API_KEY, SERVICE_BASE_URL,
@@ -48,32 +48,32 @@ export class DecisionService {
   }
 
   /** GET /v1/me: the organization, and the key or user, behind the credential. */
-  me(options?: RequestOptions): Promise<JsonObject> {
+  me(options?: RequestOptions): Promise<ResponseBody<'Me_me'>> {
     return this.transport.request({ method: 'GET', path: '/v1/me', options });
   }
 
   /** POST /v1/simulate: a Monte Carlo run and its recommendation (`engine_mode` says which engine path served it). */
-  simulate(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  simulate(body: RequestBody<'Simulation_simulate'>, options?: RequestOptions): Promise<ResponseBody<'Simulation_simulate'>> {
     return this.transport.request({ method: 'POST', path: '/v1/simulate', body, options });
   }
 
   /** GET /v1/health: liveness. */
-  health(options?: RequestOptions): Promise<JsonObject> {
+  health(options?: RequestOptions): Promise<ResponseBody<'Health_health'>> {
     return this.transport.request({ method: 'GET', path: '/v1/health', options });
   }
 
   /** GET /v1/infrastructure: engine mode and version, the authoritative engine signal. */
-  infrastructure(options?: RequestOptions): Promise<JsonObject> {
+  infrastructure(options?: RequestOptions): Promise<ResponseBody<'Infrastructure_report'>> {
     return this.transport.request({ method: 'GET', path: '/v1/infrastructure', options });
   }
 
   /** GET /v1/license: edition, status, entitlements and caps. */
-  license(options?: RequestOptions): Promise<JsonObject> {
+  license(options?: RequestOptions): Promise<ResponseBody<'Licensing_show'>> {
     return this.transport.request({ method: 'GET', path: '/v1/license', options });
   }
 
   /** GET /v1/admin/privacy-report: the signed cloud-free report (operator admins). */
-  privacyReport(options?: RequestOptions): Promise<JsonObject> {
+  privacyReport(options?: RequestOptions): Promise<ResponseBody<'Privacy_report'>> {
     return this.transport.request({ method: 'GET', path: '/v1/admin/privacy-report', options });
   }
 }

@@ -30,6 +30,8 @@ export type { DataListQuery } from './resources/data';
 export type { DeliveriesQuery } from './resources/webhooks';
 export { SDK_VERSION } from './version';
 export type { JsonObject } from './types';
+export type { OperationId, Page, PageItem, QueryOf, RequestBody, ResponseBody } from './contract-types';
+export type { components, operations, paths } from './generated/openapi';
 
 import { DecisionService } from './client';
 export default DecisionService;

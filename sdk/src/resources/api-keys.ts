@@ -1,12 +1,12 @@
 import { PagedList } from '../pagination';
 import type { RequestOptions, Transport } from '../transport';
-import type { JsonObject } from '../types';
+import type { Page, PageItem, RequestBody, ResponseBody } from '../contract-types';
 
 export class ApiKeys {
   constructor(private readonly transport: Transport) {}
 
   /** GET /v1/api-keys: the organization's active keys (no raw key). */
-  list(options?: RequestOptions): PagedList<{ keys: JsonObject[] }, JsonObject> {
+  list(options?: RequestOptions): PagedList<Page<'ApiKeys_list', 'keys'>, PageItem<'ApiKeys_list', 'keys'>> {
     return new PagedList(
       () => this.transport.request({ method: 'GET', path: '/v1/api-keys', options }),
       (page) => page.keys,
@@ -14,12 +14,12 @@ export class ApiKeys {
   }
 
   /** POST /v1/api-keys: the answer carries `raw_key`, shown this once. */
-  create(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  create(body: RequestBody<'ApiKeys_create'>, options?: RequestOptions): Promise<ResponseBody<'ApiKeys_create'>> {
     return this.transport.request({ method: 'POST', path: '/v1/api-keys', body, options });
   }
 
   /** DELETE /v1/api-keys/{key_id}: immediate; later use of the key answers 401. */
-  revoke(keyId: string, options?: RequestOptions): Promise<JsonObject> {
+  revoke(keyId: string, options?: RequestOptions): Promise<ResponseBody<'ApiKeys_revoke'>> {
     return this.transport.request({ method: 'DELETE', path: `/v1/api-keys/${encodeURIComponent(keyId)}`, options });
   }
 }

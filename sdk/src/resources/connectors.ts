@@ -1,6 +1,6 @@
 import { PagedList } from '../pagination';
 import type { RequestOptions, Transport } from '../transport';
-import type { JsonObject } from '../types';
+import type { Page, PageItem, QueryOf, RequestBody, ResponseBody } from '../contract-types';
 
 export interface ListQuery {
   /** Items per page (1 to 500). */
@@ -13,17 +13,20 @@ export class Connectors {
   constructor(private readonly transport: Transport) {}
 
   /** GET /v1/connectors/types */
-  types(options?: RequestOptions): Promise<JsonObject> {
+  types(options?: RequestOptions): Promise<ResponseBody<'Connectors_types'>> {
     return this.transport.request({ method: 'GET', path: '/v1/connectors/types', options });
   }
 
   /** POST /v1/connectors: 201, status `untested`. */
-  create(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  create(body: RequestBody<'Connectors_create'>, options?: RequestOptions): Promise<ResponseBody<'Connectors_create'>> {
     return this.transport.request({ method: 'POST', path: '/v1/connectors', body, options });
   }
 
   /** GET /v1/connectors: pages by cursor; iterate for every connector. */
-  list(query: ListQuery = {}, options?: RequestOptions): PagedList<{ connectors: JsonObject[]; next_cursor?: string | null }, JsonObject> {
+  list(
+    query: QueryOf<'Connectors_list', ListQuery> = {},
+    options?: RequestOptions,
+  ): PagedList<Page<'Connectors_list', 'connectors'>, PageItem<'Connectors_list', 'connectors'>> {
     return new PagedList(
       (cursor) =>
         this.transport.request({
@@ -37,37 +40,40 @@ export class Connectors {
   }
 
   /** GET /v1/connectors/{id} */
-  get(id: string, options?: RequestOptions): Promise<JsonObject> {
+  get(id: string, options?: RequestOptions): Promise<ResponseBody<'Connectors_get'>> {
     return this.transport.request({ method: 'GET', path: this.path(id), options });
   }
 
   /** PATCH /v1/connectors/{id}: a config change resets the status to `untested`. */
-  update(id: string, body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  update(id: string, body: RequestBody<'Connectors_update'>, options?: RequestOptions): Promise<ResponseBody<'Connectors_update'>> {
     return this.transport.request({ method: 'PATCH', path: this.path(id), body, options });
   }
 
   /** DELETE /v1/connectors/{id} */
-  delete(id: string, options?: RequestOptions): Promise<JsonObject | undefined> {
+  delete(id: string, options?: RequestOptions): Promise<void> {
     return this.transport.request({ method: 'DELETE', path: this.path(id), options });
   }
 
   /** POST /v1/connectors/{id}/test: `success` false (with `error_type`, `recoverable`) is an answer, not an error. */
-  test(id: string, options?: RequestOptions): Promise<JsonObject> {
+  test(id: string, options?: RequestOptions): Promise<ResponseBody<'Connectors_test'>> {
     return this.transport.request({ method: 'POST', path: `${this.path(id)}/test`, options });
   }
 
   /** GET /v1/connectors/{id}/browse: 409 not_connected unless the connector is live. */
-  browse(id: string, options?: RequestOptions): Promise<JsonObject> {
+  browse(id: string, options?: RequestOptions): Promise<ResponseBody<'Connectors_browse'>> {
     return this.transport.request({ method: 'GET', path: `${this.path(id)}/browse`, options });
   }
 
   /** POST /v1/connectors/test: tests a config without saving it (rate limited). */
-  testInline(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  testInline(body: RequestBody<'Connectors_testInline'>, options?: RequestOptions): Promise<ResponseBody<'Connectors_testInline'>> {
     return this.transport.request({ method: 'POST', path: '/v1/connectors/test', body, options });
   }
 
   /** POST /v1/connectors/browse: browses a config without saving it (rate limited). */
-  browseInline(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  browseInline(
+    body: RequestBody<'Connectors_browseInline'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Connectors_browseInline'>> {
     return this.transport.request({ method: 'POST', path: '/v1/connectors/browse', body, options });
   }
 

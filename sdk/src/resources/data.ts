@@ -1,6 +1,6 @@
 import { PagedList } from '../pagination';
 import type { RequestOptions, Transport } from '../transport';
-import type { JsonObject } from '../types';
+import type { Page, PageItem, QueryOf, RequestBody, ResponseBody } from '../contract-types';
 
 export interface DataListQuery {
   search?: string;
@@ -12,12 +12,15 @@ export class Data {
   constructor(private readonly transport: Transport) {}
 
   /** POST /v1/data/connect: onboards a connector's data as a dataset (`status` ready or failed). */
-  connect(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  connect(body: RequestBody<'Datasets_connect'>, options?: RequestOptions): Promise<ResponseBody<'Datasets_connect'>> {
     return this.transport.request({ method: 'POST', path: '/v1/data/connect', body, options });
   }
 
   /** GET /v1/data: the datasets the caller can see. */
-  list(query: DataListQuery = {}, options?: RequestOptions): PagedList<{ datasets: JsonObject[] }, JsonObject> {
+  list(
+    query: QueryOf<'Datasets_list', DataListQuery> = {},
+    options?: RequestOptions,
+  ): PagedList<Page<'Datasets_list', 'datasets'>, PageItem<'Datasets_list', 'datasets'>> {
     return new PagedList(
       () => this.transport.request({ method: 'GET', path: '/v1/data', query: { ...query }, options }),
       (page) => page.datasets,
@@ -25,17 +28,17 @@ export class Data {
   }
 
   /** GET /v1/data/{id} */
-  get(datasetId: string, options?: RequestOptions): Promise<JsonObject> {
+  get(datasetId: string, options?: RequestOptions): Promise<ResponseBody<'Datasets_get'>> {
     return this.transport.request({ method: 'GET', path: `/v1/data/${encodeURIComponent(datasetId)}`, options });
   }
 
   /** GET /v1/data/{id}/schema: columns, roles, formulas and query hints. */
-  schema(datasetId: string, options?: RequestOptions): Promise<JsonObject> {
+  schema(datasetId: string, options?: RequestOptions): Promise<ResponseBody<'Datasets_schema'>> {
     return this.transport.request({ method: 'GET', path: `/v1/data/${encodeURIComponent(datasetId)}/schema`, options });
   }
 
   /** POST /v1/query: a typed, deterministic query (same query, same rows in the same order). */
-  query(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  query(body: RequestBody<'Query_query'>, options?: RequestOptions): Promise<ResponseBody<'Query_query'>> {
     return this.transport.request({ method: 'POST', path: '/v1/query', body, options });
   }
 }

@@ -1,7 +1,7 @@
 import { PagedList } from '../pagination';
 import { sleep } from '../retry';
 import type { RequestOptions, Transport } from '../transport';
-import type { JsonObject } from '../types';
+import type { Page, PageItem, QueryOf, RequestBody, ResponseBody } from '../contract-types';
 import type { ListQuery } from './connectors';
 
 /** Job states after which nothing changes. */
@@ -16,8 +16,9 @@ export interface WaitOptions extends RequestOptions {
 
 /** jobs.wait gave up before the job finished; `job` is its last known state. */
 export class JobWaitTimeoutError extends Error {
-  constructor(readonly job: JsonObject) {
-    super(`Job ${String(job.job_id)} is still ${String(job.status)}: stopped waiting.`);
+  constructor(readonly job: ResponseBody<'Jobs_get'>) {
+    const { job_id, status } = job as { job_id?: unknown; status?: unknown };
+    super(`Job ${String(job_id)} is still ${String(status)}: stopped waiting.`);
     this.name = 'JobWaitTimeoutError';
   }
 }
@@ -26,17 +27,20 @@ export class Jobs {
   constructor(private readonly transport: Transport) {}
 
   /** POST /v1/jobs: 202 `{job_id, poll_url, status}`; with `callback_url` a signed job.completed follows. */
-  create(body: JsonObject, options?: RequestOptions): Promise<JsonObject> {
+  create(body: RequestBody<'Jobs_submit'>, options?: RequestOptions): Promise<ResponseBody<'Jobs_submit'>> {
     return this.transport.request({ method: 'POST', path: '/v1/jobs', body, options });
   }
 
   /** GET /v1/jobs/{id} */
-  get(jobId: string, options?: RequestOptions): Promise<JsonObject> {
+  get(jobId: string, options?: RequestOptions): Promise<ResponseBody<'Jobs_get'>> {
     return this.transport.request({ method: 'GET', path: `/v1/jobs/${encodeURIComponent(jobId)}`, options });
   }
 
   /** GET /v1/jobs: newest first, paged by cursor. */
-  list(query: ListQuery = {}, options?: RequestOptions): PagedList<{ jobs: JsonObject[]; next_cursor?: string | null }, JsonObject> {
+  list(
+    query: QueryOf<'Jobs_list', ListQuery> = {},
+    options?: RequestOptions,
+  ): PagedList<Page<'Jobs_list', 'jobs'>, PageItem<'Jobs_list', 'jobs'>> {
     return new PagedList(
       (cursor) =>
         this.transport.request({
@@ -50,12 +54,13 @@ export class Jobs {
   }
 
   /** Polls the job until it is succeeded, failed or cancelled, and returns it. */
-  async wait(jobId: string, options: WaitOptions = {}): Promise<JsonObject> {
+  async wait(jobId: string, options: WaitOptions = {}): Promise<ResponseBody<'Jobs_get'>> {
     const { pollInterval = 500, waitTimeout = 600_000, ...request } = options;
     const deadline = Date.now() + waitTimeout;
     for (;;) {
       const job = await this.get(jobId, request);
-      if (FINISHED_JOB_STATES.has(String(job.status))) return job;
+      const status = (job as { status?: unknown }).status;
+      if (FINISHED_JOB_STATES.has(String(status))) return job;
       if (Date.now() + pollInterval > deadline) throw new JobWaitTimeoutError(job);
       await sleep(pollInterval, request.signal);
     }
