@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConnectionClosedError, FrameConnection, FrameTimeoutError } from './frame-connection';
+import { FramedSocket, FramedSocketClosedError, FrameTimeoutError } from '../../common/framed-socket';
 import { EngineErrorBody, EngineReply, EngineRequest, EngineResult } from './engine.types';
 
 /** The worker process went away (exit, crash, closed socket, protocol violation). */
@@ -96,7 +96,7 @@ export class SocketWorkerLauncher implements WorkerLauncher {
       `the engine worker exited (code ${String(child.exitCode)}, signal ${String(child.signalCode)})` +
       (stderr.trim() ? `: ${stderr.trim()}` : '');
 
-    let connection: FrameConnection | undefined;
+    let connection: FramedSocket | undefined;
     try {
       connection = await this.connect(path, child, () => spawnError, describeExit);
       removeQuietly(path);
@@ -124,7 +124,7 @@ export class SocketWorkerLauncher implements WorkerLauncher {
     child: ChildProcess,
     spawnError: () => Error | undefined,
     describeExit: () => string,
-  ): Promise<FrameConnection> {
+  ): Promise<FramedSocket> {
     const deadline = Date.now() + this.options.readyTimeoutMs;
     for (;;) {
       const failed = spawnError();
@@ -136,7 +136,7 @@ export class SocketWorkerLauncher implements WorkerLauncher {
       if (child.exitCode !== null || child.signalCode !== null)
         throw new WorkerStartError('exited', describeExit());
       try {
-        return await FrameConnection.open(path);
+        return await FramedSocket.connect(path);
       } catch {
         if (Date.now() >= deadline) {
           throw new WorkerStartError(
@@ -176,7 +176,7 @@ class SocketWorker implements WorkerHandle {
 
   constructor(
     private readonly child: ChildProcess,
-    private readonly connection: FrameConnection,
+    private readonly connection: FramedSocket,
     readonly pid: number,
     readonly version: string,
   ) {
@@ -212,7 +212,7 @@ class SocketWorker implements WorkerHandle {
       );
     } catch (error) {
       if (error instanceof FrameTimeoutError) throw new WorkerTimeoutError(budgetMs);
-      throw new WorkerLostError(error instanceof ConnectionClosedError ? error.message : String(error));
+      throw new WorkerLostError(error instanceof FramedSocketClosedError ? error.message : String(error));
     }
     const reply = (frame ?? {}) as { type?: unknown; id?: unknown; result?: unknown; error?: unknown };
     if (reply.id !== id) throw this.violation(`a reply for "${String(reply.id)}" while waiting for "${id}"`);

@@ -1,5 +1,4 @@
-import { connect, Socket } from 'node:net';
-import { encodeFrame, FrameDecoder } from '../../common/framing';
+import { FramedSocket, FramedSocketClosedError, FrameTimeoutError } from '../../common/framed-socket';
 import {
   RuntimeCallError,
   RuntimeClient,
@@ -11,97 +10,17 @@ import {
   RuntimeUnreachableError,
 } from './runtime.types';
 
-interface Pending {
-  resolve(frame: Record<string, unknown>): void;
-  reject(error: Error): void;
-  timer: NodeJS.Timeout;
-}
-
-/** One socket to the daemon. The daemon answers each connection's frames in order, so replies match FIFO. */
-class RuntimeConnection {
-  private readonly decoder = new FrameDecoder();
-  private readonly pending: Pending[] = [];
-  private closed = false;
-
-  constructor(
-    private readonly socket: Socket,
-    private readonly socketPath: string,
-  ) {
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('error', (error) => this.fail(new RuntimeUnreachableError(socketPath, error.message)));
-    socket.on('close', () => this.fail(new RuntimeUnreachableError(socketPath, 'the connection closed')));
-  }
-
-  get isUsable(): boolean {
-    return !this.closed && this.pending.length === 0;
-  }
-
-  request(message: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
-    if (this.closed)
-      return Promise.reject(new RuntimeUnreachableError(this.socketPath, 'the connection closed'));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.fail(new RuntimeTimeoutError(timeoutMs));
-        this.socket.destroy();
-      }, timeoutMs);
-      this.pending.push({ resolve, reject, timer });
-      this.socket.write(encodeFrame(message));
-    });
-  }
-
-  destroy(): void {
-    this.closed = true;
-    this.socket.destroy();
-  }
-
-  private receive(chunk: Buffer): void {
-    let frames: unknown[];
-    try {
-      frames = this.decoder.push(chunk);
-    } catch (error) {
-      this.fail(
-        new RuntimeUnreachableError(this.socketPath, error instanceof Error ? error.message : 'bad frame'),
-      );
-      this.socket.destroy();
-      return;
-    }
-    for (const frame of frames) {
-      const waiter = this.pending.shift();
-      if (!waiter) continue;
-      clearTimeout(waiter.timer);
-      if (typeof frame === 'object' && frame !== null && !Array.isArray(frame)) {
-        waiter.resolve(frame as Record<string, unknown>);
-      } else {
-        waiter.reject(
-          new RuntimeCallError('invalid_frame', 'The runtime answered with a frame that is not an object.'),
-        );
-      }
-    }
-  }
-
-  private fail(error: Error): void {
-    this.closed = true;
-    for (const waiter of this.pending.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.reject(error);
-    }
+async function openConnection(socketPath: string): Promise<FramedSocket> {
+  try {
+    return await FramedSocket.connect(socketPath);
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new RuntimeUnreachableError(socketPath, code ?? message);
   }
 }
 
-function openConnection(socketPath: string): Promise<RuntimeConnection> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ path: socketPath });
-    const onError = (error: NodeJS.ErrnoException): void => {
-      socket.destroy();
-      reject(new RuntimeUnreachableError(socketPath, error.code ?? error.message));
-    };
-    socket.once('error', onError);
-    socket.once('connect', () => {
-      socket.off('error', onError);
-      resolve(new RuntimeConnection(socket, socketPath));
-    });
-  });
+function isObject(frame: unknown): frame is Record<string, unknown> {
+  return typeof frame === 'object' && frame !== null && !Array.isArray(frame);
 }
 
 function textOf(value: unknown, fallback: string): string {
@@ -113,9 +32,12 @@ function isModule(value: unknown): value is RuntimeModule {
   return typeof m?.name === 'string' && typeof m.engine === 'string' && Array.isArray(m.functions);
 }
 
-/** Talks to the runtime daemon over its Unix socket, keeping a few idle connections warm between calls. */
+/**
+ * Talks to the runtime daemon over its Unix socket, keeping a few idle connections warm between calls. One request
+ * is in flight per connection; a connection that failed or timed out is dropped, never reused.
+ */
 export class SocketRuntimeClient implements RuntimeClient {
-  private readonly idle: RuntimeConnection[] = [];
+  private readonly idle: FramedSocket[] = [];
 
   constructor(
     private readonly socketPath: string,
@@ -180,30 +102,38 @@ export class SocketRuntimeClient implements RuntimeClient {
   }
 
   private async roundTrip(
-    connection: RuntimeConnection,
+    connection: FramedSocket,
     message: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
+    let frame: unknown;
     try {
-      const frame = await connection.request(message, this.timeoutMs);
-      this.release(connection);
-      return frame;
+      frame = await connection.request(message, this.timeoutMs);
     } catch (error) {
       connection.destroy();
+      if (error instanceof FrameTimeoutError) throw new RuntimeTimeoutError(error.waitedMs);
+      if (error instanceof FramedSocketClosedError)
+        throw new RuntimeUnreachableError(this.socketPath, error.reason);
       throw error;
     }
+    if (!isObject(frame)) {
+      connection.destroy();
+      throw new RuntimeCallError('invalid_frame', 'The runtime answered with a frame that is not an object.');
+    }
+    this.release(connection);
+    return frame;
   }
 
-  private takeIdle(): RuntimeConnection | undefined {
+  private takeIdle(): FramedSocket | undefined {
     while (this.idle.length > 0) {
       const connection = this.idle.pop();
-      if (connection?.isUsable) return connection;
+      if (connection?.isIdle) return connection;
       connection?.destroy();
     }
     return undefined;
   }
 
-  private release(connection: RuntimeConnection): void {
-    if (connection.isUsable && this.idle.length < this.maxIdle) this.idle.push(connection);
+  private release(connection: FramedSocket): void {
+    if (connection.isIdle && this.idle.length < this.maxIdle) this.idle.push(connection);
     else connection.destroy();
   }
 }

@@ -1,16 +1,17 @@
 import { connect, Socket } from 'node:net';
-import { encodeFrame, FrameDecoder } from '../../common/framing';
+import { encodeFrame, FrameDecoder } from './framing';
 
-export class ConnectionClosedError extends Error {
-  constructor(reason: string) {
-    super(`the engine worker connection closed: ${reason}`);
-    this.name = 'ConnectionClosedError';
+/** The socket closed (end of stream, socket error, undecodable frame); every waiting reply is refused with it. */
+export class FramedSocketClosedError extends Error {
+  constructor(readonly reason: string) {
+    super(`the connection closed: ${reason}`);
+    this.name = 'FramedSocketClosedError';
   }
 }
 
 export class FrameTimeoutError extends Error {
   constructor(readonly waitedMs: number) {
-    super(`no frame from the engine worker within ${waitedMs} ms`);
+    super(`no frame within ${waitedMs} ms`);
     this.name = 'FrameTimeoutError';
   }
 }
@@ -22,25 +23,27 @@ interface Waiter {
 }
 
 /**
- * The daemon's side of one worker socket. The protocol is strictly request/reply with one request in flight, so
- * replies are matched to waiters in order; a frame nobody waits for is kept for the next `next()`.
+ * The client side of a native helper's Unix socket (engine workers, runtime library; frames as in framing.ts).
+ * Those protocols answer each connection's requests in order, so replies are matched to waiters first in, first
+ * out; a frame nobody waits for (a worker's hello) is kept for the next `next()`. A timeout rejects only its waiter:
+ * what the late reply means for the connection is the caller's decision.
  */
-export class FrameConnection {
+export class FramedSocket {
   private readonly decoder = new FrameDecoder();
   private readonly inbox: unknown[] = [];
   private readonly waiters: Waiter[] = [];
-  private closedWith: Error | undefined;
-  private readonly closeListeners: ((error: Error) => void)[] = [];
+  private closedWith: FramedSocketClosedError | undefined;
+  private readonly closeListeners: ((error: FramedSocketClosedError) => void)[] = [];
 
   private constructor(private readonly socket: Socket) {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('error', (error) => this.shut(new ConnectionClosedError(error.message)));
-    socket.on('close', () => this.shut(new ConnectionClosedError('end of stream')));
+    socket.on('error', (error) => this.shut(new FramedSocketClosedError(error.message)));
+    socket.on('close', () => this.shut(new FramedSocketClosedError('end of stream')));
   }
 
-  /** Connects once; rejects with the socket error (ENOENT, ECONNREFUSED, ...). */
-  static open(path: string): Promise<FrameConnection> {
+  /** Connects once; rejects with the socket's own error (ENOENT, ECONNREFUSED, ... in `code`). */
+  static connect(path: string): Promise<FramedSocket> {
     return new Promise((resolve, reject) => {
       const socket = connect({ path });
       const onError = (error: Error): void => {
@@ -50,7 +53,7 @@ export class FrameConnection {
       socket.once('error', onError);
       socket.once('connect', () => {
         socket.off('error', onError);
-        resolve(new FrameConnection(socket));
+        resolve(new FramedSocket(socket));
       });
     });
   }
@@ -59,7 +62,12 @@ export class FrameConnection {
     return this.closedWith === undefined;
   }
 
-  onClose(listener: (error: Error) => void): void {
+  /** Open, with no reply awaited and no frame unread: safe to hand to the next caller. */
+  get isIdle(): boolean {
+    return this.isOpen && this.waiters.length === 0 && this.inbox.length === 0;
+  }
+
+  onClose(listener: (error: FramedSocketClosedError) => void): void {
     if (this.closedWith) listener(this.closedWith);
     else this.closeListeners.push(listener);
   }
@@ -69,7 +77,7 @@ export class FrameConnection {
     this.socket.write(encodeFrame(message));
   }
 
-  /** The next frame from the worker, or a rejection on timeout or close. */
+  /** The next frame, or a rejection with FrameTimeoutError or FramedSocketClosedError. */
   next(timeoutMs: number): Promise<unknown> {
     if (this.inbox.length > 0) return Promise.resolve(this.inbox.shift());
     if (this.closedWith) return Promise.reject(this.closedWith);
@@ -93,6 +101,7 @@ export class FrameConnection {
     return this.next(timeoutMs);
   }
 
+  /** Ends the stream once written data is flushed (the helper sees EOF). */
   close(): void {
     this.socket.end();
     this.socket.destroySoon();
@@ -108,7 +117,7 @@ export class FrameConnection {
       frames = this.decoder.push(chunk);
     } catch (error) {
       this.socket.destroy();
-      this.shut(new ConnectionClosedError(error instanceof Error ? error.message : 'undecodable frame'));
+      this.shut(new FramedSocketClosedError(error instanceof Error ? error.message : 'undecodable frame'));
       return;
     }
     for (const frame of frames) {
@@ -122,7 +131,7 @@ export class FrameConnection {
     }
   }
 
-  private shut(error: Error): void {
+  private shut(error: FramedSocketClosedError): void {
     if (this.closedWith) return;
     this.closedWith = error;
     for (const waiter of this.waiters.splice(0)) {
