@@ -5,10 +5,6 @@ export function roleRank(role: Role): number {
   return ROLES.indexOf(role);
 }
 
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
-
 /** Who is calling: resolved from an API key or a session token on every protected request. */
 export interface Principal {
   readonly auth: 'api_key' | 'session';

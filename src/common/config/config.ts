@@ -147,10 +147,6 @@ export class ConfigError extends Error {
 /** Application root (where package.json lives): src/common/config and dist/common/config are both three deep. */
 export const APP_ROOT = resolve(__dirname, '..', '..', '..');
 
-export const SECRET_VARIABLES: readonly string[] = Object.values(SCHEMA)
-  .filter(([, p]) => p.secret === true)
-  .map(([name]) => name);
-
 function parseAll(env: NodeJS.ProcessEnv): Parsed {
   const out: Record<string, unknown> = {};
   for (const [key, [name, envParser]] of Object.entries(SCHEMA)) {

@@ -103,10 +103,6 @@ function urlOf(
   }, secret);
 }
 
-export function httpUrl(): EnvParser<string | undefined> {
-  return urlOf(['http:', 'https:'], 'an absolute http(s) URL', false);
-}
-
 export function smtpUrl(): EnvParser<string | undefined> {
   return urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', true);
 }

@@ -1,2 +1,2 @@
-export { APP_CONFIG, APP_ROOT, ConfigError, loadConfig, SECRET_VARIABLES } from './config';
+export { APP_CONFIG, APP_ROOT, ConfigError, loadConfig } from './config';
 export type { AppConfig } from './config';

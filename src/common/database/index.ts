@@ -1,3 +1,3 @@
 export { AppStateRepository } from './app-state.repository';
 export { DatabaseModule } from './database.module';
-export { openDatabase, ormOptions, SQLITE_BUSY_TIMEOUT_MS } from './orm';
+export { openDatabase } from './orm';

@@ -1,6 +1,6 @@
-export { ErrorFilter, sendError } from './error.filter';
+export { ErrorFilter } from './error.filter';
 export { requestIdFor } from './request-id';
 export { createValidationPipe } from './validation.pipe';
 export { RouteMetadata } from './route-metadata';
-export { ACCEPTS_ANY_BODY, exceedsJsonDepth, installBodyParsers } from './body-parsers';
+export { ACCEPTS_ANY_BODY, installBodyParsers } from './body-parsers';
 export { answerClientError, answerFrameworkError } from './framework-errors';

@@ -1,3 +1,3 @@
 export { APP_LOGGER, createLogger } from './logger';
 export type { AppLogger } from './logger';
-export { REDACTED, isSecretKey, redactSecrets } from './redact';
+export { REDACTED, redactSecrets } from './redact';

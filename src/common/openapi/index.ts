@@ -1,2 +1,2 @@
 export { API_ERRORS, ApiErrors } from './api-errors.decorator';
-export { ErrorBodyDto, ErrorDetailDto, ErrorObjectDto } from './error-body.dto';
+export { ErrorBodyDto } from './error-body.dto';

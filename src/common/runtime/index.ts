@@ -1,1 +1,1 @@
-export { MINIMUM_NODE_MAJOR, UNSUPPORTED_RUNTIME_EXIT_CODE, unsupportedRuntimeReason } from './node-runtime';
+export { MINIMUM_NODE_MAJOR, unsupportedRuntimeReason } from './node-runtime';

@@ -1,5 +1,4 @@
 export {
-  Check,
   contextOf,
   IfPresent,
   isPlainObject,
@@ -9,15 +8,8 @@ export {
   toDto,
   Problem,
   UnknownFieldProblem,
-  WHOLE_OBJECT,
   WholeProblem,
   withContext,
 } from './wire-decorators';
-export {
-  NOT_AN_OBJECT,
-  parseWire,
-  toErrorDetails,
-  validationFailure,
-  WIRE_VALIDATOR_OPTIONS,
-} from './wire-validation';
-export { FiniteNumber, Required, Rules, ValidExpression, WithinMagnitude } from './rules';
+export { NOT_AN_OBJECT, parseWire, validationFailure, WIRE_VALIDATOR_OPTIONS } from './wire-validation';
+export { FiniteNumber, Required, ValidExpression, WithinMagnitude } from './rules';

@@ -1,7 +1,6 @@
 import { AppError, ErrorDetail } from '../../common/errors';
 import { ConfigReader } from './config-reader';
 import {
-  CONFIG_CHECK_ONLY_TYPES,
   ConnectorType,
   FILE_TYPES,
   FileType,
@@ -586,10 +585,6 @@ export function normalizeConfig(resolved: ResolvedType, raw: unknown): Normalize
   const problems: ErrorDetail[] = reader.finish();
   if (problems.length > 0) throw AppError.validation(problems);
   return { type: resolved.type, values } as NormalizedConfig;
-}
-
-export function isConfigCheckOnly(type: ConnectorType): boolean {
-  return CONFIG_CHECK_ONLY_TYPES.has(type);
 }
 
 const EXTENSION_TYPES: Readonly<Record<string, FileType>> = {

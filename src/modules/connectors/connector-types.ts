@@ -106,7 +106,3 @@ export function resolveConnectorType(requested: unknown): ResolvedType {
 export function isConnectorType(value: string): value is ConnectorType {
   return (CONNECTOR_TYPES as readonly string[]).includes(value);
 }
-
-export function providerOf(type: ConnectorType): string | undefined {
-  return PROVIDERS[type];
-}

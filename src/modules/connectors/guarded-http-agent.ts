@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, AgentOptions } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { isIP, Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { Duplex } from 'node:stream';
 import { EgressContext, EgressGuard } from '../egress/egress.types';
 
@@ -80,5 +80,3 @@ export function guardedAgents(
     },
   };
 }
-
-export type { Socket };

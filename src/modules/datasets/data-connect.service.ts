@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { Principal, roleRank } from '../../common/auth/principal';
+import { OBJECT_STORE_TYPES, SQL_TYPES } from '../connectors/connector-types';
 import { DatasetShapeError } from './dataset-file-writer';
 import { ConnectDataDto, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';
@@ -29,8 +30,6 @@ export interface ConnectorRowSource {
 
 export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
 
-const SQL_TYPES = ['postgres', 'mysql', 'mssql', 'sqlite', 'clickhouse', 'redshift', 'snowflake', 'bigquery'];
-const OBJECT_STORE_TYPES = ['s3', 'gcs', 'azure'];
 
 /** The connector types a `connection_type` of data connect may name. */
 function acceptsType(connectionType: string, provider: string | undefined, connectorType: string): boolean {
@@ -46,10 +45,10 @@ function acceptsType(connectionType: string, provider: string | undefined, conne
       );
     case 'database':
     case 'sql':
-      return SQL_TYPES.includes(connectorType);
+      return (SQL_TYPES as ReadonlySet<string>).has(connectorType);
     case 'object_store':
     case 'storage':
-      return OBJECT_STORE_TYPES.includes(connectorType);
+      return (OBJECT_STORE_TYPES as ReadonlySet<string>).has(connectorType);
     default:
       return (
         connectionType === connectorType || (connectionType === 'postgresql' && connectorType === 'postgres')
@@ -98,7 +97,7 @@ export class DataConnectService {
         },
       ]);
     }
-    const isSql = SQL_TYPES.includes(connector.connectorType);
+    const isSql = (SQL_TYPES as ReadonlySet<string>).has(connector.connectorType);
     if (!isSql && (request.table !== undefined || request.query !== undefined)) {
       throw AppError.validation([
         { field: 'table', problem: 'table and query apply to SQL connectors only' },

@@ -228,7 +228,3 @@ export function categoryOf(ip: IpAddress): AddressCategory {
   const carried = directCategory(inner);
   return SEVERITY.indexOf(carried) > SEVERITY.indexOf(own) ? carried : own;
 }
-
-export function sameIp(a: IpAddress, b: IpAddress): boolean {
-  return a.family === b.family && a.value === b.value;
-}

@@ -9,10 +9,3 @@ export interface LicenseSummarySource {
 }
 
 export const LICENSE_SUMMARY = Symbol('LICENSE_SUMMARY');
-
-/** Until license verification is wired in, every appliance reports the community edition, unlicensed. */
-export class CommunityLicenseSummary implements LicenseSummarySource {
-  licenseSummary(): LicenseSummary {
-    return { edition: 'community', status: 'unlicensed' };
-  }
-}

@@ -1,8 +1,4 @@
 /** Calendar arithmetic on UTC days, as `YYYY-MM-DD` text; a range is half-open [from, to). */
-export interface DayRange {
-  readonly from?: string;
-  readonly to?: string;
-}
 
 const DAY_MS = 86_400_000;
 

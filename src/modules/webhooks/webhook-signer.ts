@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -30,13 +30,6 @@ export function standardSignature(
   );
   const mac = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
   return `v1,${mac}`;
-}
-
-/** Constant-time comparison of two signature strings (for receivers and tests). */
-export function signaturesEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 export interface SignedHeadersInput {

@@ -1,6 +1,4 @@
-import { ConnectorConfigMap } from '../connector-config';
-import { ConnectorDriver, DriverRegistry } from '../connector-driver';
-import { ConnectorType } from '../connector-types';
+import { DriverRegistry } from '../connector-driver';
 import { azureDriver } from './azure';
 import { bigqueryDriver } from './bigquery';
 import { clickhouseDriver } from './clickhouse';
@@ -39,8 +37,3 @@ export const DRIVERS: DriverRegistry = {
   local_repo: configCheckDriver('local_repo'),
   repo_archive: configCheckDriver('repo_archive'),
 };
-
-/** The driver of a type, typed for that type's config. */
-export function driverFor<K extends ConnectorType>(type: K): ConnectorDriver<ConnectorConfigMap[K]> {
-  return DRIVERS[type];
-}

@@ -10,10 +10,10 @@ import { checkWholeParse, ParseLimits, ShapeGuard } from './parse-limits';
 import { CollisionLog, ParsedRecord } from './records';
 import { decodeStream, decodeText } from './text';
 
-export { CollisionLog, flattenRecord, getPath } from './records';
+export { CollisionLog, getPath } from './records';
 export type { ParsedRecord } from './records';
 export type { ParseLimits } from './parse-limits';
-export { locateRecords, parseJsonText, toFlatRecords, WRAPPER_KEYS } from './json';
+export { locateRecords, toFlatRecords } from './json';
 
 /** Where a file's bytes come from: inline (decoded `content`, an object-store download) or a checked local path. */
 export type FileSource =
