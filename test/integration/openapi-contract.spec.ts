@@ -73,4 +73,32 @@ describe('the committed OpenAPI contract', () => {
     expect(codes('409')).toContain('idempotency_key_in_use');
     expect(codes('422')).toContain('idempotency_key_reused');
   });
+
+  it('describes request bodies and query strings by their validation rules, nested objects included', () => {
+    const schemas = generated.components.schemas;
+    expect(generated.paths['/v1/jobs'].get.parameters).toEqual([
+      { in: 'query', name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 500 } },
+      { in: 'query', name: 'cursor', required: false, schema: { type: 'string', maxLength: 256 } },
+    ]);
+    expect(schemas.CreateApiKeyDto.properties.label).toEqual({
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+    });
+    expect(schemas.CreateApiKeyDto.required).toEqual(['label']);
+    expect(schemas.SimulateRequest.properties.scenario).toEqual({ $ref: '#/components/schemas/ScenarioDto' });
+    expect(schemas.ScenarioDto.properties.variables.additionalProperties).toEqual({
+      $ref: '#/components/schemas/RangeDto',
+    });
+    expect(schemas.RangeDto.required).toEqual(['low', 'high']);
+    const bare: string[] = [];
+    for (const [name, schema] of Object.entries<any>(schemas)) {
+      for (const [property, value] of Object.entries<any>(schema.properties ?? {})) {
+        const isBareObject =
+          value.type === 'object' && !value.$ref && !value.properties && !value.additionalProperties;
+        if (isBareObject || Object.keys(value).length === 0) bare.push(`${name}.${property}`);
+      }
+    }
+    expect(bare).toEqual([]);
+  });
 });

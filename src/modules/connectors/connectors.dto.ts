@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page.query';
 import { BrowseResult } from './connector-driver';
@@ -18,6 +19,12 @@ export class CreateConnectorRequest {
 
   @IsOptional()
   @IsObject()
+  @ApiPropertyOptional({
+    description: 'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+    type: 'object',
+    additionalProperties: true,
+    example: { file_type: 'csv', content: 'id,score\n1,10\n' },
+  })
   config?: Record<string, unknown>;
 }
 
@@ -30,6 +37,12 @@ export class UpdateConnectorRequest {
 
   @IsOptional()
   @IsObject()
+  @ApiPropertyOptional({
+    description: 'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+    type: 'object',
+    additionalProperties: true,
+    example: { file_type: 'csv', content: 'id,score\n1,10\n' },
+  })
   config?: Record<string, unknown>;
 }
 
@@ -40,6 +53,12 @@ export class InlineConnectorRequest {
 
   @IsOptional()
   @IsObject()
+  @ApiPropertyOptional({
+    description: 'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+    type: 'object',
+    additionalProperties: true,
+    example: { file_type: 'csv', content: 'id,score\n1,10\n' },
+  })
   config?: Record<string, unknown>;
 }
 

@@ -13,6 +13,7 @@ import {
   errorResponse,
   errorResponses,
 } from './error-responses';
+import { requestSchemas, validatedClasses } from './request-schemas';
 import { collectRouteFacts, operationIdOf, RouteFacts } from './route-facts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -86,30 +87,125 @@ function describe(app: INestApplication): JsonObject {
     .build();
   const document = SwaggerModule.createDocument(app, info, {
     operationIdFactory: operationIdOf,
-    extraModels: [ErrorBodyDto],
+    extraModels: [ErrorBodyDto, ...validatedClasses()],
   }) as unknown as JsonObject;
   const facts = collectRouteFacts(app);
+  const roots = [...facts.values()].flatMap((f) => [f.queryType, f.bodyType].filter((t) => t !== undefined));
+  const validated = requestSchemas(roots) as Record<string, JsonObject>;
+  const components = document.components as JsonObject;
+  const schemas = components.schemas as JsonObject;
+  describeValidatedClasses(schemas, validated);
   const paths = document.paths as Record<string, Record<string, JsonObject>>;
   for (const path of Object.keys(paths)) {
     for (const operation of Object.values(paths[path])) {
       const id = operation.operationId;
       const route = typeof id === 'string' ? facts.get(id) : undefined;
       if (typeof id !== 'string' || !route) throw new Error(`no route facts for an operation of ${path}`);
-      completeOperation(operation, id, route);
+      completeOperation(operation, id, route, validated);
     }
   }
-  const components = document.components as JsonObject;
-  const schemas = components.schemas as JsonObject;
   schemas.ErrorBody = schemas.ErrorBodyDto;
   delete schemas.ErrorBodyDto;
+  addReferencedSchemas(document, schemas, validated);
+  pruneUnreferencedSchemas(document, schemas);
   components.examples = errorExamples() as JsonObject;
   delete document.servers;
   delete document.tags;
   return toOpenApi31(document) as JsonObject;
 }
 
-function completeOperation(operation: JsonObject, operationId: string, route: RouteFacts): void {
-  const parameters = (operation.parameters ?? []) as JsonObject[];
+/**
+ * A class with validation rules is described by them; what a rule cannot say (a field checked by a custom rule, a
+ * map of named entries) comes from the field's own @ApiProperty, which wins.
+ */
+function describeValidatedClasses(schemas: JsonObject, validated: Record<string, JsonObject>): void {
+  for (const [name, schema] of Object.entries(schemas as Record<string, JsonObject>)) {
+    const rules = validated[name];
+    if (!rules) continue;
+    const ruleProperties = (rules.properties ?? {}) as JsonObject;
+    const declared = (schema.properties ?? {}) as JsonObject;
+    const required = [
+      ...((rules.required ?? []) as string[]),
+      ...((schema.required ?? []) as string[]).filter((p) => !(p in ruleProperties)),
+    ];
+    schemas[name] = {
+      ...rules,
+      ...schema,
+      properties: { ...ruleProperties, ...declared },
+      ...(required.length > 0 ? { required: [...new Set(required)] } : {}),
+    };
+  }
+}
+
+/** Nested request classes are referenced from their parents' schemas: add each one the document now points at. */
+function addReferencedSchemas(
+  document: JsonObject,
+  schemas: JsonObject,
+  validated: Record<string, JsonObject>,
+): void {
+  for (;;) {
+    const missing = [...referencedSchemaNames(document)].filter((name) => !(name in schemas));
+    if (missing.length === 0) return;
+    for (const name of missing) {
+      if (!validated[name]) throw new Error(`the document refers to an undescribed schema ${name}`);
+      schemas[name] = validated[name];
+    }
+  }
+}
+
+/** Validated classes no operation uses (MCP-only inputs) stay out of the document. */
+function pruneUnreferencedSchemas(document: JsonObject, schemas: JsonObject): void {
+  const { components, ...rest } = document;
+  const used = referencedSchemaNames(rest);
+  for (let size = -1; size !== used.size;) {
+    size = used.size;
+    for (const name of [...used]) referencedSchemaNames(schemas[name] ?? null, used);
+  }
+  void components;
+  for (const name of Object.keys(schemas)) if (!used.has(name) && name !== 'ErrorBody') delete schemas[name];
+}
+
+function referencedSchemaNames(value: Json, names = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((v) => referencedSchemaNames(v, names));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string' && child.startsWith('#/components/schemas/')) {
+        names.add(child.slice('#/components/schemas/'.length));
+      } else referencedSchemaNames(child, names);
+    }
+  }
+  return names;
+}
+
+/** The properties of a query class, one query parameter each. */
+function queryParameters(schema: JsonObject): JsonObject[] {
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries((schema.properties ?? {}) as JsonObject).map(([name, property]) => {
+    const { description, ...propertySchema } = property as JsonObject;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description === undefined ? {} : { description }),
+      schema: propertySchema,
+    };
+  });
+}
+
+function completeOperation(
+  operation: JsonObject,
+  operationId: string,
+  route: RouteFacts,
+  validated: Record<string, JsonObject>,
+): void {
+  let parameters = (operation.parameters ?? []) as JsonObject[];
+  if (route.queryType) {
+    const schema = validated[route.queryType.name];
+    if (!schema)
+      throw new Error(`${operationId}: its query class ${route.queryType.name} has no validation rules`);
+    parameters = [...parameters.filter((p) => p.in !== 'query'), ...queryParameters(schema)];
+  }
+  operation.parameters = parameters;
   const codes = errorCodesOf(route, {
     hasBody: operation.requestBody !== undefined,
     hasQuery: parameters.some((p) => p.in === 'query'),

@@ -1,13 +1,12 @@
 import { INestApplication, RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { ErrorCode } from '../../common/errors';
 import { API_ERRORS } from '../../common/openapi';
 import { IS_PUBLIC, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
 import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../idempotency/idempotent.decorator';
 import { REQUIRED_ENTITLEMENT } from '../licensing/entitlement.decorator';
-
-/** Nest's own metadata key for a handler's HTTP method (`@nestjs/common/constants`). */
-const METHOD_METADATA = 'method';
 
 /** What the contract needs to know about one handler beyond what @nestjs/swagger reads itself. */
 export interface RouteFacts {
@@ -16,6 +15,26 @@ export interface RouteFacts {
   readonly entitlement?: string;
   readonly isIdempotent: boolean;
   readonly errors: readonly ErrorCode[];
+  /** The class of a whole-object `@Query()` argument: its properties are the query parameters. */
+  readonly queryType?: Type;
+  /** The class of the `@Body()` argument. */
+  readonly bodyType?: Type;
+}
+
+/** The declared type of the handler argument that receives the whole query string (or body) as one object. */
+function argumentTypeOf(controller: Type, name: string, kind: RouteParamtypes): Type | undefined {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
+    string,
+    { index: number; data?: unknown }
+  >;
+  const argument = Object.entries(args).find(
+    ([key, arg]) => key.split(':')[0] === String(kind) && arg.data === undefined,
+  );
+  if (!argument) return undefined;
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, name) ??
+    []) as Type[];
+  const type = types[argument[1].index];
+  return type === Object ? undefined : type;
 }
 
 export function operationIdOf(controllerKey: string, methodKey: string): string {
@@ -46,6 +65,8 @@ export function collectRouteFacts(app: INestApplication): Map<string, RouteFacts
             ...reflector.getAllAndMerge<ErrorCode[]>(API_ERRORS, targets),
             ...(isIdempotentRoute(handler) ? IDEMPOTENCY_ERROR_CODES : []),
           ],
+          queryType: argumentTypeOf(controller, name, RouteParamtypes.QUERY),
+          bodyType: argumentTypeOf(controller, name, RouteParamtypes.BODY),
         });
       }
     }

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min, ValidateNested } from 'class-validator';
 import {
   contextOf,
@@ -168,6 +169,11 @@ export class ActionDto {
   )
   @ValidateNested({ message: `must be a number or an object ${RANGE_SHAPE}` })
   @MapOf(toSetEntry)
+  @ApiPropertyOptional({
+    description: 'Variables this action fixes (a number) or gives another range, by variable name.',
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'number' }, { $ref: getSchemaPath(RangeDto) }] },
+  })
   set?: ReadonlyMap<string, RangeDto | FixedValue | RefusedEntry>;
 }
 
@@ -215,6 +221,13 @@ export class ScenarioDto {
     }
     return isPlainObject(value) ? toDto(RangeDto, value) : value;
   })
+  @ApiProperty({
+    description: 'The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*), each a range to draw from.',
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(RangeDto) },
+    minProperties: 1,
+    example: { price: { low: 8, high: 12 }, cost: { low: -9, high: -6, distribution: 'triangular', mode: -7 } },
+  })
   variables!: ReadonlyMap<string, RangeDto | RefusedEntry>;
 
   @IfPresent()
@@ -234,6 +247,7 @@ export class ScenarioDto {
   })
   @ValidateNested({ message: 'must be an object {name, model?, set?}' })
   @RawField(toActions)
+  @ApiPropertyOptional({ type: () => [ActionDto], description: 'The choices compared on the same draws.' })
   actions?: readonly ActionDto[];
 }
 
@@ -265,6 +279,13 @@ export class SimulateRequest {
   /** A number while exact in JSON, else a decimal string (up to 2^64 - 1). */
   @IfPresent()
   @Problem(seedProblem)
+  @ApiPropertyOptional({
+    description: 'Makes the draws repeatable; echoed in the result.',
+    oneOf: [
+      { type: 'integer', minimum: 0 },
+      { type: 'string', pattern: '^[0-9]{1,20}$' },
+    ],
+  })
   seed?: number | string;
 
   @IfPresent()
