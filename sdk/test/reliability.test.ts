@@ -123,7 +123,7 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
   it('a 503 that outlasts the retries surfaces as EngineUnavailableError with its Retry-After', async () => {
     const once = fresh({ maxRetries: 0 });
     proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '30' }, body: errorBody('engine_unavailable', 'no engine') });
-    const error = await once.simulate({ runs: 10, scenario: { variables: { x: { low: 0, high: 1 } } } }).catch((e: unknown) => e);
+    const error = await once.simulate({ runs: 10, scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' } }).catch((e: unknown) => e);
     assert.ok(error instanceof EngineUnavailableError);
     assert.equal(error.code, 'engine_unavailable');
     assert.equal(error.retryAfterSeconds, 30);

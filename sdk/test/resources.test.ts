@@ -18,7 +18,7 @@ const SCENARIO = {
   seed: 42,
   scenario: {
     variables: { revenue: { low: 100, high: 200 }, cost: { low: -150, high: -60 } },
-    objective: 'maximize_net_value',
+    objective: 'maximize_net_value' as const,
   },
 };
 
@@ -170,7 +170,7 @@ describe('every resource method against the real daemon', () => {
     const connected = await client.data.connect({
       connection_type: 'file',
       dataset_name: 'units',
-      connection_id: connector.id,
+      connection_id: String(connector.id),
       visibility: 'private',
     });
     assert.equal(connected.status, 'ready');

@@ -952,9 +952,45 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        ConnectDataDto: Record<string, unknown>;
-        CreateApiKeyDto: Record<string, unknown>;
-        CreateConnectorRequest: Record<string, unknown>;
+        ActionDto: {
+            model?: string;
+            name: string;
+            /** @description Variables this action fixes (a number) or gives another range, by variable name. */
+            set?: {
+                [key: string]: number | components["schemas"]["RangeDto"];
+            };
+        };
+        ConnectDataDto: {
+            connection_id: string;
+            connection_type: string;
+            dataset_name: string;
+            provider?: string;
+            query?: string;
+            table?: string;
+            /** @enum {string} */
+            visibility?: "private" | "shared";
+        };
+        CreateApiKeyDto: {
+            device_limit?: number;
+            expires_at?: string;
+            label: string;
+            /** @enum {string} */
+            role?: "viewer" | "member" | "admin" | "owner";
+        };
+        CreateConnectorRequest: {
+            /**
+             * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
+             * @example {
+             *       "content": "id,score\n1,10\n",
+             *       "file_type": "csv"
+             *     }
+             */
+            config?: {
+                [key: string]: unknown;
+            };
+            connector_type?: string;
+            name: string;
+        };
         ErrorBody: {
             error: components["schemas"]["ErrorObjectDto"];
         };
@@ -983,17 +1019,112 @@ export interface components {
             /** @description Also sent as the X-Request-Id header. */
             request_id: string;
         };
-        ForgotPasswordDto: Record<string, unknown>;
-        InlineConnectorRequest: Record<string, unknown>;
-        LoginDto: Record<string, unknown>;
-        ResetPasswordDto: Record<string, unknown>;
-        SetFormulasDto: Record<string, unknown>;
-        SetProviderKeyDto: Record<string, unknown>;
-        SignupDto: Record<string, unknown>;
-        SimulateRequest: Record<string, unknown>;
-        SubmitJobDto: Record<string, unknown>;
-        UpdateConnectorRequest: Record<string, unknown>;
-        WebhookTestRequest: Record<string, unknown>;
+        ForgotPasswordDto: {
+            /** Format: email */
+            email: string;
+        };
+        FormulaDto: {
+            expression: string;
+            name: string;
+        };
+        InlineConnectorRequest: {
+            /**
+             * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
+             * @example {
+             *       "content": "id,score\n1,10\n",
+             *       "file_type": "csv"
+             *     }
+             */
+            config?: {
+                [key: string]: unknown;
+            };
+            connector_type?: string;
+        };
+        LoginDto: {
+            email: string;
+            password: string;
+        };
+        RangeDto: {
+            /** @enum {string} */
+            distribution?: "uniform" | "triangular" | "pert" | "normal" | "lognormal";
+            high: number;
+            low: number;
+            mode?: number;
+        };
+        ResetPasswordDto: {
+            new_password: string;
+            token: string;
+        };
+        ScenarioDto: {
+            /** @description The choices compared on the same draws. */
+            actions?: components["schemas"]["ActionDto"][];
+            model?: string;
+            /** @enum {string} */
+            objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
+            target?: number;
+            /**
+             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*), each a range to draw from.
+             * @example {
+             *       "cost": {
+             *         "distribution": "triangular",
+             *         "high": -6,
+             *         "low": -9,
+             *         "mode": -7
+             *       },
+             *       "price": {
+             *         "high": 12,
+             *         "low": 8
+             *       }
+             *     }
+             */
+            variables: {
+                [key: string]: components["schemas"]["RangeDto"];
+            };
+        };
+        SetFormulasDto: {
+            formulas: components["schemas"]["FormulaDto"][];
+        };
+        SetProviderKeyDto: {
+            api_key: string;
+            backend: string;
+        };
+        SignupDto: {
+            /** Format: email */
+            email: string;
+            name: string;
+            organization_name?: string;
+            password: string;
+        };
+        SimulateRequest: {
+            /** @enum {string} */
+            detail?: "summary" | "full";
+            /** @enum {string} */
+            mode?: "auto";
+            runs?: number;
+            scenario: components["schemas"]["ScenarioDto"];
+            /** @description Makes the draws repeatable; echoed in the result. */
+            seed?: number | string;
+        };
+        SubmitJobDto: {
+            callback_url?: string;
+            request: components["schemas"]["SimulateRequest"];
+        };
+        UpdateConnectorRequest: {
+            /**
+             * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
+             * @example {
+             *       "content": "id,score\n1,10\n",
+             *       "file_type": "csv"
+             *     }
+             */
+            config?: {
+                [key: string]: unknown;
+            };
+            name?: string;
+        };
+        WebhookTestRequest: {
+            callback_url: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1369,7 +1500,9 @@ export interface operations {
     };
     Auth_verify: {
         parameters: {
-            query?: never;
+            query: {
+                token: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1381,6 +1514,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
@@ -2037,7 +2184,9 @@ export interface operations {
     };
     Privacy_report: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "json" | "html";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2092,7 +2241,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,7 +2250,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2239,7 +2388,10 @@ export interface operations {
     };
     PrivacyReports_list: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2294,7 +2446,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2303,7 +2455,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2340,7 +2492,9 @@ export interface operations {
     };
     PrivacyReports_get: {
         parameters: {
-            query?: never;
+            query?: {
+                format?: "json" | "html";
+            };
             header?: never;
             path: {
                 id: string;
@@ -2397,7 +2551,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2406,7 +2560,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2814,7 +2968,10 @@ export interface operations {
     };
     Audit_list: {
         parameters: {
-            query?: never;
+            query?: {
+                since?: string;
+                limit?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2869,7 +3026,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2878,7 +3035,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2915,7 +3072,10 @@ export interface operations {
     };
     Connectors_list: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2970,7 +3130,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2979,7 +3139,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4240,7 +4400,11 @@ export interface operations {
     };
     Datasets_list: {
         parameters: {
-            query?: never;
+            query?: {
+                search?: string;
+                compact?: "true" | "false" | "1" | "0";
+                all_versions?: "true" | "false" | "1" | "0";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4295,7 +4459,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,7 +4468,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5710,7 +5874,10 @@ export interface operations {
     };
     Jobs_list: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5765,7 +5932,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5774,7 +5941,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7597,7 +7764,12 @@ export interface operations {
     };
     WebhookOutbox_list: {
         parameters: {
-            query?: never;
+            query?: {
+                job_id?: string;
+                status?: "pending" | "delivered" | "failed" | "blocked" | "gone";
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7652,7 +7824,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7661,7 +7833,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7801,7 +7973,10 @@ export interface operations {
     };
     Repohost_list: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                before?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7856,7 +8031,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7865,7 +8040,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
