@@ -19,7 +19,6 @@ import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { JobsModule } from './modules/jobs/jobs.module';
 import { McpModule } from './modules/mcp/mcp.module';
 import { LicensingModule } from './modules/licensing/licensing.module';
-import { MailRelayModule } from './modules/mail-relay/mail-relay.module';
 import { PrivacyModule } from './modules/privacy/privacy.module';
 import { ProviderKeysModule } from './modules/provider-keys/provider-keys.module';
 import { QueryModule } from './modules/query/query.module';
@@ -49,7 +48,6 @@ export class AppModule {
         DevicesModule,
         ProviderKeysModule,
         EgressModule,
-        MailRelayModule.forRoot(config),
         WebhooksModule,
         PrivacyModule,
         RepohostModule,

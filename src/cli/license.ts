@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { APP_ROOT } from '../common/config';
 import { keyIdOf, loadOrCreateEd25519Key, readEd25519PrivateKey } from '../common/crypto/ed25519-key';
-import { ENTITLEMENTS, isEntitlement } from '../modules/licensing/entitlements';
+import { ENTITLEMENTS, isEntitlement } from '../common/auth/entitlements';
 import { encodeLicense, LicensePayload } from '../modules/licensing/license-format';
 import { LicenseRejectedError, licenseTimeState, verifyLicense } from '../modules/licensing/license-verifier';
 import { readEd25519PublicKey, scanTrustedKeys } from '../modules/licensing/trusted-keys';

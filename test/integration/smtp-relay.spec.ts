@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { EgressBlockedError } from '../../src/modules/egress/egress.types';
-import { parseSmtpUrl, SmtpRelayTransport } from '../../src/modules/mail-relay/smtp-relay.transport';
+import { parseSmtpUrl, SmtpRelayTransport } from '../../src/modules/mail/smtp-relay.transport';
 import { GuardHarness, startGuard } from '../support/egress-fixtures';
 import { makeTempDir } from '../support/test-app';
 

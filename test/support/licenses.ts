@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ENTITLEMENTS } from '../../src/modules/licensing/entitlements';
+import { ENTITLEMENTS } from '../../src/common/auth/entitlements';
 
 /**
  * Builds v2 licenses byte for byte as DESIGN.md §4 describes, with node:crypto only (independent of the daemon's

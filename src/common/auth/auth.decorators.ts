@@ -1,16 +1,22 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { AppError } from '../errors';
+import { Entitlement } from './entitlements';
 import { Principal, Role } from './principal';
 
 export const IS_PUBLIC = 'access:public';
 export const REQUIRED_ROLE = 'access:role';
+export const REQUIRED_ENTITLEMENT = 'licensing:entitlement';
 
 /** Opts a route out of the deny-by-default guard. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
 
 /** Minimum role for a route (viewer < member < admin < owner). */
 export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
+
+/** The license entitlement a route (or controller) needs; without it the answer is 403 not_entitled. */
+export const RequireEntitlement = (entitlement: Entitlement): MethodDecorator & ClassDecorator =>
+  SetMetadata(REQUIRED_ENTITLEMENT, entitlement);
 
 export type RequestWithPrincipal = FastifyRequest & { principal?: Principal };
 

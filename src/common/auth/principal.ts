@@ -18,3 +18,9 @@ export interface Principal {
   readonly keyLabel?: string;
   readonly deviceId?: string;
 }
+
+/** What a credential check may read of the request: the caller's address and headers. */
+export interface RequestFacts {
+  readonly ip: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}

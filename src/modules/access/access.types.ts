@@ -1,14 +1,9 @@
-import type { Principal } from '../../common/auth/principal';
+import type { Principal, RequestFacts } from '../../common/auth/principal';
 
 /** The credential as it arrived; `scheme` tells where it came from. */
 export interface PresentedCredential {
   readonly value: string;
   readonly scheme: 'bearer' | 'x-api-key';
-}
-
-export interface RequestFacts {
-  readonly ip: string;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
 /** Resolution result; `responseHeaders` lets device binding hand out its token. */

@@ -1,14 +1,13 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
 import { OrganizationsService } from '../accounts/organizations.service';
 import { SessionsService } from '../accounts/sessions.service';
-import { looksLikeApiKey } from '../api-keys/api-key-format';
+import { ApiKeyRecord, looksLikeApiKey } from '../api-keys/api-keys.types';
 import { ApiKeysService } from '../api-keys/api-keys.service';
-import { ApiKeyRecord } from '../api-keys/api-keys.types';
+import { DEVICE_BINDER, DeviceBinder } from '../devices/devices.types';
 import { KeyFailureThrottle } from './key-failure-throttle';
-import { DEVICE_BINDER, DeviceBinder, FailClosedDeviceBinder } from './device-binder';
-import { Principal } from '../../common/auth/principal';
-import { CredentialResolver, PresentedCredential, RequestFacts, Resolution } from './access.types';
+import { Principal, RequestFacts } from '../../common/auth/principal';
+import { CredentialResolver, PresentedCredential, Resolution } from './access.types';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -18,7 +17,6 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  */
 @Injectable()
 export class ApiKeyOrSessionResolver implements CredentialResolver {
-  private readonly binder: DeviceBinder;
   /**
    * A key's principal, held only as long as the key's cache entry (ApiKeysService owns that record object): when a
    * revocation drops the entry, peek() stops returning the record and this entry is never read again. Organizations
@@ -31,14 +29,13 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     private readonly sessions: SessionsService,
     private readonly organizations: OrganizationsService,
     private readonly failures: KeyFailureThrottle,
-    @Optional() @Inject(DEVICE_BINDER) binder?: DeviceBinder,
-  ) {
-    this.binder = binder ?? new FailClosedDeviceBinder();
-  }
+    @Inject(DEVICE_BINDER) private readonly binder: DeviceBinder,
+  ) {}
 
   resolve(credential: PresentedCredential, request: RequestFacts): Resolution | Promise<Resolution> {
     if (looksLikeApiKey(credential.value)) return this.resolveApiKey(credential.value, request);
-    if (credential.scheme === 'bearer' && JWT_SHAPE.test(credential.value)) return this.resolveSession(credential.value);
+    if (credential.scheme === 'bearer' && JWT_SHAPE.test(credential.value))
+      return this.resolveSession(credential.value);
     return this.reject(credential.value, request, 'not_an_api_key');
   }
 
@@ -77,7 +74,11 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
   }
 
   /** Capped keys bind the device on every request, cached or not. */
-  private admitKey(key: ApiKeyRecord, principal: Principal, request: RequestFacts): Resolution | Promise<Resolution> {
+  private admitKey(
+    key: ApiKeyRecord,
+    principal: Principal,
+    request: RequestFacts,
+  ): Resolution | Promise<Resolution> {
     if (key.deviceLimit <= 0) return { principal };
     return this.binder
       .bind({ keyId: key.id, orgId: key.orgId, deviceLimit: key.deviceLimit }, request)

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { SlidingWindowLimiter } from '../../common/sliding-window-limiter';
-import { isWellFormedApiKey, keyPrefixOf } from '../api-keys/api-key-format';
+import { isWellFormedApiKey, keyPrefixOf } from '../api-keys/api-keys.types';
 import { AuditService } from '../audit/audit.service';
 
 /**
@@ -24,7 +24,11 @@ export class KeyFailureThrottle {
   assertAllowed(ip: string): void {
     const waitMs = this.bySource.retryAfterMs(ip);
     if (waitMs <= 0) return;
-    throw AppError.retryLater('rate_limited', waitMs, 'Too many invalid API keys from this address: retry later.');
+    throw AppError.retryLater(
+      'rate_limited',
+      waitMs,
+      'Too many invalid API keys from this address: retry later.',
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { Idempotent } from '../idempotency/idempotent.decorator';
+import { Idempotent } from '../idempotency/idempotency.types';
 import { actorOf } from '../audit/audit.types';
 import { CreateApiKeyDto, toApiKeyResponse, toCreatedApiKeyResponse } from './api-keys.dto';
 import { ApiKeysService } from './api-keys.service';

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { hmacSha256Hex, ServerSecrets, sha256Hex } from '../../common/crypto';
@@ -7,11 +7,11 @@ import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { LruCache } from '../../common/lru-cache';
 import { roleRank } from '../../common/auth/principal';
 import { AuditService } from '../audit/audit.service';
+import { KEY_POLICY, KeyPolicy } from '../devices/devices.types';
 import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, isWellFormedApiKey, keyPrefixOf } from './api-key-format';
 import { ApiKeyRepository } from './api-key.repository';
 import { ApiKeyRecord, ApiKeyView, CreatedApiKey, KeyActor, NewApiKey } from './api-keys.types';
-import { ALLOW_ALL_KEY_POLICY, KEY_POLICY, KeyPolicy } from './key-policy';
 
 const CACHE_ENTRIES = 10_000;
 const CACHE_TTL_MS = 30_000;
@@ -36,7 +36,6 @@ export class ApiKeysService {
   private readonly lastUsedWritten = new Map<string, number>();
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the key before the commit). */
   private revocationEpoch = 0;
-  private readonly policy: KeyPolicy;
 
   constructor(
     private readonly repository: ApiKeyRepository,
@@ -44,10 +43,8 @@ export class ApiKeysService {
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-    @Optional() @Inject(KEY_POLICY) policy?: KeyPolicy,
-  ) {
-    this.policy = policy ?? ALLOW_ALL_KEY_POLICY;
-  }
+    @Inject(KEY_POLICY) private readonly policy: KeyPolicy,
+  ) {}
 
   /** Creates a key for the caller's org: role at most the caller's, expiry in the future, the key policy consulted. */
   async create(by: KeyActor, input: NewApiKey): Promise<CreatedApiKey> {
@@ -89,7 +86,12 @@ export class ApiKeysService {
         actor: by.actor,
         ip: by.ip,
         target: { type: 'api_key', id: entity.id },
-        details: { label: entity.label, role: entity.role, device_limit: entity.deviceLimit, key_prefix: entity.keyPrefix },
+        details: {
+          label: entity.label,
+          role: entity.role,
+          device_limit: entity.deviceLimit,
+          key_prefix: entity.keyPrefix,
+        },
       },
       tx,
     );
@@ -107,7 +109,10 @@ export class ApiKeysService {
       const key = await this.repository.findUnrevokedInOrg(by.orgId, keyId, tx);
       if (!key) throw new AppError('api_key_not_found');
       if (roleRank(key.role) > roleRank(by.role)) {
-        throw new AppError('insufficient_role', `A ${by.role} cannot revoke a key with the ${key.role} role.`);
+        throw new AppError(
+          'insufficient_role',
+          `A ${by.role} cannot revoke a key with the ${key.role} role.`,
+        );
       }
       if (!(await this.repository.revokeUnlessLast(by.orgId, keyId, revokedAt, tx))) {
         throw new AppError('cannot_revoke_last_key');
@@ -173,7 +178,10 @@ export class ApiKeysService {
     this.lastUsedWritten.set(keyId, now);
     if (this.lastUsedWritten.size > CACHE_ENTRIES) this.lastUsedWritten.clear();
     this.repository.touchLastUsed(keyId, new Date(now).toISOString()).catch((error: unknown) => {
-      this.logger.warn({ event: 'api_key_last_used_failed', key_id: keyId, err: error }, 'could not record key use');
+      this.logger.warn(
+        { event: 'api_key_last_used_failed', key_id: keyId, err: error },
+        'could not record key use',
+      );
     });
   }
 }
@@ -194,5 +202,10 @@ function expiryOf(entity: ApiKeyEntity): number {
 }
 
 function toView(entity: ApiKeyEntity): ApiKeyView {
-  return { ...toRecord(entity), keyPrefix: entity.keyPrefix, createdAt: entity.createdAt, lastUsedAt: entity.lastUsedAt };
+  return {
+    ...toRecord(entity),
+    keyPrefix: entity.keyPrefix,
+    createdAt: entity.createdAt,
+    lastUsedAt: entity.lastUsedAt,
+  };
 }

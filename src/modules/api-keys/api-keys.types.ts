@@ -36,3 +36,6 @@ export interface NewApiKey {
   readonly deviceLimit?: number;
   readonly expiresAt?: string;
 }
+
+/** The shape of a raw key, for the credential resolver's first look at a presented secret. */
+export { isWellFormedApiKey, keyPrefixOf, looksLikeApiKey } from './api-key-format';

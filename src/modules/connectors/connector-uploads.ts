@@ -10,8 +10,7 @@ import { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { StorageQuotaService } from '../storage-quota/storage-quota.service';
-import { directoryBytes } from '../storage-quota/directory-bytes';
+import { directoryBytes, StorageQuotaService } from '../storage-quota/storage-quota.service';
 import { orgUploadDir, orgUploadDirs } from './local-path';
 
 /** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */

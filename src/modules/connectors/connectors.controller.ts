@@ -2,10 +2,9 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
 import { ACCEPTS_ANY_BODY } from '../../common/http';
-import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { Idempotent } from '../idempotency/idempotent.decorator';
-import { RequireEntitlement } from '../licensing/entitlement.decorator';
+import { Idempotent } from '../idempotency/idempotency.types';
 import { ACCEPTED_TYPE_NAMES } from './connector-types';
 import { ConnectorUploads } from './connector-uploads';
 import {

@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
 import { DatabaseModule } from '../../common/database';
 import { AccountsModule } from '../accounts/accounts.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { StorageQuotaModule } from '../storage-quota/storage-quota.module';
 import { ConnectorSchema } from './connector.entity';
 import { ConnectorRepository } from './connector.repository';
@@ -14,7 +15,12 @@ import { LeftoverFileSweeper } from './leftover-files';
 import { PreviewRateLimiter } from './preview-rate-limiter';
 
 @Module({
-  imports: [DatabaseModule.forFeature([ConnectorSchema]), AccountsModule, StorageQuotaModule],
+  imports: [
+    IdempotencyModule,
+    DatabaseModule.forFeature([ConnectorSchema]),
+    AccountsModule,
+    StorageQuotaModule,
+  ],
   controllers: [ConnectorsController],
   providers: [
     ConnectorsService,

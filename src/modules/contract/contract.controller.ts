@@ -1,6 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
-import { ContractDocument } from './contract-document';
+import { ContractDocument } from './contract-document.service';
 
 @Controller('v1/openapi.json')
 export class ContractController {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ContractController } from './contract.controller';
-import { ContractDocument } from './contract-document';
+import { ContractDocument } from './contract-document.service';
 
 @Module({
   controllers: [ContractController],

@@ -4,9 +4,8 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { ErrorCode } from '../../common/errors';
 import { API_ERRORS } from '../../common/openapi';
-import { IS_PUBLIC, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
-import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../idempotency/idempotent.decorator';
-import { REQUIRED_ENTITLEMENT } from '../licensing/entitlement.decorator';
+import { IS_PUBLIC, REQUIRED_ENTITLEMENT, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
+import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../idempotency/idempotency.types';
 
 /** What the contract needs to know about one handler beyond what @nestjs/swagger reads itself. */
 export interface RouteFacts {

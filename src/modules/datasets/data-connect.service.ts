@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { Principal, roleRank } from '../../common/auth/principal';
-import { OBJECT_STORE_TYPES, SQL_TYPES } from '../connectors/connector-types';
+import { OBJECT_STORE_TYPES, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetShapeError } from './dataset-file-writer';
 import { ConnectDataDto, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';

@@ -1,8 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { CurrentPrincipal } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { Idempotent } from '../idempotency/idempotent.decorator';
-import { RequireEntitlement } from '../licensing/entitlement.decorator';
+import { Idempotent } from '../idempotency/idempotency.types';
 import { ConnectDataDto, ListDataQueryDto, SetFormulasDto } from './datasets.dto';
 import { DatasetsService } from './datasets.service';
 import { DataConnectService } from './data-connect.service';

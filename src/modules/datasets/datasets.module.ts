@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { ConnectorsService } from '../connectors/connectors.service';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { StorageQuotaModule } from '../storage-quota/storage-quota.module';
 import { DatasetSchema } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
@@ -11,7 +12,12 @@ import { CONNECTOR_ROW_SOURCE, DataConnectService } from './data-connect.service
 import { FormulasService } from './formulas.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([DatasetSchema]), ConnectorsModule, StorageQuotaModule],
+  imports: [
+    IdempotencyModule,
+    DatabaseModule.forFeature([DatasetSchema]),
+    ConnectorsModule,
+    StorageQuotaModule,
+  ],
   controllers: [DatasetsController],
   providers: [
     DatasetRepository,

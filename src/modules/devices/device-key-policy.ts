@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
-import { KeyPolicy, NewKeyFacts } from '../api-keys/key-policy';
 import { LicensingService } from '../licensing/licensing.service';
 import { DevicesService } from './devices.service';
+import { KeyPolicy, NewKeyFacts } from './devices.types';
 
 /**
  * What device binding asks of API keys: a new key's device_limit may not exceed the license's max_devices_per_key

@@ -1,18 +1,17 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
-import { DEVICE_BINDER } from '../access/device-binder';
-import { KEY_POLICY } from '../api-keys/key-policy';
+import { LicensingModule } from '../licensing/licensing.module';
 import { DeviceKeyPolicy } from './device-key-policy';
 import { DeviceSchema } from './device.entity';
 import { DeviceLicenseSigner } from './device-license-signer';
 import { DeviceRepository } from './device.repository';
 import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
+import { DEVICE_BINDER, KEY_POLICY } from './devices.types';
 
-/** Global so the credential resolver and the API-key service find DEVICE_BINDER and KEY_POLICY. */
-@Global()
+/** Device binding and registration; exports the DEVICE_BINDER and KEY_POLICY ports that access and api-keys require. */
 @Module({
-  imports: [DatabaseModule.forFeature([DeviceSchema])],
+  imports: [DatabaseModule.forFeature([DeviceSchema]), LicensingModule],
   controllers: [DevicesController],
   providers: [
     DeviceRepository,

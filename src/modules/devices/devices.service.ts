@@ -1,9 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { RequestFacts } from '../../common/auth/principal';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { DeviceBinder, DeviceBinding, DeviceBindingKey } from '../access/device-binder';
-import { RequestFacts } from '../access/access.types';
+import { DeviceBinder, DeviceBinding, DeviceBindingKey } from './devices.types';
 import { LicensingService } from '../licensing/licensing.service';
 import { Device } from './device.entity';
 import {

@@ -7,6 +7,7 @@ import { MetricsService } from '../../common/metrics/metrics.service';
 import { EgressDecisionSchema } from './egress-decision.entity';
 import { EgressDecisionRepository } from './egress-decision.repository';
 import { EgressGuardService } from './egress-guard.service';
+import { EgressLogService } from './egress-log.service';
 import { loadEgressPolicy } from './egress-policy.loader';
 import { EGRESS_GUARD } from './egress.types';
 
@@ -37,8 +38,9 @@ import { EGRESS_GUARD } from './egress.types';
         }),
     },
     { provide: EGRESS_GUARD, useExisting: EgressGuardService },
+    EgressLogService,
   ],
-  exports: [EGRESS_GUARD, EgressGuardService, EgressDecisionRepository],
+  exports: [EGRESS_GUARD, EgressGuardService, EgressLogService],
 })
 export class EgressModule implements OnApplicationShutdown {
   constructor(@Inject(EgressGuardService) private readonly guard: EgressGuardService) {}

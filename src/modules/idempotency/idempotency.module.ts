@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
 import { IdempotencyRecordSchema } from './idempotency-record.entity';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
@@ -6,8 +6,7 @@ import { IdempotencyPruner } from './idempotency-pruner';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
 
-/** Global so that any controller's `@Idempotent()` route can build the interceptor in its own module. */
-@Global()
+/** A module whose controller has an `@Idempotent()` route imports this one, so the interceptor can be built there. */
 @Module({
   imports: [DatabaseModule.forFeature([IdempotencyRecordSchema])],
   providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor, IdempotencyPruner],

@@ -1,8 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { Idempotent } from '../idempotency/idempotent.decorator';
-import { RequireEntitlement } from '../licensing/entitlement.decorator';
+import { Idempotent } from '../idempotency/idempotency.types';
 import { JobListQuery, pollUrl, SubmitJobDto, toJobResponse } from './jobs.dto';
 import { JobsService } from './jobs.service';
 

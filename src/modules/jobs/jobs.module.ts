@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { SimulationModule } from '../simulation/simulation.module';
 import { WebhookOutboxModule } from '../webhook-outbox/webhook-outbox.module';
 import { JobSchema } from './job.entity';
@@ -9,7 +10,7 @@ import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([JobSchema]), SimulationModule, WebhookOutboxModule],
+  imports: [IdempotencyModule, DatabaseModule.forFeature([JobSchema]), SimulationModule, WebhookOutboxModule],
   controllers: [JobsController],
   providers: [JobsRepository, JobsService, JobRunner],
 })

@@ -2,8 +2,8 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../../common/errors';
 import { RouteMetadata } from '../../common/http';
-import { REQUIRED_ENTITLEMENT } from './entitlement.decorator';
-import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from './entitlements';
+import { REQUIRED_ENTITLEMENT } from '../../common/auth/auth.decorators';
+import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 
 /** Runs after the access guard: a route marked @RequireEntitlement needs that entitlement in the license. */
 @Injectable()

@@ -1,5 +1,5 @@
 import { KeyObject, verify } from 'node:crypto';
-import { Entitlement, isEntitlement } from './entitlements';
+import { Entitlement, isEntitlement } from '../../common/auth/entitlements';
 import {
   LICENSE_ALG,
   LICENSE_ARMOR_BEGIN,

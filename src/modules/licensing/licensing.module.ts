@@ -1,12 +1,11 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { EntitlementGuard } from './entitlement.guard';
-import { ENTITLEMENT_SOURCE } from './entitlements';
+import { ENTITLEMENT_SOURCE } from '../../common/auth/entitlements';
 import { LicenseClock } from './license-clock';
 import { LicensingController } from './licensing.controller';
 import { LicensingService } from './licensing.service';
 
-@Global()
 @Module({
   controllers: [LicensingController],
   providers: [

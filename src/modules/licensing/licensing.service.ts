@@ -2,16 +2,11 @@ import { KeyObject } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { Entitlement, ENTITLEMENTS, EntitlementSource } from '../../common/auth/entitlements';
 import { keyIdOf } from '../../common/crypto/ed25519-key';
 import { StartupError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import {
-  COMMUNITY_CAPS,
-  COMMUNITY_ENTITLEMENTS,
-  ENTITLEMENTS,
-  Entitlement,
-  EntitlementSource,
-} from './entitlements';
+import { COMMUNITY_CAPS, COMMUNITY_ENTITLEMENTS } from './community-edition';
 import { ClockRollback, LicenseClock } from './license-clock';
 import { LicenseCaps } from './license-format';
 import { LicenseRejectedError, licenseTimeState, VerifiedLicense, verifyLicense } from './license-verifier';
@@ -21,6 +16,12 @@ const MAX_LICENSE_BYTES = 64 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type LicenseStatus = 'active' | 'expired' | 'not_yet_valid' | 'unlicensed';
+
+/** The license as the privacy report and /v1/infrastructure name it. */
+export interface LicenseSummary {
+  readonly edition: string;
+  readonly status: LicenseStatus;
+}
 
 export interface Caps {
   readonly maxDevices: number;
@@ -125,8 +126,8 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
     };
   }
 
-  /** For the privacy report (LICENSE_SUMMARY). */
-  licenseSummary(): { edition: string; status: LicenseStatus } {
+  /** For the privacy report and /v1/infrastructure. */
+  licenseSummary(): LicenseSummary {
     const { edition, status } = this.getStatus();
     return { edition, status };
   }

@@ -14,9 +14,8 @@ export interface ComposedMail {
 }
 
 /**
- * Where composed mail goes. The default writes `.eml` files to the outbox; an SMTP relay (SERVICE_SMTP_URL) plugs in
- * by exporting MAIL_TRANSPORT from a @Global() module imported by AppModule — it must connect through the egress
- * guard (purpose `mail`).
+ * Where composed mail goes: `.eml` files in the outbox, or the SMTP relay of SERVICE_SMTP_URL, which connects
+ * through the egress guard (purpose `mail`). MailModule picks one at boot.
  */
 export interface MailTransport {
   deliver(mail: ComposedMail): Promise<void>;

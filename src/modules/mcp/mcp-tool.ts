@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Principal } from '../../common/auth/principal';
-import { Entitlement } from '../licensing/entitlements';
+import { Entitlement } from '../../common/auth/entitlements';
 
 export interface ToolAnnotations {
   readonly title?: string;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConnectorsModule } from '../connectors/connectors.module';
 import { ContractModule } from '../contract/contract.module';
 import { DatasetsModule } from '../datasets/datasets.module';
+import { LicensingModule } from '../licensing/licensing.module';
 import { QueryModule } from '../query/query.module';
 import { RuntimeLibraryModule } from '../runtime-library/runtime-library.module';
 import { McpController } from './mcp.controller';
@@ -11,7 +12,14 @@ import { McpToolsService } from './mcp-tools.service';
 import { McpTransportService } from './mcp-transport.service';
 
 @Module({
-  imports: [ContractModule, DatasetsModule, QueryModule, ConnectorsModule, RuntimeLibraryModule],
+  imports: [
+    ContractModule,
+    DatasetsModule,
+    LicensingModule,
+    QueryModule,
+    ConnectorsModule,
+    RuntimeLibraryModule,
+  ],
   controllers: [McpController],
   providers: [McpToolsService, McpServerFactory, McpSessions, McpTransportService],
   exports: [McpServerFactory],

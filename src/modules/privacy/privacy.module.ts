@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
-import { LicensingService } from '../licensing/licensing.service';
-import { LICENSE_SUMMARY } from './license-summary';
+import { LicensingModule } from '../licensing/licensing.module';
 import { PrivacyReportSchema } from './privacy-report.entity';
 import { PrivacyReportRepository } from './privacy-report.repository';
 import { PrivacyReportRetention } from './privacy-report-retention.service';
@@ -10,13 +9,8 @@ import { PrivacyService } from './privacy.service';
 
 /** The signed privacy report and its kept history; EgressModule (global) provides the guard and the decision log. */
 @Module({
-  imports: [DatabaseModule.forFeature([PrivacyReportSchema])],
+  imports: [DatabaseModule.forFeature([PrivacyReportSchema]), LicensingModule],
   controllers: [PrivacyController, PrivacyReportsController],
-  providers: [
-    PrivacyService,
-    PrivacyReportRepository,
-    PrivacyReportRetention,
-    { provide: LICENSE_SUMMARY, useExisting: LicensingService },
-  ],
+  providers: [PrivacyService, PrivacyReportRepository, PrivacyReportRetention],
 })
 export class PrivacyModule {}

@@ -1,13 +1,11 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Principal, roleRank } from '../../common/auth/principal';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
-import { EgressDecisionRepository } from '../egress/egress-decision.repository';
 import { EgressGuardService } from '../egress/egress-guard.service';
-import { isPublicAddress } from '../egress/egress-policy';
-import { parseIp } from '../egress/ip-address';
-import { Principal, roleRank } from '../../common/auth/principal';
+import { EgressLogService } from '../egress/egress-log.service';
+import { LicensingService } from '../licensing/licensing.service';
 import { ApplianceInfo, readApplianceInfo } from './appliance-info';
-import { LICENSE_SUMMARY, LicenseSummary, LicenseSummarySource } from './license-summary';
 import { PrivacyReportRecord } from './privacy-report.entity';
 import { PrivacyReportPage, PrivacyReportRepository, sequenceOf } from './privacy-report.repository';
 import { loadOrCreateReportKey, ReportKey } from './report-key';
@@ -27,9 +25,9 @@ export class PrivacyService implements OnModuleInit {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly guard: EgressGuardService,
-    private readonly decisions: EgressDecisionRepository,
+    private readonly egressLog: EgressLogService,
     private readonly history: PrivacyReportRepository,
-    @Inject(LICENSE_SUMMARY) private readonly license: LicenseSummarySource,
+    private readonly licensing: LicensingService,
   ) {}
 
   onModuleInit(): void {
@@ -92,19 +90,16 @@ export class PrivacyService implements OnModuleInit {
     const end = now.toISOString();
     const start = new Date(now.getTime() - WINDOW_MS).toISOString();
     const policy = this.guard.policy;
-    const destinations = await this.decisions.summarise(start, end);
-    const timeline = await this.decisions.countOverTime(start, end, TIMELINE_BUCKETS);
-    const chain = await this.decisions.verifyChain();
+    const destinations = await this.egressLog.destinations(start, end);
+    const timeline = await this.egressLog.countOverTime(start, end, TIMELINE_BUCKETS);
+    const chain = await this.egressLog.verifyChain();
     const findings = [...policy.publicReach()];
     for (const d of destinations) {
-      const reached = d.addresses.filter((a) => {
-        const ip = parseIp(a);
-        return ip !== undefined && isPublicAddress(ip);
-      });
+      const reached = this.egressLog.publicAddressesOf(d);
       if (reached.length > 0)
         findings.push(`${d.host}:${d.port} (${d.purpose}) reached public address ${reached.join(', ')}`);
     }
-    const license: LicenseSummary = this.license.licenseSummary();
+    const license = this.licensing.licenseSummary();
     const allowed = destinations.reduce((n, d) => n + d.allowed, 0);
     const denied = destinations.reduce((n, d) => n + d.denied, 0);
     return {

@@ -1,5 +1,4 @@
-import { ColumnRole } from '../datasets/column-profile';
-import { ColumnType, isNumericType, isTemporalType } from '../datasets/value-kinds';
+import { ColumnRole, ColumnType, isNumericType, isTemporalType } from '../datasets/datasets.types';
 import { AmbiguousColumnError, ColumnMatch, matchColumn } from './column-matcher';
 import {
   CalendarUnit,

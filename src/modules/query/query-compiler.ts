@@ -1,4 +1,4 @@
-import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from '../datasets/sql-identifiers';
+import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from '../datasets/datasets.types';
 import { Condition, OrderTerm, QuerySpec, ScalarValue } from './query-grammar';
 
 export type SqlParam = string | number;

@@ -5,7 +5,7 @@ import {
   isNumericType,
   isTemporalType,
   isTimestampText,
-} from '../datasets/value-kinds';
+} from '../datasets/datasets.types';
 
 export const WHERE_OPERATORS = [
   'eq',

@@ -2,11 +2,17 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
 import { Principal } from '../../common/auth/principal';
-import { ColumnRole, presentValue } from '../datasets/column-profile';
+import {
+  ColumnRole,
+  ColumnType,
+  DATA_TABLE,
+  isInterrupted,
+  presentValue,
+  quoteIdentifier,
+  ReadOnlyDatabase,
+  Row,
+} from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
-import { isInterrupted, ReadOnlyDatabase, Row } from '../datasets/readonly-database';
-import { DATA_TABLE, quoteIdentifier } from '../datasets/sql-identifiers';
-import { ColumnType } from '../datasets/value-kinds';
 import { compileQuery } from './query-compiler';
 import {
   aggregateType,
@@ -340,7 +346,10 @@ export class QueryService implements OnApplicationShutdown {
       } catch (error) {
         if (!isInterrupted(error) || (!timedOut && attempt >= MAX_BYSTANDER_RUNS)) throw error;
         if (timedOut) {
-          throw new AppError('query_timeout', `The query exceeded its ${this.config.queryTimeoutS} s budget.`);
+          throw new AppError(
+            'query_timeout',
+            `The query exceeded its ${this.config.queryTimeoutS} s budget.`,
+          );
         }
       } finally {
         clearTimeout(timer);
@@ -356,11 +365,15 @@ export class QueryService implements OnApplicationShutdown {
   ): Promise<QueryResult> {
     const byName = new Map(columns.map((c) => [c.name, c]));
     const compiled = compileQuery(spec, (name) => (byName.get(name) as QueryColumnInfo).sql);
-    const summaries =
-      spec.where.length === 0 && spec.groupBy.length === 1 ? await dataset.summaries() : null;
+    const summaries = spec.where.length === 0 && spec.groupBy.length === 1 ? await dataset.summaries() : null;
     const fromSummary =
       summaries &&
-      compileSummaryQuery(spec, compiled, summaries, (name) => byName.get(name)?.sql === quoteIdentifier(name));
+      compileSummaryQuery(
+        spec,
+        compiled,
+        summaries,
+        (name) => byName.get(name)?.sql === quoteIdentifier(name),
+      );
     const executed = fromSummary || compiled;
     const cacheKey = ResultCache.key(dataset.record.id, executed.sql, executed.params);
     let raw = this.results.get(cacheKey);

@@ -1,4 +1,4 @@
-import { Row } from '../datasets/readonly-database';
+import { Row } from '../datasets/datasets.types';
 
 const MAX_CACHED_ROWS = 200_000;
 const MAX_ENTRY_ROWS = 10_001;

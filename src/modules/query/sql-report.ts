@@ -1,6 +1,5 @@
 import { AppError } from '../../common/errors';
-import { Row } from '../datasets/readonly-database';
-import { DATA_TABLE, quoteIdentifier } from '../datasets/sql-identifiers';
+import { DATA_TABLE, quoteIdentifier, Row } from '../datasets/datasets.types';
 import { ReportProcesses } from './report-processes';
 
 export interface ReportTable {
@@ -63,7 +62,8 @@ function prepareError(message: string): AppError {
   if (/cannot modify|readonly|read-only|may not be modified/i.test(message)) {
     return violation('the statement would write');
   }
-  if (/empty|no statement/i.test(message)) return AppError.validation([{ field: 'sql', problem: 'is empty' }]);
+  if (/empty|no statement/i.test(message))
+    return AppError.validation([{ field: 'sql', problem: 'is empty' }]);
   return AppError.validation([{ field: 'sql', problem: message }]);
 }
 

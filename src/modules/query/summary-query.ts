@@ -1,10 +1,10 @@
 import {
+  quoteIdentifier,
   ReadySummaries,
   SUMMARY_KEY,
   SUMMARY_ROWS,
   summaryColumn,
-} from '../datasets/dataset-summaries';
-import { quoteIdentifier } from '../datasets/sql-identifiers';
+} from '../datasets/datasets.types';
 import { CompiledQuery, SqlParam } from './query-compiler';
 import { QuerySpec } from './query-grammar';
 

@@ -1,13 +1,10 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { RUNTIME_LIBRARY_STATUS } from '../engine/infrastructure.types';
 import { RuntimeLibraryController } from './runtime-library.controller';
 import { RuntimeLibraryService } from './runtime-library.service';
 import { RUNTIME_CLIENT } from './runtime.types';
 import { SocketRuntimeClient } from './socket-runtime-client';
 
-/** Global so /v1/infrastructure (engine module) can read the runtime library's status. */
-@Global()
 @Module({
   controllers: [RuntimeLibraryController],
   providers: [
@@ -18,8 +15,7 @@ import { SocketRuntimeClient } from './socket-runtime-client';
         new SocketRuntimeClient(config.runtimeSocket, config.runtimeTimeoutS * 1000),
     },
     RuntimeLibraryService,
-    { provide: RUNTIME_LIBRARY_STATUS, useExisting: RuntimeLibraryService },
   ],
-  exports: [RuntimeLibraryService, RUNTIME_LIBRARY_STATUS],
+  exports: [RuntimeLibraryService],
 })
 export class RuntimeLibraryModule {}

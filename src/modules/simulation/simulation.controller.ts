@@ -1,7 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { CurrentPrincipal } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
 import { SimulationService } from './simulation.service';
 

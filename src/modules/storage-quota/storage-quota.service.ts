@@ -55,3 +55,6 @@ export class StorageQuotaService {
     );
   }
 }
+
+/** How the quota measures bytes on disk; the modules that write files measure their own additions the same way. */
+export { directoryBytes, fileBytes } from './directory-bytes';

@@ -1,9 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { NativeNotifyTransport, NOTIFY_TRANSPORT } from './notify-transport';
 import { SystemdNotifier } from './systemd-notifier';
 
-/** Global so any module (the engine pool, say) can post a STATUS= line. */
-@Global()
+/** READY=1 / STOPPING=1 to systemd; main.ts reads the notifier from the booted app. */
 @Module({
   providers: [{ provide: NOTIFY_TRANSPORT, useFactory: () => new NativeNotifyTransport() }, SystemdNotifier],
   exports: [SystemdNotifier],

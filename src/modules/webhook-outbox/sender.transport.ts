@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { WebhookSender } from '../webhooks/webhook-sender';
+import { WebhookSender } from '../webhooks/webhook-sender.service';
 import { DeliveryTransport, OutgoingMessage, SendOutcome } from './delivery-transport';
 
 /** Sends outbox messages with the shared signed sender, so every webhook is signed and guarded the same way. */
@@ -27,7 +27,12 @@ export class SenderTransport implements DeliveryTransport {
     switch (result.outcome) {
       case 'delivered':
       case 'http_error':
-        return { kind: 'response', statusCode: result.statusCode, retryAfter: result.retryAfter ?? null, durationMs };
+        return {
+          kind: 'response',
+          statusCode: result.statusCode,
+          retryAfter: result.retryAfter ?? null,
+          durationMs,
+        };
       case 'blocked':
         return { kind: 'blocked', reason: result.message, durationMs };
       case 'timeout':

@@ -1,7 +1,6 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { DeliveryListQuery, toDeliveryResponse } from './webhook-outbox.dto';
 import { WebhookOutboxService } from './webhook-outbox.service';
 

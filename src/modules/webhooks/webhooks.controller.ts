@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
+import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { RequireEntitlement } from '../licensing/entitlement.decorator';
 import { WebhookSecretsService } from './webhook-secrets.service';
 import {
   toRotationResponse,

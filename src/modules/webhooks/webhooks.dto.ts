@@ -1,5 +1,5 @@
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { WebhookSendResult } from './webhook-sender';
+import { WebhookSendResult } from './webhook-sender.service';
 import { RotationResult } from './webhook-secrets.service';
 
 export class WebhookTestRequest {

@@ -3,7 +3,7 @@ import { DatabaseModule } from '../../common/database';
 import { WebhookSigningSecretSchema } from './webhook-secret.entity';
 import { WebhookSecretRepository } from './webhook-secret.repository';
 import { WebhookSecretsService } from './webhook-secrets.service';
-import { WebhookSender } from './webhook-sender';
+import { WebhookSender } from './webhook-sender.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { WebhookSender, WebhookSendResult } from './webhook-sender';
+import { WebhookSender, WebhookSendResult } from './webhook-sender.service';
 
 /** The webhook.test event: one signed delivery to the URL given, no retries. */
 @Injectable()

@@ -12,12 +12,6 @@ export const ENTITLEMENTS = [
 ] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
 
-/** The community edition (no or expired license): everything but MCP extras and the runtime library. */
-export const COMMUNITY_ENTITLEMENTS: readonly Entitlement[] = ENTITLEMENTS.filter(
-  (e) => e !== 'mcp' && e !== 'runtime_library',
-);
-export const COMMUNITY_CAPS = Object.freeze({ max_devices: 3, max_devices_per_key: 1 });
-
 export function isEntitlement(value: string): value is Entitlement {
   return (ENTITLEMENTS as readonly string[]).includes(value);
 }

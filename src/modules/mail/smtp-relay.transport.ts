@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { EgressGuard } from '../egress/egress.types';
-import { ComposedMail, MailTransport } from '../mail/mail.types';
+import { ComposedMail, MailTransport } from './mail.types';
 
 export interface SmtpRelayTarget {
   readonly host: string;

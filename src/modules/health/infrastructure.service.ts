@@ -1,13 +1,7 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ENTITLEMENT_SOURCE, EntitlementSource } from '../licensing/entitlements';
-import { EngineService } from './engine.service';
-import {
-  isLicenseSummarySource,
-  LicenseSummary,
-  RUNTIME_LIBRARY_STATUS,
-  RuntimeLibraryStatusSource,
-  UNLICENSED_COMMUNITY,
-} from './infrastructure.types';
+import { Injectable } from '@nestjs/common';
+import { EngineService } from '../engine/engine.service';
+import { LicenseSummary, LicensingService } from '../licensing/licensing.service';
+import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
 
 export interface InfrastructureReport {
   readonly engine_mode: string;
@@ -30,8 +24,8 @@ export interface InfrastructureReport {
 export class InfrastructureService {
   constructor(
     private readonly engine: EngineService,
-    @Inject(ENTITLEMENT_SOURCE) private readonly entitlements: EntitlementSource,
-    @Optional() @Inject(RUNTIME_LIBRARY_STATUS) private readonly runtime?: RuntimeLibraryStatusSource,
+    private readonly licensing: LicensingService,
+    private readonly runtime: RuntimeLibraryService,
   ) {}
 
   async report(): Promise<InfrastructureReport> {
@@ -41,10 +35,8 @@ export class InfrastructureService {
       engine_version: engine.version,
       last_health_check: engine.lastHealthCheck,
       pool: engine.pool,
-      runtime_library: this.runtime ? await this.runtime.runtimeLibraryStatus() : { status: 'unknown' },
-      license: isLicenseSummarySource(this.entitlements)
-        ? this.entitlements.licenseSummary()
-        : UNLICENSED_COMMUNITY,
+      runtime_library: await this.runtime.runtimeLibraryStatus(),
+      license: this.licensing.licenseSummary(),
       node_version: process.version,
     };
   }

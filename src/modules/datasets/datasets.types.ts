@@ -1,0 +1,13 @@
+/**
+ * What other modules (the query module above all) may use of a dataset: its SQLite table layout, column kinds and
+ * roles, ready summaries and the read-only handle. Everything else in this folder is the datasets module's own.
+ */
+export type { ColumnRole } from './column-profile';
+export { presentValue } from './column-profile';
+export type { ReadySummaries } from './dataset-summaries';
+export { SUMMARY_KEY, SUMMARY_ROWS, summaryColumn } from './dataset-summaries';
+export type { Row } from './readonly-database';
+export { isInterrupted, ReadOnlyDatabase } from './readonly-database';
+export { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
+export type { ColumnType } from './value-kinds';
+export { isDateText, isNumericType, isTemporalType, isTimestampText } from './value-kinds';
