@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import walls from './eslint/module-walls.cjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'engine_build/**', 'packaging/out/**', 'var/**', 'coverage/**', 'sdk/dist/**', 'sdk/dist-test/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'engine_build/**', 'packaging/out/**', 'var/**', 'coverage/**', 'sdk/dist/**', 'sdk/dist-test/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -45,4 +46,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...walls.moduleWalls(),
 );
