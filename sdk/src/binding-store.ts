@@ -48,7 +48,10 @@ export class FileBindingStore implements BindingStore {
 
   set(key: string, token: string): void {
     const file = this.read();
-    this.write({ ...file, bindings: { ...file.bindings, [key]: { token, saved_at: new Date().toISOString() } } });
+    this.write({
+      ...file,
+      bindings: { ...file.bindings, [key]: { token, saved_at: new Date().toISOString() } },
+    });
   }
 
   delete(key: string): void {

@@ -53,7 +53,10 @@ export class DecisionService {
   }
 
   /** POST /v1/simulate: a Monte Carlo run and its recommendation (`engine_mode` says which engine path served it). */
-  simulate(body: RequestBody<'Simulation_simulate'>, options?: RequestOptions): Promise<ResponseBody<'Simulation_simulate'>> {
+  simulate(
+    body: RequestBody<'Simulation_simulate'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Simulation_simulate'>> {
     return this.transport.request({ method: 'POST', path: '/v1/simulate', body, options });
   }
 

@@ -77,7 +77,11 @@ export class APIConnectionError extends APIError {
 /** No complete answer within the request's timeout. */
 export class APIConnectionTimeoutError extends APIConnectionError {
   constructor(init: { message?: string; cause?: unknown } = {}) {
-    super({ code: 'connection_timeout', message: init.message ?? 'The request timed out.', cause: init.cause });
+    super({
+      code: 'connection_timeout',
+      message: init.message ?? 'The request timed out.',
+      cause: init.cause,
+    });
   }
 }
 

@@ -1,6 +1,13 @@
 export { DecisionService, DecisionClient } from './client';
 export type { ClientOptions, FetchFunction } from './options';
-export { API_KEY_VARIABLES, BASE_URL_VARIABLES, DEVICE_ID_VARIABLES, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './options';
+export {
+  API_KEY_VARIABLES,
+  BASE_URL_VARIABLES,
+  DEVICE_ID_VARIABLES,
+  DEFAULT_BASE_URL,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+} from './options';
 export type { RequestOptions } from './transport';
 export {
   APIError,

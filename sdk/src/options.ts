@@ -62,7 +62,9 @@ function checkBaseURL(raw: string, source: string): string {
     throw new TypeError(`DecisionService: the base URL from ${source} is not a URL: "${raw}".`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`DecisionService: the base URL from ${source} must be http or https, not "${url.protocol}".`);
+    throw new TypeError(
+      `DecisionService: the base URL from ${source} must be http or https, not "${url.protocol}".`,
+    );
   }
   if (url.search || url.hash) {
     throw new TypeError(`DecisionService: the base URL from ${source} must not carry a query or fragment.`);
@@ -72,7 +74,9 @@ function checkBaseURL(raw: string, source: string): string {
 
 function checkCount(value: number, name: string, min: number): number {
   if (!Number.isFinite(value) || value < min) {
-    throw new TypeError(`DecisionService: ${name} must be a number of at least ${min}, got ${String(value)}.`);
+    throw new TypeError(
+      `DecisionService: ${name} must be a number of at least ${min}, got ${String(value)}.`,
+    );
   }
   return value;
 }
@@ -98,11 +102,15 @@ export function resolveOptions(options: ClientOptions, env: Env): ResolvedOption
   const deviceId = explicitDevice ?? envDevice?.value;
   if (deviceId !== undefined && !DEVICE_ID.test(deviceId)) {
     const source = explicitDevice ? 'the deviceId option' : (envDevice?.name ?? '');
-    throw new TypeError(`DecisionService: the device id from ${source} must be 16 to 64 printable characters without spaces.`);
+    throw new TypeError(
+      `DecisionService: the device id from ${source} must be 16 to 64 printable characters without spaces.`,
+    );
   }
   const fetchFunction = options.fetch ?? globalThis.fetch;
   if (typeof fetchFunction !== 'function') {
-    throw new TypeError('DecisionService: no fetch implementation: pass { fetch } (Node 20 or later has one built in).');
+    throw new TypeError(
+      'DecisionService: no fetch implementation: pass { fetch } (Node 20 or later has one built in).',
+    );
   }
   return {
     apiKey,

@@ -66,7 +66,8 @@ export class Transport {
   }
 
   async request<T>(spec: RequestSpec): Promise<T> {
-    const idempotencyKey = spec.method === 'POST' ? (spec.options?.idempotencyKey ?? randomUUID()) : undefined;
+    const idempotencyKey =
+      spec.method === 'POST' ? (spec.options?.idempotencyKey ?? randomUUID()) : undefined;
     const maxRetries = spec.options?.maxRetries ?? this.options.maxRetries;
     for (let retry = 0; ; retry++) {
       try {
@@ -102,7 +103,9 @@ export class Transport {
     const timeoutMs = spec.options?.timeout ?? this.options.timeout;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const signal = spec.options?.signal ? AbortSignal.any([spec.options.signal, controller.signal]) : controller.signal;
+    const signal = spec.options?.signal
+      ? AbortSignal.any([spec.options.signal, controller.signal])
+      : controller.signal;
     try {
       const response = await this.options.fetch(this.url(spec), {
         method: spec.method,
@@ -125,7 +128,10 @@ export class Transport {
         });
       }
       if (error instanceof SyntaxError) {
-        throw new APIConnectionError({ message: `${spec.method} ${spec.path}: the answer is not JSON.`, cause: error });
+        throw new APIConnectionError({
+          message: `${spec.method} ${spec.path}: the answer is not JSON.`,
+          cause: error,
+        });
       }
       throw new APIConnectionError({
         message: `${spec.method} ${spec.path}: the connection to ${this.options.baseURL} failed (${describe(error)}).`,
@@ -167,7 +173,8 @@ export class Transport {
 }
 
 function describe(error: unknown): string {
-  const cause = error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  const cause =
+    error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 
@@ -184,8 +191,21 @@ function errorFromAnswer(response: Response, text: string): APIError {
   }
   const error = body.error ?? {};
   const code = typeof error.code === 'string' ? error.code : `http_${response.status}`;
-  const message = typeof error.message === 'string' ? error.message : `HTTP ${response.status} ${response.statusText}`.trim();
-  const requestId = typeof error.request_id === 'string' ? error.request_id : (response.headers.get('x-request-id') ?? undefined);
+  const message =
+    typeof error.message === 'string'
+      ? error.message
+      : `HTTP ${response.status} ${response.statusText}`.trim();
+  const requestId =
+    typeof error.request_id === 'string'
+      ? error.request_id
+      : (response.headers.get('x-request-id') ?? undefined);
   const ErrorClass = errorClassFor(response.status, code);
-  return new ErrorClass({ status: response.status, code, message, requestId, details: error.details, headers: response.headers });
+  return new ErrorClass({
+    status: response.status,
+    code,
+    message,
+    requestId,
+    details: error.details,
+    headers: response.headers,
+  });
 }

@@ -53,7 +53,9 @@ export function verifyWebhook<T = unknown>(
   options: VerifyWebhookOptions = {},
 ): T {
   if (typeof secret !== 'string' || !secret.startsWith('whsec_') || secret.length <= 'whsec_'.length) {
-    throw new TypeError('verifyWebhook: the secret must be the whsec_... signing secret of GET /v1/webhooks/signing-secret.');
+    throw new TypeError(
+      'verifyWebhook: the secret must be the whsec_... signing secret of GET /v1/webhooks/signing-secret.',
+    );
   }
   const raw = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
 
@@ -69,11 +71,14 @@ export function verifyWebhook<T = unknown>(
   const id = required(headers, 'webhook-id');
   const timestamp = required(headers, 'webhook-timestamp');
   const signatures = required(headers, 'webhook-signature');
-  if (!/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError('webhook-timestamp is not Unix seconds.');
+  if (!/^\d{1,12}$/.test(timestamp))
+    throw new WebhookVerificationError('webhook-timestamp is not Unix seconds.');
   const tolerance = options.toleranceSeconds ?? DEFAULT_WEBHOOK_TOLERANCE_S;
   const skew = Math.abs((options.now ?? new Date()).getTime() / 1000 - Number(timestamp));
   if (skew > tolerance) {
-    throw new WebhookVerificationError(`webhook-timestamp is ${Math.round(skew)} s away from now (tolerance ${tolerance} s).`);
+    throw new WebhookVerificationError(
+      `webhook-timestamp is ${Math.round(skew)} s away from now (tolerance ${tolerance} s).`,
+    );
   }
   const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
   const expected = `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.`).update(raw).digest('base64')}`;

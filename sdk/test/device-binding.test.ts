@@ -20,7 +20,11 @@ describe('device binding of capped keys against the real daemon', () => {
     return String((await owner.apiKeys.create({ label, device_limit: 1 })).raw_key);
   }
 
-  function capped(deviceId: string | undefined, store = new MemoryBindingStore() as MemoryBindingStore | FileBindingStore, apiKey = cappedKey): DecisionService {
+  function capped(
+    deviceId: string | undefined,
+    store = new MemoryBindingStore() as MemoryBindingStore | FileBindingStore,
+    apiKey = cappedKey,
+  ): DecisionService {
     return new DecisionService({ apiKey, baseURL: proxy.baseURL, deviceId, bindingStore: store });
   }
 
@@ -35,7 +39,11 @@ describe('device binding of capped keys against the real daemon', () => {
     daemon = await startDaemon();
     proxy = new FaultProxy(daemon.baseURL);
     await proxy.start();
-    owner = new DecisionService({ apiKey: daemon.ownerKey, baseURL: daemon.baseURL, bindingStore: new MemoryBindingStore() });
+    owner = new DecisionService({
+      apiKey: daemon.ownerKey,
+      baseURL: daemon.baseURL,
+      bindingStore: new MemoryBindingStore(),
+    });
     cappedKey = await newCappedKey('capped');
   });
 
@@ -47,7 +55,10 @@ describe('device binding of capped keys against the real daemon', () => {
   it('derives the device id from the machine id by an application-specific HMAC, never sending the raw id', () => {
     const machineId = readFileSync('/etc/machine-id', 'utf8').trim();
     const sdk = capped(undefined);
-    const expected = createHmac('sha256', machineId).update('decision-service-sdk/device-id/v1').digest('hex').slice(0, 40);
+    const expected = createHmac('sha256', machineId)
+      .update('decision-service-sdk/device-id/v1')
+      .digest('hex')
+      .slice(0, 40);
     assert.equal(sdk.device.deviceId, expected);
     assert.equal(capped(undefined).device.deviceId, expected);
     assert.ok(!JSON.stringify(sdk.device).includes(machineId));
@@ -60,7 +71,9 @@ describe('device binding of capped keys against the real daemon', () => {
     assert.equal(statSync(storePath).mode & 0o777, 0o600);
     const file = readFileSync(storePath, 'utf8');
     assert.ok(!file.includes(cappedKey), 'the key itself is never written');
-    const entries = Object.entries((JSON.parse(file) as { bindings: Record<string, { token: string }> }).bindings);
+    const entries = Object.entries(
+      (JSON.parse(file) as { bindings: Record<string, { token: string }> }).bindings,
+    );
     assert.equal(entries.length, 1);
     const [storeKey, { token }] = entries[0];
     const keyId = createHash('sha256').update(cappedKey).digest('hex').slice(0, 16);
@@ -69,7 +82,8 @@ describe('device binding of capped keys against the real daemon', () => {
     const firstRequest = proxy.seen.length;
     await sdk.health();
     await sdk.connectors.types();
-    for (const request of proxy.seen.slice(firstRequest)) assert.equal(request.headers['x-service-device-binding-token'], token);
+    for (const request of proxy.seen.slice(firstRequest))
+      assert.equal(request.headers['x-service-device-binding-token'], token);
 
     const laterProcess = capped('sdk-device-one-0000000000', new FileBindingStore(storePath));
     assert.equal((await laterProcess.me()).device_id, 'sdk-device-one-0000000000');
@@ -77,7 +91,9 @@ describe('device binding of capped keys against the real daemon', () => {
 
   it('a second device over the key limit is refused with DeviceBindingError, not retried', async () => {
     const before = proxy.seen.length;
-    const error = await capped('sdk-device-two-0000000000').me().catch((e: unknown) => e);
+    const error = await capped('sdk-device-two-0000000000')
+      .me()
+      .catch((e: unknown) => e);
     assert.ok(error instanceof DeviceBindingError);
     assert.equal(error.status, 402);
     assert.equal(error.code, 'device_limit_reached');
@@ -85,16 +101,22 @@ describe('device binding of capped keys against the real daemon', () => {
   });
 
   it('a bound device that lost its token, or presents a wrong one, is refused', async () => {
-    const forgot = await capped('sdk-device-one-0000000000').me().catch((e: unknown) => e);
+    const forgot = await capped('sdk-device-one-0000000000')
+      .me()
+      .catch((e: unknown) => e);
     assert.ok(forgot instanceof DeviceBindingError);
     assert.equal(forgot.code, 'device_binding_token_required');
     assert.equal(forgot.status, 401);
 
     const tamperedPath = join(home, 'tampered.json');
-    const file = JSON.parse(readFileSync(storePath, 'utf8')) as { bindings: Record<string, { token: string }> };
+    const file = JSON.parse(readFileSync(storePath, 'utf8')) as {
+      bindings: Record<string, { token: string }>;
+    };
     for (const entry of Object.values(file.bindings)) entry.token = 'dbt_not-the-token';
     writeFileSync(tamperedPath, JSON.stringify(file));
-    const wrong = await capped('sdk-device-one-0000000000', new FileBindingStore(tamperedPath)).me().catch((e: unknown) => e);
+    const wrong = await capped('sdk-device-one-0000000000', new FileBindingStore(tamperedPath))
+      .me()
+      .catch((e: unknown) => e);
     assert.ok(wrong instanceof DeviceBindingError);
     assert.equal(wrong.code, 'invalid_device_binding_token');
     assert.equal(wrong.status, 403);
@@ -112,7 +134,9 @@ describe('device binding of capped keys against the real daemon', () => {
       },
     });
     assert.equal(bound.status, 200);
-    const error = await capped(clonedId, new MemoryBindingStore(), key).me().catch((e: unknown) => e);
+    const error = await capped(clonedId, new MemoryBindingStore(), key)
+      .me()
+      .catch((e: unknown) => e);
     assert.ok(error instanceof DeviceBindingError);
     assert.equal(error.code, 'device_identity_mismatch');
     await revokeDevice(clonedId);
@@ -142,9 +166,19 @@ describe('device binding of capped keys against the real daemon', () => {
 
   it('an uncapped key is never bound: no token is stored', async () => {
     const store = new MemoryBindingStore();
-    const sdk = new DecisionService({ apiKey: daemon.ownerKey, baseURL: daemon.baseURL, bindingStore: store, deviceId: 'sdk-device-uncapped-0000' });
+    const sdk = new DecisionService({
+      apiKey: daemon.ownerKey,
+      baseURL: daemon.baseURL,
+      bindingStore: store,
+      deviceId: 'sdk-device-uncapped-0000',
+    });
     await sdk.me();
     await sdk.me();
-    assert.equal(store.get(`${daemon.baseURL}|key:${createHash('sha256').update(daemon.ownerKey).digest('hex').slice(0, 16)}|device:sdk-device-uncapped-0000`), undefined);
+    assert.equal(
+      store.get(
+        `${daemon.baseURL}|key:${createHash('sha256').update(daemon.ownerKey).digest('hex').slice(0, 16)}|device:sdk-device-uncapped-0000`,
+      ),
+      undefined,
+    );
   });
 });

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { AuthenticationError, DecisionClient, DecisionService, MemoryBindingStore, SDK_VERSION } from '../src/index';
+import {
+  AuthenticationError,
+  DecisionClient,
+  DecisionService,
+  MemoryBindingStore,
+  SDK_VERSION,
+} from '../src/index';
 import { startDaemon, type Daemon } from './support/daemon';
 import { FaultProxy } from './support/fault-proxy';
 
@@ -32,11 +38,14 @@ describe('construction errors', () => {
 
   it('a missing key fails at construction, naming both variables', () => {
     setEnv({});
-    assert.throws(() => new DecisionService(), (error: Error) => {
-      assert.match(error.message, /SERVICE_API_KEY/);
-      assert.match(error.message, /SERVICE_TOKEN/);
-      return true;
-    });
+    assert.throws(
+      () => new DecisionService(),
+      (error: Error) => {
+        assert.match(error.message, /SERVICE_API_KEY/);
+        assert.match(error.message, /SERVICE_TOKEN/);
+        return true;
+      },
+    );
   });
 
   it('a base URL that is not a URL fails at construction, naming where it came from', () => {
@@ -60,7 +69,9 @@ describe('construction errors', () => {
   });
 
   it('the SDK version constant is the package version', () => {
-    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     assert.equal(SDK_VERSION, pkg.version);
   });
 });
@@ -92,9 +103,18 @@ describe('environment resolution against the real daemon', () => {
   });
 
   it('base URL: the argument, then SERVICE_BASE_URL, then SERVICE_URL, then SERVICE_API_URL', async () => {
-    setEnv({ SERVICE_API_KEY: daemon.ownerKey, SERVICE_BASE_URL: daemon.baseURL, SERVICE_URL: DEAD_URL, SERVICE_API_URL: DEAD_URL });
+    setEnv({
+      SERVICE_API_KEY: daemon.ownerKey,
+      SERVICE_BASE_URL: daemon.baseURL,
+      SERVICE_URL: DEAD_URL,
+      SERVICE_API_URL: DEAD_URL,
+    });
     assert.equal((await client().health()).status, 'ok');
-    setEnv({ SERVICE_API_KEY: daemon.ownerKey, SERVICE_URL: `${daemon.baseURL}/`, SERVICE_API_URL: DEAD_URL });
+    setEnv({
+      SERVICE_API_KEY: daemon.ownerKey,
+      SERVICE_URL: `${daemon.baseURL}/`,
+      SERVICE_API_URL: DEAD_URL,
+    });
     assert.equal(client().baseURL, daemon.baseURL);
     assert.equal((await client().health()).status, 'ok');
     setEnv({ SERVICE_API_KEY: daemon.ownerKey, SERVICE_API_URL: daemon.baseURL });
@@ -104,7 +124,11 @@ describe('environment resolution against the real daemon', () => {
   });
 
   it('device id: the argument, then SERVICE_DEVICE_ID, then the legacy SERVICE_DEVICE, then the derived id', () => {
-    setEnv({ SERVICE_API_KEY: 'k', SERVICE_DEVICE_ID: 'pinned-by-device-id-var', SERVICE_DEVICE: 'pinned-by-legacy-variable' });
+    setEnv({
+      SERVICE_API_KEY: 'k',
+      SERVICE_DEVICE_ID: 'pinned-by-device-id-var',
+      SERVICE_DEVICE: 'pinned-by-legacy-variable',
+    });
     assert.equal(client().device.deviceId, 'pinned-by-device-id-var');
     setEnv({ SERVICE_API_KEY: 'k', SERVICE_DEVICE: 'pinned-by-legacy-variable' });
     assert.equal(client().device.deviceId, 'pinned-by-legacy-variable');
@@ -115,7 +139,11 @@ describe('environment resolution against the real daemon', () => {
 
   it('the legacy class name works against the daemon', async () => {
     setEnv({});
-    const legacy = new DecisionClient({ apiKey: daemon.ownerKey, baseURL: daemon.baseURL, bindingStore: new MemoryBindingStore() });
+    const legacy = new DecisionClient({
+      apiKey: daemon.ownerKey,
+      baseURL: daemon.baseURL,
+      bindingStore: new MemoryBindingStore(),
+    });
     assert.equal((await legacy.health()).status, 'ok');
   });
 

@@ -76,7 +76,11 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
 
   it('a POST keeps one Idempotency-Key across its retries; each call has its own', async () => {
     proxy.plan({ kind: 'drop_after' });
-    const created = await sdk.connectors.create({ name: 'kept-key', connector_type: 'csv', config: { content: CSV } });
+    const created = await sdk.connectors.create({
+      name: 'kept-key',
+      connector_type: 'csv',
+      config: { content: CSV },
+    });
     assert.equal(created.name, 'kept-key');
     assert.equal(proxy.seen.length, 2);
     const [first, retry] = proxy.seen.map((request) => request.headers['idempotency-key']);
@@ -90,7 +94,11 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
 
   it('a POST whose answer was lost after the daemon created the object creates it once', async () => {
     proxy.plan({ kind: 'drop_after' });
-    const created = await sdk.connectors.create({ name: 'created-once', connector_type: 'csv', config: { content: CSV } });
+    const created = await sdk.connectors.create({
+      name: 'created-once',
+      connector_type: 'csv',
+      config: { content: CSV },
+    });
     assert.equal(proxy.seen.length, 2);
     const named = (await sdk.connectors.list().toArray()).filter((c) => c.name === 'created-once');
     assert.deepEqual(
@@ -101,7 +109,11 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
     const before = (await sdk.jobs.list().toArray()).length;
     proxy.plan({ kind: 'drop_after' }, { kind: 'cut_answer' });
     const job = await sdk.jobs.create({
-      request: { runs: 100, seed: 1, scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' } },
+      request: {
+        runs: 100,
+        seed: 1,
+        scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' },
+      },
     });
     const jobs = await sdk.jobs.list().toArray();
     assert.equal(jobs.length, before + 1);
@@ -109,12 +121,20 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
   });
 
   it('the caller may pass its own Idempotency-Key', async () => {
-    await sdk.connectors.create({ name: 'own-key', connector_type: 'csv', config: { content: CSV } }, { idempotencyKey: 'caller-chosen-key-1' });
+    await sdk.connectors.create(
+      { name: 'own-key', connector_type: 'csv', config: { content: CSV } },
+      { idempotencyKey: 'caller-chosen-key-1' },
+    );
     assert.equal(proxy.seen[0].headers['idempotency-key'], 'caller-chosen-key-1');
   });
 
   it('a 503 with Retry-After is retried no sooner than it says', async () => {
-    proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '1' }, body: errorBody('engine_busy', 'busy') });
+    proxy.plan({
+      kind: 'answer',
+      status: 503,
+      headers: { 'retry-after': '1' },
+      body: errorBody('engine_busy', 'busy'),
+    });
     assert.equal((await sdk.infrastructure()).engine_mode !== undefined, true);
     assert.equal(proxy.seen.length, 2);
     assert.ok(proxy.seen[1].at - proxy.seen[0].at >= 1000, 'waited the Retry-After second');
@@ -122,8 +142,18 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
 
   it('a 503 that outlasts the retries surfaces as EngineUnavailableError with its Retry-After', async () => {
     const once = fresh({ maxRetries: 0 });
-    proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '30' }, body: errorBody('engine_unavailable', 'no engine') });
-    const error = await once.simulate({ runs: 10, scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' } }).catch((e: unknown) => e);
+    proxy.plan({
+      kind: 'answer',
+      status: 503,
+      headers: { 'retry-after': '30' },
+      body: errorBody('engine_unavailable', 'no engine'),
+    });
+    const error = await once
+      .simulate({
+        runs: 10,
+        scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_net_value' },
+      })
+      .catch((e: unknown) => e);
     assert.ok(error instanceof EngineUnavailableError);
     assert.equal(error.code, 'engine_unavailable');
     assert.equal(error.retryAfterSeconds, 30);
@@ -131,7 +161,12 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
   });
 
   it('a Retry-After longer than a minute is not waited out', async () => {
-    proxy.plan({ kind: 'answer', status: 503, headers: { 'retry-after': '3600' }, body: errorBody('engine_busy', 'busy') });
+    proxy.plan({
+      kind: 'answer',
+      status: 503,
+      headers: { 'retry-after': '3600' },
+      body: errorBody('engine_busy', 'busy'),
+    });
     await assert.rejects(sdk.health(), EngineUnavailableError);
     assert.equal(proxy.seen.length, 1);
   });
@@ -151,11 +186,17 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
 
     proxy.seen.length = 0;
     proxy.plan({ kind: 'answer', status: 409, body: errorBody('conflict', 'no') });
-    await assert.rejects(sdk.connectors.create({ name: 'x', connector_type: 'csv', config: { content: CSV } }), ConflictError);
+    await assert.rejects(
+      sdk.connectors.create({ name: 'x', connector_type: 'csv', config: { content: CSV } }),
+      ConflictError,
+    );
     assert.equal(proxy.seen.length, 1);
 
     proxy.seen.length = 0;
-    await assert.rejects(sdk.connectors.create({ name: '', connector_type: 'csv', config: { content: CSV } }), ValidationError);
+    await assert.rejects(
+      sdk.connectors.create({ name: '', connector_type: 'csv', config: { content: CSV } }),
+      ValidationError,
+    );
     assert.equal(proxy.seen.length, 1);
   });
 
@@ -189,7 +230,9 @@ describe('retries, timeouts and refusals against the real daemon behind a faulty
     const error = await once.connectors.testInline(inline).catch((e: unknown) => e);
     assert.ok(error instanceof RateLimitError);
     assert.equal(error.code, 'rate_limited');
-    assert.ok(error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 1 && error.retryAfterSeconds <= 60);
+    assert.ok(
+      error.retryAfterSeconds !== undefined && error.retryAfterSeconds >= 1 && error.retryAfterSeconds <= 60,
+    );
   });
 
   it('an answer that is not the service error body still gives an APIError with the status', async () => {

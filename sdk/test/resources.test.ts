@@ -34,7 +34,11 @@ describe('every resource method against the real daemon', () => {
       SERVICE_EGRESS_ALLOW: `127.0.0.1:${receiver.port}`,
       SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     });
-    client = new DecisionService({ apiKey: daemon.ownerKey, baseURL: daemon.baseURL, bindingStore: new MemoryBindingStore() });
+    client = new DecisionService({
+      apiKey: daemon.ownerKey,
+      baseURL: daemon.baseURL,
+      bindingStore: new MemoryBindingStore(),
+    });
   });
 
   after(async () => {
@@ -126,7 +130,11 @@ describe('every resource method against the real daemon', () => {
   it('connectors: types, create, get, update, test, browse, delete and the inline calls', async () => {
     const types = await client.connectors.types();
     assert.ok((types.types as string[]).includes('file'));
-    const created = await client.connectors.create({ name: 'sales', connector_type: 'csv', config: { content: CSV } });
+    const created = await client.connectors.create({
+      name: 'sales',
+      connector_type: 'csv',
+      config: { content: CSV },
+    });
     assert.equal(created.status, 'untested');
     assert.equal(created.connector_type, 'file');
     const id = String(created.id);
@@ -140,9 +148,15 @@ describe('every resource method against the real daemon', () => {
     assert.equal(browsed.connector_type, 'file');
     const renamed = await client.connectors.update(id, { name: 'sales-2024' });
     assert.equal(renamed.name, 'sales-2024');
-    const inlineTest = await client.connectors.testInline({ connector_type: 'csv', config: { content: CSV } });
+    const inlineTest = await client.connectors.testInline({
+      connector_type: 'csv',
+      config: { content: CSV },
+    });
     assert.equal(inlineTest.success, true);
-    const inlineBrowse = await client.connectors.browseInline({ connector_type: 'csv', config: { content: CSV } });
+    const inlineBrowse = await client.connectors.browseInline({
+      connector_type: 'csv',
+      config: { content: CSV },
+    });
     assert.equal(inlineBrowse.connector_type, 'file');
     await client.connectors.delete(id);
     const gone = await client.connectors.get(id).catch((e: unknown) => e);
@@ -152,7 +166,11 @@ describe('every resource method against the real daemon', () => {
   it('connectors.list pages by cursor: awaited it is the first page, iterated it is every connector', async () => {
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const connector = await client.connectors.create({ name: `paged-${i}`, connector_type: 'csv', config: { content: CSV } });
+      const connector = await client.connectors.create({
+        name: `paged-${i}`,
+        connector_type: 'csv',
+        config: { content: CSV },
+      });
       made.push(String(connector.id));
     }
     const first = await client.connectors.list({ limit: 2 });
@@ -165,7 +183,11 @@ describe('every resource method against the real daemon', () => {
   });
 
   it('data.connect, list, schema and query', async () => {
-    const connector = await client.connectors.create({ name: 'units', connector_type: 'csv', config: { content: CSV } });
+    const connector = await client.connectors.create({
+      name: 'units',
+      connector_type: 'csv',
+      config: { content: CSV },
+    });
     await client.connectors.test(String(connector.id));
     const connected = await client.data.connect({
       connection_type: 'file',
@@ -211,7 +233,8 @@ describe('every resource method against the real daemon', () => {
     const job = await client.jobs.create({ request: SCENARIO, callback_url: receiver.url });
     await receiver.next('job.completed');
     const deliveries = [];
-    for await (const delivery of client.webhooks.deliveries({ job_id: String(job.job_id) })) deliveries.push(delivery);
+    for await (const delivery of client.webhooks.deliveries({ job_id: String(job.job_id) }))
+      deliveries.push(delivery);
     assert.equal(deliveries.length, 1);
     assert.equal(deliveries[0].event, 'job.completed');
   });

@@ -34,9 +34,13 @@ describe("the SDK's own tests (sdk/test, node:test) against the built daemon", (
   let files: string[];
 
   beforeAll(() => {
-    const compiled = spawnSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(SDK_DIR, 'tsconfig.json')], {
-      encoding: 'utf8',
-    });
+    const compiled = spawnSync(
+      join(REPO_ROOT, 'node_modules', '.bin', 'tsc'),
+      ['-p', join(SDK_DIR, 'tsconfig.json')],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(compiled.stdout + compiled.stderr).toBe('');
     files = readdirSync(TEST_DIR)
       .filter((name) => name.endsWith('.test.js'))
@@ -44,11 +48,15 @@ describe("the SDK's own tests (sdk/test, node:test) against the built daemon", (
     expect(files.length).toBeGreaterThanOrEqual(5);
   });
 
-  it.each(RUNTIMES)('pass on Node $major', async ({ major, node }) => {
-    expect(majorOf(node)).toBe(major);
-    const run = await runNodeTest(node, files);
-    if (run.code !== 0) throw new Error(`node --test on Node ${major} failed:\n${run.output}`);
-    expect(run.output).toMatch(/^# fail 0$/m);
-    expect(run.output).toMatch(/^# pass [1-9]\d*$/m);
-  }, 900_000);
+  it.each(RUNTIMES)(
+    'pass on Node $major',
+    async ({ major, node }) => {
+      expect(majorOf(node)).toBe(major);
+      const run = await runNodeTest(node, files);
+      if (run.code !== 0) throw new Error(`node --test on Node ${major} failed:\n${run.output}`);
+      expect(run.output).toMatch(/^# fail 0$/m);
+      expect(run.output).toMatch(/^# pass [1-9]\d*$/m);
+    },
+    900_000,
+  );
 });

@@ -14,12 +14,19 @@ export class ApiKeys {
   }
 
   /** POST /v1/api-keys: the answer carries `raw_key`, shown this once. */
-  create(body: RequestBody<'ApiKeys_create'>, options?: RequestOptions): Promise<ResponseBody<'ApiKeys_create'>> {
+  create(
+    body: RequestBody<'ApiKeys_create'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'ApiKeys_create'>> {
     return this.transport.request({ method: 'POST', path: '/v1/api-keys', body, options });
   }
 
   /** DELETE /v1/api-keys/{key_id}: immediate; later use of the key answers 401. */
   revoke(keyId: string, options?: RequestOptions): Promise<ResponseBody<'ApiKeys_revoke'>> {
-    return this.transport.request({ method: 'DELETE', path: `/v1/api-keys/${encodeURIComponent(keyId)}`, options });
+    return this.transport.request({
+      method: 'DELETE',
+      path: `/v1/api-keys/${encodeURIComponent(keyId)}`,
+      options,
+    });
   }
 }

@@ -18,7 +18,10 @@ export class Connectors {
   }
 
   /** POST /v1/connectors: 201, status `untested`. */
-  create(body: RequestBody<'Connectors_create'>, options?: RequestOptions): Promise<ResponseBody<'Connectors_create'>> {
+  create(
+    body: RequestBody<'Connectors_create'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Connectors_create'>> {
     return this.transport.request({ method: 'POST', path: '/v1/connectors', body, options });
   }
 
@@ -45,7 +48,11 @@ export class Connectors {
   }
 
   /** PATCH /v1/connectors/{id}: a config change resets the status to `untested`. */
-  update(id: string, body: RequestBody<'Connectors_update'>, options?: RequestOptions): Promise<ResponseBody<'Connectors_update'>> {
+  update(
+    id: string,
+    body: RequestBody<'Connectors_update'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Connectors_update'>> {
     return this.transport.request({ method: 'PATCH', path: this.path(id), body, options });
   }
 
@@ -65,7 +72,10 @@ export class Connectors {
   }
 
   /** POST /v1/connectors/test: tests a config without saving it (rate limited). */
-  testInline(body: RequestBody<'Connectors_testInline'>, options?: RequestOptions): Promise<ResponseBody<'Connectors_testInline'>> {
+  testInline(
+    body: RequestBody<'Connectors_testInline'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Connectors_testInline'>> {
     return this.transport.request({ method: 'POST', path: '/v1/connectors/test', body, options });
   }
 

@@ -12,7 +12,10 @@ export class Data {
   constructor(private readonly transport: Transport) {}
 
   /** POST /v1/data/connect: onboards a connector's data as a dataset (`status` ready or failed). */
-  connect(body: RequestBody<'Datasets_connect'>, options?: RequestOptions): Promise<ResponseBody<'Datasets_connect'>> {
+  connect(
+    body: RequestBody<'Datasets_connect'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Datasets_connect'>> {
     return this.transport.request({ method: 'POST', path: '/v1/data/connect', body, options });
   }
 
@@ -29,12 +32,20 @@ export class Data {
 
   /** GET /v1/data/{id} */
   get(datasetId: string, options?: RequestOptions): Promise<ResponseBody<'Datasets_get'>> {
-    return this.transport.request({ method: 'GET', path: `/v1/data/${encodeURIComponent(datasetId)}`, options });
+    return this.transport.request({
+      method: 'GET',
+      path: `/v1/data/${encodeURIComponent(datasetId)}`,
+      options,
+    });
   }
 
   /** GET /v1/data/{id}/schema: columns, roles, formulas and query hints. */
   schema(datasetId: string, options?: RequestOptions): Promise<ResponseBody<'Datasets_schema'>> {
-    return this.transport.request({ method: 'GET', path: `/v1/data/${encodeURIComponent(datasetId)}/schema`, options });
+    return this.transport.request({
+      method: 'GET',
+      path: `/v1/data/${encodeURIComponent(datasetId)}/schema`,
+      options,
+    });
   }
 
   /** POST /v1/query: a typed, deterministic query (same query, same rows in the same order). */

@@ -11,7 +11,9 @@ export class Devices {
   }
 
   /** GET /v1/device/list: devices registered or bound under the organization's keys. */
-  list(options?: RequestOptions): PagedList<Page<'Devices_list', 'devices'>, PageItem<'Devices_list', 'devices'>> {
+  list(
+    options?: RequestOptions,
+  ): PagedList<Page<'Devices_list', 'devices'>, PageItem<'Devices_list', 'devices'>> {
     return new PagedList(
       () => this.transport.request({ method: 'GET', path: '/v1/device/list', options }),
       (page) => page.devices,

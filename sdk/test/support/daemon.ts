@@ -74,6 +74,7 @@ export async function signUp(baseURL: string, email: string): Promise<string> {
     body: JSON.stringify({ email, password: 'correct horse battery staple', name: 'SDK Test' }),
   });
   const body = (await response.json()) as { api_key?: { raw_key?: string } };
-  if (response.status !== 201 || !body.api_key?.raw_key) throw new Error(`sign-up failed: ${response.status}`);
+  if (response.status !== 201 || !body.api_key?.raw_key)
+    throw new Error(`sign-up failed: ${response.status}`);
   return body.api_key.raw_key;
 }

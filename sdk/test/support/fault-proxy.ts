@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -105,7 +111,8 @@ export class FaultProxy {
         },
         (answer) => {
           void readAll(answer).then(
-            (answerBody) => resolveAnswer({ status: answer.statusCode ?? 502, headers: answer.headers, body: answerBody }),
+            (answerBody) =>
+              resolveAnswer({ status: answer.statusCode ?? 502, headers: answer.headers, body: answerBody }),
             reject,
           );
         },
