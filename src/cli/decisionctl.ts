@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../common/config';
 import { registerEgressCommands } from './egress.command';
 import { applyEnvFile } from './env-file';
+import { registerPrivacyReportCommands } from './privacy-report.command';
 import { registerVersionCommand } from './version.command';
 
 /** The operator CLI. Each area registers its own subcommands; add yours beside these. */
@@ -13,6 +14,7 @@ export function buildDecisionctl(): Command {
     .exitOverride();
   registerVersionCommand(program);
   registerEgressCommands(program);
+  registerPrivacyReportCommands(program);
   return program;
 }
 

@@ -22,3 +22,12 @@ export function extractEmbeddedReport(page: string): string | undefined {
   const embedded = page.slice(start + OPEN_TAG.length, end);
   return embedded.replace(/(?<!\\)((?:\\\\)*)\\u003c/g, '$1<');
 }
+
+/** The public key a saved page prints (trust it only after comparing its kid with the one on record). */
+export function extractPagePublicKey(page: string): string | undefined {
+  const match =
+    /<pre id="public-key">(-----BEGIN PUBLIC KEY-----[A-Za-z0-9+/=\s]+-----END PUBLIC KEY-----)<\/pre>/.exec(
+      page,
+    );
+  return match ? `${match[1]}\n` : undefined;
+}
