@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { AppError } from '../errors';
 import { Entitlement } from './entitlements';
@@ -7,12 +7,20 @@ import { Principal, Role } from './principal';
 export const IS_PUBLIC = 'access:public';
 export const REQUIRED_ROLE = 'access:role';
 export const REQUIRED_ENTITLEMENT = 'licensing:entitlement';
+export const OPERATOR_ADMIN_ONLY = 'access:operator-admin';
 
 /** Opts a route out of the deny-by-default guard. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
 
 /** Minimum role for a route (viewer < member < admin < owner). */
 export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
+
+/**
+ * Appliance-wide routes: the admin role (403 insufficient_role below it) in the operator organization (403 forbidden,
+ * with `message`, in any other).
+ */
+export const RequireOperatorAdmin = (message: string): MethodDecorator & ClassDecorator =>
+  applyDecorators(SetMetadata(REQUIRED_ROLE, 'admin'), SetMetadata(OPERATOR_ADMIN_ONLY, message));
 
 /** The license entitlement a route (or controller) needs; without it the answer is 403 not_entitled. */
 export const RequireEntitlement = (entitlement: Entitlement): MethodDecorator & ClassDecorator =>

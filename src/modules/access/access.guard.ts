@@ -3,27 +3,41 @@ import { Reflector } from '@nestjs/core';
 import { FastifyReply } from 'fastify';
 import { AppError } from '../../common/errors';
 import { RouteMetadata } from '../../common/http';
-import { IS_PUBLIC, REQUIRED_ROLE, RequestWithPrincipal } from '../../common/auth/auth.decorators';
-import { Role, roleRank } from '../../common/auth/principal';
+import {
+  IS_PUBLIC,
+  OPERATOR_ADMIN_ONLY,
+  REQUIRED_ROLE,
+  RequestWithPrincipal,
+} from '../../common/auth/auth.decorators';
+import { requireOperatorAdmin, requireRole } from '../../common/auth/authorization';
+import { Role } from '../../common/auth/principal';
 import { CREDENTIAL_RESOLVER, CredentialResolver, PresentedCredential, Resolution } from './access.types';
 
-export function presentedCredential(headers: RequestWithPrincipal['headers']): PresentedCredential | undefined {
+export function presentedCredential(
+  headers: RequestWithPrincipal['headers'],
+): PresentedCredential | undefined {
   const authorization = headers.authorization;
   if (typeof authorization === 'string' && authorization.trim() !== '') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw new AppError('invalid_api_key', 'The Authorization header must be "Bearer <credential>".');
+    if (!match)
+      throw new AppError('invalid_api_key', 'The Authorization header must be "Bearer <credential>".');
     return { value: match[1], scheme: 'bearer' };
   }
   const legacy = headers['x-api-key'];
-  if (typeof legacy === 'string' && legacy.trim() !== '') return { value: legacy.trim(), scheme: 'x-api-key' };
+  if (typeof legacy === 'string' && legacy.trim() !== '')
+    return { value: legacy.trim(), scheme: 'x-api-key' };
   return undefined;
 }
 
-/** Global guard: every route needs a credential unless marked @Public(); roles come from @RequireRole(). */
+/**
+ * Global guard: every route needs a credential unless marked @Public(); roles come from @RequireRole() and
+ * @RequireOperatorAdmin(), checked by the functions of common/auth/authorization.ts.
+ */
 @Injectable()
 export class AccessGuard implements CanActivate {
   private readonly isPublic: RouteMetadata<boolean>;
   private readonly requiredRole: RouteMetadata<Role>;
+  private readonly operatorAdminOnly: RouteMetadata<string>;
 
   constructor(
     reflector: Reflector,
@@ -31,6 +45,7 @@ export class AccessGuard implements CanActivate {
   ) {
     this.isPublic = new RouteMetadata(reflector, IS_PUBLIC);
     this.requiredRole = new RouteMetadata(reflector, REQUIRED_ROLE);
+    this.operatorAdminOnly = new RouteMetadata(reflector, OPERATOR_ADMIN_ONLY);
   }
 
   /** Returns synchronously when the credential resolves from memory, so the common case allocates no promise. */
@@ -42,7 +57,8 @@ export class AccessGuard implements CanActivate {
 
     // The Fastify request is the RequestFacts: its `ip` getter runs only if device binding asks for it.
     const resolution = this.resolver.resolve(credential, request);
-    if (resolution instanceof Promise) return resolution.then((resolved) => this.admit(context, request, resolved));
+    if (resolution instanceof Promise)
+      return resolution.then((resolved) => this.admit(context, request, resolved));
     return this.admit(context, request, resolution);
   }
 
@@ -53,9 +69,9 @@ export class AccessGuard implements CanActivate {
       for (const [name, value] of Object.entries(resolution.responseHeaders)) void reply.header(name, value);
     }
     const required = this.requiredRole.of(context);
-    if (required && roleRank(resolution.principal.role) < roleRank(required)) {
-      throw new AppError('insufficient_role', `This action needs the ${required} role or higher.`);
-    }
+    if (required) requireRole(resolution.principal, required);
+    const operatorAdminOnly = this.operatorAdminOnly.of(context);
+    if (operatorAdminOnly !== undefined) requireOperatorAdmin(resolution.principal, operatorAdminOnly);
     return true;
   }
 }

@@ -5,7 +5,7 @@ import { hmacSha256Hex, ServerSecrets, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { LruCache } from '../../common/lru-cache';
-import { roleRank } from '../../common/auth/principal';
+import { hasRole } from '../../common/auth/authorization';
 import { AuditService } from '../audit/audit.service';
 import { KEY_POLICY, KeyPolicy } from '../devices/devices.types';
 import { ApiKeyEntity } from './api-key.entity';
@@ -49,7 +49,7 @@ export class ApiKeysService {
   /** Creates a key for the caller's org: role at most the caller's, expiry in the future, the key policy consulted. */
   async create(by: KeyActor, input: NewApiKey): Promise<CreatedApiKey> {
     const role = input.role ?? 'member';
-    if (roleRank(role) > roleRank(by.role)) {
+    if (!hasRole(by.role, role)) {
       throw new AppError('insufficient_role', `A ${by.role} cannot create a key with the ${role} role.`);
     }
     if (input.expiresAt !== undefined && new Date(input.expiresAt).getTime() <= Date.now()) {
@@ -108,7 +108,7 @@ export class ApiKeysService {
     await this.repository.transaction(async (tx) => {
       const key = await this.repository.findUnrevokedInOrg(by.orgId, keyId, tx);
       if (!key) throw new AppError('api_key_not_found');
-      if (roleRank(key.role) > roleRank(by.role)) {
+      if (!hasRole(by.role, key.role)) {
         throw new AppError(
           'insufficient_role',
           `A ${by.role} cannot revoke a key with the ${key.role} role.`,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { Principal, roleRank } from '../../common/auth/principal';
+import { requireRole } from '../../common/auth/authorization';
+import { Principal } from '../../common/auth/principal';
 import { OBJECT_STORE_TYPES, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetShapeError } from './dataset-file-writer';
 import { ConnectDataDto, Visibility } from './datasets.dto';
@@ -29,7 +30,6 @@ export interface ConnectorRowSource {
 }
 
 export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
-
 
 /** The connector types a `connection_type` of data connect may name. */
 function acceptsType(connectionType: string, provider: string | undefined, connectorType: string): boolean {
@@ -77,15 +77,10 @@ export class DataConnectService {
 
   async connect(principal: Principal, request: ConnectDataDto): Promise<ConnectResult> {
     const visibility: Visibility = request.visibility ?? 'private';
-    if (visibility === 'shared' && roleRank(principal.role) < roleRank('admin')) {
-      throw new AppError(
-        'insufficient_role',
-        'Sharing a dataset with every organization needs the admin role.',
-      );
+    if (visibility === 'shared') {
+      requireRole(principal, 'admin', 'Sharing a dataset with every organization needs the admin role.');
     }
-    if (roleRank(principal.role) < roleRank('member')) {
-      throw new AppError('insufficient_role', 'Connecting data needs the member role or higher.');
-    }
+    requireRole(principal, 'member', 'Connecting data needs the member role or higher.');
     const connector = await this.connectors.getForOrg(principal.orgId, request.connection_id);
     const connectionType = request.connection_type.toLowerCase().replace(/-/g, '_');
     const provider = request.provider?.toLowerCase().replace(/-/g, '_');

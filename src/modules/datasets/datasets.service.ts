@@ -6,7 +6,8 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { Principal, roleRank } from '../../common/auth/principal';
+import { requireRole } from '../../common/auth/authorization';
+import { Principal } from '../../common/auth/principal';
 import { fileBytes, StorageQuotaService } from '../storage-quota/storage-quota.service';
 import { ColumnSchema } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
@@ -269,9 +270,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     if (record.orgId !== principal.orgId) {
       throw new AppError('forbidden', 'Only the organization that owns a shared dataset can change it.');
     }
-    if (roleRank(principal.role) < roleRank('member')) {
-      throw new AppError('insufficient_role', 'Changing a dataset needs the member role or higher.');
-    }
+    requireRole(principal, 'member', 'Changing a dataset needs the member role or higher.');
     return record;
   }
 

@@ -1,7 +1,8 @@
 import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../../common/auth/auth.decorators';
-import { Principal, roleRank } from '../../common/auth/principal';
+import { hasRole } from '../../common/auth/authorization';
+import { Principal } from '../../common/auth/principal';
 import {
   DeviceResponse,
   RegistrationResponse,
@@ -14,7 +15,7 @@ function callerOf(principal: Principal): Caller {
   return {
     orgId: principal.orgId,
     keyId: principal.keyId,
-    isAdmin: roleRank(principal.role) >= roleRank('admin'),
+    isAdmin: hasRole(principal.role, 'admin'),
   };
 }
 

@@ -1,8 +1,8 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AppError } from '../../common/errors';
 import { RouteMetadata } from '../../common/http';
 import { REQUIRED_ENTITLEMENT } from '../../common/auth/auth.decorators';
+import { requireEntitlement } from '../../common/auth/authorization';
 import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 
 /** Runs after the access guard: a route marked @RequireEntitlement needs that entitlement in the license. */
@@ -19,9 +19,7 @@ export class EntitlementGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     const required = this.requiredEntitlement.of(context);
-    if (required && !this.source.hasEntitlement(required)) {
-      throw new AppError('not_entitled', `The license does not include the "${required}" entitlement.`);
-    }
+    if (required) requireEntitlement(this.source, required);
     return true;
   }
 }

@@ -81,6 +81,7 @@ export class McpServerFactory {
     const parsed = tool.input.safeParse(rawArgs ?? {});
     if (!parsed.success) return toolError(AppError.validation(issuesToDetails(parsed.error)));
     try {
+      this.tools.checkRequirements(principal, tool);
       const result = await tool.run(principal, parsed.data);
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {

@@ -1,13 +1,13 @@
 import { Inject, Injectable, Type } from '@nestjs/common';
 import { z } from 'zod';
-import { AppError } from '../../common/errors';
+import { authorize } from '../../common/auth/authorization';
+import { ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 import { createValidationPipe } from '../../common/http';
-import { Principal, Role, roleRank } from '../../common/auth/principal';
+import { Principal } from '../../common/auth/principal';
 import { toConnectorResponse, CreateConnectorRequest } from '../connectors/connectors.dto';
 import { ConnectorsService } from '../connectors/connectors.service';
 import { ContractDocument } from '../contract/contract-document.service';
 import { DatasetsService } from '../datasets/datasets.service';
-import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 import { QueryService } from '../query/query.service';
 import { toExecutionResponse, toListingResponse } from '../runtime-library/runtime-library.dto';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
@@ -64,16 +64,9 @@ export class McpToolsService {
     return this.visibleTools().find((t) => t.name === name);
   }
 
-  private requireEntitlement(entitlement: Entitlement): void {
-    if (!this.entitlements.hasEntitlement(entitlement)) {
-      throw new AppError('not_entitled', `The license does not include the "${entitlement}" entitlement.`);
-    }
-  }
-
-  private requireRole(principal: Principal, role: Role): void {
-    if (roleRank(principal.role) < roleRank(role)) {
-      throw new AppError('insufficient_role', `This action needs the ${role} role or higher.`);
-    }
+  /** A call's `requires`, checked by the same functions as the route guards (after input validation, before run). */
+  checkRequirements(principal: Principal, tool: McpTool): void {
+    authorize(principal, tool.requires ?? {}, this.entitlements);
   }
 
   /** The HTTP route's DTO validation, run on the tool's arguments, so both surfaces refuse the same input. */
@@ -86,7 +79,7 @@ export class McpToolsService {
       {
         name: 'get_contract',
         description:
-          "The machine-readable contract: the OpenAPI 3.1 document of every HTTP route, as GET /v1/openapi.json serves it.",
+          'The machine-readable contract: the OpenAPI 3.1 document of every HTTP route, as GET /v1/openapi.json serves it.',
         endpoint: 'GET /v1/openapi.json',
         input: z.object({}),
         output: z.looseObject({ openapi: z.string(), info: anyObject, paths: anyObject }),
@@ -99,6 +92,7 @@ export class McpToolsService {
           'List the datasets you can query. `search` filters by dataset name and column names; `compact` ' +
           'returns only ids, names and row counts.',
         endpoint: 'GET /v1/data',
+        requires: { entitlements: ['datasets'] },
         input: z.object({
           search: z.string().max(200).optional().describe('Words matched against dataset names and columns.'),
           compact: z.boolean().optional().describe('Only id, name and row count per dataset.'),
@@ -106,7 +100,6 @@ export class McpToolsService {
         output: z.looseObject({ datasets: z.array(anyObject) }),
         annotations: { title: 'List datasets', ...readOnly },
         run: async (principal, args) => {
-          this.requireEntitlement('datasets');
           const search =
             typeof args.search === 'string' && args.search.trim() !== '' ? args.search : undefined;
           return {
@@ -118,11 +111,11 @@ export class McpToolsService {
         name: 'get_data_summary',
         description: 'Row and column counts and per-column statistics of one dataset.',
         endpoint: 'GET /v1/data/{id}/summary',
+        requires: { entitlements: ['datasets'] },
         input: z.object({ dataset_id: datasetId }),
         output: anyObject,
         annotations: { title: 'Summarize a dataset', ...readOnly },
         run: async (principal, args) => {
-          this.requireEntitlement('datasets');
           return this.datasets.summary(principal, String(args.dataset_id));
         },
       },
@@ -130,11 +123,11 @@ export class McpToolsService {
         name: 'get_data_schema',
         description: 'Columns of one dataset with their types, roles, formulas and query hints.',
         endpoint: 'GET /v1/data/{id}/schema',
+        requires: { entitlements: ['datasets'] },
         input: z.object({ dataset_id: datasetId }),
         output: anyObject,
         annotations: { title: 'Describe a dataset', ...readOnly },
         run: async (principal, args) => {
-          this.requireEntitlement('datasets');
           return this.datasets.schema(principal, String(args.dataset_id));
         },
       },
@@ -144,11 +137,11 @@ export class McpToolsService {
           'Query one dataset: either typed (select, where, group_by, aggregates, order_by, limit, offset) ' +
           'or a natural-language `query`. Returns the rows and the resolved plan.',
         endpoint: 'POST /v1/query',
+        requires: { entitlements: ['datasets'] },
         input: z.object(queryShape),
         output: z.looseObject({ rows: z.array(z.unknown()) }),
         annotations: { title: 'Query a dataset', ...readOnly },
         run: async (principal, args) => {
-          this.requireEntitlement('datasets');
           return { ...(await this.queries.query(principal, args)) };
         },
       },
@@ -158,11 +151,11 @@ export class McpToolsService {
           'Run several queries (each as for query_data) in one call; one result or error per query, in order.',
         endpoint: 'POST /v1/query/batch',
         visibleWith: 'mcp',
+        requires: { entitlements: ['datasets'] },
         input: z.object({ queries: z.array(z.looseObject(queryShape)).min(1).max(100) }),
         output: z.looseObject({ results: z.array(z.unknown()) }),
         annotations: { title: 'Query in batch', ...readOnly },
         run: async (principal, args) => {
-          this.requireEntitlement('datasets');
           return this.queries.batch(principal, args);
         },
       },
@@ -172,12 +165,11 @@ export class McpToolsService {
           'One read-only SQL SELECT over your datasets; each dataset is a table named after its dataset_name.',
         endpoint: 'POST /v1/query/sql',
         visibleWith: 'mcp',
+        requires: { entitlements: ['datasets', 'sql_reports'] },
         input: z.object({ dataset_id: datasetId, sql: z.string().min(1).max(100_000) }),
         output: anyObject,
         annotations: { title: 'Read-only SQL report', ...readOnly },
         run: async (principal, args) => {
-          this.requireEntitlement('datasets');
-          this.requireEntitlement('sql_reports');
           return this.queries.sqlReport(principal, args);
         },
       },
@@ -188,6 +180,7 @@ export class McpToolsService {
           '`config` are stored encrypted and never returned.',
         endpoint: 'POST /v1/connectors',
         visibleWith: 'mcp',
+        requires: { entitlements: ['connectors'], role: 'member' },
         input: z.object({
           name: z.string().min(1).max(200),
           connector_type: z.string().describe('Connector type or alias, e.g. file, csv, rest, postgres.'),
@@ -202,8 +195,6 @@ export class McpToolsService {
           openWorldHint: false,
         },
         run: async (principal, args) => {
-          this.requireEntitlement('connectors');
-          this.requireRole(principal, 'member');
           const body = await this.validated(CreateConnectorRequest, args);
           return toConnectorResponse(
             await this.connectors.create(principal.orgId, body.name, body.connector_type, body.config ?? {}),

@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { Principal, roleRank } from '../../common/auth/principal';
+import { requireOperatorAdmin } from '../../common/auth/authorization';
+import { Principal } from '../../common/auth/principal';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { EgressGuardService } from '../egress/egress-guard.service';
@@ -140,7 +141,5 @@ export class PrivacyService implements OnModuleInit {
 }
 
 function assertOperatorAdmin(principal: Principal): void {
-  if (!principal.isOperatorOrg || roleRank(principal.role) < roleRank('admin')) {
-    throw new AppError('forbidden', 'Only admins of the operator organization can see the privacy report.');
-  }
+  requireOperatorAdmin(principal, 'Only admins of the operator organization can see the privacy report.');
 }

@@ -3,9 +3,7 @@ import { RawBodyRequest } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { FastifyRequest } from 'fastify';
 import { ACCEPTS_ANY_BODY } from '../../common/http';
-import { AppError } from '../../common/errors';
-import { CurrentPrincipal, Public, RequireRole } from '../../common/auth/auth.decorators';
-import { Principal } from '../../common/auth/principal';
+import { Public, RequireOperatorAdmin } from '../../common/auth/auth.decorators';
 import { InboundListDto, toInboundDeliveryResponse } from './repohost.dto';
 import { InboundDeliveryRepository } from './inbound-delivery.repository';
 import { RepohostService } from './repohost.service';
@@ -27,15 +25,23 @@ export class RepohostController {
     @Headers('x-github-delivery') deliveryId: string | undefined,
     @Headers('x-github-event') event: string | undefined,
   ) {
-    return this.repohost.receive({ rawBody: request.rawBody, body: request.body, signature, deliveryId, event });
+    return this.repohost.receive({
+      rawBody: request.rawBody,
+      body: request.body,
+      signature,
+      deliveryId,
+      event,
+    });
   }
 
   /** Appliance-wide, so only admins of the operator organization may read it. */
-  @RequireRole('admin')
+  @RequireOperatorAdmin('Only operator administrators see inbound deliveries.')
   @Get('v1/webhooks/inbound')
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: InboundListDto) {
-    if (!principal.isOperatorOrg) throw new AppError('forbidden', 'Only operator administrators see inbound deliveries.');
-    const rows = await this.deliveries.list({ limit: query.limit ?? 100, before: query.before ? new Date(query.before) : undefined });
+  async list(@Query() query: InboundListDto) {
+    const rows = await this.deliveries.list({
+      limit: query.limit ?? 100,
+      before: query.before ? new Date(query.before) : undefined,
+    });
     return { deliveries: rows.map(toInboundDeliveryResponse) };
   }
 }
