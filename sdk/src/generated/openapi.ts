@@ -960,6 +960,30 @@ export interface components {
                 [key: string]: number | components["schemas"]["RangeDto"];
             };
         };
+        ApiKeyListResponse: {
+            keys: components["schemas"]["ApiKeyResponse"][];
+        };
+        ApiKeyResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description 0 means no per-key device cap.
+             * @example 0
+             */
+            device_limit: number;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @example key_01hx3v9c2m */
+            id: string;
+            /** @description The first 12 characters of the key: the only key material ever listed. */
+            key_prefix: string;
+            /** @example ci runner */
+            label: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @enum {string} */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
         ConnectDataDto: {
             connection_id: string;
             connection_type: string;
@@ -990,6 +1014,29 @@ export interface components {
             };
             connector_type?: string;
             name: string;
+        };
+        CreatedApiKeyResponse: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description 0 means no per-key device cap.
+             * @example 0
+             */
+            device_limit: number;
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @example key_01hx3v9c2m */
+            id: string;
+            /** @description The first 12 characters of the key: the only key material ever listed. */
+            key_prefix: string;
+            /** @example ci runner */
+            label: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** @description The full secret, shown in this answer only. */
+            raw_key: string;
+            /** @enum {string} */
+            role: "viewer" | "member" | "admin" | "owner";
         };
         ErrorBody: {
             error: components["schemas"]["ErrorObjectDto"];
@@ -1054,6 +1101,13 @@ export interface components {
         ResetPasswordDto: {
             new_password: string;
             token: string;
+        };
+        RevokedApiKeyResponse: {
+            id: string;
+            /** @enum {boolean} */
+            revoked: true;
+            /** Format: date-time */
+            revoked_at: string;
         };
         ScenarioDto: {
             /** @description The choices compared on the same draws. */
@@ -2608,7 +2662,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2715,11 +2771,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The new key; raw_key is shown only here. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponse"];
+                };
             };
             /** @description invalid_idempotency_key, invalid_json */
             400: {
@@ -2878,7 +2937,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RevokedApiKeyResponse"];
+                };
+            };
+            /** @description cannot_revoke_last_key */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "cannot_revoke_last_key";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2918,6 +2993,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description api_key_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "api_key_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

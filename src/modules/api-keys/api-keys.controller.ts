@@ -1,9 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiErrors } from '../../common/openapi';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { Idempotent } from '../idempotency/idempotency.types';
 import { actorOf } from '../audit/audit.types';
-import { CreateApiKeyDto, toApiKeyResponse, toCreatedApiKeyResponse } from './api-keys.dto';
+import {
+  ApiKeyListResponse,
+  CreateApiKeyDto,
+  CreatedApiKeyResponse,
+  RevokedApiKeyResponse,
+  toApiKeyResponse,
+  toCreatedApiKeyResponse,
+} from './api-keys.dto';
 import { ApiKeysService } from './api-keys.service';
 import { KeyActor } from './api-keys.types';
 
@@ -16,10 +25,18 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @ApiCreatedResponse({
+    type: CreatedApiKeyResponse,
+    description: 'The new key; raw_key is shown only here.',
+  })
   @HttpCode(201)
   @RequireRole('member')
   @Idempotent()
-  async create(@CurrentPrincipal() principal: Principal, @Ip() ip: string, @Body() body: CreateApiKeyDto) {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Ip() ip: string,
+    @Body() body: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyResponse> {
     const key = await this.apiKeys.create(keyActor(principal, ip), {
       label: body.label,
       role: body.role,
@@ -30,13 +47,20 @@ export class ApiKeysController {
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal) {
+  @ApiOkResponse({ type: ApiKeyListResponse })
+  async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListResponse> {
     return { keys: (await this.apiKeys.list(principal.orgId)).map(toApiKeyResponse) };
   }
 
   @Delete(':key_id')
+  @ApiOkResponse({ type: RevokedApiKeyResponse })
+  @ApiErrors('cannot_revoke_last_key', 'api_key_not_found')
   @RequireRole('member')
-  async revoke(@CurrentPrincipal() principal: Principal, @Ip() ip: string, @Param('key_id') keyId: string) {
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Ip() ip: string,
+    @Param('key_id') keyId: string,
+  ): Promise<RevokedApiKeyResponse> {
     const result = await this.apiKeys.revoke(keyActor(principal, ip), keyId);
     return { id: result.id, revoked: true, revoked_at: result.revokedAt };
   }

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, IsISO8601, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ROLES, Role } from '../../common/auth/principal';
 import { ApiKeyView, CreatedApiKey } from './api-keys.types';
@@ -22,7 +23,45 @@ export class CreateApiKeyDto {
   role?: Role;
 }
 
-export function toApiKeyResponse(key: ApiKeyView): Record<string, unknown> {
+export class ApiKeyResponse {
+  @ApiProperty({ example: 'key_01hx3v9c2m' })
+  id!: string;
+  @ApiProperty({ example: 'ci runner' })
+  label!: string;
+  @ApiProperty({ description: 'The first 12 characters of the key: the only key material ever listed.' })
+  key_prefix!: string;
+  @ApiProperty({ enum: ROLES })
+  role!: Role;
+  @ApiProperty({ description: '0 means no per-key device cap.', example: 0 })
+  device_limit!: number;
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  expires_at!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  last_used_at!: string | null;
+}
+
+export class CreatedApiKeyResponse extends ApiKeyResponse {
+  @ApiProperty({ description: 'The full secret, shown in this answer only.' })
+  raw_key!: string;
+}
+
+export class ApiKeyListResponse {
+  @ApiProperty({ type: [ApiKeyResponse] })
+  keys!: ApiKeyResponse[];
+}
+
+export class RevokedApiKeyResponse {
+  @ApiProperty()
+  id!: string;
+  @ApiProperty({ enum: [true] })
+  revoked!: true;
+  @ApiProperty({ format: 'date-time' })
+  revoked_at!: string;
+}
+
+export function toApiKeyResponse(key: ApiKeyView): ApiKeyResponse {
   return {
     id: key.id,
     label: key.label,
@@ -35,6 +74,6 @@ export function toApiKeyResponse(key: ApiKeyView): Record<string, unknown> {
   };
 }
 
-export function toCreatedApiKeyResponse(key: CreatedApiKey): Record<string, unknown> {
+export function toCreatedApiKeyResponse(key: CreatedApiKey): CreatedApiKeyResponse {
   return { ...toApiKeyResponse(key), raw_key: key.rawKey };
 }
