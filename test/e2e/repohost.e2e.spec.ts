@@ -33,7 +33,9 @@ describe('inbound repository-host receiver', () => {
     await t.close();
   });
 
-  const stored = async (deliveryId: string) => (await repo.list({ limit: 500 })).find((d) => d.deliveryId === deliveryId);
+  /** The first account signed up is the operator organization's; set by the operator-only test. */
+  let operatorKey = '';
+  const stored = async (deliveryId: string) => (await repo.list({ limit: 500 })).items.find((d) => d.deliveryId === deliveryId);
 
   it('accepts a correctly signed delivery with 202 and processes it asynchronously', async () => {
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
@@ -129,6 +131,7 @@ describe('inbound repository-host receiver', () => {
 
   it('shows inbound deliveries to operator admins only', async () => {
     const operator = await signupAccount(t);
+    operatorKey = operator.apiKey;
     const outsider = await signupAccount(t);
     const operatorMember = (await createApiKey(t, operator.apiKey, { role: 'member' })).rawKey;
 
@@ -155,6 +158,33 @@ describe('inbound repository-host receiver', () => {
     expect([foreign.status, foreign.body.error.code]).toEqual([403, 'forbidden']);
     const badLimit = await t.request('GET', '/v1/webhooks/inbound?limit=0', { token: operator.apiKey });
     expect([badLimit.status, badLimit.body.error.code]).toEqual([422, 'validation_failed']);
+  });
+
+  it('pages inbound deliveries by cursor, and still by `before`', async () => {
+    const operator = { apiKey: operatorKey };
+    const all = await t.request('GET', '/v1/webhooks/inbound?limit=500', { token: operator.apiKey });
+    const ids = all.body.deliveries.map((d: { delivery_id: string }) => d.delivery_id);
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(all.body.next_cursor).toBeNull();
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+      const page = await t.request('GET', `/v1/webhooks/inbound?limit=2${query}`, { token: operator.apiKey });
+      expect(page.status).toBe(200);
+      expect(page.body.deliveries.length).toBeLessThanOrEqual(2);
+      walked.push(...page.body.deliveries.map((d: { delivery_id: string }) => d.delivery_id));
+      cursor = page.body.next_cursor as string | null;
+    } while (cursor);
+    expect(walked).toEqual(ids);
+    const oldest = all.body.deliveries[all.body.deliveries.length - 1].received_at as string;
+    const before = await t.request('GET', `/v1/webhooks/inbound?before=${encodeURIComponent(oldest)}`, {
+      token: operator.apiKey,
+    });
+    expect(before.body.deliveries).toEqual([]);
+    const bad = await t.request('GET', '/v1/webhooks/inbound?cursor=abc', { token: operator.apiKey });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details).toEqual([{ field: 'cursor', problem: 'is not a cursor returned by this list' }]);
   });
 
   it('answers the inbound list only with a credential', async () => {

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CursorPageQuery } from '../../common/http/cursor-page.query';
+import { CursorPageQuery } from '../../common/http/cursor-page';
 import { BrowseResult } from './connector-driver';
 import { maskConfig } from './connector-secrets';
 import { CONFIG_CHECK_ONLY_TYPES, ConnectorType } from './connector-types';

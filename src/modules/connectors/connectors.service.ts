@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { SecretVault } from '../../common/crypto/secret-vault';
-import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page.query';
+import {
+  decodeCursor,
+  DEFAULT_PAGE_LIMIT,
+  encodeCursor,
+  MAX_PAGE_LIMIT,
+  pageOf,
+  rowsToFetch,
+} from '../../common/http/cursor-page';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { EGRESS_GUARD, EgressGuard } from '../egress/egress.types';
@@ -26,7 +33,6 @@ import { parseLimitsOf } from './formats/parse-limits';
 import { SCRATCH_DIR_NAME } from './leftover-files';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
-export const DEFAULT_LIST_LIMIT = 50;
 /** A backstop over each driver's own connect and request timeouts. */
 export const TEST_DEADLINE_MS = 120_000;
 const DEFAULT_BATCH_SIZE = 1000;
@@ -83,18 +89,9 @@ export function toConnectorError(error: unknown, destination = 'The source'): Co
   );
 }
 
-function encodeCursor(position: ListPosition): string {
-  return Buffer.from(JSON.stringify([position.createdAt, position.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): ListPosition {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof id === 'string') return { createdAt, id };
-  } catch {
-    // Reported below.
-  }
-  throw AppError.validation([{ field: 'cursor', problem: 'is not a cursor returned by this list' }]);
+function positionOf(cursor: string): ListPosition {
+  const [createdAt, id] = decodeCursor(cursor, 2);
+  return { createdAt, id };
 }
 
 /**
@@ -152,15 +149,15 @@ export class ConnectorsService {
     return this.open(entity);
   }
 
-  async list(orgId: string, limit = DEFAULT_LIST_LIMIT, cursor?: string): Promise<ConnectorPage> {
+  async list(orgId: string, limit = DEFAULT_PAGE_LIMIT, cursor?: string): Promise<ConnectorPage> {
     const size = Math.min(Math.max(1, limit), MAX_PAGE_LIMIT);
-    const rows = await this.repository.listForOrg(orgId, size + 1, cursor ? decodeCursor(cursor) : undefined);
-    const page = rows.slice(0, size);
-    const last = page[page.length - 1];
-    return {
-      connectors: page.map((row) => this.open(row)),
-      nextCursor: rows.length > size && last ? encodeCursor(last) : null,
-    };
+    const rows = await this.repository.listForOrg(
+      orgId,
+      rowsToFetch(size),
+      cursor ? positionOf(cursor) : undefined,
+    );
+    const page = pageOf(rows, size, (last) => encodeCursor([last.createdAt, last.id]));
+    return { connectors: page.items.map((row) => this.open(row)), nextCursor: page.nextCursor };
   }
 
   /**

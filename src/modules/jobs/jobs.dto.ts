@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { CursorPageQuery } from '../../common/http/cursor-page.query';
+import { CursorPageQuery } from '../../common/http/cursor-page';
 import { SimulateRequest } from '../simulation/simulation.dto';
 import { Job } from './job.entity';
 

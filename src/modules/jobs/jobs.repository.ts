@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
 
 export interface JobPage {
@@ -44,20 +45,24 @@ export class JobsRepository {
   }
 
   async listForOrg(orgId: string, limit: number, cursor?: string): Promise<JobPage> {
-    const jobs = await this.em.fork().find(
-      JobSchema,
-      cursor ? { orgId, id: { $lt: cursor } } : { orgId },
-      { orderBy: { id: 'desc' }, limit: limit + 1 },
-    );
-    const hasMore = jobs.length > limit;
-    const page = jobs.slice(0, limit);
-    return { jobs: page, nextCursor: hasMore ? page[page.length - 1].id : null };
+    const rows = await this.em
+      .fork()
+      .find(JobSchema, cursor ? { orgId, id: { $lt: cursor } } : { orgId }, {
+        orderBy: { id: 'desc' },
+        limit: rowsToFetch(limit),
+      });
+    const page = pageOf(rows, limit, (last) => last.id);
+    return { jobs: page.items, nextCursor: page.nextCursor };
   }
 
   /** Atomically moves the oldest queued job to running; null when the queue is empty. */
   async claimNext(now: Date): Promise<Job | null> {
     return this.em.fork().transactional(async (em) => {
-      const next = await em.findOne(JobSchema, { status: 'queued' }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+      const next = await em.findOne(
+        JobSchema,
+        { status: 'queued' },
+        { orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
       if (!next) return null;
       const claimed = await em.nativeUpdate(
         JobSchema,
@@ -71,7 +76,9 @@ export class JobsRepository {
 
   /** Jobs that were running when the daemon died run again (at-least-once, same job id). */
   async requeueInterrupted(): Promise<number> {
-    return this.em.fork().nativeUpdate(JobSchema, { status: 'running' }, { status: 'queued', startedAt: null });
+    return this.em
+      .fork()
+      .nativeUpdate(JobSchema, { status: 'running' }, { status: 'queued', startedAt: null });
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { PrivacyReportRecord, PrivacyReportSchema } from './privacy-report.entity';
 
 /** Where a new report goes in the history: its number, id and the hash of the report before it. */
@@ -71,10 +72,10 @@ export class PrivacyReportRepository {
       .fork()
       .find(PrivacyReportSchema, beforeSequence !== undefined ? { sequence: { $lt: beforeSequence } } : {}, {
         orderBy: { sequence: 'desc' },
-        limit: limit + 1,
+        limit: rowsToFetch(limit),
       });
-    const page = rows.slice(0, limit);
-    return { reports: page, nextCursor: rows.length > limit ? page[page.length - 1].id : null };
+    const page = pageOf(rows, limit, (last) => last.id);
+    return { reports: page.items, nextCursor: page.nextCursor };
   }
 
   async findById(id: string): Promise<PrivacyReportRecord | null> {

@@ -1,5 +1,5 @@
 import { IsIn, IsOptional } from 'class-validator';
-import { CursorPageQuery } from '../../common/http/cursor-page.query';
+import { CursorPageQuery } from '../../common/http/cursor-page';
 import { PrivacyReportRecord } from './privacy-report.entity';
 import { REPORT_FORMATS, ReportFormat } from './report-format';
 

@@ -3,6 +3,7 @@ import { requireOperatorAdmin } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
+import { invalidCursor } from '../../common/http/cursor-page';
 import { EgressGuardService } from '../egress/egress-guard.service';
 import { EgressLogService } from '../egress/egress-log.service';
 import { LicensingService } from '../licensing/licensing.service';
@@ -75,7 +76,7 @@ export class PrivacyService implements OnModuleInit {
     assertOperatorAdmin(principal);
     const before = cursor === undefined ? undefined : sequenceOf(cursor);
     if (cursor !== undefined && before === undefined) {
-      throw AppError.validation([{ field: 'cursor', problem: 'must be a next_cursor from this list' }]);
+      throw invalidCursor();
     }
     return this.history.list(limit, before);
   }

@@ -2,11 +2,28 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { QueryResult } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
+import {
+  CursorPage,
+  decodeCursor,
+  encodeCursor,
+  invalidCursor,
+  pageOf,
+  rowsToFetch,
+} from '../../common/http/cursor-page';
 import { InboundDelivery, InboundDeliverySchema } from './inbound-delivery.entity';
 
 export interface InboundListQuery {
   readonly limit: number;
   readonly before?: Date;
+  readonly cursor?: string;
+}
+
+/** Newest first: a cursor names the last delivery's receipt time and id. */
+function afterCursor(cursor: string) {
+  const [receivedAt, id] = decodeCursor(cursor, 2);
+  const at = new Date(receivedAt);
+  if (Number.isNaN(at.getTime())) throw invalidCursor();
+  return { $or: [{ receivedAt: { $lt: at } }, { receivedAt: at, id: { $lt: id } }] };
 }
 
 @Injectable()
@@ -29,11 +46,13 @@ export class InboundDeliveryRepository {
 
   /** Deliveries waiting for processing whose time has come, oldest first. */
   async findDue(now: Date, limit: number): Promise<InboundDelivery[]> {
-    return this.em.fork().find(
-      InboundDeliverySchema,
-      { status: 'received', nextAttemptAt: { $lte: now } },
-      { orderBy: { receivedAt: 'asc', id: 'asc' }, limit, populate: ['payload'] },
-    );
+    return this.em
+      .fork()
+      .find(
+        InboundDeliverySchema,
+        { status: 'received', nextAttemptAt: { $lte: now } },
+        { orderBy: { receivedAt: 'asc', id: 'asc' }, limit, populate: ['payload'] },
+      );
   }
 
   async markProcessed(id: string, attempts: number, now: Date): Promise<void> {
@@ -49,14 +68,24 @@ export class InboundDeliveryRepository {
   async markFailed(id: string, attempts: number, error: string): Promise<void> {
     await this.em
       .fork()
-      .nativeUpdate(InboundDeliverySchema, { id }, { status: 'failed', attempts, lastError: error, nextAttemptAt: null });
+      .nativeUpdate(
+        InboundDeliverySchema,
+        { id },
+        { status: 'failed', attempts, lastError: error, nextAttemptAt: null },
+      );
   }
 
-  async list(query: InboundListQuery): Promise<InboundDelivery[]> {
-    return this.em.fork().find(
-      InboundDeliverySchema,
-      query.before ? { receivedAt: { $lt: query.before } } : {},
-      { orderBy: { receivedAt: 'desc', id: 'desc' }, limit: query.limit },
-    );
+  async list(query: InboundListQuery): Promise<CursorPage<InboundDelivery>> {
+    const conditions = [
+      ...(query.before ? [{ receivedAt: { $lt: query.before } }] : []),
+      ...(query.cursor ? [afterCursor(query.cursor)] : []),
+    ];
+    const rows = await this.em
+      .fork()
+      .find(InboundDeliverySchema, conditions.length > 0 ? { $and: conditions } : {}, {
+        orderBy: { receivedAt: 'desc', id: 'desc' },
+        limit: rowsToFetch(query.limit),
+      });
+    return pageOf(rows, query.limit, (last) => encodeCursor([last.receivedAt.toISOString(), last.id]));
   }
 }

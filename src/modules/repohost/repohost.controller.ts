@@ -38,10 +38,11 @@ export class RepohostController {
   @RequireOperatorAdmin('Only operator administrators see inbound deliveries.')
   @Get('v1/webhooks/inbound')
   async list(@Query() query: InboundListDto) {
-    const rows = await this.deliveries.list({
+    const page = await this.deliveries.list({
       limit: query.limit ?? 100,
       before: query.before ? new Date(query.before) : undefined,
+      cursor: query.cursor,
     });
-    return { deliveries: rows.map(toInboundDeliveryResponse) };
+    return { deliveries: page.items.map(toInboundDeliveryResponse), next_cursor: page.nextCursor };
   }
 }

@@ -1,16 +1,9 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsISO8601, IsOptional, Max, Min } from 'class-validator';
+import { IsISO8601, IsOptional } from 'class-validator';
+import { CursorPageQuery } from '../../common/http/cursor-page';
 import { InboundDelivery } from './inbound-delivery.entity';
 
-export class InboundListDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(500)
-  limit?: number;
-
-  /** Paging: deliveries received strictly before this time. */
+export class InboundListDto extends CursorPageQuery {
+  /** Deliveries received strictly before this time: the paging of old, still accepted beside `cursor`. */
   @IsOptional()
   @IsISO8601({ strict: true })
   before?: string;

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { DeliveryStatus, WebhookAttempt, WebhookAttemptSchema, WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.entity';
+import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
+import {
+  DeliveryStatus,
+  WebhookAttempt,
+  WebhookAttemptSchema,
+  WebhookDelivery,
+  WebhookDeliverySchema,
+} from './webhook-delivery.entity';
 
 export interface NewDelivery {
   readonly orgId: string;
@@ -76,7 +83,13 @@ export class WebhookDeliveryRepository {
 
   /** At start no other process holds a claim (one daemon per data dir), so leases of a dead one are void. */
   async releaseLeases(): Promise<number> {
-    return this.em.fork().nativeUpdate(WebhookDeliverySchema, { status: 'pending', leaseUntil: { $ne: null } }, { leaseUntil: null });
+    return this.em
+      .fork()
+      .nativeUpdate(
+        WebhookDeliverySchema,
+        { status: 'pending', leaseUntil: { $ne: null } },
+        { leaseUntil: null },
+      );
   }
 
   /** Records one attempt and the delivery's next state in one transaction. */
@@ -109,7 +122,10 @@ export class WebhookDeliveryRepository {
     return this.em.fork().findOne(WebhookDeliverySchema, { id, orgId });
   }
 
-  async list(orgId: string, filter: DeliveryFilter): Promise<{ deliveries: WebhookDelivery[]; nextCursor: string | null }> {
+  async list(
+    orgId: string,
+    filter: DeliveryFilter,
+  ): Promise<{ deliveries: WebhookDelivery[]; nextCursor: string | null }> {
     const rows = await this.em.fork().find(
       WebhookDeliverySchema,
       {
@@ -118,10 +134,10 @@ export class WebhookDeliveryRepository {
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.cursor ? { id: { $lt: filter.cursor } } : {}),
       },
-      { orderBy: { id: 'desc' }, limit: filter.limit + 1 },
+      { orderBy: { id: 'desc' }, limit: rowsToFetch(filter.limit) },
     );
-    const page = rows.slice(0, filter.limit);
-    return { deliveries: page, nextCursor: rows.length > filter.limit ? page[page.length - 1].id : null };
+    const page = pageOf(rows, filter.limit, (last) => last.id);
+    return { deliveries: page.items, nextCursor: page.nextCursor };
   }
 
   async attemptsOf(deliveryIds: readonly string[]): Promise<Map<string, WebhookAttempt[]>> {

@@ -1,5 +1,5 @@
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { CursorPageQuery } from '../../common/http/cursor-page.query';
+import { CursorPageQuery } from '../../common/http/cursor-page';
 import { DELIVERY_STATUSES, DeliveryStatus } from './webhook-delivery.entity';
 import { DeliveryView } from './webhook-outbox.service';
 

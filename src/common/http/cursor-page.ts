@@ -1,0 +1,66 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { AppError } from '../errors';
+
+/**
+ * The one paging scheme of every list: `?limit=&cursor=` in, `next_cursor` out (null on the last page). A cursor is
+ * opaque to clients; inside, it names the last item of the page by the list's sort key — the id itself where ids
+ * sort in list order, else `encodeCursor` of the key's parts.
+ */
+export const MAX_PAGE_LIMIT = 500;
+export const DEFAULT_PAGE_LIMIT = 50;
+
+/** `?limit=&cursor=`; list queries with filters extend it. */
+export class CursorPageQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_LIMIT)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  cursor?: string;
+}
+
+export interface CursorPage<T> {
+  readonly items: T[];
+  readonly nextCursor: string | null;
+}
+
+/** The rows to fetch for a page of `limit`: one more tells whether another page follows. */
+export function rowsToFetch(limit: number): number {
+  return limit + 1;
+}
+
+/** A page from rows fetched with `rowsToFetch(limit)`; the cursor names its last item when more follow. */
+export function pageOf<T>(rows: readonly T[], limit: number, cursorOf: (last: T) => string): CursorPage<T> {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
+}
+
+/** A cursor naming a sort key of several parts (a time and an id). */
+export function encodeCursor(parts: readonly string[]): string {
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+export function invalidCursor(): AppError {
+  return AppError.validation([{ field: 'cursor', problem: 'is not a cursor returned by this list' }]);
+}
+
+/** The parts of a cursor from `encodeCursor`; anything else is a 422 on `cursor`. */
+export function decodeCursor(cursor: string, partCount: number): string[] {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (!Array.isArray(parts) || parts.length !== partCount || !parts.every((p) => typeof p === 'string')) {
+    throw invalidCursor();
+  }
+  return parts;
+}
