@@ -2,7 +2,14 @@ import { createHmac } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
-import { login, outboxMessages, signupAccount, tokenFromMail, uniqueEmail, waitForMail } from '../factories/accounts';
+import {
+  login,
+  outboxMessages,
+  signupAccount,
+  tokenFromMail,
+  uniqueEmail,
+  waitForMail,
+} from '../factories/accounts';
 
 const JWT_SECRET = 'e2e-jwt-secret-for-forging-tokens';
 
@@ -36,7 +43,12 @@ describe('hosted accounts over HTTP', () => {
       });
       expect(res.status).toBe(201);
       expect(res.body.organization).toEqual({ id: expect.stringMatching(/^org_/), name: 'Ada Operator' });
-      expect(res.body.user).toMatchObject({ id: expect.stringMatching(/^usr_/), email, name: 'Ada Operator', role: 'owner' });
+      expect(res.body.user).toMatchObject({
+        id: expect.stringMatching(/^usr_/),
+        email,
+        name: 'Ada Operator',
+        role: 'owner',
+      });
       const key = res.body.api_key;
       expect(key).toMatchObject({ label: 'bootstrap', role: 'owner', device_limit: 0, expires_at: null });
       expect(key.raw_key).toMatch(/^dsk_live_[A-Za-z0-9_-]{43}$/);
@@ -79,7 +91,12 @@ describe('hosted accounts over HTTP', () => {
       ['an overlong name', { name: 'x'.repeat(201) }, 'name'],
       ['an unknown field', { plan: 'gold' }, 'plan'],
     ])('answers %s with 422 validation_failed', async (_what, change, field) => {
-      const body: Record<string, unknown> = { email: uniqueEmail(), password: 'long enough password', name: 'N', ...change };
+      const body: Record<string, unknown> = {
+        email: uniqueEmail(),
+        password: 'long enough password',
+        name: 'N',
+        ...change,
+      };
       const res = await t.request('POST', '/auth/signup', { body });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('validation_failed');
@@ -114,12 +131,20 @@ describe('hosted accounts over HTTP', () => {
   describe('POST /auth/login and sessions', () => {
     it('issues a 7-day HS256 session token that resolves to the user', async () => {
       const account = await signupAccount(t, { name: 'Grace' });
-      const res = await t.request('POST', '/auth/login', { body: { email: account.email, password: account.password } });
+      const res = await t.request('POST', '/auth/login', {
+        body: { email: account.email, password: account.password },
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 604800 });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'bearer',
+        expires_in: 604800,
+      });
       const claims = claimsOf(res.body.access_token);
       expect((claims.exp as number) - (claims.iat as number)).toBe(604800);
-      expect(JSON.parse(Buffer.from(res.body.access_token.split('.')[0], 'base64url').toString())).toMatchObject({
+      expect(
+        JSON.parse(Buffer.from(res.body.access_token.split('.')[0], 'base64url').toString()),
+      ).toMatchObject({
         alg: 'HS256',
       });
 
@@ -127,14 +152,22 @@ describe('hosted accounts over HTTP', () => {
       expect(me.status).toBe(200);
       expect(me.body).toEqual({
         organization: { id: account.orgId, name: 'Grace', is_operator: false },
-        user: { id: account.userId, email: account.email, name: 'Grace', role: 'owner', email_verified: false },
+        user: {
+          id: account.userId,
+          email: account.email,
+          name: 'Grace',
+          role: 'owner',
+          email_verified: false,
+        },
         auth: 'session',
       });
     });
 
     it('answers a wrong password and an unknown user with the same 401 invalid_credentials', async () => {
       const account = await signupAccount(t);
-      const wrong = await t.request('POST', '/auth/login', { body: { email: account.email, password: 'wrong password!!' } });
+      const wrong = await t.request('POST', '/auth/login', {
+        body: { email: account.email, password: 'wrong password!!' },
+      });
       const unknown = await t.request('POST', '/auth/login', {
         body: { email: uniqueEmail('ghost'), password: 'wrong password!!' },
       });
@@ -169,7 +202,16 @@ describe('hosted accounts over HTTP', () => {
       const otherSecret = forgeJwt({ alg: 'HS256', typ: 'JWT' }, claims, 'a-different-secret');
       const unknownSession = forgeJwt({ alg: 'HS256', typ: 'JWT' }, { ...claims, sid: 'ses_unknown' });
 
-      for (const bad of [tamperedPayload, flippedSig, algNone, algNoneSigned, hs512, expired, otherSecret, unknownSession]) {
+      for (const bad of [
+        tamperedPayload,
+        flippedSig,
+        algNone,
+        algNoneSigned,
+        hs512,
+        expired,
+        otherSecret,
+        unknownSession,
+      ]) {
         const res = await t.request('GET', '/v1/me', { token: bad });
         expect(res.status).toBe(401);
         expect(res.body.error.code).toBe('invalid_session');
@@ -189,7 +231,9 @@ describe('hosted accounts over HTTP', () => {
     it('answers forgot-password byte-for-byte the same whether or not the address exists', async () => {
       const account = await signupAccount(t);
       const known = await t.request('POST', '/auth/forgot-password', { body: { email: account.email } });
-      const unknown = await t.request('POST', '/auth/forgot-password', { body: { email: uniqueEmail('nobody') } });
+      const unknown = await t.request('POST', '/auth/forgot-password', {
+        body: { email: uniqueEmail('nobody') },
+      });
       expect(known.status).toBe(200);
       expect(unknown.status).toBe(200);
       expect(known.text).toBe(unknown.text);
@@ -207,11 +251,15 @@ describe('hosted accounts over HTTP', () => {
       await t.request('POST', '/auth/forgot-password', { body: { email: account.email } });
       const token = tokenFromMail(await waitForMail(t, account.email, /reset-password\?token=/));
 
-      const tooShort = await t.request('POST', '/auth/reset-password', { body: { token, new_password: 'short' } });
+      const tooShort = await t.request('POST', '/auth/reset-password', {
+        body: { token, new_password: 'short' },
+      });
       expect(tooShort.status).toBe(422);
 
       const newPassword = 'a brand new passphrase';
-      const res = await t.request('POST', '/auth/reset-password', { body: { token, new_password: newPassword } });
+      const res = await t.request('POST', '/auth/reset-password', {
+        body: { token, new_password: newPassword },
+      });
       expect(res.status).toBe(200);
 
       for (const session of [sessionA, sessionB]) {
@@ -219,12 +267,22 @@ describe('hosted accounts over HTTP', () => {
         expect(me.status).toBe(401);
         expect(me.body.error.code).toBe('invalid_session');
       }
-      const reused = await t.request('POST', '/auth/reset-password', { body: { token, new_password: newPassword } });
+      const reused = await t.request('POST', '/auth/reset-password', {
+        body: { token, new_password: newPassword },
+      });
       expect(reused.status).toBe(400);
       expect(reused.body.error.code).toBe('invalid_token');
 
-      expect((await t.request('POST', '/auth/login', { body: { email: account.email, password: account.password } })).status).toBe(401);
-      expect((await t.request('GET', '/v1/me', { token: await login(t, account.email, newPassword) })).status).toBe(200);
+      expect(
+        (
+          await t.request('POST', '/auth/login', {
+            body: { email: account.email, password: account.password },
+          })
+        ).status,
+      ).toBe(401);
+      expect(
+        (await t.request('GET', '/v1/me', { token: await login(t, account.email, newPassword) })).status,
+      ).toBe(200);
       expect((await t.request('GET', '/v1/me', { token: account.apiKey })).status).toBe(200);
     });
 
@@ -272,10 +330,14 @@ describe('login throttling', () => {
   it('throttles repeated failures per e-mail with 429 and Retry-After, even for the right password', async () => {
     const account = await signupAccount(t);
     for (let i = 0; i < 5; i += 1) {
-      const res = await t.request('POST', '/auth/login', { body: { email: account.email, password: 'wrong password!!' } });
+      const res = await t.request('POST', '/auth/login', {
+        body: { email: account.email, password: 'wrong password!!' },
+      });
       expect(res.status).toBe(401);
     }
-    const blocked = await t.request('POST', '/auth/login', { body: { email: account.email, password: account.password } });
+    const blocked = await t.request('POST', '/auth/login', {
+      body: { email: account.email, password: account.password },
+    });
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe('rate_limited');
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -284,11 +346,17 @@ describe('login throttling', () => {
   it('throttles repeated failures per client address across e-mails', async () => {
     let status = 0;
     for (let i = 0; i < 25 && status !== 429; i += 1) {
-      status = (await t.request('POST', '/auth/login', { body: { email: uniqueEmail('spray'), password: 'guess guess guess' } })).status;
+      status = (
+        await t.request('POST', '/auth/login', {
+          body: { email: uniqueEmail('spray'), password: 'guess guess guess' },
+        })
+      ).status;
     }
     expect(status).toBe(429);
     const account = await signupAccount(t);
-    const res = await t.request('POST', '/auth/login', { body: { email: account.email, password: account.password } });
+    const res = await t.request('POST', '/auth/login', {
+      body: { email: account.email, password: account.password },
+    });
     expect(res.status).toBe(429);
   });
 });

@@ -46,7 +46,11 @@ describe('failed API-key presentations', () => {
       guesses.reverse().map((g) => ({ reason: 'unknown_revoked_or_expired', key_prefix: g.slice(0, 12) })),
     );
     expect(fromGuesser.filter((e) => e.event === 'api_key_throttled')).toEqual([
-      expect.objectContaining({ actor: { type: 'anonymous' }, org_id: null, details: { failures: 3, window_s: 300 } }),
+      expect.objectContaining({
+        actor: { type: 'anonymous' },
+        org_id: null,
+        details: { failures: 3, window_s: 300 },
+      }),
     ]);
     for (const secret of [...guesses, fourth]) expect(log.text).not.toContain(secret.slice(12));
   });

@@ -49,7 +49,16 @@ describe('API keys over HTTP', () => {
     expect(list.body.keys.map((k: { id: string }) => k.id)).toEqual([owner.apiKeyId, created.body.id]);
     for (const key of list.body.keys) {
       expect(Object.keys(key).sort()).toEqual(
-        ['created_at', 'device_limit', 'expires_at', 'id', 'key_prefix', 'label', 'last_used_at', 'role'].sort(),
+        [
+          'created_at',
+          'device_limit',
+          'expires_at',
+          'id',
+          'key_prefix',
+          'label',
+          'last_used_at',
+          'role',
+        ].sort(),
       );
     }
     expect(list.text).not.toContain(newKey);
@@ -59,7 +68,10 @@ describe('API keys over HTTP', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: created.body.id, revoked: true });
 
-    for (const headers of [{ authorization: `Bearer ${newKey}` }, { 'x-api-key': newKey }] as Record<string, string>[]) {
+    for (const headers of [{ authorization: `Bearer ${newKey}` }, { 'x-api-key': newKey }] as Record<
+      string,
+      string
+    >[]) {
       const after = await t.request('GET', '/v1/me', { headers });
       expect(after.status).toBe(401);
       expect(after.body.error.code).toBe('invalid_api_key');
@@ -90,10 +102,10 @@ describe('API keys over HTTP', () => {
     expect(revoked.status).toBe(200);
     for (const r of inFlight) expect([200, 401]).toContain(r.status);
 
-    for (const headers of [{ authorization: `Bearer ${busy.rawKey}` }, { 'x-api-key': busy.rawKey }] as Record<
-      string,
-      string
-    >[]) {
+    for (const headers of [
+      { authorization: `Bearer ${busy.rawKey}` },
+      { 'x-api-key': busy.rawKey },
+    ] as Record<string, string>[]) {
       const after = await t.request('GET', '/v1/me', { headers });
       expect([after.status, after.body.error.code]).toEqual([401, 'invalid_api_key']);
     }
@@ -160,7 +172,10 @@ describe('API keys over HTTP', () => {
 
   it('accepts a 200-character label, and a non-object body is 422 or 400', async () => {
     const owner = await signupAccount(t);
-    const ok = await t.request('POST', '/v1/api-keys', { token: owner.apiKey, body: { label: 'x'.repeat(200) } });
+    const ok = await t.request('POST', '/v1/api-keys', {
+      token: owner.apiKey,
+      body: { label: 'x'.repeat(200) },
+    });
     expect(ok.status).toBe(201);
     const array = await t.request('POST', '/v1/api-keys', { token: owner.apiKey, body: [1, 2] });
     expect([400, 422]).toContain(array.status);
@@ -177,15 +192,22 @@ describe('API keys over HTTP', () => {
     expect(byViewer.body.error.code).toBe('insufficient_role');
     expect((await t.request('GET', '/v1/api-keys', { token: viewer.rawKey })).status).toBe(200);
 
-    const escalate = await t.request('POST', '/v1/api-keys', { token: member.rawKey, body: { label: 'm', role: 'admin' } });
+    const escalate = await t.request('POST', '/v1/api-keys', {
+      token: member.rawKey,
+      body: { label: 'm', role: 'admin' },
+    });
     expect(escalate.status).toBe(403);
     expect(escalate.body.error.code).toBe('insufficient_role');
-    expect((await t.request('POST', '/v1/api-keys', { token: member.rawKey, body: { label: 'm' } })).status).toBe(201);
     expect(
-      (await t.request('POST', '/v1/api-keys', { token: admin.rawKey, body: { label: 'a', role: 'owner' } })).status,
+      (await t.request('POST', '/v1/api-keys', { token: member.rawKey, body: { label: 'm' } })).status,
+    ).toBe(201);
+    expect(
+      (await t.request('POST', '/v1/api-keys', { token: admin.rawKey, body: { label: 'a', role: 'owner' } }))
+        .status,
     ).toBe(403);
     expect(
-      (await t.request('POST', '/v1/api-keys', { token: admin.rawKey, body: { label: 'a', role: 'admin' } })).status,
+      (await t.request('POST', '/v1/api-keys', { token: admin.rawKey, body: { label: 'a', role: 'admin' } }))
+        .status,
     ).toBe(201);
 
     const revokeOwner = await t.request('DELETE', `/v1/api-keys/${owner.apiKeyId}`, { token: member.rawKey });
@@ -205,7 +227,12 @@ describe('API keys over HTTP', () => {
   it('refuses malformed keys and keys with a valid prefix but a wrong secret', async () => {
     const owner = await signupAccount(t);
     const wrongSecret = `${owner.apiKey.slice(0, -4)}${owner.apiKey.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
-    for (const token of [wrongSecret, 'dsk_live_short', `${owner.apiKey}x`, owner.apiKey.replace('_live_', '_test_')]) {
+    for (const token of [
+      wrongSecret,
+      'dsk_live_short',
+      `${owner.apiKey}x`,
+      owner.apiKey.replace('_live_', '_test_'),
+    ]) {
       const res = await t.request('GET', '/v1/me', { token });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('invalid_api_key');
@@ -232,9 +259,14 @@ describe('API keys over HTTP', () => {
   it('lets a session create keys for its organization', async () => {
     const owner = await signupAccount(t);
     const session = await login(t, owner.email, owner.password);
-    const created = await t.request('POST', '/v1/api-keys', { token: session, body: { label: 'from session', role: 'owner' } });
+    const created = await t.request('POST', '/v1/api-keys', {
+      token: session,
+      body: { label: 'from session', role: 'owner' },
+    });
     expect(created.status).toBe(201);
-    expect((await t.request('GET', '/v1/me', { token: created.body.raw_key })).body.organization.id).toBe(owner.orgId);
+    expect((await t.request('GET', '/v1/me', { token: created.body.raw_key })).body.organization.id).toBe(
+      owner.orgId,
+    );
   });
 
   it('stores a label holding a NUL byte whole: 201, and the same label in the list (no 500)', async () => {
@@ -282,12 +314,16 @@ describe('audit log', () => {
       expect([...times].sort().reverse()).toEqual(times);
       const limited = await t.request('GET', '/v1/audit-log?limit=2', { token: owner.apiKey });
       expect(limited.body.events).toHaveLength(2);
-      const since = await t.request('GET', `/v1/audit-log?since=${encodeURIComponent(times[1])}`, { token: owner.apiKey });
+      const since = await t.request('GET', `/v1/audit-log?since=${encodeURIComponent(times[1])}`, {
+        token: owner.apiKey,
+      });
       expect(since.body.events.every((e: { created_at: string }) => e.created_at > times[1])).toBe(true);
 
       const bad = await t.request('GET', '/v1/audit-log?limit=0', { token: owner.apiKey });
       expect(bad.status).toBe(422);
-      expect((await t.request('GET', '/v1/audit-log?since=yesterday', { token: owner.apiKey })).status).toBe(422);
+      expect((await t.request('GET', '/v1/audit-log?since=yesterday', { token: owner.apiKey })).status).toBe(
+        422,
+      );
 
       const memberKey = await createApiKey(t, owner.apiKey, { role: 'member' });
       const denied = await t.request('GET', '/v1/audit-log', { token: memberKey.rawKey });
@@ -306,7 +342,9 @@ describe('persistence and secrecy of the data dir', () => {
     const owner = await signupAccount(t, { password: 'persistent passphrase 42' });
     const kept = await createApiKey(t, owner.apiKey, { label: 'kept' });
     const revoked = await createApiKey(t, owner.apiKey, { label: 'revoked' });
-    expect((await t.request('DELETE', `/v1/api-keys/${revoked.id}`, { token: owner.apiKey })).status).toBe(200);
+    expect((await t.request('DELETE', `/v1/api-keys/${revoked.id}`, { token: owner.apiKey })).status).toBe(
+      200,
+    );
     await t.close(true);
 
     t = await startTestApp({}, dataDir);

@@ -31,7 +31,8 @@ function registeredRoutes(t: TestApp): RouteInfo[] {
     stack.length = match[1].length / 4;
     stack.push(match[2]);
     if (!match[3]) continue;
-    for (const method of match[3].split(',').map((m) => m.trim())) routes.push({ method, url: stack.join('') });
+    for (const method of match[3].split(',').map((m) => m.trim()))
+      routes.push({ method, url: stack.join('') });
   }
   return routes;
 }
@@ -53,7 +54,13 @@ describe('every registered route requires a credential unless it is listed as pu
   it('finds the routes of the daemon', () => {
     const routes = registeredRoutes(t).map((r) => `${r.method} ${r.url}`);
     expect(routes).toEqual(
-      expect.arrayContaining(['GET /v1/health', 'GET /v1/me', 'POST /v1/api-keys', 'DELETE /v1/api-keys/:key_id', 'POST /auth/signup']),
+      expect.arrayContaining([
+        'GET /v1/health',
+        'GET /v1/me',
+        'POST /v1/api-keys',
+        'DELETE /v1/api-keys/:key_id',
+        'POST /auth/signup',
+      ]),
     );
   });
 
@@ -65,7 +72,8 @@ describe('every registered route requires a credential unless it is listed as pu
       if (PUBLIC_ROUTES.some((pattern) => pattern.test(label))) continue;
       const res = await t.request(route.method, concrete(route.url));
       const code = route.method === 'HEAD' ? 'authentication_required' : res.body?.error?.code;
-      if (res.status !== 401 || code !== 'authentication_required') unexpected.push(`${label} → ${res.status} ${res.text}`);
+      if (res.status !== 401 || code !== 'authentication_required')
+        unexpected.push(`${label} → ${res.status} ${res.text}`);
     }
     expect(unexpected).toEqual([]);
   });
@@ -77,7 +85,8 @@ describe('every registered route requires a credential unless it is listed as pu
       const label = `${route.method} ${route.url}`;
       if (PUBLIC_ROUTES.some((pattern) => pattern.test(label))) continue;
       const res = await t.request(route.method, concrete(route.url), { token: fake });
-      if (res.status !== 401 || res.body?.error?.code !== 'invalid_api_key') unexpected.push(`${label} → ${res.status}`);
+      if (res.status !== 401 || res.body?.error?.code !== 'invalid_api_key')
+        unexpected.push(`${label} → ${res.status}`);
     }
     expect(unexpected).toEqual([]);
   });

@@ -146,7 +146,9 @@ describe('engine start-up and shutdown of the real daemon process', () => {
     });
     expect(await daemon.exited).toBe(1);
     const lines = logLines(daemon);
-    expect(lines.find((l) => l.event === 'engine_server_mode_compute_broken')?.reason).toContain('proceed.mean');
+    expect(lines.find((l) => l.event === 'engine_server_mode_compute_broken')?.reason).toContain(
+      'proceed.mean',
+    );
     expect(eventIndex(lines, 'engine_pool_required_unavailable')).toBeGreaterThan(
       eventIndex(lines, 'engine_server_mode_compute_broken'),
     );

@@ -23,7 +23,12 @@ class Appliance {
   ) {}
 
   async start(): Promise<void> {
-    this.daemon = spawnDaemon({ ...this.env, SERVICE_PORT: '0', SERVICE_DATA_DIR: this.dataDir, ENGINE_POOL_SIZE: '1' });
+    this.daemon = spawnDaemon({
+      ...this.env,
+      SERVICE_PORT: '0',
+      SERVICE_DATA_DIR: this.dataDir,
+      ENGINE_POOL_SIZE: '1',
+    });
     this.url = await waitForStart(this.daemon, 60000);
   }
 
@@ -74,7 +79,10 @@ describe('jobs and callbacks across a hard kill', () => {
 
   it('resumes a pending delivery after SIGKILL and delivers it exactly once', async () => {
     handler = (_req, res) => res.writeHead(503).end();
-    const job = await appliance.call('POST', '/v1/jobs', { callback_url: `${receiver.url}/cb`, request: SIMULATION });
+    const job = await appliance.call('POST', '/v1/jobs', {
+      callback_url: `${receiver.url}/cb`,
+      request: SIMULATION,
+    });
     await waitUntil(async () => (await appliance.deliveries(job.body.job_id))[0]?.attempts.length >= 1);
     await appliance.kill();
 
@@ -86,11 +94,16 @@ describe('jobs and callbacks across a hard kill', () => {
       return list[0]?.status === 'delivered' ? list : undefined;
     });
     expect(receiver.requests.length).toBe(failedAttempts + 1);
-    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery.webhook_id]));
+    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(
+      new Set([delivery.webhook_id]),
+    );
   });
 
   it('never sends an acknowledged delivery again after a restart', async () => {
-    const job = await appliance.call('POST', '/v1/jobs', { callback_url: `${receiver.url}/cb`, request: SIMULATION });
+    const job = await appliance.call('POST', '/v1/jobs', {
+      callback_url: `${receiver.url}/cb`,
+      request: SIMULATION,
+    });
     await waitUntil(async () => (await appliance.deliveries(job.body.job_id))[0]?.status === 'delivered');
     await appliance.kill();
     await appliance.start();
@@ -108,7 +121,10 @@ describe('jobs and callbacks across a hard kill', () => {
       }
       res.end('ok');
     };
-    const job = await appliance.call('POST', '/v1/jobs', { callback_url: `${receiver.url}/cb`, request: SIMULATION });
+    const job = await appliance.call('POST', '/v1/jobs', {
+      callback_url: `${receiver.url}/cb`,
+      request: SIMULATION,
+    });
     await waitUntil(() => receiver.requests.length === 1 || undefined);
     await appliance.daemon?.exited;
     await appliance.start();
@@ -117,13 +133,22 @@ describe('jobs and callbacks across a hard kill', () => {
       return list[0]?.status === 'delivered' ? list : undefined;
     });
     expect(receiver.requests).toHaveLength(2);
-    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([delivery.webhook_id, delivery.webhook_id]);
+    expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([
+      delivery.webhook_id,
+      delivery.webhook_id,
+    ]);
   });
 
   it('re-queues a job that was running when the daemon died and runs it under the same id', async () => {
-    const slow = { ...SIMULATION, runs: 10_000_000, scenario: { ...SIMULATION.scenario, model: 'a*a*a + sqrt(a)' } };
+    const slow = {
+      ...SIMULATION,
+      runs: 10_000_000,
+      scenario: { ...SIMULATION.scenario, model: 'a*a*a + sqrt(a)' },
+    };
     const job = await appliance.call('POST', '/v1/jobs', { request: slow });
-    await waitUntil(async () => (await appliance.call('GET', `/v1/jobs/${job.body.job_id}`)).body.status === 'running');
+    await waitUntil(
+      async () => (await appliance.call('GET', `/v1/jobs/${job.body.job_id}`)).body.status === 'running',
+    );
     await appliance.kill();
     await appliance.start();
     const done = await waitUntil(async () => {

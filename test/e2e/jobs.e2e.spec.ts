@@ -40,10 +40,14 @@ describe('async jobs and job.completed callbacks', () => {
 
   const submit = (body: unknown, token = key) => t.request('POST', '/v1/jobs', { body, token });
   const poll = (id: string, token = key) =>
-    waitUntil(async () => {
-      const res = await t.request('GET', `/v1/jobs/${id}`, { token });
-      return ['succeeded', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
-    }, 20000, `job ${id} to finish`);
+    waitUntil(
+      async () => {
+        const res = await t.request('GET', `/v1/jobs/${id}`, { token });
+        return ['succeeded', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
+      },
+      20000,
+      `job ${id} to finish`,
+    );
   const deliveriesOf = async (jobId: string) =>
     (await t.request('GET', `/v1/webhooks/deliveries?job_id=${jobId}`, { token: key })).body.deliveries;
 
@@ -78,7 +82,8 @@ describe('async jobs and job.completed callbacks', () => {
     expect(call.headers['x-job-id']).toBe(job.job_id);
     expect(call.headers['webhook-id']).toBe(delivery.webhook_id);
 
-    const secret = (await t.request('GET', '/v1/webhooks/signing-secret', { token: key })).body.signing_secret;
+    const secret = (await t.request('GET', '/v1/webhooks/signing-secret', { token: key })).body
+      .signing_secret;
     const expected = `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(call.body).digest('hex')}`;
     expect(call.headers['x-webhook-signature']).toBe(expected);
   });
@@ -143,7 +148,10 @@ describe('async jobs and job.completed callbacks', () => {
   it('refuses invalid bodies and non-http callbacks with 422', async () => {
     const cases: [unknown, string][] = [
       [{ request: { ...SMALL_SIMULATION, runs: 0 } }, 'request.runs'],
-      [{ request: { scenario: { variables: {}, objective: 'maximize_net_value' } } }, 'request.scenario.variables'],
+      [
+        { request: { scenario: { variables: {}, objective: 'maximize_net_value' } } },
+        'request.scenario.variables',
+      ],
       [{ callback_url: 'ftp://example.test/x', request: SMALL_SIMULATION }, 'callback_url'],
       [{ callback_url: 'not a url', request: SMALL_SIMULATION }, 'callback_url'],
       [{}, 'request'],

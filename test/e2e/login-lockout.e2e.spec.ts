@@ -24,7 +24,8 @@ describe('login throttling per account and source address', () => {
 
   it('refuses only the source that failed: the right password from another address still logs in', async () => {
     const account = await signupAccount(t);
-    for (let i = 0; i < 5; i += 1) expect((await loginFrom('127.0.0.2', account.email, WRONG)).status).toBe(401);
+    for (let i = 0; i < 5; i += 1)
+      expect((await loginFrom('127.0.0.2', account.email, WRONG)).status).toBe(401);
 
     const blocked = await loginFrom('127.0.0.2', account.email, account.password);
     expect(blocked.status).toBe(429);

@@ -177,7 +177,9 @@ describe('MCP surface, community edition', () => {
     expect(contract.paths['/v1/connectors'].post).toMatchObject({
       'x-required-role': 'member',
       'x-required-entitlement': 'connectors',
-      requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateConnectorRequest' } } } },
+      requestBody: {
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateConnectorRequest' } } },
+      },
     });
     expect(contract.paths['/v1/runtime/manifest'].get).toBeDefined();
     expect(contract.paths['/auth/login'].post.security).toEqual([]);

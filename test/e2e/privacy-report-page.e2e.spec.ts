@@ -14,7 +14,7 @@ const HOSTILE = '<img src=x onerror=alert(1)>.example';
 /** The shell block of docs/privacy-report.md marked as the openssl recipe: the test runs what auditors read. */
 function docsRecipe(): string {
   const docs = readFileSync(join(REPO_ROOT, 'docs', 'privacy-report.md'), 'utf8');
-  const match = /<!-- openssl-recipe[^>]*-->\n```sh\n([\s\S]*?)\n```/.exec(docs);
+  const match = /<!-- openssl-recipe[^>]*-->\n+```sh\n([\s\S]*?)\n```/.exec(docs);
   if (!match) throw new Error('docs/privacy-report.md has no openssl-recipe block');
   return match[1];
 }

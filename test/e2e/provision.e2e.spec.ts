@@ -55,7 +55,10 @@ describe('operator provisioning CLI', () => {
       expect(me.body.organization).toMatchObject({ name: 'Acme Ops', is_operator: true });
       expect(me.body.key.role).toBe('owner');
       const session = await login(t, email, 'operator passphrase 1');
-      expect((await t.request('GET', '/v1/me', { token: session })).body.user).toMatchObject({ email, role: 'owner' });
+      expect((await t.request('GET', '/v1/me', { token: session })).body.user).toMatchObject({
+        email,
+        role: 'owner',
+      });
       const audit = await t.request('GET', '/v1/audit-log', { token: rawKey });
       expect(audit.body.events.map((e: { event: string }) => e.event)).toContain('provisioned');
       const signup = await t.request('POST', '/auth/signup', {
@@ -76,14 +79,20 @@ describe('operator provisioning CLI', () => {
     expect(res.status).toBe(201);
     await t.close(true);
 
-    const refused = await runProvision(['--org', 'Late', '--email', uniqueEmail(), '--name', 'L'], { SERVICE_DATA_DIR: dataDir });
+    const refused = await runProvision(['--org', 'Late', '--email', uniqueEmail(), '--name', 'L'], {
+      SERVICE_DATA_DIR: dataDir,
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('operator organization already exists');
 
     const fresh = { SERVICE_DATA_DIR: makeTempDir() };
     expect((await runProvision(['--org', 'A', '--email', 'nope', '--name', 'N'], fresh)).code).toBe(64);
     expect((await runProvision(['--org', 'A', '--name', 'N'], fresh)).code).not.toBe(0);
-    const shortPassword = await runProvision(['--org', 'A', '--email', uniqueEmail(), '--name', 'N', '--password-stdin'], fresh, 'short\n');
+    const shortPassword = await runProvision(
+      ['--org', 'A', '--email', uniqueEmail(), '--name', 'N', '--password-stdin'],
+      fresh,
+      'short\n',
+    );
     expect(shortPassword.code).toBe(64);
   });
 });

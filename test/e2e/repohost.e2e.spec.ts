@@ -35,7 +35,8 @@ describe('inbound repository-host receiver', () => {
 
   /** The first account signed up is the operator organization's; set by the operator-only test. */
   let operatorKey = '';
-  const stored = async (deliveryId: string) => (await repo.list({ limit: 500 })).items.find((d) => d.deliveryId === deliveryId);
+  const stored = async (deliveryId: string) =>
+    (await repo.list({ limit: 500 })).items.find((d) => d.deliveryId === deliveryId);
 
   it('accepts a correctly signed delivery with 202 and processes it asynchronously', async () => {
     const body = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
@@ -100,7 +101,10 @@ describe('inbound repository-host receiver', () => {
     ['malformed', 'sha1=abcdef'],
     ['for another body', hubSignature(SECRET, '{"a":2}')],
   ])('refuses a %s signature with 401 invalid_signature and records nothing', async (_case, signature) => {
-    const headers: Record<string, string> = { 'x-github-delivery': `d-sig-${_case}`, 'x-github-event': 'ping' };
+    const headers: Record<string, string> = {
+      'x-github-delivery': `d-sig-${_case}`,
+      'x-github-event': 'ping',
+    };
     if (signature) headers['x-hub-signature-256'] = signature;
     const res = await deliver(t, '{"a":1}', headers);
     expect(res.status).toBe(401);
@@ -119,7 +123,10 @@ describe('inbound repository-host receiver', () => {
   });
 
   it('accepts a signed 10 MB body', async () => {
-    const body = JSON.stringify({ repository: { full_name: 'acme/big' }, blob: 'x'.repeat(10 * 1024 * 1024) });
+    const body = JSON.stringify({
+      repository: { full_name: 'acme/big' },
+      blob: 'x'.repeat(10 * 1024 * 1024),
+    });
     const res = await deliver(t, body, {
       'x-hub-signature-256': hubSignature(SECRET, body),
       'x-github-delivery': 'd-big-1',
@@ -184,7 +191,9 @@ describe('inbound repository-host receiver', () => {
     expect(before.body.deliveries).toEqual([]);
     const bad = await t.request('GET', '/v1/webhooks/inbound?cursor=abc', { token: operator.apiKey });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.details).toEqual([{ field: 'cursor', problem: 'is not a cursor returned by this list' }]);
+    expect(bad.body.error.details).toEqual([
+      { field: 'cursor', problem: 'is not a cursor returned by this list' },
+    ]);
   });
 
   it('answers the inbound list only with a credential', async () => {

@@ -66,7 +66,11 @@ describe('runtime library, supervised by the daemon', () => {
     expect(res.body).toMatchObject({ status: 'ok', version: '1.0.0', supervised: true });
     expect(res.body.modules.map((m: any) => `${m.name}:${m.status}`)).toEqual(MODULES.map((m) => `${m}:ok`));
     const infrastructure = await t.request('GET', '/v1/infrastructure', { token });
-    expect(infrastructure.body.runtime_library).toMatchObject({ status: 'ok', version: '1.0.0', supervised: true });
+    expect(infrastructure.body.runtime_library).toMatchObject({
+      status: 'ok',
+      version: '1.0.0',
+      supervised: true,
+    });
   });
 
   it('computes known values', async () => {
@@ -184,7 +188,11 @@ describe('runtime library child of a daemon killed with SIGKILL', () => {
     daemon = spawnDaemon({ SERVICE_DATA_DIR: dataDir, SERVICE_PORT: '0', SERVICE_RUNTIME_SUPERVISE: 'true' });
     await waitForStart(daemon);
     const started = await waitUntil(
-      () => daemon.output().split('\n').find((line) => line.includes('"event":"runtime_library_started"')),
+      () =>
+        daemon
+          .output()
+          .split('\n')
+          .find((line) => line.includes('"event":"runtime_library_started"')),
       10_000,
       'runtime_library_started',
     );

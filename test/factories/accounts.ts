@@ -74,7 +74,12 @@ export function outboxMessages(t: TestApp): string[] {
 }
 
 /** Waits for a mail to `to` whose text matches `pattern` (mail can be written after the HTTP answer). */
-export async function waitForMail(t: TestApp, to: string, pattern: RegExp, timeoutMs = 10_000): Promise<string> {
+export async function waitForMail(
+  t: TestApp,
+  to: string,
+  pattern: RegExp,
+  timeoutMs = 10_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = outboxMessages(t).find((m) => m.includes(`To: ${to}`) && pattern.test(m));

@@ -53,7 +53,9 @@ describe('parsing files on a parse thread, within limits', () => {
   it('refuses an xlsx whose sheet inflates a thousandfold, before inflating it', async () => {
     const bomb = xlsx(3, 64 * 1024 * 1024);
     expect(bomb.length).toBeLessThan(200 * 1024);
-    const error = await connectorFailure(describeFileInThread(bytes(bomb), { fileType: 'excel' }, { limits }));
+    const error = await connectorFailure(
+      describeFileInThread(bytes(bomb), { fileType: 'excel' }, { limits }),
+    );
     expect(error.errorType).toBe('invalid_payload');
     expect(error.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
     const capped = await connectorFailure(
@@ -89,7 +91,9 @@ describe('parsing files on a parse thread, within limits', () => {
 
   it('refuses a CSV row of a million columns', async () => {
     const header = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(',');
-    const error = await connectorFailure(describeFileInThread(bytes(`${header}\n`), { fileType: 'csv' }, { limits }));
+    const error = await connectorFailure(
+      describeFileInThread(bytes(`${header}\n`), { fileType: 'csv' }, { limits }),
+    );
     expect(error.errorType).toBe('invalid_payload');
     expect(error.message).toMatch(/SERVICE_PARSE_MAX_COLUMNS/);
     const json = await connectorFailure(

@@ -24,7 +24,11 @@ describe('LicensingService in the booted daemon', () => {
       expect(licensing.hasEntitlement('connectors')).toBe(true);
       expect(licensing.hasEntitlement('mcp')).toBe(false);
       expect(licensing.hasEntitlement('runtime_library')).toBe(false);
-      expect(licensing.getCaps()).toEqual({ maxDevices: 3, maxDevicesPerKey: 1, maxDevicesScope: 'organization' });
+      expect(licensing.getCaps()).toEqual({
+        maxDevices: 3,
+        maxDevicesPerKey: 1,
+        maxDevicesScope: 'organization',
+      });
     } finally {
       await t.close();
     }
@@ -64,7 +68,11 @@ describe('LicensingService in the booted daemon', () => {
         'mcp',
         'runtime_library',
       ]);
-      expect(licensing.getCaps()).toEqual({ maxDevices: 50, maxDevicesPerKey: 5, maxDevicesScope: 'appliance' });
+      expect(licensing.getCaps()).toEqual({
+        maxDevices: 50,
+        maxDevicesPerKey: 5,
+        maxDevicesScope: 'appliance',
+      });
     } finally {
       await t.close();
     }

@@ -23,7 +23,9 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 /** `table.column` of every cell, in every table, that holds a value sealed under the key `kid`. */
 function cellsSealedUnder(db: Database.Database, kid: string): string[] {
   const cells: string[] = [];
-  const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[];
+  const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as {
+    name: string;
+  }[];
   for (const { name } of tables) {
     const columns = db.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[];
     for (const column of columns) {

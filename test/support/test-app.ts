@@ -34,7 +34,10 @@ export function makeTempDir(prefix = 'ds-test-'): string {
 }
 
 /** Boots the real daemon in-process on port 0 with a fresh data dir, and talks HTTP to it. */
-export async function startTestApp(env: Record<string, string> = {}, dataDir = makeTempDir()): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  dataDir = makeTempDir(),
+): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
     SERVICE_LOG_LEVEL: 'silent',

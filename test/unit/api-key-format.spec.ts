@@ -1,4 +1,9 @@
-import { generateApiKey, keyPrefixOf, looksLikeApiKey, parseApiKey } from '../../src/modules/api-keys/api-key-format';
+import {
+  generateApiKey,
+  keyPrefixOf,
+  looksLikeApiKey,
+  parseApiKey,
+} from '../../src/modules/api-keys/api-key-format';
 
 describe('API key format', () => {
   it('generates <prefix>_live_<43 base64url characters>, unique each time', () => {

@@ -16,7 +16,12 @@ describe('mail composition', () => {
   });
 
   it('uses quoted-printable (never base64) for non-ASCII text and Q-encoded headers', () => {
-    const { source } = composeMail({ from: 'a@b.test', to: 'z@b.test', subject: 'Grüße', text: 'Zoë = café' });
+    const { source } = composeMail({
+      from: 'a@b.test',
+      to: 'z@b.test',
+      subject: 'Grüße',
+      text: 'Zoë = café',
+    });
     expect(source).toContain('Content-Transfer-Encoding: quoted-printable');
     expect(source).toContain('Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=');
     expect(source).toContain('Zo=C3=AB =3D caf=C3=A9');

@@ -13,7 +13,13 @@ describe('password hashing (scrypt)', () => {
   });
 
   it('treats malformed or hostile stored hashes as a mismatch', async () => {
-    for (const stored of ['', 'plain', 'bcrypt$x', 'scrypt$1$1$1$aa$bb', `scrypt$${2 ** 30}$8$1$AAAA$${'A'.repeat(43)}`]) {
+    for (const stored of [
+      '',
+      'plain',
+      'bcrypt$x',
+      'scrypt$1$1$1$aa$bb',
+      `scrypt$${2 ** 30}$8$1$AAAA$${'A'.repeat(43)}`,
+    ]) {
       expect(await verifyPassword('anything at all', stored)).toBe(false);
     }
   });

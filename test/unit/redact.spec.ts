@@ -4,7 +4,11 @@ describe('redactSecrets', () => {
   it('replaces secret-named fields at any depth and leaves the input alone', () => {
     const input = {
       headers: { authorization: 'Bearer abc', 'x-api-key': 'k', accept: 'json' },
-      body: { password: 'hunter2hunter2', nested: [{ api_key: 'p', name: 'n' }], connection_string: 'pg://u:p@h' },
+      body: {
+        password: 'hunter2hunter2',
+        nested: [{ api_key: 'p', name: 'n' }],
+        connection_string: 'pg://u:p@h',
+      },
       count: 3,
     };
     expect(redactSecrets(input)).toEqual({

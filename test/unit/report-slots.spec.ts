@@ -20,7 +20,9 @@ describe('ReportSlots', () => {
     expect(error.code).toBe('rate_limited');
     expect(error.status).toBe(429);
     expect(error.headers).toEqual({ 'retry-after': '19' });
-    expect(error.message).toBe('At most 2 SQL reports may run at once per API key (or session); retry in 19 s.');
+    expect(error.message).toBe(
+      'At most 2 SQL reports may run at once per API key (or session); retry in 19 s.',
+    );
   });
 
   it('counts per organization and on the appliance, and gives slots back', () => {

@@ -15,7 +15,10 @@ describe('query result cache', () => {
     for (let n = 0; n < 25; n++) cache.set(`k${n}`, rows);
     expect(cache.get('k0')).toBeUndefined();
     expect(cache.get('k24')).toBe(rows);
-    cache.set('huge', Array.from({ length: 10_002 }, () => ({})));
+    cache.set(
+      'huge',
+      Array.from({ length: 10_002 }, () => ({})),
+    );
     expect(cache.get('huge')).toBeUndefined();
   });
 });

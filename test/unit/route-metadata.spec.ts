@@ -21,7 +21,10 @@ class Unmarked {
 @Mark('subclass')
 class Sub extends Unmarked {}
 
-function contextOf(controller: new () => object, handler: (...args: never[]) => unknown): ExecutionContextHost {
+function contextOf(
+  controller: new () => object,
+  handler: (...args: never[]) => unknown,
+): ExecutionContextHost {
   return new ExecutionContextHost([], controller, handler);
 }
 

@@ -38,7 +38,10 @@ const SCHEMA = {
 
   egressAllow: ['SERVICE_EGRESS_ALLOW', list()],
   egressPolicyFile: ['SERVICE_EGRESS_POLICY_FILE', optionalText()],
-  privacyReportRetentionDays: ['SERVICE_PRIVACY_REPORT_RETENTION_DAYS', integer(400, { min: 1, max: 36_500 })],
+  privacyReportRetentionDays: [
+    'SERVICE_PRIVACY_REPORT_RETENTION_DAYS',
+    integer(400, { min: 1, max: 36_500 }),
+  ],
   configEncryptionKey: ['SERVICE_CONFIG_ENCRYPTION_KEY', base64Key(32)],
 
   signupEnabled: ['SERVICE_SIGNUP_ENABLED', flag(true)],
@@ -80,7 +83,10 @@ const SCHEMA = {
   queryTimeoutS: ['SERVICE_QUERY_TIMEOUT_S', seconds(30)],
   sqlReportTimeoutS: ['SERVICE_SQL_REPORT_TIMEOUT_S', seconds(30)],
   sqlReportMaxRows: ['SERVICE_SQL_REPORT_MAX_ROWS', integer(10000, { min: 1, max: 1_000_000 })],
-  sqlReportMaxBytes: ['SERVICE_SQL_REPORT_MAX_BYTES', integer(16 * 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 })],
+  sqlReportMaxBytes: [
+    'SERVICE_SQL_REPORT_MAX_BYTES',
+    integer(16 * 1024 * 1024, { min: 1024, max: 512 * 1024 * 1024 }),
+  ],
   sqlReportsPerKey: ['SERVICE_SQL_REPORTS_PER_KEY', integer(2, { min: 1, max: 1000 })],
   sqlReportsPerOrg: ['SERVICE_SQL_REPORTS_PER_ORG', integer(4, { min: 1, max: 1000 })],
   sqlReportsTotal: ['SERVICE_SQL_REPORTS_TOTAL', integer(8, { min: 1, max: 1000 })],

@@ -7,10 +7,10 @@ export class AppStateRepository {
   constructor(private readonly em: EntityManager) {}
 
   async get(key: string): Promise<string | undefined> {
-    const rows = await this.em.fork().getConnection().execute<{ value: string }[]>(
-      'select value from appliance_state where key = ?',
-      [key],
-    );
+    const rows = await this.em
+      .fork()
+      .getConnection()
+      .execute<{ value: string }[]>('select value from appliance_state where key = ?', [key]);
     return rows[0]?.value;
   }
 

@@ -13,7 +13,10 @@ interface SqliteConnection {
 }
 
 /** Per-connection pragmas: WAL for concurrent readers, enforced foreign keys, and waiting instead of SQLITE_BUSY. */
-function preparePragmas(connection: SqliteConnection, done: (error: Error | null, c: SqliteConnection) => void): void {
+function preparePragmas(
+  connection: SqliteConnection,
+  done: (error: Error | null, c: SqliteConnection) => void,
+): void {
   connection.exec(
     `pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; pragma synchronous = normal;`,
     (error) => done(error, connection),
@@ -27,7 +30,13 @@ export function ormOptions(databaseFile: string): Options {
     entities: registeredEntities(),
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
-    migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
+    migrations: {
+      migrationsList: MIGRATIONS,
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
     pool: { min: 1, max: 1, idleTimeoutMillis: 2 ** 31 - 1, afterCreate: preparePragmas },
     allowGlobalContext: false,
     debug: false,

@@ -47,7 +47,10 @@ export function toAppError(error: unknown): AppError {
   const status = typeof framework.statusCode === 'number' ? framework.statusCode : undefined;
   if (status !== undefined && status >= 400 && status < 500) return fromHttpStatus(status);
   if (isStorageExhausted(error)) {
-    return new AppError('insufficient_storage', 'The appliance has no disk space left for this: free space in its data dir.');
+    return new AppError(
+      'insufficient_storage',
+      'The appliance has no disk space left for this: free space in its data dir.',
+    );
   }
   return new AppError('internal_error');
 }

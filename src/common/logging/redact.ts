@@ -1,5 +1,6 @@
 /** Keys whose values are secrets wherever they appear in a logged object. */
-const SECRET_KEY = /pass(word)?|secret|token|api[_-]?key|authorization|cookie|raw_key|private|credential|connection_string|dsn/i;
+const SECRET_KEY =
+  /pass(word)?|secret|token|api[_-]?key|authorization|cookie|raw_key|private|credential|connection_string|dsn/i;
 const MAX_DEPTH = 8;
 
 export const REDACTED = '[redacted]';
@@ -18,7 +19,8 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = isSecretKey(key) && inner !== undefined && inner !== null ? REDACTED : redactSecrets(inner, depth + 1);
+    out[key] =
+      isSecretKey(key) && inner !== undefined && inner !== null ? REDACTED : redactSecrets(inner, depth + 1);
   }
   return out;
 }

@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, CounterConfiguration, Gauge, GaugeConfiguration, Histogram,
-  HistogramConfiguration, Registry } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  CounterConfiguration,
+  Gauge,
+  GaugeConfiguration,
+  Histogram,
+  HistogramConfiguration,
+  Registry,
+} from 'prom-client';
 
 /** One Prometheus registry per daemon; modules get-or-create their metrics here by name. */
 @Injectable()
@@ -25,18 +33,24 @@ export class MetricsService {
   }
 
   counter<L extends string>(config: Omit<CounterConfiguration<L>, 'registers'>): Counter<L> {
-    return (this.registry.getSingleMetric(config.name) as Counter<L> | undefined) ??
-      new Counter({ ...config, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(config.name) as Counter<L> | undefined) ??
+      new Counter({ ...config, registers: [this.registry] })
+    );
   }
 
   gauge<L extends string>(config: Omit<GaugeConfiguration<L>, 'registers'>): Gauge<L> {
-    return (this.registry.getSingleMetric(config.name) as Gauge<L> | undefined) ??
-      new Gauge({ ...config, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(config.name) as Gauge<L> | undefined) ??
+      new Gauge({ ...config, registers: [this.registry] })
+    );
   }
 
   histogram<L extends string>(config: Omit<HistogramConfiguration<L>, 'registers'>): Histogram<L> {
-    return (this.registry.getSingleMetric(config.name) as Histogram<L> | undefined) ??
-      new Histogram({ ...config, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(config.name) as Histogram<L> | undefined) ??
+      new Histogram({ ...config, registers: [this.registry] })
+    );
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

@@ -9,7 +9,9 @@ export class SignupDto {
   email!: string;
 
   @IsString()
-  @MinLength(MIN_PASSWORD_LENGTH, { message: `password must be at least ${MIN_PASSWORD_LENGTH} characters long` })
+  @MinLength(MIN_PASSWORD_LENGTH, {
+    message: `password must be at least ${MIN_PASSWORD_LENGTH} characters long`,
+  })
   @MaxLength(MAX_PASSWORD_LENGTH)
   password!: string;
 
@@ -51,13 +53,21 @@ export class ResetPasswordDto {
   token!: string;
 
   @IsString()
-  @MinLength(MIN_PASSWORD_LENGTH, { message: `new_password must be at least ${MIN_PASSWORD_LENGTH} characters long` })
+  @MinLength(MIN_PASSWORD_LENGTH, {
+    message: `new_password must be at least ${MIN_PASSWORD_LENGTH} characters long`,
+  })
   @MaxLength(MAX_PASSWORD_LENGTH)
   new_password!: string;
 }
 
 export function toUserResponse(user: UserView): Record<string, unknown> {
-  return { id: user.id, email: user.email, name: user.name, role: user.role, email_verified: user.emailVerified };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role,
+    email_verified: user.emailVerified,
+  };
 }
 
 export function toSignupResponse(account: CreatedAccount): Record<string, unknown> {

@@ -34,7 +34,13 @@ export class AccountsRepository {
   async insertOrganization(name: string, tx: EntityManager): Promise<OrganizationEntity> {
     const isFirst = (await tx.count(OrganizationSchema, {})) === 0;
     const now = new Date().toISOString();
-    const org = tx.create(OrganizationSchema, { id: newId('org'), name, isOperator: isFirst, createdAt: now, updatedAt: now });
+    const org = tx.create(OrganizationSchema, {
+      id: newId('org'),
+      name,
+      isOperator: isFirst,
+      createdAt: now,
+      updatedAt: now,
+    });
     tx.persist(org);
     await tx.flush();
     return org;
@@ -48,7 +54,10 @@ export class AccountsRepository {
     return this.em.fork().findOne(UserSchema, { id });
   }
 
-  async insertUser(row: Omit<UserEntity, 'id' | 'createdAt' | 'updatedAt'>, tx: EntityManager): Promise<UserEntity> {
+  async insertUser(
+    row: Omit<UserEntity, 'id' | 'createdAt' | 'updatedAt'>,
+    tx: EntityManager,
+  ): Promise<UserEntity> {
     const now = new Date().toISOString();
     const user = tx.create(UserSchema, { ...row, id: newId('usr'), createdAt: now, updatedAt: now });
     tx.persist(user);
@@ -61,7 +70,11 @@ export class AccountsRepository {
   }
 
   async markEmailVerified(userId: string, at: string, tx: EntityManager): Promise<void> {
-    await tx.nativeUpdate(UserSchema, { id: userId, emailVerifiedAt: null }, { emailVerifiedAt: at, updatedAt: at });
+    await tx.nativeUpdate(
+      UserSchema,
+      { id: userId, emailVerifiedAt: null },
+      { emailVerifiedAt: at, updatedAt: at },
+    );
   }
 
   async insertSession(row: Omit<SessionEntity, 'id' | 'revokedAt'>): Promise<SessionEntity> {
@@ -72,9 +85,18 @@ export class AccountsRepository {
   }
 
   /** A live session together with its user, or null when revoked, expired or unknown. */
-  async findLiveSession(sessionId: string, userId: string, now: string): Promise<{ session: SessionEntity; user: UserEntity } | null> {
+  async findLiveSession(
+    sessionId: string,
+    userId: string,
+    now: string,
+  ): Promise<{ session: SessionEntity; user: UserEntity } | null> {
     const em = this.em.fork();
-    const session = await em.findOne(SessionSchema, { id: sessionId, userId, revokedAt: null, expiresAt: { $gt: now } });
+    const session = await em.findOne(SessionSchema, {
+      id: sessionId,
+      userId,
+      revokedAt: null,
+      expiresAt: { $gt: now },
+    });
     if (!session) return null;
     const user = await em.findOne(UserSchema, { id: userId });
     return user ? { session, user } : null;
@@ -87,12 +109,23 @@ export class AccountsRepository {
   async insertAuthToken(row: Omit<AuthTokenEntity, 'id' | 'usedAt' | 'createdAt'>): Promise<void> {
     const em = this.em.fork();
     await em.persistAndFlush(
-      em.create(AuthTokenSchema, { ...row, id: newId('tok'), createdAt: new Date().toISOString(), usedAt: null }),
+      em.create(AuthTokenSchema, {
+        ...row,
+        id: newId('tok'),
+        createdAt: new Date().toISOString(),
+        usedAt: null,
+      }),
     );
   }
 
-  findUsableAuthToken(tokenHash: string, purpose: AuthTokenPurpose, now: string): Promise<AuthTokenEntity | null> {
-    return this.em.fork().findOne(AuthTokenSchema, { tokenHash, purpose, usedAt: null, expiresAt: { $gt: now } });
+  findUsableAuthToken(
+    tokenHash: string,
+    purpose: AuthTokenPurpose,
+    now: string,
+  ): Promise<AuthTokenEntity | null> {
+    return this.em
+      .fork()
+      .findOne(AuthTokenSchema, { tokenHash, purpose, usedAt: null, expiresAt: { $gt: now } });
   }
 
   /** Marks the token used if it still is usable; false when another request consumed it first. */
@@ -106,7 +139,16 @@ export class AccountsRepository {
   }
 
   /** Outstanding tokens of that purpose stop working (a newer reset link or a completed reset supersedes them). */
-  async retireAuthTokens(userId: string, purpose: AuthTokenPurpose, now: string, tx?: EntityManager): Promise<void> {
-    await (tx ?? this.em.fork()).nativeUpdate(AuthTokenSchema, { userId, purpose, usedAt: null }, { usedAt: now });
+  async retireAuthTokens(
+    userId: string,
+    purpose: AuthTokenPurpose,
+    now: string,
+    tx?: EntityManager,
+  ): Promise<void> {
+    await (tx ?? this.em.fork()).nativeUpdate(
+      AuthTokenSchema,
+      { userId, purpose, usedAt: null },
+      { usedAt: now },
+    );
   }
 }

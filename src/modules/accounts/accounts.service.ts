@@ -30,7 +30,10 @@ export class AccountsService {
     try {
       await this.mailer.sendVerification(account.user);
     } catch (error) {
-      this.logger.error({ event: 'verification_mail_failed', user_id: account.user.id, err: error }, 'mail failed');
+      this.logger.error(
+        { event: 'verification_mail_failed', user_id: account.user.id, err: error },
+        'mail failed',
+      );
     }
     return account;
   }
@@ -63,7 +66,8 @@ export class AccountsService {
           { orgId: org.id, email, name: input.name, role: 'owner', passwordHash, emailVerifiedAt: null },
           tx,
         );
-        const actor = how.event === 'provisioned' ? { type: 'cli' as const } : { type: 'user' as const, id: user.id };
+        const actor =
+          how.event === 'provisioned' ? { type: 'cli' as const } : { type: 'user' as const, id: user.id };
         const apiKey = await this.apiKeys.issue(
           { orgId: org.id, role: 'owner', actor, ip: how.ip },
           { label: 'bootstrap', role: 'owner', deviceLimit: 0 },

@@ -25,7 +25,12 @@ export class AuthController {
   @HttpCode(201)
   async signup(@Body() body: SignupDto, @Ip() ip: string) {
     const account = await this.accounts.signup(
-      { email: body.email, password: body.password, name: body.name, organizationName: body.organization_name },
+      {
+        email: body.email,
+        password: body.password,
+        name: body.name,
+        organizationName: body.organization_name,
+      },
       ip,
     );
     return toSignupResponse(account);

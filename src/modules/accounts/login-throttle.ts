@@ -36,7 +36,11 @@ export class LoginThrottle {
       this.bySource.retryAfterMs(ip, now),
     );
     if (waitMs > 0) {
-      throw AppError.retryLater('rate_limited', waitMs, 'Too many failed logins from this address: retry later.');
+      throw AppError.retryLater(
+        'rate_limited',
+        waitMs,
+        'Too many failed logins from this address: retry later.',
+      );
     }
     const overBackstop = this.byAccount.retryAfterMs(email, now) > 0;
     return { delayMs: overBackstop ? this.config.loginBackstopDelayS * 1000 : 0 };
@@ -48,7 +52,8 @@ export class LoginThrottle {
       engaged.push('account_source');
     }
     if (this.bySource.hit(ip, now) === this.config.loginFailuresPerIp) engaged.push('source');
-    if (this.byAccount.hit(email, now) === this.config.loginAccountBackstop + 1) engaged.push('account_backstop');
+    if (this.byAccount.hit(email, now) === this.config.loginAccountBackstop + 1)
+      engaged.push('account_backstop');
     return engaged;
   }
 

@@ -23,7 +23,9 @@ export class MeController {
   me(@Req() request: RequestWithPrincipal): string | Promise<string> {
     const principal = principalOf(request);
     if (principal.userId) {
-      return this.accounts.getUser(principal.userId).then((user) => JSON.stringify(toMeResponse(principal, user)));
+      return this.accounts
+        .getUser(principal.userId)
+        .then((user) => JSON.stringify(toMeResponse(principal, user)));
     }
     let body = keyBodies.get(principal);
     if (body === undefined) {
@@ -38,7 +40,9 @@ function toMeResponse(principal: Principal, user: UserView | undefined): object 
   return {
     organization: { id: principal.orgId, name: principal.orgName, is_operator: principal.isOperatorOrg },
     ...(user ? { user: toUserResponse(user) } : {}),
-    ...(principal.keyId ? { key: { id: principal.keyId, label: principal.keyLabel, role: principal.role } } : {}),
+    ...(principal.keyId
+      ? { key: { id: principal.keyId, label: principal.keyLabel, role: principal.role } }
+      : {}),
     ...(principal.deviceId ? { device_id: principal.deviceId } : {}),
     auth: principal.auth,
   };

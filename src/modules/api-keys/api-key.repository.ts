@@ -30,11 +30,13 @@ export class ApiKeyRepository {
   }
 
   listActive(orgId: string, now: string): Promise<ApiKeyEntity[]> {
-    return this.em.fork().find(
-      ApiKeySchema,
-      { orgId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
-      { orderBy: { createdAt: 'asc', id: 'asc' } },
-    );
+    return this.em
+      .fork()
+      .find(
+        ApiKeySchema,
+        { orgId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
+        { orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
   }
 
   /**

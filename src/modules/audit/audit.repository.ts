@@ -23,11 +23,15 @@ export class AuditRepository {
   }
 
   async find(query: AuditQuery): Promise<AuditEventEntity[]> {
-    const scope = query.includeUnscoped ? { $or: [{ orgId: query.orgId }, { orgId: null }] } : { orgId: query.orgId };
-    return this.em.fork().find(
-      AuditEventSchema,
-      { ...scope, ...(query.since ? { createdAt: { $gt: query.since } } : {}) },
-      { orderBy: { createdAt: 'desc', seq: 'desc' }, limit: query.limit },
-    );
+    const scope = query.includeUnscoped
+      ? { $or: [{ orgId: query.orgId }, { orgId: null }] }
+      : { orgId: query.orgId };
+    return this.em
+      .fork()
+      .find(
+        AuditEventSchema,
+        { ...scope, ...(query.since ? { createdAt: { $gt: query.since } } : {}) },
+        { orderBy: { createdAt: 'desc', seq: 'desc' }, limit: query.limit },
+      );
   }
 }

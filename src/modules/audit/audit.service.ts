@@ -29,7 +29,13 @@ export class AuditService {
       tx,
     );
     this.logger.info(
-      { event: 'audit', audit_event: entry.event, org_id: entry.orgId, actor_type: entry.actor.type, actor_id: entry.actor.id },
+      {
+        event: 'audit',
+        audit_event: entry.event,
+        org_id: entry.orgId,
+        actor_type: entry.actor.type,
+        actor_id: entry.actor.id,
+      },
       'audit event',
     );
   }
@@ -55,7 +61,10 @@ function toView(row: AuditEventEntity): AuditEventView {
     id: row.id,
     orgId: row.orgId,
     event: row.event,
-    actor: { type: row.actorType as AuditEventView['actor']['type'], ...(row.actorId ? { id: row.actorId } : {}) },
+    actor: {
+      type: row.actorType as AuditEventView['actor']['type'],
+      ...(row.actorId ? { id: row.actorId } : {}),
+    },
     ip: row.ip,
     target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId } : null,
     details: row.details ? (JSON.parse(row.details) as Record<string, unknown>) : {},

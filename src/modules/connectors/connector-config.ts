@@ -1,11 +1,6 @@
 import { AppError, ErrorDetail } from '../../common/errors';
 import { ConfigReader } from './config-reader';
-import {
-  ConnectorType,
-  FILE_TYPES,
-  FileType,
-  ResolvedType,
-} from './connector-types';
+import { ConnectorType, FILE_TYPES, FileType, ResolvedType } from './connector-types';
 
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export type SslMode = (typeof SSL_MODES)[number];

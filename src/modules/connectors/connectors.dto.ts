@@ -20,7 +20,8 @@ export class CreateConnectorRequest {
   @IsOptional()
   @IsObject()
   @ApiPropertyOptional({
-    description: 'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+    description:
+      'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
     type: 'object',
     additionalProperties: true,
     example: { file_type: 'csv', content: 'id,score\n1,10\n' },
@@ -38,7 +39,8 @@ export class UpdateConnectorRequest {
   @IsOptional()
   @IsObject()
   @ApiPropertyOptional({
-    description: 'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+    description:
+      'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
     type: 'object',
     additionalProperties: true,
     example: { file_type: 'csv', content: 'id,score\n1,10\n' },
@@ -54,7 +56,8 @@ export class InlineConnectorRequest {
   @IsOptional()
   @IsObject()
   @ApiPropertyOptional({
-    description: 'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+    description:
+      'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
     type: 'object',
     additionalProperties: true,
     example: { file_type: 'csv', content: 'id,score\n1,10\n' },

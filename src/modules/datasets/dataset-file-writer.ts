@@ -191,7 +191,9 @@ export class DatasetFileWriter {
         return;
       case 'failed':
         // The SQLite code survives the thread boundary, so a full disk is answered as one (507), not as a bug.
-        this.fail(Object.assign(new Error(`Writing the dataset file failed: ${reply.message}`), { code: reply.code }));
+        this.fail(
+          Object.assign(new Error(`Writing the dataset file failed: ${reply.message}`), { code: reply.code }),
+        );
         return;
     }
     this.signal();

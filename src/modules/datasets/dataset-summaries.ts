@@ -120,7 +120,11 @@ export class DatasetSummaries {
    * The complete summaries of a dataset version, or null while they are missing (then a build is queued, which
    * covers versions ingested before a restart whose summaries were lost).
    */
-  async find(id: string, datasetFile: string, columns: readonly ColumnSchema[]): Promise<ReadySummaries | null> {
+  async find(
+    id: string,
+    datasetFile: string,
+    columns: readonly ColumnSchema[],
+  ): Promise<ReadySummaries | null> {
     const known = this.ready.get(id);
     if (known) return known;
     const file = DatasetSummaries.fileFor(datasetFile);
@@ -145,7 +149,11 @@ export class DatasetSummaries {
   }
 
   /** Dimensions whose summaries are ready (an empty list queues a build if none is underway). */
-  async readyDimensions(id: string, datasetFile: string, columns: readonly ColumnSchema[]): Promise<string[]> {
+  async readyDimensions(
+    id: string,
+    datasetFile: string,
+    columns: readonly ColumnSchema[],
+  ): Promise<string[]> {
     const summaries = await this.find(id, datasetFile, columns);
     return summaries ? [...summaries.tables.keys()] : [];
   }

@@ -33,7 +33,10 @@ export class HealthController {
   @Public()
   @Get('v1/ready')
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const storage: StorageStatus = await storageStatus(this.config.dataDir, this.config.minFreeDiskMb * 1024 * 1024);
+    const storage: StorageStatus = await storageStatus(
+      this.config.dataDir,
+      this.config.minFreeDiskMb * 1024 * 1024,
+    );
     const ready = storage.status === 'ok';
     await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', storage });
   }

@@ -59,7 +59,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async onApplicationBootstrap(): Promise<void> {
     const requeued = await this.jobs.requeueInterrupted();
-    if (requeued > 0) this.logger.warn({ event: 'jobs_requeued', count: requeued }, 'interrupted jobs re-queued');
+    if (requeued > 0)
+      this.logger.warn({ event: 'jobs_requeued', count: requeued }, 'interrupted jobs re-queued');
     this.loop.start();
   }
 
@@ -112,7 +113,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       return { status: 'succeeded', runId: result.run_id, result };
     } catch (error) {
       const appError: AppError = toAppError(error);
-      if (appError.status >= 500) this.logger.error({ event: 'job_failed', job_id: job.id, err: error }, 'job failed');
+      if (appError.status >= 500)
+        this.logger.error({ event: 'job_failed', job_id: job.id, err: error }, 'job failed');
       return { status: 'failed', error: { code: appError.code, message: appError.message } };
     }
   }

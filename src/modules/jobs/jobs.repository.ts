@@ -45,12 +45,10 @@ export class JobsRepository {
   }
 
   async listForOrg(orgId: string, limit: number, cursor?: string): Promise<JobPage> {
-    const rows = await this.em
-      .fork()
-      .find(JobSchema, cursor ? { orgId, id: { $lt: cursor } } : { orgId }, {
-        orderBy: { id: 'desc' },
-        limit: rowsToFetch(limit),
-      });
+    const rows = await this.em.fork().find(JobSchema, cursor ? { orgId, id: { $lt: cursor } } : { orgId }, {
+      orderBy: { id: 'desc' },
+      limit: rowsToFetch(limit),
+    });
     const page = pageOf(rows, limit, (last) => last.id);
     return { jobs: page.items, nextCursor: page.nextCursor };
   }

@@ -18,7 +18,9 @@ export function encodeQuotedPrintable(text: string): string {
         const isLast = index === bytes.length - 1;
         const literal =
           (byte >= 33 && byte <= 126 && byte !== 61) || ((byte === 32 || byte === 9) && !isLast);
-        encoded += literal ? String.fromCharCode(byte) : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+        encoded += literal
+          ? String.fromCharCode(byte)
+          : `=${byte.toString(16).toUpperCase().padStart(2, '0')}`;
       });
       const out: string[] = [];
       let rest = encoded;

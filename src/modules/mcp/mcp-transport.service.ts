@@ -99,7 +99,13 @@ export class McpTransportService {
       transport = new SSEServerTransport(SSE_MESSAGE_PATH, reply.raw);
       const holder: { session?: McpSession } = {};
       server = this.factory.create(() => holder.session?.principal ?? principal);
-      holder.session = this.sessions.add({ id: transport.sessionId, kind: 'sse', principal, transport, server });
+      holder.session = this.sessions.add({
+        id: transport.sessionId,
+        kind: 'sse',
+        principal,
+        transport,
+        server,
+      });
     } finally {
       release();
     }

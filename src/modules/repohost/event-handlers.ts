@@ -10,7 +10,11 @@ function requireObject(payload: unknown): Record<string, unknown> {
 
 function requireRepository(payload: unknown): void {
   const repository = requireObject(payload).repository;
-  if (repository === null || typeof repository !== 'object' || typeof (repository as { full_name?: unknown }).full_name !== 'string') {
+  if (
+    repository === null ||
+    typeof repository !== 'object' ||
+    typeof (repository as { full_name?: unknown }).full_name !== 'string'
+  ) {
     throw new Error('the payload has no repository.full_name');
   }
 }

@@ -39,25 +39,45 @@ export class RepohostService implements OnApplicationBootstrap, OnApplicationShu
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async receive(request: InboundRequest): Promise<{ accepted: true; delivery_id: string; duplicate: boolean }> {
+  async receive(
+    request: InboundRequest,
+  ): Promise<{ accepted: true; delivery_id: string; duplicate: boolean }> {
     const secret = this.config.repohostWebhookSecret;
     if (secret === undefined) {
-      throw new AppError('invalid_signature', 'The receiver is disabled: SERVICE_REPOHOST_WEBHOOK_SECRET is not set.');
+      throw new AppError(
+        'invalid_signature',
+        'The receiver is disabled: SERVICE_REPOHOST_WEBHOOK_SECRET is not set.',
+      );
     }
     if (!request.rawBody || !isValidHubSignature(secret, request.rawBody, request.signature)) {
-      this.logger.warn({ event: 'repohost_signature_rejected', delivery_id: request.deliveryId }, 'bad signature');
+      this.logger.warn(
+        { event: 'repohost_signature_rejected', delivery_id: request.deliveryId },
+        'bad signature',
+      );
       throw new AppError('invalid_signature', 'X-Hub-Signature-256 is missing or does not match the body.');
     }
     const deliveryId = request.deliveryId?.trim() ?? '';
     const event = request.event?.trim() ?? '';
     const problems = [
-      ...(DELIVERY_ID.test(deliveryId) ? [] : [{ field: 'X-GitHub-Delivery', problem: 'must be a delivery id' }]),
+      ...(DELIVERY_ID.test(deliveryId)
+        ? []
+        : [{ field: 'X-GitHub-Delivery', problem: 'must be a delivery id' }]),
       ...(EVENT_NAME.test(event) ? [] : [{ field: 'X-GitHub-Event', problem: 'must be an event name' }]),
     ];
     if (problems.length > 0) throw AppError.validation(problems);
 
-    const isNew = await this.deliveries.insertIfNew(deliveryId, event, request.rawBody.toString('utf8'), new Date());
-    this.logger.info({ event: 'repohost_delivery_received', delivery_id: deliveryId, kind: event, duplicate: !isNew });
+    const isNew = await this.deliveries.insertIfNew(
+      deliveryId,
+      event,
+      request.rawBody.toString('utf8'),
+      new Date(),
+    );
+    this.logger.info({
+      event: 'repohost_delivery_received',
+      delivery_id: deliveryId,
+      kind: event,
+      duplicate: !isNew,
+    });
     if (isNew) this.loop.wake();
     return { accepted: true, delivery_id: deliveryId, duplicate: !isNew };
   }
@@ -90,12 +110,21 @@ export class RepohostService implements OnApplicationBootstrap, OnApplicationShu
     }
     if (failure === undefined) {
       await this.deliveries.markProcessed(delivery.id, attempts, new Date());
-      this.logger.info({ event: 'repohost_delivery_processed', delivery_id: delivery.deliveryId, kind: delivery.event });
+      this.logger.info({
+        event: 'repohost_delivery_processed',
+        delivery_id: delivery.deliveryId,
+        kind: delivery.event,
+      });
       return;
     }
     await this.deliveries.markFailed(delivery.id, attempts, failure);
     this.logger.warn(
-      { event: 'repohost_delivery_failed', delivery_id: delivery.deliveryId, kind: delivery.event, reason: failure },
+      {
+        event: 'repohost_delivery_failed',
+        delivery_id: delivery.deliveryId,
+        kind: delivery.event,
+        reason: failure,
+      },
       'inbound delivery failed',
     );
   }

@@ -226,7 +226,10 @@ export class ScenarioDto {
     type: 'object',
     additionalProperties: { $ref: getSchemaPath(RangeDto) },
     minProperties: 1,
-    example: { price: { low: 8, high: 12 }, cost: { low: -9, high: -6, distribution: 'triangular', mode: -7 } },
+    example: {
+      price: { low: 8, high: 12 },
+      cost: { low: -9, high: -6, distribution: 'triangular', mode: -7 },
+    },
   })
   variables!: ReadonlyMap<string, RangeDto | RefusedEntry>;
 

@@ -9,7 +9,12 @@ export interface OutgoingMessage {
 }
 
 export type SendOutcome =
-  | { readonly kind: 'response'; readonly statusCode: number; readonly retryAfter: string | null; readonly durationMs: number }
+  | {
+      readonly kind: 'response';
+      readonly statusCode: number;
+      readonly retryAfter: string | null;
+      readonly durationMs: number;
+    }
   | { readonly kind: 'blocked'; readonly reason: string; readonly durationMs: number }
   | { readonly kind: 'error'; readonly error: string; readonly durationMs: number };
 

@@ -10,7 +10,11 @@ import { WebhookOutboxController } from './webhook-outbox.controller';
 import { WebhookOutboxService } from './webhook-outbox.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([WebhookDeliverySchema, WebhookAttemptSchema]), MetricsModule, WebhooksModule],
+  imports: [
+    DatabaseModule.forFeature([WebhookDeliverySchema, WebhookAttemptSchema]),
+    MetricsModule,
+    WebhooksModule,
+  ],
   controllers: [WebhookOutboxController],
   providers: [
     WebhookDeliveryRepository,

@@ -56,7 +56,8 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationBootstrap(): Promise<void> {
     const released = await this.deliveries.releaseLeases();
-    if (released > 0) this.logger.warn({ event: 'webhook_leases_released', count: released }, 'resuming deliveries');
+    if (released > 0)
+      this.logger.warn({ event: 'webhook_leases_released', count: released }, 'resuming deliveries');
     this.loop.start();
   }
 
@@ -69,7 +70,10 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     this.loop.wake();
   }
 
-  async list(orgId: string, filter: DeliveryFilter): Promise<{ views: DeliveryView[]; nextCursor: string | null }> {
+  async list(
+    orgId: string,
+    filter: DeliveryFilter,
+  ): Promise<{ views: DeliveryView[]; nextCursor: string | null }> {
     const page = await this.deliveries.list(orgId, filter);
     const attempts = await this.deliveries.attemptsOf(page.deliveries.map((d) => d.id));
     return {
@@ -94,7 +98,9 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
   private fillWorkerSlots(): Promise<void> {
     while (!this.loop.isStopped && this.active.size < WORKERS) {
       const worker = this.work()
-        .catch((error: unknown) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'))
+        .catch((error: unknown) =>
+          this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
+        )
         .finally(() => this.active.delete(worker));
       this.active.add(worker);
     }
@@ -129,7 +135,12 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
         attemptedAt,
         durationMs: outcome.durationMs,
         statusCode: outcome.kind === 'response' ? outcome.statusCode : undefined,
-        error: outcome.kind === 'blocked' ? `egress_blocked: ${outcome.reason}` : outcome.kind === 'error' ? outcome.error : undefined,
+        error:
+          outcome.kind === 'blocked'
+            ? `egress_blocked: ${outcome.reason}`
+            : outcome.kind === 'error'
+              ? outcome.error
+              : undefined,
       },
       next,
     );
@@ -154,7 +165,8 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
   ): { status: DeliveryStatus; nextAttemptAt: Date | null } {
     if (outcome.kind === 'blocked') return { status: 'blocked', nextAttemptAt: null };
     if (outcome.kind === 'response') {
-      if (outcome.statusCode >= 200 && outcome.statusCode < 300) return { status: 'delivered', nextAttemptAt: null };
+      if (outcome.statusCode >= 200 && outcome.statusCode < 300)
+        return { status: 'delivered', nextAttemptAt: null };
       if (outcome.statusCode === 410) return { status: 'gone', nextAttemptAt: null };
     }
     if (attempts >= this.config.webhookMaxAttempts) return { status: 'failed', nextAttemptAt: null };

@@ -186,36 +186,47 @@ describe('gcs (stand-in)', () => {
 
   it('a missing object is not_found; a bad key is auth_failed', async () => {
     expect(
-      (await connectorFailure(gcsDriver.test(config({ credentials: 'sa.json', blob: 'x.csv' }), context(allowing))))
-        .errorType,
+      (
+        await connectorFailure(
+          gcsDriver.test(config({ credentials: 'sa.json', blob: 'x.csv' }), context(allowing)),
+        )
+      ).errorType,
     ).toBe('not_found');
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
       .privateKey.export({ type: 'pkcs8', format: 'pem' })
       .toString();
     const wrong = { ...serviceAccount(), private_key: other };
     expect(
-      (await connectorFailure(gcsDriver.test(config({ credentials: JSON.stringify(wrong) }), context(allowing))))
-        .errorType,
+      (
+        await connectorFailure(
+          gcsDriver.test(config({ credentials: JSON.stringify(wrong) }), context(allowing)),
+        )
+      ).errorType,
     ).toBe('auth_failed');
   });
 
   it('credentials outside the import dir are path_not_allowed; none at all is invalid_config', async () => {
     expect(
-      (await connectorFailure(gcsDriver.test(config({ credentials: '/etc/passwd' }), context(allowing)))).errorType,
+      (await connectorFailure(gcsDriver.test(config({ credentials: '/etc/passwd' }), context(allowing))))
+        .errorType,
     ).toBe('path_not_allowed');
-    expect((await connectorFailure(gcsDriver.test(config({}), context(allowing)))).errorType).toBe('invalid_config');
+    expect((await connectorFailure(gcsDriver.test(config({}), context(allowing)))).errorType).toBe(
+      'invalid_config',
+    );
   });
 
   it('ambient credentials go to the metadata address, which the policy blocks', async () => {
     expect(
-      (await connectorFailure(gcsDriver.test(config({ ambient_credentials: true }), context(allowing)))).errorType,
+      (await connectorFailure(gcsDriver.test(config({ ambient_credentials: true }), context(allowing))))
+        .errorType,
     ).toBe('egress_blocked');
   });
 
   it('a blocked endpoint is egress_blocked and never contacted', async () => {
     const before = seen.length;
     expect(
-      (await connectorFailure(gcsDriver.test(config({ credentials: 'sa.json' }), context(denying)))).errorType,
+      (await connectorFailure(gcsDriver.test(config({ credentials: 'sa.json' }), context(denying))))
+        .errorType,
     ).toBe('egress_blocked');
     expect(seen.length).toBe(before);
   });
@@ -258,7 +269,9 @@ describe('bigquery (stand-in)', () => {
   });
 
   it('a blocked endpoint is egress_blocked', async () => {
-    expect((await connectorFailure(bigqueryDriver.test(config(), context(denying)))).errorType).toBe('egress_blocked');
+    expect((await connectorFailure(bigqueryDriver.test(config(), context(denying)))).errorType).toBe(
+      'egress_blocked',
+    );
   });
 });
 
@@ -318,7 +331,8 @@ describe('outbound sockets of the Google SDKs', () => {
       await readAll(bigqueryDriver, bigquery, context(allowing), { query: 'SELECT * FROM sales.orders' }),
     ).toHaveLength(2);
     expect(
-      (await connectorFailure(gcsDriver.test({ ...gcs, ambient_credentials: true }, context(allowing)))).errorType,
+      (await connectorFailure(gcsDriver.test({ ...gcs, ambient_credentials: true }, context(allowing))))
+        .errorType,
     ).toBe('egress_blocked');
     expect(seen.slice(before)).toEqual([
       'POST /token',

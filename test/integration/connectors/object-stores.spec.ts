@@ -169,7 +169,8 @@ describe('s3 driver against s3rver', () => {
 
   it('a missing key is not_found', async () => {
     expect(
-      (await connectorFailure(s3Driver.test(config({ key: 'exports/none.csv' }), context(allowing)))).errorType,
+      (await connectorFailure(s3Driver.test(config({ key: 'exports/none.csv' }), context(allowing))))
+        .errorType,
     ).toBe('not_found');
   });
 
@@ -191,7 +192,8 @@ describe('s3 driver against s3rver', () => {
 
   it('a blocked endpoint is egress_blocked', async () => {
     expect(
-      (await connectorFailure(s3Driver.test(config({ key: 'exports/people.csv' }), context(denying)))).errorType,
+      (await connectorFailure(s3Driver.test(config({ key: 'exports/people.csv' }), context(denying))))
+        .errorType,
     ).toBe('egress_blocked');
   });
 

@@ -147,7 +147,9 @@ describe('REST driver against a loopback server', () => {
     it('reports egress_blocked without contacting the destination', async () => {
       handler = () => ({ json: {} });
       const before = connections;
-      const error = await connectorFailure(restDriver.test(rest({ base_url: base() }), context(denying.guard)));
+      const error = await connectorFailure(
+        restDriver.test(rest({ base_url: base() }), context(denying.guard)),
+      );
       expect(error.errorType).toBe('egress_blocked');
       expect(error.recoverable).toBe(false);
       expect(seen).toHaveLength(0);
@@ -224,9 +226,9 @@ describe('REST driver against a loopback server', () => {
 
     it('a data_path that reaches no array is invalid_payload', async () => {
       handler = () => ({ json: { results: { count: 1 } } });
-      expect((await connectorFailure(readAll(rest({ url: base(), data_path: 'results.items' })))).errorType).toBe(
-        'invalid_payload',
-      );
+      expect(
+        (await connectorFailure(readAll(rest({ url: base(), data_path: 'results.items' })))).errorType,
+      ).toBe('invalid_payload');
     });
 
     it('a non-JSON body is invalid_payload', async () => {

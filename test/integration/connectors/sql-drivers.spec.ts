@@ -89,7 +89,9 @@ describe('postgres driver (local PostgreSQL)', () => {
   });
 
   it('an unknown database is not_found', async () => {
-    const error = await connectorFailure(postgresDriver.test(config({ database: `missing_${suffix}` }), allowed));
+    const error = await connectorFailure(
+      postgresDriver.test(config({ database: `missing_${suffix}` }), allowed),
+    );
     expect(error.errorType).toBe('not_found');
     expect(error.recoverable).toBe(true);
   });
@@ -129,8 +131,11 @@ describe('postgres driver (local PostgreSQL)', () => {
       ),
     ).toEqual([{ id: 2 }, { id: 3 }]);
     expect(
-      (await connectorFailure(readAll(postgresDriver, config(), { query: `delete from ${PG_TABLE}` }, allowed)))
-        .errorType,
+      (
+        await connectorFailure(
+          readAll(postgresDriver, config(), { query: `delete from ${PG_TABLE}` }, allowed),
+        )
+      ).errorType,
     ).toBe('invalid_config');
     expect(
       (
@@ -148,7 +153,8 @@ describe('postgres driver (local PostgreSQL)', () => {
 
   it('a missing table is not_found', async () => {
     expect(
-      (await connectorFailure(readAll(postgresDriver, config(), { table: `nope_${suffix}` }, allowed))).errorType,
+      (await connectorFailure(readAll(postgresDriver, config(), { table: `nope_${suffix}` }, allowed)))
+        .errorType,
     ).toBe('not_found');
   });
 });
@@ -188,12 +194,15 @@ describe('mysql driver (local MariaDB)', () => {
 
   it('an unknown database is not_found', async () => {
     expect(
-      (await connectorFailure(mysqlDriver.test(config({ database: `missing_${suffix}` }), allowed))).errorType,
+      (await connectorFailure(mysqlDriver.test(config({ database: `missing_${suffix}` }), allowed)))
+        .errorType,
     ).toBe('not_found');
   });
 
   it('a blocked destination is egress_blocked', async () => {
-    expect((await connectorFailure(mysqlDriver.test(config(), context([])))).errorType).toBe('egress_blocked');
+    expect((await connectorFailure(mysqlDriver.test(config(), context([])))).errorType).toBe(
+      'egress_blocked',
+    );
   });
 
   it('browses and streams rows', async () => {
@@ -296,18 +305,20 @@ describe('sqlite driver', () => {
 
   it('refuses paths outside the import dir, also through symlinks', async () => {
     for (const path of [join(outside, 'secret.db'), '../x.db', 'link.db']) {
-      expect((await connectorFailure(sqliteDriver.test(config({ path }), context([], importDir)))).errorType).toBe(
-        'path_not_allowed',
-      );
+      expect(
+        (await connectorFailure(sqliteDriver.test(config({ path }), context([], importDir)))).errorType,
+      ).toBe('path_not_allowed');
     }
   });
 
   it('a missing file is path_not_allowed (like a file it may not read) and a non-database is invalid_payload', async () => {
     expect(
-      (await connectorFailure(sqliteDriver.test(config({ path: 'missing.db' }), context([], importDir)))).errorType,
+      (await connectorFailure(sqliteDriver.test(config({ path: 'missing.db' }), context([], importDir))))
+        .errorType,
     ).toBe('path_not_allowed');
     expect(
-      (await connectorFailure(sqliteDriver.test(config({ path: 'not.db' }), context([], importDir)))).errorType,
+      (await connectorFailure(sqliteDriver.test(config({ path: 'not.db' }), context([], importDir))))
+        .errorType,
     ).toBe('invalid_payload');
   });
 });

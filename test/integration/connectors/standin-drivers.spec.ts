@@ -193,9 +193,9 @@ describe('mssql (stand-in)', () => {
 
   it('a blocked destination is egress_blocked and never contacted', async () => {
     const before = tcpConnections;
-    expect((await connectorFailure(mssqlDriver.test(config({ port: tcpPort }), context(denying)))).errorType).toBe(
-      'egress_blocked',
-    );
+    expect(
+      (await connectorFailure(mssqlDriver.test(config({ port: tcpPort }), context(denying)))).errorType,
+    ).toBe('egress_blocked');
     expect(tcpConnections).toBe(before);
   });
 

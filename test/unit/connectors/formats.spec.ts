@@ -114,7 +114,9 @@ describe('file formats', () => {
     });
 
     it('reports invalid JSON and a json_path that reaches no array as invalid_payload', async () => {
-      expect((await connectorFailure(records('{"a":', { fileType: 'json' }))).errorType).toBe('invalid_payload');
+      expect((await connectorFailure(records('{"a":', { fileType: 'json' }))).errorType).toBe(
+        'invalid_payload',
+      );
       const error = await connectorFailure(records('{"a":{"b":1}}', { fileType: 'json', jsonPath: 'a.b' }));
       expect(error.errorType).toBe('invalid_payload');
       expect(error.message).toContain('Invalid JSON');
@@ -177,11 +179,12 @@ describe('file formats', () => {
       expect(() => contentBytes('excel', 'not base64!!')).toThrow(
         expect.objectContaining({ errorType: 'invalid_payload' }),
       );
-      expect((await connectorFailure(records(Buffer.from('hello world'), { fileType: 'excel' }))).errorType).toBe(
-        'invalid_payload',
-      );
       expect(
-        (await connectorFailure(records(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0, 0]), { fileType: 'excel' }))).message,
+        (await connectorFailure(records(Buffer.from('hello world'), { fileType: 'excel' }))).errorType,
+      ).toBe('invalid_payload');
+      expect(
+        (await connectorFailure(records(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0, 0]), { fileType: 'excel' })))
+          .message,
       ).toContain('.xls');
     });
   });
@@ -189,8 +192,11 @@ describe('file formats', () => {
   describe('empty input', () => {
     it('an empty file is invalid_payload', async () => {
       expect(
-        (await connectorFailure(describeFile({ kind: 'bytes', bytes: new Uint8Array() }, { fileType: 'csv' })))
-          .errorType,
+        (
+          await connectorFailure(
+            describeFile({ kind: 'bytes', bytes: new Uint8Array() }, { fileType: 'csv' }),
+          )
+        ).errorType,
       ).toBe('invalid_payload');
     });
 

@@ -1,4 +1,9 @@
-import { CollisionLog, FormatOptions, getPath, readFileRecords } from '../../../src/modules/connectors/formats';
+import {
+  CollisionLog,
+  FormatOptions,
+  getPath,
+  readFileRecords,
+} from '../../../src/modules/connectors/formats';
 
 async function records(text: string, options: FormatOptions): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];

@@ -11,7 +11,9 @@ export class Migration0100Accounts extends Migration {
       updated_at text not null
     )`);
     // At most one operator organization, whatever the race between sign-up and provisioning.
-    this.addSql('create unique index organizations_one_operator on organizations (is_operator) where is_operator = 1');
+    this.addSql(
+      'create unique index organizations_one_operator on organizations (is_operator) where is_operator = 1',
+    );
     this.addSql(`create table users (
       id text not null primary key,
       org_id text not null references organizations (id),

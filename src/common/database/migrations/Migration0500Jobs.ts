@@ -43,6 +43,8 @@ export class Migration0500Jobs extends Migration {
       duration_ms real not null,
       error text null
     )`);
-    this.addSql('create index webhook_delivery_attempts_delivery on webhook_delivery_attempts (delivery_id, id)');
+    this.addSql(
+      'create index webhook_delivery_attempts_delivery on webhook_delivery_attempts (delivery_id, id)',
+    );
   }
 }
