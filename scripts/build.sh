@@ -67,8 +67,10 @@ if [ -f native/sd-notify/Makefile ]; then
 fi
 tsc -p tsconfig.build.json
 # The SDK package (sdk/): built afresh so its tarball never carries a stale file.
-rm -rf sdk/dist
-tsc -p sdk/tsconfig.build.json
+if [ -f sdk/tsconfig.build.json ]; then
+  rm -rf sdk/dist
+  tsc -p sdk/tsconfig.build.json
+fi
 
 trap - EXIT
 record "$inputs"

@@ -8063,8 +8063,9 @@ export interface operations {
     Repohost_list: {
         parameters: {
             query?: {
-                limit?: number;
                 before?: string;
+                limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
