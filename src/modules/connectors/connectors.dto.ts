@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page';
@@ -5,6 +6,21 @@ import { BrowseResult } from './connector-driver';
 import { maskConfig } from './connector-secrets';
 import { CONFIG_CHECK_ONLY_TYPES, ConnectorType } from './connector-types';
 import { Connector, TestResult } from './connectors.service';
+
+/** The optional `config` of a connector request: a flat object whose keys the service checks per type. */
+function ConnectorConfig(): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsObject(),
+    ApiPropertyOptional({
+      description:
+        'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
+      type: 'object',
+      additionalProperties: true,
+      example: { file_type: 'csv', content: 'id,score\n1,10\n' },
+    }),
+  );
+}
 
 export class CreateConnectorRequest {
   @IsString()
@@ -17,15 +33,7 @@ export class CreateConnectorRequest {
   @IsString()
   connector_type?: string;
 
-  @IsOptional()
-  @IsObject()
-  @ApiPropertyOptional({
-    description:
-      'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
-    type: 'object',
-    additionalProperties: true,
-    example: { file_type: 'csv', content: 'id,score\n1,10\n' },
-  })
+  @ConnectorConfig()
   config?: Record<string, unknown>;
 }
 
@@ -36,15 +44,7 @@ export class UpdateConnectorRequest {
   @MaxLength(200)
   name?: string;
 
-  @IsOptional()
-  @IsObject()
-  @ApiPropertyOptional({
-    description:
-      'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
-    type: 'object',
-    additionalProperties: true,
-    example: { file_type: 'csv', content: 'id,score\n1,10\n' },
-  })
+  @ConnectorConfig()
   config?: Record<string, unknown>;
 }
 
@@ -53,15 +53,7 @@ export class InlineConnectorRequest {
   @IsString()
   connector_type?: string;
 
-  @IsOptional()
-  @IsObject()
-  @ApiPropertyOptional({
-    description:
-      'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
-    type: 'object',
-    additionalProperties: true,
-    example: { file_type: 'csv', content: 'id,score\n1,10\n' },
-  })
+  @ConnectorConfig()
   config?: Record<string, unknown>;
 }
 
