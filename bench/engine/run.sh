@@ -15,6 +15,8 @@
 # installed, its wall-time summary is printed as well. Repetitions are interleaved.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The project's own runtime (Node 24 from node_modules), as npm scripts get it.
+PATH="$PWD/node_modules/.bin:$PATH"
 
 RUNS=${RUNS:-1000000}
 REPS=${REPS:-5}

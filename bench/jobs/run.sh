@@ -2,6 +2,8 @@
 # Builds the daemon, compiles bench/jobs/run.ts and runs it (see its header); updates docs/BENCHMARKS.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The project's own runtime (Node 24 from node_modules), as npm scripts get it.
+PATH="$PWD/node_modules/.bin:$PATH"
 npm run -s build
 npx tsc --ignoreConfig --outDir .tmp/bench-jobs --rootDir . --module commonjs --moduleResolution bundler --target ES2022 \
   --types node --skipLibCheck --strict bench/jobs/run.ts

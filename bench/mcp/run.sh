@@ -3,6 +3,8 @@
 # then times execute round trips on the runtime-library socket.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The project's own runtime (Node 24 from node_modules), as npm scripts get it.
+PATH="$PWD/node_modules/.bin:$PATH"
 npm run -s build
 npx tsc --outDir .tmp/bench-mcp --rootDir . --module nodenext --moduleResolution nodenext --target ES2022 \
   --types node --skipLibCheck --strict --experimentalDecorators --emitDecoratorMetadata --ignoreConfig bench/mcp/run.ts
