@@ -3,6 +3,95 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { CONTRACT_FILE } from '../../src/modules/contract/contract-file';
 import { buildOpenApiDocument, serializeDocument } from '../../src/modules/contract/openapi-document';
 
+/**
+ * Operations whose success answer is not typed yet, by module; each line goes as its module gets response classes.
+ * The connectors, data, query, simulate and jobs modules are being typed on another branch.
+ */
+const NOT_YET_TYPED = [
+  'GET /v1/connectors',
+  'GET /v1/connectors/types',
+  'GET /v1/connectors/{id}',
+  'GET /v1/connectors/{id}/browse',
+  'PATCH /v1/connectors/{id}',
+  'POST /v1/connectors',
+  'POST /v1/connectors/browse',
+  'POST /v1/connectors/test',
+  'POST /v1/connectors/uploads',
+  'POST /v1/connectors/{id}/test',
+  'GET /v1/data',
+  'GET /v1/data/{id}',
+  'GET /v1/data/{id}/schema',
+  'GET /v1/data/{id}/summary',
+  'GET /v1/data/{id}/versions',
+  'POST /v1/data/connect',
+  'PUT /v1/data/{id}/formulas',
+  'POST /v1/query',
+  'POST /v1/query/batch',
+  'POST /v1/query/sql',
+  'POST /v1/simulate',
+  'DELETE /v1/jobs/{id}',
+  'GET /v1/jobs',
+  'GET /v1/jobs/{id}',
+  'POST /v1/jobs',
+  'POST /auth/forgot-password',
+  'POST /auth/login',
+  'POST /auth/reset-password',
+  'POST /auth/signup',
+  'GET /auth/verify',
+  'GET /v1/me',
+  'GET /v1/device/license-key',
+  'GET /v1/device/list',
+  'POST /v1/device/register',
+  'DELETE /v1/device/{registrationId}',
+  'GET /v1/license',
+  'GET /metrics',
+  'GET /v1/health',
+  'GET /v1/ready',
+  'GET /v1/infrastructure',
+  'GET /v1/admin/privacy-report',
+  'GET /v1/admin/privacy-report/public-key',
+  'GET /v1/admin/privacy-reports',
+  'GET /v1/admin/privacy-reports/{id}',
+  'GET /v1/audit-log',
+  'GET /v1/webhooks/deliveries',
+  'POST /v1/webhooks/deliveries/{id}/redeliver',
+  'GET /v1/webhooks/inbound',
+  'POST /webhooks/repohost',
+  'GET /v1/webhooks/signing-secret',
+  'POST /v1/webhooks/signing-secret/rotate',
+  'POST /v1/webhooks/test',
+  'GET /v1/provider-keys',
+  'POST /v1/provider-keys',
+  'DELETE /v1/provider-keys/{backend}',
+  'GET /v1/libraries/health',
+  'GET /v1/runtime/manifest',
+  'DELETE /mcp',
+  'GET /mcp',
+  'POST /mcp',
+  'POST /mcp/messages',
+  'GET /mcp/sse',
+  'GET /mcp/tools',
+];
+
+/** A schema that says more than "some JSON object": a reference, named properties, a map's values, or a scalar. */
+function isTypedSchema(schema: any): boolean {
+  if (schema === undefined || schema === null || Object.keys(schema).length === 0) return false;
+  if (schema.$ref || schema.allOf || schema.oneOf || schema.anyOf) return true;
+  if (schema.type === 'object')
+    return schema.properties !== undefined || schema.additionalProperties !== undefined;
+  if (schema.type === 'array') return isTypedSchema(schema.items);
+  return schema.type !== undefined;
+}
+
+/** A success answer is typed when it is a bodiless 204 or each of its media types has a typed schema. */
+function hasTypedSuccess(operation: any): boolean {
+  return Object.entries<any>(operation.responses).some(([status, response]) => {
+    if (!/^[23]\d\d$/.test(status)) return false;
+    if (response.content === undefined) return status === '204';
+    return Object.values<any>(response.content).every((media) => isTypedSchema(media.schema));
+  });
+}
+
 describe('the committed OpenAPI contract', () => {
   let generated: Record<string, any>;
   let committed: string;
@@ -100,5 +189,17 @@ describe('the committed OpenAPI contract', () => {
       }
     }
     expect(bare).toEqual([]);
+  });
+
+  it('types the success answer of every operation: none answers only the generic error', () => {
+    const genericOnly: string[] = [];
+    for (const [path, operations] of Object.entries<Record<string, any>>(generated.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        if (!hasTypedSuccess(operation)) genericOnly.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(genericOnly.filter((name) => !NOT_YET_TYPED.includes(name))).toEqual([]);
+    // The list only shrinks: an operation that became typed leaves it.
+    expect(NOT_YET_TYPED.filter((name) => !genericOnly.includes(name))).toEqual([]);
   });
 });
