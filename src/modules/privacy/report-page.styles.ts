@@ -25,6 +25,9 @@ th, td { border: 1px solid var(--rule); padding: .25rem .4rem; text-align: left;
   overflow-wrap: anywhere; }
 th { background: #f3f3f3; }
 td.num, th.num { text-align: right; }
+/* Headers, counts, ports and purposes are short words: wrapping them mid-word ("Allow|ed") reads as a typo. */
+th { overflow-wrap: normal; }
+td.num, td.word { overflow-wrap: normal; white-space: nowrap; }
 thead { display: table-header-group; }
 tr { break-inside: avoid; page-break-inside: avoid; }
 svg#timeline-chart { width: 100%; height: auto; display: block; }
@@ -45,6 +48,7 @@ figure { margin: 0; }
   @bottom-left { content: "Decision Service privacy report"; font: 9pt sans-serif; color: #555; } }
 @media print {
   body { max-width: none; padding: 0; font-size: 10pt; }
+  table { font-size: 8.5pt; }
   h2 { break-after: avoid; }
   .signature { break-before: auto; }
 }

@@ -124,7 +124,7 @@ ${body}
 
 function destinationRow(d: ReportDocument['egress_24h']['destinations'][number]): SafeHtml {
   const addresses = d.addresses.length > 0 ? d.addresses.join(', ') : '—';
-  return markup`<tr><td>${d.host}</td><td class="num">${d.port}</td><td>${d.purpose}</td><td class="num">${d.allowed}</td><td class="num">${d.denied}</td><td>${utc(d.first_seen)}</td><td>${utc(d.last_seen)}</td><td>${addresses}</td></tr>
+  return markup`<tr><td>${d.host}</td><td class="num">${d.port}</td><td class="word">${d.purpose}</td><td class="num">${d.allowed}</td><td class="num">${d.denied}</td><td>${utc(d.first_seen)}</td><td>${utc(d.last_seen)}</td><td>${addresses}</td></tr>
 `;
 }
 
