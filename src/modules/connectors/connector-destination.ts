@@ -1,25 +1,8 @@
 import { AppError } from '../../common/errors';
-import { NormalizedConfig, parseUrl } from './connector-config';
+import { parseUrl } from './connector-config';
 import { maskEmbedded, MASK } from './connector-secrets';
-import { ConnectorType } from './connector-types';
+import { descriptorOf, NormalizedConfig } from './connector-types';
 
-/**
- * Per type, the fields that decide where a stored secret is sent and how it travels (TLS settings included, since
- * turning TLS off hands the secret to anyone on the path). Types without secrets (file, sqlite) have none.
- */
-const DESTINATION_FIELDS: { readonly [K in ConnectorType]?: readonly string[] } = {
-  postgres: ['host', 'port', 'connection_string', 'ssl_mode'],
-  redshift: ['host', 'port', 'connection_string', 'ssl_mode'],
-  mysql: ['host', 'port', 'connection_string'],
-  mssql: ['host', 'port', 'connection_string', 'encrypt', 'trust_server_certificate'],
-  clickhouse: ['host', 'port', 'secure', 'url', 'connection_string'],
-  snowflake: ['account', 'access_url', 'connection_string'],
-  bigquery: ['endpoint_url'],
-  s3: ['endpoint_url'],
-  gcs: ['endpoint_url'],
-  azure: ['connection_string', 'account_url', 'blob_url'],
-  rest: ['base_url', 'url'],
-};
 /** Types whose fields the spec leaves open: any field named like an address decides the destination. */
 const OPEN_DESTINATION_NAME =
   /host|port|ur[il]|endpoint|server|address|node|account|cloud|domain|dsn|connection/i;
@@ -35,9 +18,8 @@ function destinationValue(field: string, value: unknown): string {
 }
 
 function destinationFields(config: NormalizedConfig): readonly string[] {
-  const fields = DESTINATION_FIELDS[config.type];
-  if (fields !== undefined) return fields;
-  if (config.type === 'file' || config.type === 'sqlite') return [];
+  const descriptor = descriptorOf(config.type);
+  if (!descriptor.openConfig) return descriptor.destinationFields;
   return Object.keys(config.values).filter((name) => OPEN_DESTINATION_NAME.test(name));
 }
 

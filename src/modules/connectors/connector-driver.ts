@@ -1,6 +1,4 @@
 import { EgressGuard } from '../egress/egress.types';
-import { ConnectorConfigMap } from './connector-config';
-import { ConnectorType } from './connector-types';
 import type { ParseLimits } from './formats';
 import { ImportArea } from './local-path';
 
@@ -69,8 +67,6 @@ export interface ConnectorDriver<C> {
   /** Streams records in batches, in the source's order (SQL: a `table` or read-only `query`; REST: pages; files/objects: parsed records). */
   readRows(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<Record<string, unknown>[]>;
 }
-
-export type DriverRegistry = { readonly [K in ConnectorType]: ConnectorDriver<ConnectorConfigMap[K]> };
 
 /** Caps a batch stream at `limit` rows, stopping the source early. */
 export async function* limitRows(

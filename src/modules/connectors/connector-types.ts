@@ -1,96 +1,81 @@
-import { AppError } from '../../common/errors';
+import { AppError, ErrorDetail } from '../../common/errors';
+import { ConfigReader } from './config-reader';
+import { ConnectorDescriptor, ConnectorFamily, RequestedType } from './connector-descriptor';
+import { CONNECTORS } from './drivers';
 
-/** Canonical connector types of the spec, in the order `GET /v1/connectors/types` lists them. */
-export const CONNECTOR_TYPES = [
-  'postgres',
-  'mysql',
-  'mssql',
-  'sqlite',
-  'clickhouse',
-  'redshift',
-  'snowflake',
-  'bigquery',
-  's3',
-  'gcs',
-  'azure',
-  'rest',
-  'file',
-  'neo4j',
-  'redis',
-  'elasticsearch',
-  'github_repo',
-  'gitlab_repo',
-  'bitbucket_repo',
-  'local_repo',
-  'repo_archive',
-] as const;
-export type ConnectorType = (typeof CONNECTOR_TYPES)[number];
+export { FILE_TYPES, type FileType } from './file-types';
 
-export const FILE_TYPES = ['csv', 'tsv', 'json', 'excel', 'parquet'] as const;
-export type FileType = (typeof FILE_TYPES)[number];
+/*
+ * The connector types and everything derived from their descriptors (drivers/index.ts): names, aliases,
+ * families, and config normalisation.
+ */
 
-/** Types accepted and stored, whose test is a configuration check only (no driver yet); said so in the result. */
-export const CONFIG_CHECK_ONLY_TYPES: ReadonlySet<ConnectorType> = new Set<ConnectorType>([
-  'neo4j',
-  'redis',
-  'elasticsearch',
-  'github_repo',
-  'gitlab_repo',
-  'bitbucket_repo',
-  'local_repo',
-  'repo_archive',
-]);
+type Registered = (typeof CONNECTORS)[number];
+export type ConnectorType = Registered['name'];
+type DescriptorOf<K extends ConnectorType> = Extract<Registered, { readonly name: K }>;
 
-export const SQL_TYPES: ReadonlySet<ConnectorType> = new Set<ConnectorType>([
-  'postgres',
-  'mysql',
-  'mssql',
-  'sqlite',
-  'clickhouse',
-  'redshift',
-  'snowflake',
-  'bigquery',
-]);
-
-export const OBJECT_STORE_TYPES: ReadonlySet<ConnectorType> = new Set<ConnectorType>(['s3', 'gcs', 'azure']);
-
-interface Alias {
-  readonly type: ConnectorType;
-  readonly fileType?: FileType;
-}
-
-const ALIASES: Readonly<Record<string, Alias>> = {
-  postgresql: { type: 'postgres' },
-  rest_api: { type: 'rest' },
-  file_upload: { type: 'file' },
-  elastic: { type: 'elasticsearch' },
-  csv: { type: 'file', fileType: 'csv' },
-  tsv: { type: 'file', fileType: 'tsv' },
-  json: { type: 'file', fileType: 'json' },
-  excel: { type: 'file', fileType: 'excel' },
-  xlsx: { type: 'file', fileType: 'excel' },
-  xls: { type: 'file', fileType: 'excel' },
-  parquet: { type: 'file', fileType: 'parquet' },
+/** The normalized config value of each type, as its descriptor's normalizer returns it. */
+export type ConnectorConfigMap = {
+  [K in ConnectorType]: DescriptorOf<K> extends ConnectorDescriptor<K, infer C> ? C : never;
 };
 
-/** Every name `connector_type` accepts: canonical types, then aliases (the `types` listing; includes file_upload). */
-export const ACCEPTED_TYPE_NAMES: readonly string[] = [...CONNECTOR_TYPES, ...Object.keys(ALIASES)];
+/** A validated config with the spec's defaults and aliases applied, tagged with its canonical type. */
+export type NormalizedConfig = {
+  [K in ConnectorType]: { readonly type: K; readonly values: ConnectorConfigMap[K] };
+}[ConnectorType];
 
-/** The provider stored beside a type where the spec names one. */
-const PROVIDERS: Partial<Record<ConnectorType, string>> = { azure: 'azure_blob' };
+/** Canonical connector types, in the order `GET /v1/connectors/types` lists them. */
+export const CONNECTOR_TYPES: readonly ConnectorType[] = CONNECTORS.map((descriptor) => descriptor.name);
 
-export interface ResolvedType {
+const BY_NAME: ReadonlyMap<string, ConnectorDescriptor> = new Map(
+  CONNECTORS.map((descriptor) => [descriptor.name, descriptor as ConnectorDescriptor]),
+);
+
+interface Alias extends RequestedType {
   readonly type: ConnectorType;
-  /** Set when the name was a file-format alias (csv, xlsx, ...): the config's `file_type` defaults to it. */
-  readonly fileType?: FileType;
+}
+
+const ALIASES: ReadonlyMap<string, Alias> = new Map(
+  CONNECTORS.flatMap((descriptor) =>
+    (descriptor.aliases ?? []).map((alias) => [
+      alias.name,
+      { type: descriptor.name, fileType: alias.fileType },
+    ]),
+  ),
+);
+
+/** Every name `connector_type` accepts: canonical types, then aliases (the `types` listing; includes file_upload). */
+export const ACCEPTED_TYPE_NAMES: readonly string[] = [...CONNECTOR_TYPES, ...ALIASES.keys()];
+
+export function isConnectorType(value: string): value is ConnectorType {
+  return BY_NAME.has(value);
+}
+
+/** The descriptor of a registered type (its driver, family, secrets...). */
+export function descriptorOf(type: ConnectorType): ConnectorDescriptor {
+  const descriptor = BY_NAME.get(type);
+  if (descriptor === undefined) throw new Error(`connector type ${type} is not registered`);
+  return descriptor;
+}
+
+/** The types of one family (`sql`, `object_store`...). */
+export function typesOfFamily(family: ConnectorFamily): ReadonlySet<ConnectorType> {
+  return new Set(CONNECTORS.filter((descriptor) => descriptor.family === family).map((d) => d.name));
+}
+
+export const SQL_TYPES = typesOfFamily('sql');
+export const OBJECT_STORE_TYPES = typesOfFamily('object_store');
+
+export interface ResolvedType extends RequestedType {
+  readonly type: ConnectorType;
   readonly provider?: string;
 }
 
 /** Normalises a requested type name (case, hyphens → underscores, aliases); 422 invalid_type listing the valid set. */
 export function resolveConnectorType(requested: unknown): ResolvedType {
   const name = typeof requested === 'string' ? requested.trim().toLowerCase().replace(/-/g, '_') : '';
-  const alias = ALIASES[name];
-  const type = alias?.type ?? (CONNECTOR_TYPES as readonly string[]).find((t) => t === name);
+  const alias = ALIASES.get(name);
+  const type = alias?.type ?? (isConnectorType(name) ? name : undefined);
   if (type === undefined) {
     const shown = typeof requested === 'string' ? `"${requested}"` : 'missing';
     throw new AppError(
@@ -99,10 +84,20 @@ export function resolveConnectorType(requested: unknown): ResolvedType {
       [{ field: 'connector_type', problem: `must be one of ${ACCEPTED_TYPE_NAMES.join(', ')}` }],
     );
   }
-  const resolved = type;
-  return { type: resolved, fileType: alias?.fileType, provider: PROVIDERS[resolved] };
+  return { type, fileType: alias?.fileType, provider: descriptorOf(type).provider };
 }
 
-export function isConnectorType(value: string): value is ConnectorType {
-  return (CONNECTOR_TYPES as readonly string[]).includes(value);
+/**
+ * Validates a raw config for its type and applies the spec's defaults and aliases. Throws 422 validation_failed
+ * listing every problem by field name (`config.port`).
+ */
+export function normalizeConfig(resolved: ResolvedType, raw: unknown): NormalizedConfig {
+  if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+    throw AppError.validation([{ field: 'config', problem: 'must be an object' }]);
+  }
+  const reader = new ConfigReader((raw ?? {}) as Record<string, unknown>);
+  const values = descriptorOf(resolved.type).normalize(reader, resolved);
+  const problems: ErrorDetail[] = reader.finish();
+  if (problems.length > 0) throw AppError.validation(problems);
+  return { type: resolved.type, values } as NormalizedConfig;
 }

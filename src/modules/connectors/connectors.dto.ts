@@ -4,7 +4,7 @@ import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-val
 import { CursorPageQuery } from '../../common/http/cursor-page';
 import { BrowseResult } from './connector-driver';
 import { maskConfig } from './connector-secrets';
-import { CONFIG_CHECK_ONLY_TYPES, ConnectorType } from './connector-types';
+import { ConnectorType, descriptorOf } from './connector-types';
 import { Connector, TestResult } from './connectors.service';
 
 /** The optional `config` of a connector request: a flat object whose keys the service checks per type. */
@@ -60,7 +60,7 @@ export class InlineConnectorRequest {
 export class ListConnectorsQuery extends CursorPageQuery {}
 
 export function maskedConfig(type: ConnectorType, values: unknown): Record<string, unknown> {
-  return maskConfig(values as Record<string, unknown>, CONFIG_CHECK_ONLY_TYPES.has(type));
+  return maskConfig(values as Record<string, unknown>, descriptorOf(type).openConfig === true);
 }
 
 export function toConnectorResponse(connector: Connector): Record<string, unknown> {

@@ -16,19 +16,19 @@ import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { EGRESS_GUARD, EgressGuard } from '../egress/egress.types';
 import { ConnectorEntity, ConnectorStatus, connectorConfigAad } from './connector.entity';
 import { ConnectorRepository, ListPosition } from './connector.repository';
-import { NormalizedConfig, normalizeConfig } from './connector-config';
 import { BrowseResult, ConnectorDriver, DriverContext, RowSelection } from './connector-driver';
 import { ConnectorError, ConnectorErrorType } from './connector-error';
 import { assertSecretsFollowDestination } from './connector-destination';
 import { ImportAreas } from './import-areas';
 import { restoreMasked } from './connector-secrets';
 import {
-  CONFIG_CHECK_ONLY_TYPES,
   ConnectorType,
+  descriptorOf,
   isConnectorType,
+  NormalizedConfig,
+  normalizeConfig,
   resolveConnectorType,
 } from './connector-types';
-import { DRIVERS } from './drivers';
 import { parseLimitsOf } from './formats/parse-limits';
 import { SCRATCH_DIR_NAME } from './leftover-files';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
@@ -78,7 +78,7 @@ export interface ReadOptions {
 }
 
 function driverOf(config: NormalizedConfig): ConnectorDriver<unknown> {
-  return DRIVERS[config.type];
+  return descriptorOf(config.type).driver;
 }
 
 /** Any failure of a driver as a ConnectorError with a documented error_type. */
@@ -172,7 +172,7 @@ export class ConnectorsService {
         throw AppError.validation([{ field: 'config', problem: 'must be an object' }]);
       }
       const incoming = changes.config as Record<string, unknown>;
-      const open = CONFIG_CHECK_ONLY_TYPES.has(current.connectorType);
+      const open = descriptorOf(current.connectorType).openConfig === true;
       const raw = restoreMasked(incoming, current.config.values as Record<string, unknown>, open);
       const config = normalizeConfig(
         { type: current.connectorType, provider: current.provider ?? undefined },
@@ -303,7 +303,7 @@ export class ConnectorsService {
       );
       return {
         success: true,
-        status: config.type === 'rest' ? 'ok' : 'live',
+        status: descriptorOf(config.type).testedStatus ?? 'live',
         latencyMs: latency(),
         message: outcome.message,
         ...(outcome.details ? { details: outcome.details } : {}),

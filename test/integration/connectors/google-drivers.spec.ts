@@ -5,7 +5,8 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BigqueryConfig, GcsConfig, normalizeConfig } from '../../../src/modules/connectors/connector-config';
+import { BigqueryConfig, GcsConfig } from '../../../src/modules/connectors/connector-config';
+import { normalizeConfig } from '../../../src/modules/connectors/connector-types';
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { bigqueryDriver } from '../../../src/modules/connectors/drivers/bigquery';

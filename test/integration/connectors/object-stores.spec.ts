@@ -12,7 +12,8 @@ import {
   StorageSharedKeyCredential,
 } from '@azure/storage-blob';
 import S3rver from 's3rver';
-import { AzureConfig, normalizeConfig, S3Config } from '../../../src/modules/connectors/connector-config';
+import { AzureConfig, S3Config } from '../../../src/modules/connectors/connector-config';
+import { normalizeConfig } from '../../../src/modules/connectors/connector-types';
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { ConnectorError } from '../../../src/modules/connectors/connector-error';

@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { normalizeConfig, RestConfig } from '../../../src/modules/connectors/connector-config';
+import { RestConfig } from '../../../src/modules/connectors/connector-config';
+import { normalizeConfig } from '../../../src/modules/connectors/connector-types';
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { restDriver } from '../../../src/modules/connectors/drivers/rest';

@@ -4,11 +4,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
-import {
-  normalizeConfig,
-  SqliteConfig,
-  SqlServerConfig,
-} from '../../../src/modules/connectors/connector-config';
+import { SqliteConfig, SqlServerConfig } from '../../../src/modules/connectors/connector-config';
+import { normalizeConfig } from '../../../src/modules/connectors/connector-types';
 import {
   ConnectorDriver,
   DriverContext,

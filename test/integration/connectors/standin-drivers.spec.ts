@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ClickhouseConfig,
-  normalizeConfig,
   SnowflakeConfig,
   SqlServerConfig,
 } from '../../../src/modules/connectors/connector-config';
+import { normalizeConfig } from '../../../src/modules/connectors/connector-types';
 import { DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { clickhouseDriver } from '../../../src/modules/connectors/drivers/clickhouse';

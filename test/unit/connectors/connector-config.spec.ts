@@ -1,6 +1,5 @@
 import { AppError } from '../../../src/common/errors';
-import { normalizeConfig } from '../../../src/modules/connectors/connector-config';
-import { resolveConnectorType } from '../../../src/modules/connectors/connector-types';
+import { normalizeConfig, resolveConnectorType } from '../../../src/modules/connectors/connector-types';
 
 function normalize(type: string, config: unknown): Record<string, unknown> {
   return normalizeConfig(resolveConnectorType(type), config).values as Record<string, unknown>;

@@ -6,6 +6,8 @@ import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { keyPrefix, objectStoreDriver } from './object-store';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, isHttpUrl, parseOptions } from '../connector-config';
 
 /** The storage emulator's published development account (UseDevelopmentStorage=true). */
 const DEVELOPMENT_ACCOUNT = {
@@ -195,4 +197,42 @@ export const azureDriver = objectStoreDriver<AzureConfig>({
     }
     return items;
   },
+});
+
+const azure: ConfigNormalizer<AzureConfig> = (r, requested) => {
+  const config = compact<AzureConfig>({
+    connection_string: r.string('connection_string'),
+    account_url: r.string('account_url'),
+    blob_url: r.string('blob_url'),
+    container: r.string('container'),
+    blob: r.string('blob'),
+    anonymous: r.boolean('anonymous', false),
+    ...parseOptions(r, requested),
+  });
+  if (config.blob_url !== undefined) {
+    if (!isHttpUrl(config.blob_url)) r.problem('blob_url', 'must be an http(s) URL');
+    return { ...config, anonymous: true };
+  }
+  if (config.account_url !== undefined && !isHttpUrl(config.account_url)) {
+    r.problem('account_url', 'must be an http(s) URL');
+  }
+  if (config.account_url === undefined && config.connection_string === undefined) {
+    r.problem(
+      'blob_url',
+      'provide blob_url, or account_url + container + blob, or connection_string + container + blob',
+    );
+  } else {
+    if (!config.container) r.problem('container', 'is required with account_url or connection_string');
+    if (!config.blob) r.problem('blob', 'is required with account_url or connection_string');
+  }
+  return config;
+};
+
+export const azureConnector = defineConnector({
+  name: 'azure',
+  family: 'object_store',
+  provider: 'azure_blob',
+  normalize: azure,
+  destinationFields: ['connection_string', 'account_url', 'blob_url'],
+  driver: azureDriver,
 });

@@ -18,6 +18,8 @@ import {
 } from './google-auth';
 import { assertReadOnlyQuery, splitTable } from './sql-common';
 import { loadOnFirstUse } from '../lazy-module';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, httpUrlField, isServiceAccountJson, serviceAccount } from '../connector-config';
 
 const SCOPE = 'https://www.googleapis.com/auth/bigquery.readonly';
 const DEFAULT_ENDPOINT = 'https://bigquery.googleapis.com';
@@ -231,3 +233,26 @@ export const bigqueryDriver: ConnectorDriver<BigqueryConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+const bigquery: ConfigNormalizer<BigqueryConfig> = (r) => {
+  const json = serviceAccount(r, 'service_account_json', ['credentials']);
+  if (json !== undefined && !isServiceAccountJson(json)) {
+    r.problem('service_account_json', 'must be a service-account JSON (with client_email and private_key)');
+  }
+  return compact<BigqueryConfig>({
+    project_id: r.string('project_id'),
+    service_account_json: json,
+    ambient_credentials: r.boolean('ambient_credentials', false),
+    location: r.string('location'),
+    dataset: r.string('dataset'),
+    endpoint_url: httpUrlField(r, 'endpoint_url'),
+  });
+};
+
+export const bigqueryConnector = defineConnector({
+  name: 'bigquery',
+  family: 'sql',
+  normalize: bigquery,
+  destinationFields: ['endpoint_url'],
+  driver: bigqueryDriver,
+});

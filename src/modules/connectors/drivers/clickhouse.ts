@@ -6,6 +6,8 @@ import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { quoteIdent, sqlRecord, tablesFromColumns } from './sql-common';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, parseUrl } from '../connector-config';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 const loadClickhouse = loadOnFirstUse(() => import('@clickhouse/client'));
@@ -177,3 +179,45 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+const clickhouse: ConfigNormalizer<ClickhouseConfig> = (r) => {
+  const connectionString = r.string('connection_string');
+  const url = r.string('url');
+  let host = r.string('host');
+  let port = r.port();
+  let secureFromUrl: boolean | undefined;
+  const endpoint = connectionString || url;
+  if (endpoint) {
+    const parsed = parseUrl(endpoint);
+    if (!parsed)
+      r.problem(connectionString ? 'connection_string' : 'url', 'must be a URL such as https://host:8443');
+    else {
+      secureFromUrl =
+        ['https:', 'clickhouses:'].includes(parsed.protocol) || parsed.searchParams.get('secure') === 'true';
+      if (!connectionString || !host) host = parsed.hostname || host;
+      if (parsed.port && (!connectionString || port === undefined)) port = Number(parsed.port);
+    }
+  }
+  // URL.hostname keeps an IPv6 literal's brackets; the host is stored bare, however it was given.
+  host = host?.replace(/^\[(.*)\]$/, '$1');
+  if (!host) r.problem('host', 'is required (or connection_string or url)');
+  const secure = r.boolean('secure', secureFromUrl ?? false);
+  return compact<ClickhouseConfig>({
+    host,
+    port: port ?? (secure ? 8443 : 8123),
+    database: r.stringOr('database', 'default'),
+    user: r.stringOr('user', 'default', { aliases: ['username'] }),
+    password: r.string('password'),
+    secure,
+    connection_string: connectionString,
+    url,
+  });
+};
+
+export const clickhouseConnector = defineConnector({
+  name: 'clickhouse',
+  family: 'sql',
+  normalize: clickhouse,
+  destinationFields: ['host', 'port', 'secure', 'url', 'connection_string'],
+  driver: clickhouseDriver,
+});

@@ -1,9 +1,10 @@
 import { OpenConfig } from '../connector-config';
+import { ConnectorDescriptor, ConnectorFamily, defineConnector, TypeAlias } from '../connector-descriptor';
 import { ConnectorDriver } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 
 /** Types accepted and stored before a driver exists: the test says so and contacts nothing. */
-export function configCheckDriver(type: string): ConnectorDriver<OpenConfig> {
+function configCheckDriver(type: string): ConnectorDriver<OpenConfig> {
   const notImplemented = (): ConnectorError =>
     new ConnectorError(
       'not_implemented',
@@ -16,4 +17,21 @@ export function configCheckDriver(type: string): ConnectorDriver<OpenConfig> {
       [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(notImplemented()) }),
     }),
   };
+}
+
+/** A type of the spec without a driver yet: its config is kept as given (fields the spec leaves open). */
+export function configCheckConnector<const N extends string>(
+  name: N,
+  family: ConnectorFamily,
+  aliases: readonly TypeAlias[] = [],
+): ConnectorDescriptor<N, OpenConfig> {
+  return defineConnector({
+    name,
+    family,
+    aliases,
+    normalize: (reader) => reader.all(),
+    destinationFields: [],
+    openConfig: true,
+    driver: configCheckDriver(name),
+  });
 }

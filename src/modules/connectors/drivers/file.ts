@@ -8,10 +8,12 @@ import {
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { FileType } from '../connector-types';
 import { CollisionLog, contentBytes, FileDescription, FileSource, FormatOptions } from '../formats';
 import { describeFileInThread, ParseRun, readFileRecordsInThread } from '../formats/parse-thread';
 import { confinedFile } from '../local-path';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, parseOptions } from '../connector-config';
+import { FileType, inferFileType } from '../file-types';
 
 export function formatOptions(
   options: ObjectParseOptions,
@@ -131,3 +133,33 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+const file: ConfigNormalizer<FileConfig> = (r, requested) => {
+  const options = parseOptions(r, requested);
+  const content = r.string('content');
+  const filePath = r.string('file_path', { aliases: ['path'] });
+  return compact<FileConfig>({
+    ...options,
+    file_type: options.file_type ?? inferFileType(filePath) ?? 'csv',
+    content,
+    file_path: filePath,
+  });
+};
+
+export const fileConnector = defineConnector({
+  name: 'file',
+  family: 'file',
+  aliases: [
+    { name: 'file_upload' },
+    { name: 'csv', fileType: 'csv' },
+    { name: 'tsv', fileType: 'tsv' },
+    { name: 'json', fileType: 'json' },
+    { name: 'excel', fileType: 'excel' },
+    { name: 'xlsx', fileType: 'excel' },
+    { name: 'xls', fileType: 'excel' },
+    { name: 'parquet', fileType: 'parquet' },
+  ],
+  normalize: file,
+  destinationFields: [],
+  driver: fileDriver,
+});

@@ -12,6 +12,8 @@ import {
 } from './google-auth';
 import { keyPrefix, objectStoreDriver } from './object-store';
 import { loadOnFirstUse } from '../lazy-module';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, isHttpUrl, parseOptions, serviceAccount } from '../connector-config';
 
 const SCOPE = 'https://www.googleapis.com/auth/devstorage.read_only';
 const DEFAULT_ENDPOINT = 'https://storage.googleapis.com';
@@ -108,4 +110,27 @@ export const gcsDriver = objectStoreDriver<GcsConfig>({
       await egress.close();
     }
   },
+});
+
+const gcs: ConfigNormalizer<GcsConfig> = (r, requested) => {
+  const endpoint = r.string('endpoint_url');
+  if (endpoint !== undefined && !isHttpUrl(endpoint)) r.problem('endpoint_url', 'must be an http(s) URL');
+  return compact<GcsConfig>({
+    bucket: r.string('bucket', { required: true }) ?? '',
+    blob: r.string('blob', { required: true }) ?? '',
+    credentials: serviceAccount(r, 'credentials', ['service_account_json']),
+    project_id: r.string('project_id'),
+    anonymous: r.boolean('anonymous', false),
+    ambient_credentials: r.boolean('ambient_credentials', false),
+    endpoint_url: endpoint,
+    ...parseOptions(r, requested),
+  });
+};
+
+export const gcsConnector = defineConnector({
+  name: 'gcs',
+  family: 'object_store',
+  normalize: gcs,
+  destinationFields: ['endpoint_url'],
+  driver: gcsDriver,
 });

@@ -1,39 +1,49 @@
-import { DriverRegistry } from '../connector-driver';
-import { azureDriver } from './azure';
-import { bigqueryDriver } from './bigquery';
-import { clickhouseDriver } from './clickhouse';
-import { configCheckDriver } from './config-check';
-import { fileDriver } from './file';
-import { gcsDriver } from './gcs';
-import { mssqlDriver } from './mssql';
-import { mysqlDriver } from './mysql';
-import { postgresDriver, redshiftDriver } from './postgres';
-import { restDriver } from './rest';
-import { s3Driver } from './s3';
-import { snowflakeDriver } from './snowflake';
-import { sqliteDriver } from './sqlite';
+import { azureConnector } from './azure';
+import { bigqueryConnector } from './bigquery';
+import { bitbucketRepoConnector } from './bitbucket-repo';
+import { clickhouseConnector } from './clickhouse';
+import { elasticsearchConnector } from './elasticsearch';
+import { fileConnector } from './file';
+import { gcsConnector } from './gcs';
+import { githubRepoConnector } from './github-repo';
+import { gitlabRepoConnector } from './gitlab-repo';
+import { localRepoConnector } from './local-repo';
+import { mssqlConnector } from './mssql';
+import { mysqlConnector } from './mysql';
+import { neo4jConnector } from './neo4j';
+import { postgresConnector } from './postgres';
+import { redisConnector } from './redis';
+import { redshiftConnector } from './redshift';
+import { repoArchiveConnector } from './repo-archive';
+import { restConnector } from './rest';
+import { s3Connector } from './s3';
+import { snowflakeConnector } from './snowflake';
+import { sqliteConnector } from './sqlite';
 
-/** One driver per canonical type. */
-export const DRIVERS: DriverRegistry = {
-  postgres: postgresDriver,
-  redshift: redshiftDriver,
-  mysql: mysqlDriver,
-  mssql: mssqlDriver,
-  sqlite: sqliteDriver,
-  clickhouse: clickhouseDriver,
-  snowflake: snowflakeDriver,
-  bigquery: bigqueryDriver,
-  s3: s3Driver,
-  gcs: gcsDriver,
-  azure: azureDriver,
-  rest: restDriver,
-  file: fileDriver,
-  neo4j: configCheckDriver('neo4j'),
-  redis: configCheckDriver('redis'),
-  elasticsearch: configCheckDriver('elasticsearch'),
-  github_repo: configCheckDriver('github_repo'),
-  gitlab_repo: configCheckDriver('gitlab_repo'),
-  bitbucket_repo: configCheckDriver('bitbucket_repo'),
-  local_repo: configCheckDriver('local_repo'),
-  repo_archive: configCheckDriver('repo_archive'),
-};
+/**
+ * Every connector type, one registration line each, in the order `GET /v1/connectors/types` lists them (aliases
+ * follow the canonical names). A new type is its drivers/<type>.ts descriptor plus one line here.
+ */
+export const CONNECTORS = [
+  postgresConnector,
+  mysqlConnector,
+  mssqlConnector,
+  sqliteConnector,
+  clickhouseConnector,
+  redshiftConnector,
+  snowflakeConnector,
+  bigqueryConnector,
+  s3Connector,
+  gcsConnector,
+  azureConnector,
+  restConnector,
+  fileConnector,
+  neo4jConnector,
+  redisConnector,
+  elasticsearchConnector,
+  githubRepoConnector,
+  gitlabRepoConnector,
+  bitbucketRepoConnector,
+  localRepoConnector,
+  repoArchiveConnector,
+] as const;

@@ -13,6 +13,8 @@ import {
   sqlRecord,
   tablesFromColumns,
 } from './sql-common';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { sqlServerConfig } from '../connector-config';
 
 const REQUEST_TIMEOUT_MS = 120_000;
 const loadMssql = loadOnFirstUse(async () => (await import('mssql')).default);
@@ -157,3 +159,17 @@ export const mssqlDriver: ConnectorDriver<SqlServerConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+const mssql: ConfigNormalizer<SqlServerConfig> = (r, requested) => ({
+  ...sqlServerConfig(() => 1433, false)(r, requested),
+  encrypt: r.boolean('encrypt', true),
+  trust_server_certificate: r.boolean('trust_server_certificate', false),
+});
+
+export const mssqlConnector = defineConnector({
+  name: 'mssql',
+  family: 'sql',
+  normalize: mssql,
+  destinationFields: ['host', 'port', 'connection_string', 'encrypt', 'trust_server_certificate'],
+  driver: mssqlDriver,
+});

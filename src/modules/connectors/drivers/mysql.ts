@@ -14,6 +14,8 @@ import {
   sqlRecord,
   tablesFromColumns,
 } from './sql-common';
+import { defineConnector } from '../connector-descriptor';
+import { sqlServerConfig } from '../connector-config';
 
 const loadMysql = loadOnFirstUse(async () => (await import('mysql2')).default);
 
@@ -177,3 +179,11 @@ export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+export const mysqlConnector = defineConnector({
+  name: 'mysql',
+  family: 'sql',
+  normalize: sqlServerConfig(() => 3306, false),
+  destinationFields: ['host', 'port', 'connection_string'],
+  driver: mysqlDriver,
+});

@@ -4,7 +4,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { inferFileType, ObjectParseOptions } from '../connector-config';
+import { ObjectParseOptions } from '../connector-config';
 import {
   BrowseItem,
   BrowseResult,
@@ -15,7 +15,7 @@ import {
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { FileType } from '../connector-types';
+import { FileType, inferFileType } from '../file-types';
 import { CollisionLog } from '../formats';
 import { describeFileInThread, readFileRecordsInThread } from '../formats/parse-thread';
 import { fileBrowseItems, fileDiscovery, formatOptions, parseRun } from './file';

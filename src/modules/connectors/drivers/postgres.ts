@@ -15,6 +15,8 @@ import {
   sqlEndpoint,
   tablesFromColumns,
 } from './sql-common';
+import { defineConnector } from '../connector-descriptor';
+import { sqlServerConfig } from '../connector-config';
 
 const loadPg = loadOnFirstUse(async () => (await import('pg')).default);
 
@@ -224,3 +226,12 @@ function pgDriver(flavor: Flavor): ConnectorDriver<SqlServerConfig> {
 
 export const postgresDriver = pgDriver(POSTGRES);
 export const redshiftDriver = pgDriver(REDSHIFT);
+
+export const postgresConnector = defineConnector({
+  name: 'postgres',
+  family: 'sql',
+  aliases: [{ name: 'postgresql' }],
+  normalize: sqlServerConfig(() => 5432, true),
+  destinationFields: ['host', 'port', 'connection_string', 'ssl_mode'],
+  driver: postgresDriver,
+});

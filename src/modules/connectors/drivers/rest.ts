@@ -12,6 +12,8 @@ import { CollisionLog, getPath, locateRecords, ParsedRecord, toFlatRecords } fro
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { inferFields } from './infer-fields';
 import { originOf, requireLinkOnOrigin, requireRedirectOnOrigin } from './rest-origin';
+import { defineConnector } from '../connector-descriptor';
+import { restConfig } from './rest-config';
 
 /** A page body larger than this is refused rather than buffered. */
 export const MAX_REST_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -329,3 +331,13 @@ export const restDriver: ConnectorDriver<RestConfig> = {
     return limitRows(records(config, ctx), selection.limit);
   },
 };
+
+export const restConnector = defineConnector({
+  name: 'rest',
+  family: 'api',
+  aliases: [{ name: 'rest_api' }],
+  normalize: restConfig,
+  destinationFields: ['base_url', 'url'],
+  testedStatus: 'ok',
+  driver: restDriver,
+});

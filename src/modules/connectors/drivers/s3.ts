@@ -8,6 +8,8 @@ import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { instanceCredentials } from './aws-instance-credentials';
 import { keyPrefix, objectStoreDriver } from './object-store';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, isHttpUrl, parseOptions } from '../connector-config';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 const loadS3 = loadOnFirstUse(async () => (await import('@aws-sdk/client-s3')).default);
@@ -172,4 +174,29 @@ export const s3Driver = objectStoreDriver<S3Config>({
       client.destroy();
     }
   },
+});
+
+const s3: ConfigNormalizer<S3Config> = (r, requested) => {
+  const endpoint = r.string('endpoint_url', { aliases: ['endpoint'] });
+  if (endpoint !== undefined && !isHttpUrl(endpoint)) r.problem('endpoint_url', 'must be an http(s) URL');
+  return compact<S3Config>({
+    bucket: r.string('bucket', { required: true }) ?? '',
+    key: r.string('key', { required: true }) ?? '',
+    region: r.stringOr('region', 'us-east-1'),
+    aws_access_key_id: r.string('aws_access_key_id', { aliases: ['access_key_id'] }),
+    aws_secret_access_key: r.string('aws_secret_access_key', { aliases: ['secret_access_key'] }),
+    aws_session_token: r.string('aws_session_token', { aliases: ['session_token'] }),
+    endpoint_url: endpoint,
+    anonymous: r.boolean('anonymous', false),
+    ambient_credentials: r.boolean('ambient_credentials', false),
+    ...parseOptions(r, requested),
+  });
+};
+
+export const s3Connector = defineConnector({
+  name: 's3',
+  family: 'object_store',
+  normalize: s3,
+  destinationFields: ['endpoint_url'],
+  driver: s3Driver,
 });

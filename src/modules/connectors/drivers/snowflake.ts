@@ -6,6 +6,8 @@ import { GuardedProxy, startGuardedProxy } from '../guarded-proxy';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { assertReadOnlyQuery, selectionSql, sqlRecord, tablesFromColumns } from './sql-common';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact, httpUrlField } from '../connector-config';
 
 const TIMEOUT_MS = 60_000;
 type SnowflakeSdk = typeof import('snowflake-sdk');
@@ -210,3 +212,27 @@ export const snowflakeDriver: ConnectorDriver<SnowflakeConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+const snowflake: ConfigNormalizer<SnowflakeConfig> = (r) => {
+  const connectionString = r.string('connection_string');
+  const dsn = Boolean(connectionString);
+  return compact<SnowflakeConfig>({
+    account: r.string('account', { required: !dsn }),
+    user: r.string('user', { aliases: ['username'], required: !dsn }),
+    password: r.string('password', { required: !dsn }),
+    warehouse: r.string('warehouse'),
+    database: r.string('database'),
+    schema: r.string('schema'),
+    role: r.string('role'),
+    connection_string: connectionString,
+    access_url: httpUrlField(r, 'access_url'),
+  });
+};
+
+export const snowflakeConnector = defineConnector({
+  name: 'snowflake',
+  family: 'sql',
+  normalize: snowflake,
+  destinationFields: ['account', 'access_url', 'connection_string'],
+  driver: snowflakeDriver,
+});

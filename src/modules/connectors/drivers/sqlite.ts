@@ -13,6 +13,8 @@ import { ConnectorError } from '../connector-error';
 import { confinedFile } from '../local-path';
 import { errorMessage } from '../network-errors';
 import { quoteIdent, sqlRecord } from './sql-common';
+import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { compact } from '../connector-config';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
@@ -150,3 +152,18 @@ export const sqliteDriver: ConnectorDriver<SqliteConfig> = {
     return limitRows(rows(), selection.limit);
   },
 };
+
+const sqlite: ConfigNormalizer<SqliteConfig> = (r) => {
+  const path = r.string('path');
+  const connectionString = r.string('connection_string');
+  if (!path && !connectionString) r.problem('path', 'is required (or connection_string)');
+  return compact({ path, connection_string: connectionString });
+};
+
+export const sqliteConnector = defineConnector({
+  name: 'sqlite',
+  family: 'sql',
+  normalize: sqlite,
+  destinationFields: [],
+  driver: sqliteDriver,
+});

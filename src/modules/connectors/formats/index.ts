@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ConnectorError } from '../connector-error';
-import { FileType } from '../connector-types';
+import { FileType } from '../file-types';
 import { readCsv } from './csv';
 import { loadWorkbook, pickSheet, sheetRecords } from './excel';
 import { locateRecords, parseJsonText, toFlatRecords } from './json';

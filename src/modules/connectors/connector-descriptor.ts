@@ -1,0 +1,58 @@
+import type { ConfigReader } from './config-reader';
+import type { ConnectorDriver } from './connector-driver';
+import type { FileType } from './file-types';
+
+/**
+ * What kind of source a type is. `/v1/data/connect` accepts a family name as `connection_type` (`database`,
+ * `object_store`...) and SQL types need a table or query there.
+ */
+export type ConnectorFamily =
+  'sql' | 'object_store' | 'api' | 'file' | 'graph' | 'key_value' | 'search' | 'repository';
+
+/** Another accepted name of a type; a file-format alias (csv, xlsx...) also presets the config's `file_type`. */
+export interface TypeAlias {
+  readonly name: string;
+  readonly fileType?: FileType;
+}
+
+/** What the requested name said beyond the type (the file format of an alias such as `xlsx`). */
+export interface RequestedType {
+  readonly fileType?: FileType;
+}
+
+/**
+ * Reads a raw config field by field (ConfigReader collects every problem by field name) and returns it with the
+ * type's defaults and aliases applied.
+ */
+export type ConfigNormalizer<C> = (reader: ConfigReader, requested: RequestedType) => C;
+
+/**
+ * Everything the service knows about one connector type, in the type's own file (drivers/<type>.ts), registered
+ * with one line in drivers/index.ts. The type list, aliases, `GET /v1/connectors/types`, normalisation, masking
+ * and the destination check are all derived from these.
+ */
+export interface ConnectorDescriptor<N extends string = string, C = unknown> {
+  readonly name: N;
+  readonly family: ConnectorFamily;
+  readonly aliases?: readonly TypeAlias[];
+  /** Stored beside the type where the spec names one (azure → azure_blob). */
+  readonly provider?: string;
+  readonly normalize: ConfigNormalizer<C>;
+  /**
+   * The fields that decide where a stored secret is sent and how it travels (TLS settings included): changing one
+   * makes the client re-enter kept secrets. Empty for types without secrets.
+   */
+  readonly destinationFields: readonly string[];
+  /** Config kept as given: every secret-looking field name is masked and address-like names count as destination. */
+  readonly openConfig?: boolean;
+  /** The `status` of a successful test (REST answers `ok`, the others `live`). */
+  readonly testedStatus?: 'live' | 'ok';
+  readonly driver: ConnectorDriver<C>;
+}
+
+/** Declares a type's descriptor, keeping its literal name for the derived ConnectorType union. */
+export function defineConnector<const N extends string, C>(
+  descriptor: ConnectorDescriptor<N, C>,
+): ConnectorDescriptor<N, C> {
+  return descriptor;
+}

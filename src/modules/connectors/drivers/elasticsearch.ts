@@ -1,0 +1,3 @@
+import { configCheckConnector } from './config-check';
+
+export const elasticsearchConnector = configCheckConnector('elasticsearch', 'search', [{ name: 'elastic' }]);

@@ -1,0 +1,3 @@
+import { configCheckConnector } from './config-check';
+
+export const githubRepoConnector = configCheckConnector('github_repo', 'repository');

@@ -1,0 +1,3 @@
+import { configCheckConnector } from './config-check';
+
+export const gitlabRepoConnector = configCheckConnector('gitlab_repo', 'repository');

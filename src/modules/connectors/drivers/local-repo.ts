@@ -1,0 +1,3 @@
+import { configCheckConnector } from './config-check';
+
+export const localRepoConnector = configCheckConnector('local_repo', 'repository');

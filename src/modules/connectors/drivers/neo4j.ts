@@ -1,0 +1,3 @@
+import { configCheckConnector } from './config-check';
+
+export const neo4jConnector = configCheckConnector('neo4j', 'graph');

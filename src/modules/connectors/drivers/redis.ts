@@ -1,0 +1,3 @@
+import { configCheckConnector } from './config-check';
+
+export const redisConnector = configCheckConnector('redis', 'key_value');
