@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../common/config';
 import { base64Key } from '../common/config/env-parsers';
 import { keyId, SecretVault } from '../common/crypto/secret-vault';
-import { openDatabase } from '../common/database';
+import { openDatabase, storeLocationOf } from '../common/database';
 import { connectorConfigAad } from '../modules/connectors/connector.entity';
 import { idempotencyResponseAad } from '../modules/idempotency/idempotency-record.entity';
 import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
@@ -78,7 +78,7 @@ function readKeys(fromStdin: boolean): { oldKey: Buffer; newKey: Buffer } {
 }
 
 export async function rekey(
-  paths: { databaseFile: string; keysDir: string },
+  paths: { databaseFile: string; databaseUrl?: string; keysDir: string },
   oldKey: Buffer,
   newKey: Buffer,
   dryRun: boolean,
@@ -87,7 +87,7 @@ export async function rekey(
   const oldVault = new SecretVault({ configured: oldKey, keysDir: paths.keysDir });
   const newVault = new SecretVault({ configured: newKey, keysDir: paths.keysDir });
   const newId = keyId(newKey);
-  const orm = await openDatabase(paths.databaseFile);
+  const orm = await openDatabase(storeLocationOf(paths));
   const counts: Record<string, { resealed: number; already_new: number }> = {};
   try {
     await orm.em.fork().transactional(async (em) => {
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const counts = await rekey(config, oldKey, newKey, options.dryRun === true);
   process.stdout.write(
-    `${JSON.stringify({ database: config.databaseFile, dry_run: options.dryRun === true, new_key_id: keyId(newKey), tables: counts }, null, 2)}\n`,
+    `${JSON.stringify({ database: config.databaseUrl ? 'postgresql' : config.databaseFile, dry_run: options.dryRun === true, new_key_id: keyId(newKey), tables: counts }, null, 2)}\n`,
   );
 }
 

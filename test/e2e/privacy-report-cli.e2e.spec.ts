@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/sqlite';
+import { MikroORM } from '@mikro-orm/core';
 import { signupAccount } from '../factories/accounts';
 import { REPO_ROOT } from '../support/daemon-process';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';

@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/sqlite';
 import { loadConfig } from '../../src/common/config';
-import { openDatabase } from '../../src/common/database';
+import { openDatabase, StoreOrm } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { createLogger } from '../../src/common/logging';
 import { PrivacyReportSchema } from '../../src/modules/privacy/privacy-report.entity';
@@ -11,7 +10,7 @@ import { PrivacyReportRepository, reportIdOf } from '../../src/modules/privacy/p
 import { PrivacyReportRetention } from '../../src/modules/privacy/privacy-report-retention.service';
 
 let dataDir: string;
-let orm: MikroORM;
+let orm: StoreOrm;
 let history: PrivacyReportRepository;
 
 const DAY = 86_400_000;

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/sqlite';
-import { openDatabase } from '../../src/common/database';
+import { openDatabase, StoreOrm } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { RunsRepository } from '../../src/modules/simulation/runs.repository';
 import { SimulationRun, SimulationRunSchema } from '../../src/modules/simulation/simulation-run.entity';
 
 let dataDir: string;
-let orm: MikroORM;
+let orm: StoreOrm;
 let runs: RunsRepository;
 
 const run = (id: string, orgId = 'org_a'): SimulationRun => ({

@@ -1,9 +1,8 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/sqlite';
 import { Registry, Counter } from 'prom-client';
-import { openDatabase } from '../../src/common/database';
+import { openDatabase, StoreOrm } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { createLogger } from '../../src/common/logging';
 import { EgressDecisionSchema } from '../../src/modules/egress/egress-decision.entity';
@@ -66,7 +65,7 @@ export function tableResolver(table: Record<string, string[]>): EgressResolver {
 
 export interface GuardHarness {
   readonly guard: EgressGuardService;
-  readonly orm: MikroORM;
+  readonly orm: StoreOrm;
   readonly decisions: EgressDecisionRepository;
   readonly counter: Counter<'purpose' | 'decision'>;
   close(): Promise<void>;

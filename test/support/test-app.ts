@@ -5,6 +5,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/common/config';
 import { createLogger } from '../../src/common/logging';
+import { createTestDatabase, sharedSecretsEnv, TestDatabase } from './postgres';
 
 export interface HttpResult<T = unknown> {
   readonly status: number;
@@ -33,6 +34,28 @@ export function makeTempDir(prefix = 'ds-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** `TEST_STORE=postgresql` (npm run test:pg) runs every in-process daemon on its own fresh PostgreSQL database. */
+const ON_POSTGRES = process.env.TEST_STORE === 'postgresql';
+
+/** A data dir restarted with `close(true)` finds its database again, as a restarted daemon would. */
+const databasesByDataDir = new Map<string, TestDatabase>();
+
+async function storeEnv(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
+  if (!ON_POSTGRES || env.SERVICE_DATABASE_URL !== undefined) return {};
+  let database = databasesByDataDir.get(dataDir);
+  if (!database) {
+    database = await createTestDatabase();
+    databasesByDataDir.set(dataDir, database);
+  }
+  return { ...sharedSecretsEnv(join(dataDir, 'keys')), SERVICE_DATABASE_URL: database.url };
+}
+
+async function dropStore(dataDir: string): Promise<void> {
+  const database = databasesByDataDir.get(dataDir);
+  databasesByDataDir.delete(dataDir);
+  await database?.drop();
+}
+
 /** Boots the real daemon in-process on port 0 with a fresh data dir, and talks HTTP to it. */
 export async function startTestApp(
   env: Record<string, string> = {},
@@ -43,6 +66,7 @@ export async function startTestApp(
     SERVICE_LOG_LEVEL: 'silent',
     ENGINE_POOL_SIZE: '1',
     SERVICE_RUNTIME_SUPERVISE: 'false',
+    ...(await storeEnv(dataDir, env)),
     ...env,
     SERVICE_DATA_DIR: dataDir,
     SERVICE_PORT: '0',
@@ -58,7 +82,9 @@ export async function startTestApp(
     request: (method, path, options = {}) => httpRequest(baseUrl, method, path, options),
     async close(keepData = false) {
       await app.close();
-      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (keepData) return;
+      rmSync(dataDir, { recursive: true, force: true });
+      await dropStore(dataDir);
     },
   };
   return testApp;

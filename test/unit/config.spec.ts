@@ -75,4 +75,43 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ SERVICE_IMPORT_GRANTS: bad })).toThrow('SERVICE_IMPORT_GRANTS');
     }
   });
+
+  describe('SERVICE_DATABASE_URL', () => {
+    const shared = {
+      SERVICE_DATABASE_URL: 'postgres://decision:secret@db.internal:5432/decision',
+      SERVICE_JWT_SECRET: 'shared-jwt',
+      SERVICE_API_KEY_PEPPER: 'shared-pepper',
+      SERVICE_CONFIG_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+      SERVICE_KEYS_DIR: '/srv/shared/keys',
+    };
+
+    it('is unset by default: the state stays in the SQLite file', () => {
+      expect(loadConfig({}).databaseUrl).toBeUndefined();
+    });
+
+    it('takes a PostgreSQL URL and the shared keys and datasets directories', () => {
+      const config = loadConfig({ ...shared, SERVICE_DATASETS_DIR: '/srv/shared/datasets' }, '/srv/app');
+      expect(config.databaseUrl).toBe(shared.SERVICE_DATABASE_URL);
+      expect(config.keysDir).toBe('/srv/shared/keys');
+      expect(config.datasetsDir).toBe('/srv/shared/datasets');
+    });
+
+    it('refuses another scheme without echoing the URL', () => {
+      const url = 'mysql://user:hunter2@db/x';
+      expect(() => loadConfig({ ...shared, SERVICE_DATABASE_URL: url })).toThrow('SERVICE_DATABASE_URL');
+      expect(() => loadConfig({ ...shared, SERVICE_DATABASE_URL: url })).not.toThrow('hunter2');
+    });
+
+    it.each([
+      'SERVICE_JWT_SECRET',
+      'SERVICE_API_KEY_PEPPER',
+      'SERVICE_CONFIG_ENCRYPTION_KEY',
+      'SERVICE_KEYS_DIR',
+    ] as const)('refuses to start without %s, naming it', (name) => {
+      const env: Record<string, string> = { ...shared };
+      delete env[name];
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(name);
+    });
+  });
 });

@@ -9,6 +9,7 @@ import {
   oneOf,
   optionalText,
   pathGrants,
+  postgresUrl,
   seconds,
   smtpUrl,
   text,
@@ -20,6 +21,9 @@ const SCHEMA = {
   host: ['SERVICE_HOST', text('127.0.0.1')],
   port: ['SERVICE_PORT', integer(8080, { min: 0, max: 65535 })],
   dataDir: ['SERVICE_DATA_DIR', text('./var')],
+  databaseUrl: ['SERVICE_DATABASE_URL', postgresUrl()],
+  keysDir: ['SERVICE_KEYS_DIR', optionalText()],
+  datasetsDir: ['SERVICE_DATASETS_DIR', optionalText()],
   logLevel: [
     'SERVICE_LOG_LEVEL',
     oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -165,8 +169,32 @@ function parseAll(env: NodeJS.ProcessEnv): Parsed {
   return out as Parsed;
 }
 
+/**
+ * Replicas on one database must agree on the secrets that sign sessions, hash API keys and seal stored secrets, and
+ * on the appliance's signing keys; a replica generating its own would split the appliance silently.
+ */
+const SHARED_WHEN_REPLICATED = [
+  ['jwtSecret', 'SERVICE_JWT_SECRET'],
+  ['apiKeyPepper', 'SERVICE_API_KEY_PEPPER'],
+  ['configEncryptionKey', 'SERVICE_CONFIG_ENCRYPTION_KEY'],
+  ['keysDir', 'SERVICE_KEYS_DIR'],
+] as const satisfies readonly (readonly [keyof Parsed, string])[];
+
+function requireSharedSecrets(parsed: Parsed): void {
+  if (parsed.databaseUrl === undefined) return;
+  for (const [key, name] of SHARED_WHEN_REPLICATED) {
+    if (parsed[key] === undefined) {
+      throw new ConfigError(
+        name,
+        'is required when SERVICE_DATABASE_URL is set (every replica must share it)',
+      );
+    }
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const parsed = parseAll(env);
+  requireSharedSecrets(parsed);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
   const dataDir = abs(parsed.dataDir);
   const runDir = join(dataDir, 'run');
@@ -174,9 +202,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     ...parsed,
     dataDir,
     databaseFile: join(dataDir, 'service.sqlite'),
-    keysDir: join(dataDir, 'keys'),
+    keysDir: abs(parsed.keysDir ?? join(dataDir, 'keys')),
     mailOutboxDir: join(dataDir, 'outbox', 'mail'),
-    datasetsDir: join(dataDir, 'datasets'),
+    datasetsDir: abs(parsed.datasetsDir ?? join(dataDir, 'datasets')),
     importDir: abs(parsed.importDir ?? join(dataDir, 'imports')),
     runDir,
     runtimeSocket: abs(parsed.runtimeSocket ?? join(runDir, 'runtime.sock')),

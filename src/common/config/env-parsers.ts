@@ -107,6 +107,10 @@ export function smtpUrl(): EnvParser<string | undefined> {
   return urlOf(['smtp:', 'smtps:'], 'an smtp:// or smtps:// URL', true);
 }
 
+export function postgresUrl(): EnvParser<string | undefined> {
+  return urlOf(['postgres:', 'postgresql:'], 'a postgres:// or postgresql:// URL', true);
+}
+
 export interface PathGrant {
   readonly orgId: string;
   /** Relative to the directory the grant is about, normalised, never leaving it. */

@@ -1,10 +1,10 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { EntitySchema } from '@mikro-orm/core';
-import { EntityManager, MikroORM } from '@mikro-orm/sqlite';
+import { EntitySchema, MikroORM } from '@mikro-orm/core';
+import { EntityManager } from '@mikro-orm/sqlite';
 import { APP_CONFIG, AppConfig } from '../config';
 import { registerEntities } from './entity-registry';
 import { AppStateRepository } from './app-state.repository';
-import { openDatabase } from './orm';
+import { openDatabase, storeLocationOf, StoreOrm } from './orm';
 
 /**
  * Provides the migrated MikroORM instance and its root EntityManager. Repositories fork the EntityManager per unit
@@ -16,15 +16,15 @@ import { openDatabase } from './orm';
     {
       provide: MikroORM,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => openDatabase(config.databaseFile),
+      useFactory: (config: AppConfig) => openDatabase(storeLocationOf(config)),
     },
-    { provide: EntityManager, inject: [MikroORM], useFactory: (orm: MikroORM) => orm.em },
+    { provide: EntityManager, inject: [MikroORM], useFactory: (orm: StoreOrm) => orm.em },
     AppStateRepository,
   ],
   exports: [MikroORM, EntityManager, AppStateRepository],
 })
 export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(MikroORM) private readonly orm: MikroORM) {}
+  constructor(@Inject(MikroORM) private readonly orm: StoreOrm) {}
 
   /** Domain modules declare their entity schemas here; they must be imported before the ORM starts. */
   static forFeature(schemas: readonly EntitySchema[]): DynamicModule {

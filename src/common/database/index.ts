@@ -1,3 +1,4 @@
 export { AppStateRepository } from './app-state.repository';
 export { DatabaseModule } from './database.module';
-export { openDatabase } from './orm';
+export { openDatabase, storeLocationOf } from './orm';
+export type { StoreLocation, StoreOrm } from './orm';

@@ -1,12 +1,31 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { MikroORM, type Options as CoreOptions } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
-import { MikroORM, Options } from '@mikro-orm/sqlite';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { AbstractSqlDriver, EntityManager, Options } from '@mikro-orm/sqlite';
 import { BoundSqliteDriver } from './bound-sqlite';
 import { registeredEntities } from './entity-registry';
 import { MIGRATIONS } from './migrations';
+import { migrateUnderLock } from './schema-migration';
 
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/** The daemon's store: the SQLite file of one appliance, or a PostgreSQL database several replicas share. */
+export type StoreLocation =
+  { readonly kind: 'sqlite'; readonly file: string } | { readonly kind: 'postgresql'; readonly url: string };
+
+export type StoreOrm = MikroORM<AbstractSqlDriver, EntityManager>;
+
+/** `SERVICE_DATABASE_URL` selects PostgreSQL; without it the state stays in the data dir's SQLite file. */
+export function storeLocationOf(config: {
+  readonly databaseUrl?: string;
+  readonly databaseFile: string;
+}): StoreLocation {
+  return config.databaseUrl
+    ? { kind: 'postgresql', url: config.databaseUrl }
+    : { kind: 'sqlite', file: config.databaseFile };
+}
 
 interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
@@ -23,6 +42,14 @@ function preparePragmas(
   );
 }
 
+const MIGRATION_OPTIONS = {
+  migrationsList: MIGRATIONS,
+  transactional: true,
+  allOrNothing: true,
+  snapshot: false,
+  silent: true,
+};
+
 export function ormOptions(databaseFile: string): Options {
   return {
     driver: BoundSqliteDriver,
@@ -30,14 +57,24 @@ export function ormOptions(databaseFile: string): Options {
     entities: registeredEntities(),
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
-    migrations: {
-      migrationsList: MIGRATIONS,
-      transactional: true,
-      allOrNothing: true,
-      snapshot: false,
-      silent: true,
-    },
+    migrations: MIGRATION_OPTIONS,
     pool: { min: 1, max: 1, idleTimeoutMillis: 2 ** 31 - 1, afterCreate: preparePragmas },
+    allowGlobalContext: false,
+    debug: false,
+  };
+}
+
+/** The operator creates the database; replicas never race to create it. */
+function postgresOptions(url: string): CoreOptions<PostgreSqlDriver> {
+  return {
+    driver: PostgreSqlDriver,
+    clientUrl: url,
+    ensureDatabase: false,
+    entities: registeredEntities(),
+    discovery: { warnWhenNoEntities: false },
+    extensions: [Migrator],
+    migrations: MIGRATION_OPTIONS,
+    pool: { min: 0, max: 10 },
     allowGlobalContext: false,
     debug: false,
   };
@@ -55,11 +92,24 @@ function restrictDatabaseFiles(databaseFile: string): void {
   }
 }
 
-/** Opens the database and applies every pending committed migration (never schema auto-sync). */
-export async function openDatabase(databaseFile: string): Promise<MikroORM> {
-  mkdirSync(dirname(databaseFile), { recursive: true, mode: 0o700 });
-  restrictDatabaseFiles(databaseFile);
-  const orm = await MikroORM.init(ormOptions(databaseFile));
-  await orm.getMigrator().up();
+async function connect(location: StoreLocation): Promise<StoreOrm> {
+  if (location.kind === 'postgresql') return MikroORM.init(postgresOptions(location.url));
+  mkdirSync(dirname(location.file), { recursive: true, mode: 0o700 });
+  restrictDatabaseFiles(location.file);
+  return MikroORM.init(ormOptions(location.file));
+}
+
+/**
+ * Opens the store and applies every pending committed migration (never schema auto-sync). A path names the SQLite
+ * file.
+ */
+export async function openDatabase(location: StoreLocation | string): Promise<StoreOrm> {
+  const orm = await connect(typeof location === 'string' ? { kind: 'sqlite', file: location } : location);
+  try {
+    await migrateUnderLock(orm);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
   return orm;
 }

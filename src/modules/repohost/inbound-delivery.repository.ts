@@ -38,7 +38,7 @@ export class InboundDeliveryRepository {
       .execute<QueryResult>(
         `insert into inbound_deliveries (id, delivery_id, event, received_at, status, attempts, payload, next_attempt_at)
          values (?, ?, ?, ?, 'received', 0, ?, ?) on conflict (delivery_id) do nothing`,
-        [`inb_${randomUUID().replace(/-/g, '')}`, deliveryId, event, now.getTime(), payload, now.getTime()],
+        [`inb_${randomUUID().replace(/-/g, '')}`, deliveryId, event, now, payload, now],
         'run',
       );
     return result.affectedRows === 1;

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/sqlite';
 import { loadConfig } from '../../../src/common/config';
 import { SecretVault } from '../../../src/common/crypto/secret-vault';
-import { openDatabase } from '../../../src/common/database';
+import { openDatabase, StoreOrm } from '../../../src/common/database';
 import { registerEntities } from '../../../src/common/database/entity-registry';
 import { AppError } from '../../../src/common/errors';
 import { createLogger } from '../../../src/common/logging';
@@ -19,7 +18,7 @@ import { ImportAreas } from '../../../src/modules/connectors/import-areas';
 import { TestEgressGuard } from '../../support/test-egress-guard';
 
 let dataDir: string;
-let orm: MikroORM;
+let orm: StoreOrm;
 let service: ConnectorsService;
 let guard: TestEgressGuard;
 /** Reads the whole import dir, where people.csv lies. */

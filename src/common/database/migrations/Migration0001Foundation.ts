@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0001Foundation extends Migration {
+export class Migration0001Foundation extends PortableMigration {
   override up(): void {
     this.addSql(`create table appliance_state (
       key text not null primary key,

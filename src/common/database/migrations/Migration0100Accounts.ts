@@ -1,19 +1,22 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /** Organizations, users, sessions and single-use mail tokens. Timestamps are RFC 3339 UTC text. */
-export class Migration0100Accounts extends Migration {
+export class Migration0100Accounts extends PortableMigration {
   override up(): void {
     this.addSql(`create table organizations (
       id text not null primary key,
       name text not null,
-      is_operator integer not null default 0,
+      is_operator ${this.types.flag} not null default ${this.dialect === 'sqlite' ? '0' : 'false'},
       created_at text not null,
       updated_at text not null
     )`);
     // At most one operator organization, whatever the race between sign-up and provisioning.
-    this.addSql(
-      'create unique index organizations_one_operator on organizations (is_operator) where is_operator = 1',
-    );
+    this.addSqlFor({
+      sqlite:
+        'create unique index organizations_one_operator on organizations (is_operator) where is_operator = 1',
+      postgresql:
+        'create unique index organizations_one_operator on organizations (is_operator) where is_operator',
+    });
     this.addSql(`create table users (
       id text not null primary key,
       org_id text not null references organizations (id),

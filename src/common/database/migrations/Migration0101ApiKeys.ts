@@ -1,7 +1,7 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /** API keys: only a keyed hash (HMAC-SHA256 with a server secret kept outside the database) is stored. */
-export class Migration0101ApiKeys extends Migration {
+export class Migration0101ApiKeys extends PortableMigration {
   override up(): void {
     this.addSql(`create table api_keys (
       id text not null primary key,

@@ -1,10 +1,10 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /** Append-only audit log; `seq` orders events written in the same millisecond. */
-export class Migration0102AuditLog extends Migration {
+export class Migration0102AuditLog extends PortableMigration {
   override up(): void {
     this.addSql(`create table audit_events (
-      seq integer not null primary key autoincrement,
+      seq ${this.types.identity},
       id text not null,
       org_id text null,
       event text not null,

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0200Devices extends Migration {
+export class Migration0200Devices extends PortableMigration {
   override up(): void {
     this.addSql(`create table devices (
       id text not null primary key,

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0201ProviderKeys extends Migration {
+export class Migration0201ProviderKeys extends PortableMigration {
   override up(): void {
     this.addSql(`create table provider_keys (
       id text not null primary key,

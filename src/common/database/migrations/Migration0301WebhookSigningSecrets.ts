@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0301WebhookSigningSecrets extends Migration {
+export class Migration0301WebhookSigningSecrets extends PortableMigration {
   override up(): void {
     this.addSql(`create table webhook_signing_secrets (
       org_id text not null primary key,

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0400SimulationRuns extends Migration {
+export class Migration0400SimulationRuns extends PortableMigration {
   override up(): void {
     this.addSql(`create table simulation_runs (
       id text not null primary key,

@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0500Jobs extends Migration {
+export class Migration0500Jobs extends PortableMigration {
   override up(): void {
     this.addSql(`create table jobs (
       id text not null primary key,
@@ -8,9 +8,9 @@ export class Migration0500Jobs extends Migration {
       status text not null,
       request text not null,
       callback_url text null,
-      created_at datetime not null,
-      started_at datetime null,
-      finished_at datetime null,
+      created_at ${this.types.timestamp} not null,
+      started_at ${this.types.timestamp} null,
+      finished_at ${this.types.timestamp} null,
       run_id text null,
       result text null,
       error text null,
@@ -28,19 +28,19 @@ export class Migration0500Jobs extends Migration {
       body text not null,
       status text not null,
       attempt_count integer not null default 0,
-      next_attempt_at datetime null,
-      lease_until datetime null,
-      created_at datetime not null,
-      delivered_at datetime null
+      next_attempt_at ${this.types.timestamp} null,
+      lease_until ${this.types.timestamp} null,
+      created_at ${this.types.timestamp} not null,
+      delivered_at ${this.types.timestamp} null
     )`);
     this.addSql('create index webhook_deliveries_due on webhook_deliveries (status, next_attempt_at)');
     this.addSql('create index webhook_deliveries_org on webhook_deliveries (org_id, created_at, id)');
     this.addSql(`create table webhook_delivery_attempts (
-      id integer primary key autoincrement,
+      id ${this.types.identity},
       delivery_id text not null references webhook_deliveries (id) on delete cascade,
-      attempted_at datetime not null,
+      attempted_at ${this.types.timestamp} not null,
       status_code integer null,
-      duration_ms real not null,
+      duration_ms ${this.types.float} not null,
       error text null
     )`);
     this.addSql(

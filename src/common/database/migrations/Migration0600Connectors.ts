@@ -1,6 +1,6 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
-export class Migration0600Connectors extends Migration {
+export class Migration0600Connectors extends PortableMigration {
   override up(): void {
     this.addSql(`create table connectors (
       id text not null primary key,

@@ -1,7 +1,7 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /** The dataset catalogue: one row per immutable dataset version; the rows themselves live in their own file. */
-export class Migration0700Datasets extends Migration {
+export class Migration0700Datasets extends PortableMigration {
   override up(): void {
     this.addSql(`create table datasets (
       id text not null primary key,

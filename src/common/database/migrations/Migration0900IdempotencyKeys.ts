@@ -1,7 +1,7 @@
-import { Migration } from '@mikro-orm/migrations';
+import { PortableMigration } from './portable-migration';
 
 /** Idempotency-Key records: a hash of (organization, key), never the key; the stored answer is sealed. */
-export class Migration0900IdempotencyKeys extends Migration {
+export class Migration0900IdempotencyKeys extends PortableMigration {
   override up(): void {
     this.addSql(`create table idempotency_keys (
       id text not null primary key,
@@ -9,11 +9,11 @@ export class Migration0900IdempotencyKeys extends Migration {
       fingerprint text not null,
       state text not null,
       lease_token text not null,
-      lease_until datetime not null,
+      lease_until ${this.types.timestamp} not null,
       status_code integer null,
       response_sealed text null,
-      created_at datetime not null,
-      expires_at datetime not null
+      created_at ${this.types.timestamp} not null,
+      expires_at ${this.types.timestamp} not null
     )`);
     this.addSql('create index idempotency_keys_expiry on idempotency_keys (expires_at)');
   }
