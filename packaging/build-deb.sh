@@ -59,6 +59,10 @@ install -d "$APP" "$APP/engine_build" "$APP/node/bin" "$APP/licenses" "$APP/cont
 # A fresh compile, so files of deleted sources lingering in dist/ never ship.
 npx tsc -p tsconfig.build.json --outDir "$APP/dist" --incremental false --sourceMap false
 cp package.json "$APP/"
+# decisionctl's client commands load the SDK from ../../sdk/dist relative to dist/cli/client.
+install -d "$APP/sdk"
+cp -r sdk/dist "$APP/sdk/dist"
+cp sdk/package.json "$APP/sdk/"
 cp contract/openapi.json "$APP/contract/"
 install -d "$APP/licenses/keys"
 if compgen -G 'licenses/keys/*' >/dev/null; then

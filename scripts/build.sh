@@ -65,12 +65,13 @@ fi
 if [ -f native/sd-notify/Makefile ]; then
   make -s -C native/sd-notify
 fi
-tsc -p tsconfig.build.json
-# The SDK package (sdk/): built afresh so its tarball never carries a stale file.
+# The SDK package (sdk/): built afresh so its tarball never carries a stale file, and first, because decisionctl's
+# client commands compile against it.
 if [ -f sdk/tsconfig.build.json ]; then
   rm -rf sdk/dist
   tsc -p sdk/tsconfig.build.json
 fi
+tsc -p tsconfig.build.json
 
 trap - EXIT
 record "$inputs"

@@ -1,17 +1,22 @@
 import '../common/runtime/require-supported-node';
-import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../common/config';
+import { Command } from 'commander';
+import { describeFailure } from './client/failure';
+import { exitOnInterrupt } from './client/interrupt';
+import { registerConfigCommands } from './config.command';
 import { registerEgressCommands } from './egress.command';
 import { applyEnvFile } from './env-file';
 import { registerPrivacyReportCommands } from './privacy-report.command';
 import { registerVersionCommand } from './version.command';
+import { registerWhoamiCommand } from './whoami.command';
 
-/** The operator CLI. Each area registers its own subcommands; add yours beside these. */
+/** The Decision Service CLI, for users and operators. Each area registers its own subcommands; add yours here. */
 export function buildDecisionctl(): Command {
   const program = new Command('decisionctl')
-    .description('Decision Service operator command line')
+    .description('Decision Service command line')
     .showHelpAfterError()
     .exitOverride();
+  registerConfigCommands(program);
+  registerWhoamiCommand(program);
   registerVersionCommand(program);
   registerEgressCommands(program);
   registerPrivacyReportCommands(program);
@@ -19,17 +24,20 @@ export function buildDecisionctl(): Command {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  exitOnInterrupt();
   try {
     applyEnvFile(process.env);
     await buildDecisionctl().parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
-    process.stderr.write(`decisionctl: ${error instanceof Error ? error.message : String(error)}\n`);
-    return error instanceof ConfigError ? 78 : 1;
+    const { message, exitCode } = describeFailure(error);
+    if (message !== undefined) process.stderr.write(`decisionctl: ${message}\n`);
+    return exitCode;
   }
 }
 
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;
+  // A credential store that never answered may hold the event loop open; the answer is already given.
+  setTimeout(() => process.exit(code), 2000).unref();
 });

@@ -1,0 +1,72 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { CliFailure, ExitCode } from './exit-codes';
+
+/** The CLI's own settings. Never a key: keys live in the credential store or the environment only. */
+export interface CliSettings {
+  /** The service root the CLI talks to when SERVICE_BASE_URL is not set. */
+  readonly base_url?: string;
+  /** Which command put the stored key there: `logout` removes it only when `login` did. */
+  readonly key_stored_by?: 'login' | 'set-key';
+}
+
+const FIELDS: ReadonlySet<string> = new Set(['base_url', 'key_stored_by']);
+
+/** `$XDG_CONFIG_HOME/decisionctl/config.json` (or `~/.config/...`). */
+export function cliConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CONFIG_HOME?.trim();
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'decisionctl', 'config.json');
+}
+
+function malformed(path: string, problem: string): CliFailure {
+  return new CliFailure(
+    `${path}: ${problem}. Fix the file or delete it (it holds only the base URL).`,
+    ExitCode.configuration,
+  );
+}
+
+export function readCliSettings(path = cliConfigPath()): CliSettings {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw malformed(path, `cannot be read (${(error as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw malformed(path, 'is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw malformed(path, 'is not a JSON object');
+  const settings = parsed as Record<string, unknown>;
+  for (const field of Object.keys(settings)) {
+    if (!FIELDS.has(field)) throw malformed(path, `has an unknown setting "${field}"`);
+  }
+  if (settings.base_url !== undefined && typeof settings.base_url !== 'string')
+    throw malformed(path, 'base_url must be a string');
+  if (
+    settings.key_stored_by !== undefined &&
+    settings.key_stored_by !== 'login' &&
+    settings.key_stored_by !== 'set-key'
+  )
+    throw malformed(path, 'key_stored_by must be "login" or "set-key"');
+  return settings;
+}
+
+/** Written through a 0600 temporary file and a rename: an interrupted write leaves the old file whole. */
+export function writeCliSettings(settings: CliSettings, path = cliConfigPath()): void {
+  const known: Record<string, unknown> = {};
+  for (const field of FIELDS) {
+    const value = (settings as Record<string, unknown>)[field];
+    if (value !== undefined) known[field] = value;
+  }
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(known, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  renameSync(temporary, path);
+}

@@ -1,0 +1,72 @@
+import { Command, Option } from 'commander';
+
+export type OutputFormat = 'table' | 'json';
+
+export interface FormatOptions {
+  readonly format: OutputFormat;
+}
+
+/** Every client command takes `--format table|json`; json prints the API's answer as one document. */
+export function withFormat(command: Command): Command {
+  return command.addOption(
+    new Option('--format <format>', 'table for people, json for scripts (the API answer as is)')
+      .choices(['table', 'json'])
+      .default('table'),
+  );
+}
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value) ?? '-';
+}
+
+/** Columns padded to their widest cell; a header line in capitals. */
+export function renderTable(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
+  const cells = rows.map((row) => columns.map((column) => cell(row[column])));
+  const header = columns.map((column) => column.toUpperCase());
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i].length)));
+  return [header, ...cells]
+    .map((line) =>
+      line
+        .map((text, i) => (i === line.length - 1 ? text : text.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/** One object as `field  value` lines. */
+function renderRecord(record: Record<string, unknown>): string {
+  const width = Math.max(...Object.keys(record).map((field) => field.length));
+  return Object.entries(record)
+    .map(([field, value]) => `${field.padEnd(width)}  ${cell(value)}`)
+    .join('\n');
+}
+
+/**
+ * Prints a command's result on stdout: exactly the API's JSON with `--format json`, otherwise a table of `rows`
+ * (when the result is a list) or the fields of the object.
+ */
+export function printResult(
+  format: string,
+  result: unknown,
+  table?: { rows: readonly Record<string, unknown>[]; columns: readonly string[]; empty?: string },
+): void {
+  if (format === 'json') {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  if (table) {
+    process.stdout.write(
+      table.rows.length === 0 ? `${table.empty ?? 'none'}\n` : `${renderTable(table.rows, table.columns)}\n`,
+    );
+    return;
+  }
+  if (typeof result === 'object' && result !== null && !Array.isArray(result)) {
+    process.stdout.write(`${renderRecord(result as Record<string, unknown>)}\n`);
+    return;
+  }
+  process.stdout.write(`${cell(result)}\n`);
+}

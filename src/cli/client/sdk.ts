@@ -1,0 +1,18 @@
+/**
+ * The one door to the SDK (sdk/, built into sdk/dist by `npm run build`). The relative path resolves the same from
+ * src/cli/client and dist/cli/client, and the .deb ships sdk/dist beside dist/.
+ */
+export {
+  APIConnectionError,
+  APIError,
+  AuthenticationError,
+  BASE_URL_VARIABLES,
+  API_KEY_VARIABLES,
+  DEFAULT_BASE_URL,
+  DecisionService,
+  DeviceBindingError,
+  EngineUnavailableError,
+  JobWaitTimeoutError,
+  PermissionDeniedError,
+  RateLimitError,
+} from '../../../sdk/dist/index';

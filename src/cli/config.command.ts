@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import { cliConfigPath, readCliSettings, writeCliSettings } from './client/cli-config';
+import { keyFromEnvironment, normalizeBaseURL, resolveBaseURL } from './client/connection';
+import { CredentialStore } from './client/credential-store';
+import { readKeyInput } from './client/key-input';
+import { type FormatOptions, printResult, withFormat } from './client/output';
+
+/** `decisionctl config set-key|show`: where the CLI finds its key and its service, without registering a device. */
+export function registerConfigCommands(program: Command): void {
+  const config = program
+    .command('config')
+    .description('store the API key in the credential store, and show where the CLI finds its settings');
+
+  config
+    .command('set-key')
+    .description(
+      'store an API key in the operating system credential store (no device is registered); without a secure ' +
+        'store this fails (exit 78) and nothing is stored',
+    )
+    .argument('[key]', 'the API key; - or nothing reads it from standard input (or prompts on a terminal)')
+    .argument('[base_url]', 'the service root to use from now on, saved in the config file')
+    .action(async (keyArgument: string | undefined, baseUrlArgument: string | undefined) => {
+      const settings = readCliSettings();
+      const baseURL =
+        baseUrlArgument === undefined
+          ? resolveBaseURL().baseURL
+          : normalizeBaseURL(baseUrlArgument, 'the base_url argument');
+      const { key } = await readKeyInput(keyArgument);
+      await new CredentialStore().set(baseURL, key);
+      writeCliSettings({
+        ...settings,
+        ...(baseUrlArgument === undefined ? {} : { base_url: baseURL }),
+        key_stored_by: 'set-key',
+      });
+      process.stderr.write(
+        `decisionctl: stored the key ${key.slice(0, 12)}… for ${baseURL} in the credential store\n`,
+      );
+      if (keyFromEnvironment())
+        process.stderr.write('decisionctl: note: SERVICE_API_KEY is set and wins over the stored key\n');
+    });
+
+  withFormat(
+    config.command('show').description('the base URL and where the key comes from (never the key itself)'),
+  ).action(async (options: FormatOptions) => {
+    const { baseURL, source } = resolveBaseURL();
+    const fromEnv = keyFromEnvironment();
+    const stored = fromEnv ? undefined : await new CredentialStore().get(baseURL);
+    printResult(options.format, {
+      config_file: cliConfigPath(),
+      base_url: baseURL,
+      base_url_from: source,
+      key_from: fromEnv ? fromEnv.name : stored ? 'credential store' : 'none',
+      key_prefix: (fromEnv?.value ?? stored)?.slice(0, 12) ?? null,
+      key_stored_by: readCliSettings().key_stored_by ?? null,
+    });
+  });
+}
