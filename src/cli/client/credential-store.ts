@@ -1,4 +1,4 @@
-import { AsyncEntry } from '@napi-rs/keyring';
+import type { AsyncEntry } from '@napi-rs/keyring';
 import { CliFailure, ExitCode } from './exit-codes';
 
 const SERVICE = 'decisionctl';
@@ -35,7 +35,9 @@ export class CredentialStore {
   ): Promise<T> {
     let entry: AsyncEntry;
     try {
-      entry = new AsyncEntry(SERVICE, account, { linux: { store: 'secret-service' } });
+      // Loaded on first use: the operator commands (version, egress, ...) never need the native binding.
+      const keyring = await import('@napi-rs/keyring');
+      entry = new keyring.AsyncEntry(SERVICE, account, { linux: { store: 'secret-service' } });
     } catch (error) {
       throw new NoSecureCredentialStore(reasonOf(error));
     }
