@@ -40,6 +40,7 @@ const LAYERS = [
       'webhook-outbox',
       'privacy',
       'repohost',
+      'triggers',
     ],
   },
   { name: 'faces', modules: ['mcp', 'health', 'contract'] },

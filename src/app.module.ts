@@ -26,6 +26,7 @@ import { RuntimeLibraryModule } from './modules/runtime-library/runtime-library.
 import { RepohostModule } from './modules/repohost/repohost.module';
 import { SimulationModule } from './modules/simulation/simulation.module';
 import { SystemdModule } from './modules/systemd/systemd.module';
+import { TriggersModule } from './modules/triggers/triggers.module';
 import { WebhookOutboxModule } from './modules/webhook-outbox/webhook-outbox.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
@@ -58,6 +59,7 @@ export class AppModule {
         SimulationModule,
         WebhookOutboxModule,
         JobsModule,
+        TriggersModule,
         RuntimeLibraryModule,
         ContractModule,
         McpModule,

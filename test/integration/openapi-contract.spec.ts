@@ -154,6 +154,7 @@ describe('the committed OpenAPI contract', () => {
       'POST /v1/connectors',
       'POST /v1/data/connect',
       'POST /v1/jobs',
+      'POST /v1/triggers',
     ]);
     const jobs = generated.paths['/v1/jobs'].post.responses;
     const codes = (status: string): string[] =>
@@ -180,6 +181,12 @@ describe('the committed OpenAPI contract', () => {
       $ref: '#/components/schemas/RangeDto',
     });
     expect(schemas.RangeDto.required).toEqual(['low', 'high']);
+    // A field that may be sent as null to clear it (the Nullable rule) is its type or null.
+    expect(schemas.UpdateTriggerDto.properties.webhook_url).toEqual({ type: ['string', 'null'] });
+    expect(schemas.UpdateTriggerDto.properties.schedule).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/ScheduleDto' }, { type: 'null' }],
+    });
+    expect(schemas.ConditionSourceDto.required).toEqual(['kind']);
     const bare: string[] = [];
     for (const [name, schema] of Object.entries<any>(schemas)) {
       for (const [property, value] of Object.entries<any>(schema.properties ?? {})) {

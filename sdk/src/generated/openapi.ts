@@ -836,6 +836,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["Triggers_list"];
+        put?: never;
+        post: operations["Triggers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/triggers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["Triggers_get"];
+        put?: never;
+        post?: never;
+        delete: operations["Triggers_delete"];
+        options?: never;
+        head?: never;
+        patch: operations["Triggers_update"];
+        trace?: never;
+    };
     "/v1/webhooks/deliveries": {
         parameters: {
             query?: never;
@@ -984,6 +1016,32 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "member" | "admin" | "owner";
         };
+        ConditionDto: {
+            for_s?: number;
+            /** @enum {string} */
+            operator: "gt" | "gte" | "lt" | "lte" | "eq" | "ne";
+            source: components["schemas"]["ConditionSourceDto"];
+            threshold: number;
+        };
+        ConditionSourceDto: {
+            /** @description The dataset to query; `query` sources only. */
+            dataset_id?: string;
+            /** @enum {string} */
+            kind: "query" | "push";
+            /**
+             * @description A `POST /v1/query` body without `dataset_id`, checked by running it when the trigger is saved.
+             * @example {
+             *       "limit": 1,
+             *       "select": [
+             *         "stock"
+             *       ]
+             *     }
+             */
+            query?: {
+                [key: string]: unknown;
+            };
+            value?: components["schemas"]["ValueSelectorDto"];
+        };
         ConnectDataDto: {
             connection_id: string;
             connection_type: string;
@@ -1015,6 +1073,40 @@ export interface components {
             connector_type?: string;
             name: string;
         };
+        CreateTriggerDto: {
+            auto_execute?: boolean;
+            condition: components["schemas"]["ConditionDto"];
+            cooldown_s?: number;
+            enabled?: boolean;
+            execution_max_age_s?: number;
+            execution_webhook_url?: string | null;
+            keep_firing_s?: number;
+            name: string;
+            /**
+             * @description The steps of `decision.execute` for each action the simulation may recommend, by action name.
+             * @example {
+             *       "reorder": [
+             *         {
+             *           "name": "create_purchase_order",
+             *           "params": {
+             *             "quantity": 500
+             *           }
+             *         }
+             *       ]
+             *     }
+             */
+            plans?: {
+                [key: string]: {
+                    name: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            };
+            schedule?: components["schemas"]["ScheduleDto"];
+            simulation: components["schemas"]["SimulateRequest"];
+            webhook_url?: string | null;
+        };
         CreatedApiKeyResponse: {
             /** Format: date-time */
             created_at: string;
@@ -1037,6 +1129,11 @@ export interface components {
             raw_key: string;
             /** @enum {string} */
             role: "viewer" | "member" | "admin" | "owner";
+        };
+        DeletedTriggerResponse: {
+            /** @enum {boolean} */
+            deleted: true;
+            id: string;
         };
         ErrorBody: {
             error: components["schemas"]["ErrorObjectDto"];
@@ -1135,6 +1232,10 @@ export interface components {
                 [key: string]: components["schemas"]["RangeDto"];
             };
         };
+        ScheduleDto: {
+            catch_up_window_s?: number;
+            interval_s: number;
+        };
         SetFormulasDto: {
             formulas: components["schemas"]["FormulaDto"][];
         };
@@ -1163,6 +1264,62 @@ export interface components {
             callback_url?: string;
             request: components["schemas"]["SimulateRequest"];
         };
+        TriggerListResponse: {
+            next_cursor: string | null;
+            triggers: components["schemas"]["TriggerResponse"][];
+        };
+        TriggerResponse: {
+            auto_execute: boolean;
+            condition: components["schemas"]["ConditionDto"];
+            cooldown_s: number;
+            /** Format: date-time */
+            created_at: string;
+            enabled: boolean;
+            execution_max_age_s: number;
+            execution_webhook_url: string | null;
+            /** @example trg_0mh3k2l1a09f3c2b7d4e5f6a7b */
+            id: string;
+            keep_firing_s: number;
+            /** @description Why the last evaluation failed, if it did. */
+            last_error: string | null;
+            /** Format: date-time */
+            last_evaluated_at: string | null;
+            last_fire_id: string | null;
+            name: string;
+            /** Format: date-time */
+            next_evaluation_at: string | null;
+            /** Format: date-time */
+            pending_since: string | null;
+            /**
+             * @description The steps of `decision.execute` for each action the simulation may recommend, by action name.
+             * @example {
+             *       "reorder": [
+             *         {
+             *           "name": "create_purchase_order",
+             *           "params": {
+             *             "quantity": 500
+             *           }
+             *         }
+             *       ]
+             *     }
+             */
+            plans: {
+                [key: string]: {
+                    name: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            };
+            schedule: components["schemas"]["ScheduleDto"] | null;
+            /** @description As it will run (defaults filled in). */
+            simulation: components["schemas"]["SimulateRequest"];
+            /** @enum {string} */
+            state: "inactive" | "pending" | "firing" | "recovering" | "no_data" | "error" | "disabled";
+            /** Format: date-time */
+            updated_at: string;
+            webhook_url: string | null;
+        };
         UpdateConnectorRequest: {
             /**
              * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
@@ -1175,6 +1332,45 @@ export interface components {
                 [key: string]: unknown;
             };
             name?: string;
+        };
+        UpdateTriggerDto: {
+            auto_execute?: boolean;
+            condition?: components["schemas"]["ConditionDto"];
+            cooldown_s?: number;
+            enabled?: boolean;
+            execution_max_age_s?: number;
+            execution_webhook_url?: string | null;
+            keep_firing_s?: number;
+            name?: string;
+            /**
+             * @description The steps of `decision.execute` for each action the simulation may recommend, by action name.
+             * @example {
+             *       "reorder": [
+             *         {
+             *           "name": "create_purchase_order",
+             *           "params": {
+             *             "quantity": 500
+             *           }
+             *         }
+             *       ]
+             *     }
+             */
+            plans?: {
+                [key: string]: {
+                    name: string;
+                    params?: {
+                        [key: string]: unknown;
+                    };
+                }[];
+            };
+            schedule?: components["schemas"]["ScheduleDto"] | null;
+            simulation?: components["schemas"]["SimulateRequest"];
+            webhook_url?: string | null;
+        };
+        ValueSelectorDto: {
+            /** @enum {string} */
+            aggregate?: "first" | "last" | "sum" | "avg" | "min" | "max" | "count";
+            column: string;
         };
         WebhookTestRequest: {
             callback_url: string;
@@ -7817,6 +8013,698 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerListResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key and body within 24 h replay the first success (`Idempotent-Replayed: true`). 1 to 255 printable ASCII characters, bare or as a quoted string. See docs/api.md, "Idempotency keys".
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTriggerDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerResponse"];
+                };
+            };
+            /** @description invalid_idempotency_key, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_idempotency_key" | "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description idempotency_key_in_use */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_in_use";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedTriggerResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTriggerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found, not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found" | "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, query_not_understood, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -12,4 +12,14 @@ export {
   withContext,
 } from './wire-decorators';
 export { NOT_AN_OBJECT, parseWire, validationFailure, WIRE_VALIDATOR_OPTIONS } from './wire-validation';
-export { FiniteNumber, Required, ValidExpression, WithinMagnitude } from './rules';
+export {
+  FiniteNumber,
+  HttpUrl,
+  httpUrlProblem,
+  Nullable,
+  Rules,
+  NULLABLE_RULE,
+  Required,
+  ValidExpression,
+  WithinMagnitude,
+} from './rules';

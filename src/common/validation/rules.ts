@@ -1,4 +1,4 @@
-import { IsNumber } from 'class-validator';
+import { IsNumber, IsString, registerDecorator, ValidateIf } from 'class-validator';
 import { ExpressionError, parseExpression } from '../expression/expression';
 import { Problem } from './wire-decorators';
 
@@ -50,4 +50,44 @@ export function ValidExpression<T extends object>(
     }
     return undefined;
   });
+}
+
+/** The name the contract generator recognises (src/modules/contract/request-schemas.ts) to describe `T | null`. */
+export const NULLABLE_RULE = 'nullable';
+
+/**
+ * A field that may be sent as `null` (to clear it) or left out; any other value is checked by the rules written
+ * below it. Described in the contract as the field's type or `null`.
+ */
+export function Nullable(): PropertyDecorator {
+  return (target, property) => {
+    ValidateIf((_object, value) => value !== null && value !== undefined)(target, property);
+    registerDecorator({
+      name: NULLABLE_RULE,
+      target: target.constructor,
+      propertyName: String(property),
+      validator: { validate: () => true },
+    });
+  };
+}
+
+const MAX_URL_LENGTH = 2048;
+
+/** Why `value` is not a URL the daemon may later call (whether egress allows it is decided at delivery time). */
+export function httpUrlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  return url.username || url.password ? 'must not carry credentials' : undefined;
+}
+
+/** An absolute http(s) URL without credentials, at most 2048 characters. */
+export function HttpUrl(): PropertyDecorator {
+  return Rules(IsString({ message: 'must be a string' }), Problem(httpUrlProblem));
 }

@@ -3,6 +3,7 @@ import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { targetConstructorToSchema, validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { IOptions } from 'class-validator-jsonschema/build/options';
+import { NULLABLE_RULE } from '../../common/validation';
 
 type ClassTransformerStorage = typeof import('class-transformer/types/storage');
 /** class-transformer's @Type registry: its module ships no typings of its own. */
@@ -13,6 +14,9 @@ export type SchemaObject = Record<string, unknown>;
 
 /** A custom rule (`@Problem`) says nothing about its field's type beyond what TypeScript declared. */
 function customRuleSchema(meta: ValidationMetadata): SchemaObject {
+  const [constraint] = getMetadataStorage().getTargetValidatorConstraints(meta.constraintCls);
+  // Merged with the field's other rules; the document turns `nullable` into a `null` type (OpenAPI 3.1).
+  if (constraint?.name === NULLABLE_RULE) return { nullable: true };
   const prototype = (meta.target as Type).prototype as object;
   const type = Reflect.getMetadata('design:type', prototype, meta.propertyName) as unknown;
   if (type === String) return { type: 'string' };

@@ -1,31 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors';
+import { httpUrlProblem } from '../../common/validation';
 import { Job } from './job.entity';
 import { JobRunner } from './job-runner';
 import { JobPage, JobsRepository } from './jobs.repository';
 import { SimulateRequest } from '../simulation/simulation.dto';
 import { SimulationService } from '../simulation/simulation.service';
 
-const MAX_CALLBACK_URL_LENGTH = 2048;
-
 /** A callback must be an absolute http(s) URL; whether the egress policy allows it is decided at delivery time. */
 export function checkCallbackUrl(value: string): void {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  const problem =
-    value.length > MAX_CALLBACK_URL_LENGTH
-      ? `must be at most ${MAX_CALLBACK_URL_LENGTH} characters`
-      : !url
-        ? 'must be an absolute URL'
-        : url.protocol !== 'http:' && url.protocol !== 'https:'
-          ? 'must use http or https'
-          : url.username || url.password
-            ? 'must not carry credentials'
-            : undefined;
+  const problem = httpUrlProblem(value);
   if (problem) throw AppError.validation([{ field: 'callback_url', problem }]);
 }
 

@@ -82,7 +82,8 @@ export class QueryService implements OnApplicationShutdown {
     await this.reportProcesses.closeAll();
   }
 
-  async query(principal: Principal, input: unknown): Promise<QueryResult> {
+  /** Reads for `principal.orgId`: a request's principal, or a trigger evaluating for its organization. */
+  async query(principal: Pick<Principal, 'orgId'>, input: unknown): Promise<QueryResult> {
     if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
     const allowed = ['dataset_id', 'query', ...TYPED_QUERY_FIELDS];
     const unknown = Object.keys(input).filter((key) => !allowed.includes(key));

@@ -39,6 +39,12 @@ export class SimulationService {
     return toEngineRequest(request, request.seed ?? pickSeed());
   }
 
+  /** Validates and returns the body as it will run, JSON-safe, keeping the seed only when the caller chose one. */
+  normalize(body: unknown): Record<string, unknown> {
+    const request = this.validate(body);
+    return toEngineRequest(request, request.seed);
+  }
+
   /**
    * Validates, computes and records one simulation. Throws AppError: validation_failed, engine_busy,
    * engine_timeout, engine_unavailable, internal_error.

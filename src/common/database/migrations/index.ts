@@ -13,11 +13,12 @@ import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0600Connectors } from './Migration0600Connectors';
 import { Migration0700Datasets } from './Migration0700Datasets';
 import { Migration0900IdempotencyKeys } from './Migration0900IdempotencyKeys';
+import { Migration1000Triggers } from './Migration1000Triggers';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
  * Numbering: 0001–0099 common; each domain module takes its own hundred (accounts 0100, licensing 0200, egress 0300,
- * engine 0400, jobs/webhooks 0500, connectors 0600, datasets 0700, mcp/runtime 0800, idempotency 0900).
+ * engine 0400, jobs/webhooks 0500, connectors 0600, datasets 0700, mcp/runtime 0800, idempotency 0900, triggers 1000).
  */
 export const MIGRATIONS = [
   { name: 'Migration0001Foundation', class: Migration0001Foundation },
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   { name: 'Migration0500Jobs', class: Migration0500Jobs },
   { name: 'Migration0900IdempotencyKeys', class: Migration0900IdempotencyKeys },
   { name: 'Migration0302PrivacyReports', class: Migration0302PrivacyReports },
+  { name: 'Migration1000Triggers', class: Migration1000Triggers },
 ];

@@ -1,0 +1,420 @@
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsString, Length, Max, Min, ValidateIf } from 'class-validator';
+import { CursorPageQuery } from '../../common/http/cursor-page';
+import {
+  FiniteNumber,
+  HttpUrl,
+  IfPresent,
+  isPlainObject,
+  Nested,
+  Nullable,
+  Problem,
+  Required,
+  Rules,
+  UnknownFieldProblem,
+} from '../../common/validation';
+import { SimulateRequest } from '../simulation/simulation.dto';
+import { Trigger } from './trigger.entity';
+import {
+  Aggregate,
+  AGGREGATES,
+  MAX_INTERVAL_S,
+  MAX_WINDOW_S,
+  MIN_INTERVAL_S,
+  Operator,
+  OPERATORS,
+  SOURCE_KINDS,
+  SourceKind,
+  TRIGGER_STATES,
+  TriggerState,
+} from './triggers.types';
+
+const MAX_STEPS = 50;
+const MAX_STEP_NAME_LENGTH = 100;
+
+const Seconds = (min: number, max: number): PropertyDecorator =>
+  Rules(
+    IsInt({ message: 'must be an integer number of seconds' }),
+    Min(min, { message: `must be between ${min} and ${max}` }),
+    Max(max, { message: `must be between ${min} and ${max}` }),
+  );
+
+/** A field of a `query` source: required there, refused on a `push` source. */
+const QuerySourceField = (check: (value: unknown) => string | undefined): PropertyDecorator =>
+  Rules(
+    ValidateIf((source: ConditionSourceDto, value) => value !== undefined || source.kind === 'query'),
+    Problem<ConditionSourceDto>((value, source) => {
+      if (source.kind === 'push')
+        return value === undefined ? undefined : 'is only allowed for a query source';
+      if (source.kind !== 'query') return undefined;
+      return value === undefined ? 'is required for a query source' : check(value);
+    }),
+  );
+
+@UnknownFieldProblem('unknown field; allowed fields are column, aggregate')
+export class ValueSelectorDto {
+  @Required()
+  @IsString({ message: 'must be a column name' })
+  @Length(1, 128)
+  column!: string;
+
+  @IfPresent()
+  @IsIn(AGGREGATES, { message: `must be one of ${AGGREGATES.join(', ')}` })
+  aggregate?: Aggregate;
+}
+
+@UnknownFieldProblem('unknown field; allowed fields are kind, dataset_id, query, value')
+export class ConditionSourceDto {
+  @Required()
+  @IsIn(SOURCE_KINDS, { message: `must be one of ${SOURCE_KINDS.join(', ')}` })
+  kind!: SourceKind;
+
+  @QuerySourceField((id) =>
+    typeof id === 'string' && id.length > 0 && id.length <= 128 ? undefined : 'must be a dataset id',
+  )
+  @ApiPropertyOptional({ type: 'string', description: 'The dataset to query; `query` sources only.' })
+  dataset_id?: string;
+
+  @QuerySourceField((query) =>
+    isPlainObject(query) ? undefined : 'must be a POST /v1/query body (an object) without dataset_id',
+  )
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'A `POST /v1/query` body without `dataset_id`, checked by running it when the trigger is saved.',
+    example: { select: ['stock'], limit: 1 },
+  })
+  query?: Record<string, unknown>;
+
+  @QuerySourceField((value) =>
+    value instanceof ValueSelectorDto ? undefined : 'must be an object {column, aggregate?}',
+  )
+  @Nested(() => ValueSelectorDto)
+  value?: ValueSelectorDto;
+}
+
+@UnknownFieldProblem('unknown field; allowed fields are source, operator, threshold, for_s')
+export class ConditionDto {
+  @Required()
+  @Problem((source) => (source instanceof ConditionSourceDto ? undefined : 'must be an object {kind, ...}'))
+  @Nested(() => ConditionSourceDto)
+  source!: ConditionSourceDto;
+
+  @Required()
+  @IsIn(OPERATORS, { message: `must be one of ${OPERATORS.join(', ')}` })
+  operator!: Operator;
+
+  @Required()
+  @FiniteNumber()
+  threshold!: number;
+
+  /** Pending period: the condition must hold this long (scheduled evaluation) before the trigger fires. */
+  @IfPresent()
+  @Seconds(0, MAX_WINDOW_S)
+  for_s?: number;
+}
+
+@UnknownFieldProblem('unknown field; allowed fields are interval_s, catch_up_window_s')
+export class ScheduleDto {
+  @Required()
+  @Seconds(MIN_INTERVAL_S, MAX_INTERVAL_S)
+  interval_s!: number;
+
+  /** After downtime, the latest missed slot is still evaluated when it is at most this old (default 0: never). */
+  @IfPresent()
+  @Seconds(0, MAX_WINDOW_S)
+  catch_up_window_s?: number;
+}
+
+export interface PlanStep {
+  readonly name: string;
+  readonly params?: Record<string, unknown>;
+}
+
+function stepProblem(step: unknown): string | undefined {
+  if (!isPlainObject(step)) return 'must be an object {name, params?}';
+  const extra = Object.keys(step).filter((key) => key !== 'name' && key !== 'params');
+  if (extra.length > 0) return `unknown field ${extra[0].slice(0, 50)}; allowed fields are name, params`;
+  if (typeof step.name !== 'string' || step.name.length === 0 || step.name.length > MAX_STEP_NAME_LENGTH)
+    return `name must be a string of 1 to ${MAX_STEP_NAME_LENGTH} characters`;
+  return step.params === undefined || isPlainObject(step.params) ? undefined : 'params must be an object';
+}
+
+function plansProblem(plans: unknown): string | undefined {
+  if (!isPlainObject(plans)) return 'must be an object mapping action names to arrays of steps';
+  for (const [action, steps] of Object.entries(plans)) {
+    const where = `plan '${action.slice(0, 100)}'`;
+    if (!Array.isArray(steps) || steps.length > MAX_STEPS)
+      return `${where} must be an array of at most ${MAX_STEPS} steps {name, params?}`;
+    const problems = steps.map(stepProblem);
+    const index = problems.findIndex((p) => p !== undefined);
+    if (index >= 0) return `${where}, step ${index}: ${problems[index]}`;
+  }
+  return undefined;
+}
+
+const PLANS_SCHEMA: ApiPropertyOptions = {
+  type: 'object',
+  description:
+    'The steps of `decision.execute` for each action the simulation may recommend, by action name.',
+  additionalProperties: {
+    type: 'array',
+    maxItems: MAX_STEPS,
+    items: {
+      type: 'object',
+      required: ['name'],
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: MAX_STEP_NAME_LENGTH },
+        params: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+  example: { reorder: [{ name: 'create_purchase_order', params: { quantity: 500 } }] },
+};
+
+const TriggerName = (): PropertyDecorator =>
+  Rules(
+    IsString({ message: 'must be a string' }),
+    Length(1, 200, { message: 'must be 1 to 200 characters' }),
+  );
+const Flag = (): PropertyDecorator => IsBoolean({ message: 'must be true or false' });
+const SimulationBody = (): PropertyDecorator =>
+  Rules(
+    Problem((simulation) =>
+      simulation instanceof SimulateRequest ? undefined : 'must be a POST /v1/simulate body (an object)',
+    ),
+    Nested(() => SimulateRequest),
+  );
+const ConditionBody = (): PropertyDecorator =>
+  Rules(
+    Problem((condition) =>
+      condition instanceof ConditionDto
+        ? undefined
+        : 'must be an object {source, operator, threshold, for_s?}',
+    ),
+    Nested(() => ConditionDto),
+  );
+const ScheduleBody = (): PropertyDecorator =>
+  Rules(
+    Problem((schedule) => (schedule instanceof ScheduleDto ? undefined : 'must be an object {interval_s}')),
+    Nested(() => ScheduleDto),
+  );
+
+const isQuerySource = (trigger: CreateTriggerDto): boolean =>
+  trigger.condition instanceof ConditionDto &&
+  trigger.condition.source instanceof ConditionSourceDto &&
+  trigger.condition.source.kind === 'query';
+
+const TRIGGER_FIELDS =
+  'name, enabled, condition, schedule, cooldown_s, keep_firing_s, simulation, webhook_url, ' +
+  'execution_webhook_url, auto_execute, execution_max_age_s, plans';
+
+@UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
+export class CreateTriggerDto {
+  @Required()
+  @TriggerName()
+  name!: string;
+
+  @IfPresent()
+  @Flag()
+  enabled?: boolean;
+
+  @Required()
+  @ConditionBody()
+  condition!: ConditionDto;
+
+  /** Required for a `query` source; accepted and unused for a `push` source. */
+  @ValidateIf((trigger: CreateTriggerDto, schedule) => schedule !== undefined || isQuerySource(trigger))
+  @Problem<CreateTriggerDto>((schedule) =>
+    schedule === undefined ? 'is required for a query source' : undefined,
+  )
+  @ScheduleBody()
+  schedule?: ScheduleDto;
+
+  /** Least time between two fires; while the condition stays true, a trigger fires again after it (0: once). */
+  @IfPresent()
+  @Seconds(0, MAX_WINDOW_S)
+  cooldown_s?: number;
+
+  /** How long the trigger stays firing (state `recovering`) after the condition stops holding. */
+  @IfPresent()
+  @Seconds(0, MAX_WINDOW_S)
+  keep_firing_s?: number;
+
+  @Required()
+  @SimulationBody()
+  simulation!: SimulateRequest;
+
+  @IfPresent()
+  @Nullable()
+  @HttpUrl()
+  webhook_url?: string | null;
+
+  @IfPresent()
+  @Nullable()
+  @HttpUrl()
+  execution_webhook_url?: string | null;
+
+  @IfPresent()
+  @Flag()
+  auto_execute?: boolean;
+
+  @IfPresent()
+  @Seconds(1, MAX_WINDOW_S)
+  execution_max_age_s?: number;
+
+  @IfPresent()
+  @Problem(plansProblem)
+  @ApiPropertyOptional(PLANS_SCHEMA)
+  plans?: Record<string, PlanStep[]>;
+}
+
+/** Every field optional; a new condition or simulation resets the trigger's state. */
+@UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
+export class UpdateTriggerDto {
+  @IfPresent()
+  @TriggerName()
+  name?: string;
+
+  @IfPresent()
+  @Flag()
+  enabled?: boolean;
+
+  @IfPresent()
+  @ConditionBody()
+  condition?: ConditionDto;
+
+  @IfPresent()
+  @Nullable()
+  @ScheduleBody()
+  schedule?: ScheduleDto | null;
+
+  @IfPresent()
+  @Seconds(0, MAX_WINDOW_S)
+  cooldown_s?: number;
+
+  @IfPresent()
+  @Seconds(0, MAX_WINDOW_S)
+  keep_firing_s?: number;
+
+  @IfPresent()
+  @SimulationBody()
+  simulation?: SimulateRequest;
+
+  @IfPresent()
+  @Nullable()
+  @HttpUrl()
+  webhook_url?: string | null;
+
+  @IfPresent()
+  @Nullable()
+  @HttpUrl()
+  execution_webhook_url?: string | null;
+
+  @IfPresent()
+  @Flag()
+  auto_execute?: boolean;
+
+  @IfPresent()
+  @Seconds(1, MAX_WINDOW_S)
+  execution_max_age_s?: number;
+
+  @IfPresent()
+  @Problem(plansProblem)
+  @ApiPropertyOptional(PLANS_SCHEMA)
+  plans?: Record<string, PlanStep[]>;
+}
+
+export class TriggerListQuery extends CursorPageQuery {}
+
+/** A trigger as the API answers it: its definition plus the read-only evaluation state. */
+export class TriggerResponse {
+  @ApiProperty({ example: 'trg_0mh3k2l1a09f3c2b7d4e5f6a7b' })
+  id!: string;
+  @ApiProperty()
+  name!: string;
+  @ApiProperty()
+  enabled!: boolean;
+  @ApiProperty({ type: () => ConditionDto })
+  condition!: unknown;
+  @ApiProperty({ type: () => ScheduleDto, nullable: true })
+  schedule!: unknown;
+  @ApiProperty()
+  cooldown_s!: number;
+  @ApiProperty()
+  keep_firing_s!: number;
+  @ApiProperty({ type: () => SimulateRequest, description: 'As it will run (defaults filled in).' })
+  simulation!: unknown;
+  @ApiProperty({ type: 'string', nullable: true })
+  webhook_url!: string | null;
+  @ApiProperty({ type: 'string', nullable: true })
+  execution_webhook_url!: string | null;
+  @ApiProperty()
+  auto_execute!: boolean;
+  @ApiProperty()
+  execution_max_age_s!: number;
+  @ApiProperty(PLANS_SCHEMA)
+  plans!: Record<string, PlanStep[]>;
+  @ApiProperty({ enum: TRIGGER_STATES })
+  state!: TriggerState;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  pending_since!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  last_evaluated_at!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  next_evaluation_at!: string | null;
+  @ApiProperty({ type: 'string', nullable: true })
+  last_fire_id!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'Why the last evaluation failed, if it did.' })
+  last_error!: string | null;
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+export class TriggerListResponse {
+  @ApiProperty({ type: [TriggerResponse] })
+  triggers!: TriggerResponse[];
+  @ApiProperty({ type: 'string', nullable: true })
+  next_cursor!: string | null;
+}
+
+export class DeletedTriggerResponse {
+  @ApiProperty()
+  id!: string;
+  @ApiProperty({ enum: [true] })
+  deleted!: true;
+}
+
+const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
+
+export function toTriggerResponse(trigger: Trigger): TriggerResponse {
+  return {
+    id: trigger.id,
+    name: trigger.name,
+    enabled: trigger.enabled,
+    condition: JSON.parse(trigger.condition) as unknown,
+    schedule:
+      trigger.intervalS == null
+        ? null
+        : { interval_s: trigger.intervalS, catch_up_window_s: trigger.catchUpWindowS },
+    cooldown_s: trigger.cooldownS,
+    keep_firing_s: trigger.keepFiringS,
+    simulation: JSON.parse(trigger.simulation) as unknown,
+    webhook_url: trigger.webhookUrl ?? null,
+    execution_webhook_url: trigger.executionWebhookUrl ?? null,
+    auto_execute: trigger.autoExecute,
+    execution_max_age_s: trigger.executionMaxAgeS,
+    plans: JSON.parse(trigger.plans) as Record<string, PlanStep[]>,
+    state: trigger.state,
+    pending_since: iso(trigger.pendingSince),
+    last_evaluated_at: iso(trigger.lastEvaluatedAt),
+    next_evaluation_at: iso(trigger.nextEvaluationAt),
+    last_fire_id: trigger.lastFireId ?? null,
+    last_error: trigger.lastError ?? null,
+    created_at: trigger.createdAt.toISOString(),
+    updated_at: trigger.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,169 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
+import { AppError, toAppError } from '../../common/errors';
+import { QueryService } from '../query/query.service';
+import { SimulationService } from '../simulation/simulation.service';
+import { Trigger } from './trigger.entity';
+import { TriggerChanges, TriggerPage, TriggerRepository } from './trigger.repository';
+import {
+  parseCondition,
+  queryBodyOf,
+  StoredCondition,
+  StoredSchedule,
+  toStoredCondition,
+  toStoredSchedule,
+  underQuery,
+} from './trigger-definition';
+import { CreateTriggerDto, UpdateTriggerDto } from './triggers.dto';
+import { DEFAULT_EXECUTION_MAX_AGE_S } from './triggers.types';
+
+/** Triggers of an organization: their definitions and the state their evaluations leave. */
+@Injectable()
+export class TriggersService {
+  constructor(
+    private readonly triggers: TriggerRepository,
+    private readonly queries: QueryService,
+    private readonly simulation: SimulationService,
+    @Inject(Clock) private readonly clock: Clock,
+  ) {}
+
+  async create(orgId: string, body: CreateTriggerDto): Promise<Trigger> {
+    const condition = toStoredCondition(body.condition);
+    await this.checkSource(orgId, condition);
+    const schedule = toStoredSchedule(body.schedule);
+    const enabled = body.enabled ?? true;
+    const now = this.clock.now();
+    return this.triggers.create(
+      {
+        orgId,
+        name: body.name,
+        enabled,
+        condition: JSON.stringify(condition),
+        intervalS: schedule?.interval_s ?? null,
+        catchUpWindowS: schedule?.catch_up_window_s ?? 0,
+        cooldownS: body.cooldown_s ?? 0,
+        keepFiringS: body.keep_firing_s ?? 0,
+        simulation: JSON.stringify(this.simulation.normalize(body.simulation)),
+        webhookUrl: body.webhook_url ?? null,
+        executionWebhookUrl: body.execution_webhook_url ?? null,
+        autoExecute: body.auto_execute ?? false,
+        executionMaxAgeS: body.execution_max_age_s ?? DEFAULT_EXECUTION_MAX_AGE_S,
+        plans: JSON.stringify(body.plans ?? {}),
+        ...restartedState(enabled, scheduledInterval(condition, schedule), now),
+        lastFireId: null,
+        lastFiredAt: null,
+        consecutiveErrors: 0,
+        skippedSlots: 0,
+        generation: 0,
+      },
+      now,
+    );
+  }
+
+  async get(orgId: string, id: string): Promise<Trigger> {
+    const trigger = await this.triggers.findForOrg(orgId, id);
+    if (!trigger) throw new AppError('not_found', 'No trigger with this id.');
+    return trigger;
+  }
+
+  list(orgId: string, limit: number, cursor?: string): Promise<TriggerPage> {
+    return this.triggers.listForOrg(orgId, limit, cursor);
+  }
+
+  async update(orgId: string, id: string, body: UpdateTriggerDto): Promise<Trigger> {
+    const current = await this.get(orgId, id);
+    const condition = body.condition ? toStoredCondition(body.condition) : parseCondition(current.condition);
+    if (body.condition) await this.checkSource(orgId, condition);
+    const schedule =
+      body.schedule === undefined
+        ? current.intervalS == null
+          ? null
+          : { interval_s: current.intervalS, catch_up_window_s: current.catchUpWindowS }
+        : toStoredSchedule(body.schedule);
+    if (!schedule && condition.source.kind === 'query') {
+      throw AppError.validation([{ field: 'schedule', problem: 'is required for a query source' }]);
+    }
+    const enabled = body.enabled ?? current.enabled;
+    const isRedefined = body.condition !== undefined || body.simulation !== undefined;
+    const isRescheduled =
+      enabled !== current.enabled || (schedule?.interval_s ?? null) !== (current.intervalS ?? null);
+    const now = this.clock.now();
+    const changes: TriggerChanges = {
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      enabled,
+      condition: JSON.stringify(condition),
+      intervalS: schedule?.interval_s ?? null,
+      catchUpWindowS: schedule?.catch_up_window_s ?? 0,
+      ...(body.cooldown_s !== undefined ? { cooldownS: body.cooldown_s } : {}),
+      ...(body.keep_firing_s !== undefined ? { keepFiringS: body.keep_firing_s } : {}),
+      ...(body.simulation !== undefined
+        ? { simulation: JSON.stringify(this.simulation.normalize(body.simulation)) }
+        : {}),
+      ...(body.webhook_url !== undefined ? { webhookUrl: body.webhook_url } : {}),
+      ...(body.execution_webhook_url !== undefined
+        ? { executionWebhookUrl: body.execution_webhook_url }
+        : {}),
+      ...(body.auto_execute !== undefined ? { autoExecute: body.auto_execute } : {}),
+      ...(body.execution_max_age_s !== undefined ? { executionMaxAgeS: body.execution_max_age_s } : {}),
+      ...(body.plans !== undefined ? { plans: JSON.stringify(body.plans) } : {}),
+      ...(isRedefined || isRescheduled
+        ? {
+            ...restartedState(enabled, scheduledInterval(condition, schedule), now),
+            generation: current.generation + 1,
+          }
+        : {}),
+      updatedAt: now,
+    };
+    const updated = await this.triggers.update(orgId, id, changes);
+    if (!updated) throw new AppError('not_found', 'No trigger with this id.');
+    return updated;
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    if (!(await this.triggers.delete(orgId, id))) throw new AppError('not_found', 'No trigger with this id.');
+  }
+
+  /** A query source must run now: its dataset visible to the org, its query valid, its value column present. */
+  private async checkSource(orgId: string, condition: StoredCondition): Promise<void> {
+    const { source } = condition;
+    if (source.kind !== 'query') return;
+    let columns: readonly string[];
+    try {
+      columns = (await this.queries.query({ orgId }, queryBodyOf(source))).columns.map((c) => c.name);
+    } catch (error) {
+      throw underQuery(toAppError(error));
+    }
+    if (!columns.includes(source.value.column)) {
+      throw AppError.validation([
+        {
+          field: 'condition.source.value.column',
+          problem: `is not a column of the query's result (${columns.join(', ').slice(0, 300)})`,
+        },
+      ]);
+    }
+  }
+}
+
+/** A push source is evaluated by fire calls only: its schedule is accepted and unused. */
+function scheduledInterval(condition: StoredCondition, schedule: StoredSchedule | null): number | null {
+  return condition.source.kind === 'query' ? (schedule?.interval_s ?? null) : null;
+}
+
+/** The state of a trigger that starts (again) from nothing: created, enabled, or given a new definition. */
+function restartedState(
+  enabled: boolean,
+  intervalS: number | null,
+  now: Date,
+): Pick<
+  Trigger,
+  'state' | 'pendingSince' | 'recoveringSince' | 'lastError' | 'consecutiveErrors' | 'nextEvaluationAt'
+> {
+  return {
+    state: enabled ? 'inactive' : 'disabled',
+    pendingSince: null,
+    recoveringSince: null,
+    lastError: null,
+    consecutiveErrors: 0,
+    nextEvaluationAt: enabled && intervalS !== null ? now : null,
+  };
+}
