@@ -48,7 +48,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
 
-const isVariableName = (name: string): boolean => IDENTIFIER.test(name) && name.length <= MAX_NAME_LENGTH;
+export const isVariableName = (name: string): boolean =>
+  IDENTIFIER.test(name) && name.length <= MAX_NAME_LENGTH;
 
 const isActionName = (name: unknown): name is string =>
   typeof name === 'string' &&
@@ -254,7 +255,7 @@ export class ScenarioDto {
   actions?: readonly ActionDto[];
 }
 
-function seedProblem(seed: unknown): string | undefined {
+export function seedProblem(seed: unknown): string | undefined {
   if (typeof seed === 'number') {
     if (Number.isSafeInteger(seed) && seed >= 0) return undefined;
     if (Number.isInteger(seed) && seed > Number.MAX_SAFE_INTEGER) {

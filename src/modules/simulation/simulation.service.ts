@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
 import { Principal } from '../../common/auth/principal';
 import { assertFiniteResult } from './result-guard';
+import { readPlainRequest } from './plain-request';
 import { RunsRepository } from './runs.repository';
 import { SimulationRun } from './simulation-run.entity';
 import { parseWire } from '../../common/validation';
@@ -23,11 +24,13 @@ export class SimulationService {
   ) {}
 
   /**
-   * The request as the engine takes it. A body not yet validated (a job's stored request) is checked with the
-   * DTO's rules: throws AppError validation_failed (422, every problem in `details`) for one the engine would refuse.
+   * The request as the engine takes it. A body not yet validated (the HTTP body, a job's stored request) is checked
+   * with the DTO's rules, the common shape first without the DTO classes (plain-request.ts): throws AppError
+   * validation_failed (422, every problem in `details`) for one the engine would refuse.
    */
   validate(body: unknown): SimulationRequest {
-    return toSimulationRequest(body instanceof SimulateRequest ? body : parseWire(SimulateRequest, body));
+    if (body instanceof SimulateRequest) return toSimulationRequest(body);
+    return readPlainRequest(body) ?? toSimulationRequest(parseWire(SimulateRequest, body));
   }
 
   /**
