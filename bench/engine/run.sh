@@ -3,8 +3,8 @@
 # has numpy, a vectorised numpy version. Scenario: RUNS runs x 10 uniform variables v0..v9 on [0, 1],
 # model v0*v1 - v2 + v3*v4 - v5 + v6*v7 - v8 + v9, default actions. Prints a markdown table.
 #
-#   bench/engine/run.sh                  # RUNS=1000000 REPS=5
-#   RUNS=200000 REPS=9 bench/engine/run.sh
+#   bench/engine/run.sh                  # RUNS=1000000 REPS=9; writes its section of docs/BENCHMARKS.md
+#   RUNS=200000 REPS=5 bench/engine/run.sh
 #
 # Per program and repetition: wall time of the whole process (start, JSON in/out, exit, as a caller
 # sees it), its CPU time (user + system, from wait4: far less sensitive than wall time to other load
@@ -12,14 +12,15 @@
 # numpy: the same span, numpy without its import). The engine runs twice per repetition: as shipped
 # (its large per-run arrays advised for transparent huge pages, as numpy does) and with
 # SIMULATE_NO_HUGEPAGES=1, which faults its memory in 4 KiB pages like the floor. With hyperfine
-# installed, its wall-time summary is printed as well. Repetitions are interleaved.
+# installed, its wall-time summary is printed as well. Repetitions are interleaved; each figure is
+# reported as median (min-max) and each ratio repetition by repetition, with the load average.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # The project's own runtime (Node 24 from node_modules), as npm scripts get it.
 PATH="$PWD/node_modules/.bin:$PATH"
 
 RUNS=${RUNS:-1000000}
-REPS=${REPS:-5}
+REPS=${REPS:-9}
 SEED=${SEED:-42}
 OUT=engine_build/bench
 mkdir -p "$OUT"
@@ -77,6 +78,7 @@ def run(cmd, stdin_path):
 
 for _, _, cmd, stdin_path in progs:  # warm the page cache
     run(cmd, stdin_path)
+load_before = os.getloadavg()[0]
 res = {name: [] for name, *_ in progs}
 numpy_cpu = []
 last = {}
@@ -87,40 +89,70 @@ for _ in range(reps):
         last[name] = doc
         if name == "numpy":
             numpy_cpu.append(doc["compute_cpu_ms"])
+load_after = os.getloadavg()[0]
+quiet = max(load_before, load_after) <= os.cpu_count()
 
-def stat(name, i):
-    xs = [r[i] for r in res[name]]
-    return statistics.median(xs), min(xs)
+def cell(xs, digits=1):
+    return f"{statistics.median(xs):.{digits}f} ({min(xs):.{digits}f}–{max(xs):.{digits}f})"
 
-print(f"Engine benchmark: {runs:,} runs x 10 uniform variables, {reps} interleaved repetitions; "
-      f"load average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs.\n")
-print("| program | wall ms, median / best | CPU ms (user+sys), median / best | in-program compute ms, median / best |")
-print("|---|---|---|---|")
-for name, label, *_ in progs:
-    w, c, k = stat(name, 0), stat(name, 1), stat(name, 2)
-    print(f"| {label} | {w[0]:.1f} / {w[1]:.1f} | {c[0]:.1f} / {c[1]:.1f} | {k[0]:.1f} / {k[1]:.1f} |")
-print()
+def col(name, i):
+    return [r[i] for r in res[name]]
+
 def ratio(a, b, i):
-    (am, ab), (bm, bb) = stat(a, i), stat(b, i)
-    return f"{am / bm:.2f} (best {ab / bb:.2f})"
-print(f"- engine / floor: wall {ratio('engine', 'floor', 0)}, CPU {ratio('engine', 'floor', 1)}  (goal <= 1.5)")
-print(f"- engine without huge-page advice (page faults like the floor's) / floor: wall {ratio('engine_4k', 'floor', 0)}, "
-      f"CPU {ratio('engine_4k', 'floor', 1)}")
+    # Repetition by repetition (they are interleaved), so a drift of the machine's speed cancels out.
+    return cell([x / y for x, y in zip(col(a, i), col(b, i))], 2)
+
+lines = []
+lines.append("<!-- bench:engine:start -->")
+lines.append(f"## Engine one-shot: {runs:,} runs × 10 uniform variables")
+lines.append("")
+lines.append(f"{runs:,} runs x 10 uniform variables, {reps} interleaved repetitions, {os.cpu_count()} CPUs; load average "
+             f"{load_before:.1f} before, {load_after:.1f} at the end"
+             + ("." if quiet else " (**under load, not a goal figure**).")
+             + " Transparent huge pages on this machine: `"
+             + open("/sys/kernel/mm/transparent_hugepage/enabled").read().strip()
+             + "` (the engine advises its large arrays itself; the second row turns that off). Figures are "
+             "median (min–max) over the repetitions; ratios are taken repetition by repetition.")
+lines.append("")
+lines.append("```sh")
+lines.append(f"RUNS={runs} REPS={reps} bash bench/engine/run.sh")
+lines.append("```")
+lines.append("")
+lines.append("| program | wall ms | CPU ms (user+sys) | in-program compute ms |")
+lines.append("|---|---|---|---|")
+for name, label, *_ in progs:
+    lines.append(f"| {label} | {cell(col(name, 0))} | {cell(col(name, 1))} | {cell(col(name, 2))} |")
+lines.append("")
+lines.append(f"- engine / floor: CPU **{ratio('engine', 'floor', 1)}**, wall {ratio('engine', 'floor', 0)} (goal <= 1.3)")
+lines.append(f"- engine without huge-page advice / floor: CPU {ratio('engine_4k', 'floor', 1)}, wall {ratio('engine_4k', 'floor', 0)}")
 if have_numpy:
-    print(f"- numpy / engine: wall {ratio('numpy', 'engine', 0)}, CPU {ratio('numpy', 'engine', 1)}, "
-          f"in-program compute {ratio('numpy', 'engine', 2)}  (goal >= 2.5)")
-    # numpy's own CPU time for its computation alone (no interpreter start, no import) against the
-    # engine's whole process: the comparison least flattering to the engine and least hurt by load.
-    npc = [d for d in numpy_cpu]
-    eng_cpu = [r[1] for r in res["engine"]]
-    print(f"- numpy computation alone (process_time, median {statistics.median(npc):.1f} ms) / whole engine "
-          f"process CPU (median {statistics.median(eng_cpu):.1f} ms): {statistics.median(npc) / statistics.median(eng_cpu):.2f}")
+    lines.append(f"- numpy / engine: CPU **{ratio('numpy', 'engine', 1)}**, wall {ratio('numpy', 'engine', 0)}, "
+                 f"in-program compute {ratio('numpy', 'engine', 2)} (goal >= 3)")
+    npc = numpy_cpu
+    eng_cpu = col("engine", 1)
+    lines.append(f"- numpy computation alone (process_time, median {statistics.median(npc):.1f} ms) / whole engine "
+                 f"process CPU (median {statistics.median(eng_cpu):.1f} ms): {statistics.median(npc) / statistics.median(eng_cpu):.2f}")
 else:
-    print("- numpy: python3 here has no numpy (python3 -c 'import numpy' fails); comparison skipped")
-print(f"- engine peak RSS: {int(rss_kb) / 1024:.1f} MiB (budget 20 MiB + 16 B x runs x actions = "
-      f"{20 + 16 * runs * 2 / 1048576:.1f} MiB)")
+    lines.append("- numpy: python3 here has no numpy (python3 -c 'import numpy' fails); comparison skipped")
+lines.append(f"- engine peak RSS: {int(rss_kb) / 1024:.1f} MiB (budget 20 MiB + 16 B x runs x actions = "
+             f"{20 + 16 * runs * 2 / 1048576:.1f} MiB)")
 eng = last["engine"]["actions"][0]
 flo = last["floor"]
 same = all(eng[k] == flo[k] for k in ("p5", "p50", "p95"))
-print(f"- engine and floor percentiles identical: {'yes' if same else 'NO'}; means {eng['mean']:.15g} / {flo['mean']:.15g}")
+lines.append(f"- engine and floor percentiles identical: {'yes' if same else 'NO'}; means {eng['mean']:.15g} / {flo['mean']:.15g}")
+lines.append("<!-- bench:engine:end -->")
+section = "\n".join(lines)
+print(section)
+
+path = "docs/BENCHMARKS.md"
+try:
+    doc = open(path).read()
+except FileNotFoundError:
+    doc = "# Benchmarks\n"
+start, end = doc.find("<!-- bench:engine:start -->"), doc.find("<!-- bench:engine:end -->")
+if start >= 0 and end > start:
+    doc = doc[:start] + section + doc[end + len("<!-- bench:engine:end -->"):]
+else:
+    doc = doc.rstrip() + "\n\n" + section + "\n"
+open(path, "w").write(doc)
 PY
