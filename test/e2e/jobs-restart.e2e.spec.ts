@@ -68,6 +68,8 @@ describe('jobs and callbacks across a hard kill', () => {
     appliance = new Appliance(makeTempDir(), {
       SERVICE_EGRESS_ALLOW: `127.0.0.1:${receiver.port}`,
       SERVICE_WEBHOOK_RETRY_BASE_MS: '100',
+      // Work held by the killed daemon resumes when its leases run out, not by the restart releasing them.
+      SERVICE_WORK_LEASE_S: '3',
     });
     await appliance.start();
     await appliance.signup();
@@ -139,7 +141,7 @@ describe('jobs and callbacks across a hard kill', () => {
     ]);
   });
 
-  it('re-queues a job that was running when the daemon died and runs it under the same id', async () => {
+  it('resumes a job that was running when the daemon died, once its lease runs out, under the same id', async () => {
     const slow = {
       ...SIMULATION,
       runs: 10_000_000,

@@ -73,6 +73,7 @@ const SCHEMA = {
   webhookSecretGraceS: ['SERVICE_WEBHOOK_SECRET_GRACE_S', integer(86_400, { min: 0, max: 30 * 86_400 })],
   repohostWebhookSecret: ['SERVICE_REPOHOST_WEBHOOK_SECRET', optionalText({ secret: true })],
   jobConcurrency: ['SERVICE_JOB_CONCURRENCY', integer(2, { min: 1, max: 256 })],
+  workLeaseS: ['SERVICE_WORK_LEASE_S', integer(30, { min: 3, max: 30 })],
   previewRateLimit: ['SERVICE_PREVIEW_RATE_LIMIT', integer(30, { min: 1 })],
   parseMaxColumns: ['SERVICE_PARSE_MAX_COLUMNS', integer(1000, { min: 1, max: 100_000 })],
   parseMaxCells: ['SERVICE_PARSE_MAX_CELLS', integer(100_000_000, { min: 1 })],

@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config';
 import { registerEntities } from './entity-registry';
 import { AppStateRepository } from './app-state.repository';
 import { openDatabase, storeLocationOf, StoreOrm } from './orm';
+import { WorkLeases } from './work-leases';
 
 /**
  * Provides the migrated MikroORM instance and its root EntityManager. Repositories fork the EntityManager per unit
@@ -20,8 +21,9 @@ import { openDatabase, storeLocationOf, StoreOrm } from './orm';
     },
     { provide: EntityManager, inject: [MikroORM], useFactory: (orm: StoreOrm) => orm.em },
     AppStateRepository,
+    WorkLeases,
   ],
-  exports: [MikroORM, EntityManager, AppStateRepository],
+  exports: [MikroORM, EntityManager, AppStateRepository, WorkLeases],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(MikroORM) private readonly orm: StoreOrm) {}

@@ -2,3 +2,5 @@ export { AppStateRepository } from './app-state.repository';
 export { DatabaseModule } from './database.module';
 export { openDatabase, storeLocationOf } from './orm';
 export type { StoreLocation, StoreOrm } from './orm';
+export { skippingLockedRows, WorkLeases } from './work-leases';
+export type { Lease } from './work-leases';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { WorkLeases } from '../../common/database';
 import { AppError, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
@@ -37,36 +38,47 @@ export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Rec
 }
 
 /**
- * Runs queued jobs on the engine, at most SERVICE_JOB_CONCURRENCY at a time. The queue lives in SQLite, so a job
- * accepted before a crash runs after the restart; the completion and its callback are written in one transaction.
+ * Runs queued jobs on the engine, at most SERVICE_JOB_CONCURRENCY at a time. The queue lives in the database, so a
+ * job accepted before a crash runs after it; the completion and its callback are written in one transaction. Jobs
+ * are claimed in batches under leases this runner renews while they run: a replica that dies stops renewing, and
+ * its jobs are claimed again (by any replica, itself restarted included) once their leases have run out.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly running = new Set<Promise<void>>();
-  private readonly loop = new BackgroundLoop(
-    () => this.fill(),
-    POLL_INTERVAL_MS,
-    (error) => this.logger.error({ event: 'jobs_claim_failed', err: error }, 'could not claim jobs'),
-  );
+  private readonly loop: BackgroundLoop;
+  private readonly renewal: BackgroundLoop;
 
   constructor(
     private readonly jobs: JobsRepository,
     private readonly outbox: WebhookOutboxService,
     private readonly simulation: SimulationService,
+    private readonly leases: WorkLeases,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop(
+      () => this.fill(),
+      POLL_INTERVAL_MS,
+      (error) => this.logger.error({ event: 'jobs_claim_failed', err: error }, 'could not claim jobs'),
+    );
+    this.renewal = new BackgroundLoop(
+      () => this.renewLeases(),
+      leases.renewEveryMs,
+      (error) =>
+        this.logger.error({ event: 'jobs_lease_renewal_failed', err: error }, 'could not renew leases'),
+    );
+  }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const requeued = await this.jobs.requeueInterrupted();
-    if (requeued > 0)
-      this.logger.warn({ event: 'jobs_requeued', count: requeued }, 'interrupted jobs re-queued');
+  onApplicationBootstrap(): void {
     this.loop.start();
+    this.renewal.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
     await Promise.allSettled([...this.running]);
+    await this.renewal.stop();
   }
 
   wake(): void {
@@ -75,20 +87,37 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private async fill(): Promise<void> {
     while (!this.loop.isStopped && this.running.size < this.config.jobConcurrency) {
-      const job = await this.jobs.claimNext(new Date());
-      if (!job) return;
-      const execution = this.execute(job).finally(() => {
-        this.running.delete(execution);
-        this.wake();
-      });
-      this.running.add(execution);
+      const now = new Date();
+      const claimed = await this.jobs.claim(
+        now,
+        this.config.jobConcurrency - this.running.size,
+        this.leases.leaseFrom(now),
+      );
+      for (const job of claimed) {
+        if (job.attempts > 1)
+          this.logger.warn(
+            { event: 'job_resumed', job_id: job.id, attempt: job.attempts },
+            'abandoned job resumed',
+          );
+        const execution = this.execute(job).finally(() => {
+          this.running.delete(execution);
+          this.wake();
+        });
+        this.running.add(execution);
+      }
+      if (claimed.length === 0) return;
     }
+  }
+
+  private async renewLeases(): Promise<void> {
+    if (this.running.size === 0) return;
+    await this.jobs.renewLeases(this.leases.leaseFrom(new Date()));
   }
 
   private async execute(job: Job): Promise<void> {
     const outcome = await this.run(job);
     const now = new Date();
-    const recorded = await this.jobs.finish(job.id, outcome, now, async (em, finished) => {
+    const recorded = await this.jobs.finish(job.id, this.leases.owner, outcome, now, async (em, finished) => {
       if (finished.callbackUrl) {
         await this.outbox.enqueue(em, {
           orgId: finished.orgId,
@@ -101,7 +130,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     });
     this.logger.info(
       { event: recorded ? 'job_finished' : 'job_result_discarded', job_id: job.id, status: outcome.status },
-      recorded ? 'job finished' : 'job was cancelled while running; result discarded',
+      recorded ? 'job finished' : 'job was cancelled or taken over while running; result discarded',
     );
     if (recorded && job.callbackUrl) this.outbox.wake();
   }

@@ -16,8 +16,11 @@ export interface Job {
   runId?: string | null;
   result?: string | null;
   error?: string | null;
-  /** How many times the job was started; > 1 after a restart re-queued it. */
+  /** How many times the job was started; > 1 after its replica died and another took it over. */
   attempts: number;
+  /** The replica running it (`WorkLeases.owner`), and until when its claim holds unless renewed. */
+  leaseOwner?: string | null;
+  leaseUntil?: Date | null;
 }
 
 export const JobSchema = new EntitySchema<Job>({
@@ -36,5 +39,7 @@ export const JobSchema = new EntitySchema<Job>({
     result: { type: 'text', nullable: true },
     error: { type: 'text', nullable: true },
     attempts: { type: 'integer' },
+    leaseOwner: { type: 'text', fieldName: 'lease_owner', nullable: true },
+    leaseUntil: { type: 'Date', fieldName: 'lease_until', nullable: true },
   },
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { Lease, skippingLockedRows } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
 
@@ -14,6 +16,19 @@ export interface FinishedJob {
   readonly runId?: string;
   readonly result?: unknown;
   readonly error?: unknown;
+}
+
+/**
+ * Queued jobs, and running ones whose lease ran out: their replica died (or stalled past its lease). A running job
+ * without a lease was started by a version before leases and is as abandoned as an expired one.
+ */
+function claimable(now: Date): FilterQuery<Job> {
+  return {
+    $or: [
+      { status: 'queued' },
+      { status: 'running', $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
+    ],
+  };
 }
 
 /** Time-ordered ids, so the id alone pages a job list newest-first without ties. */
@@ -53,38 +68,55 @@ export class JobsRepository {
     return { jobs: page.items, nextCursor: page.nextCursor };
   }
 
-  /** Atomically moves the oldest queued job to running; null when the queue is empty. */
-  async claimNext(now: Date): Promise<Job | null> {
+  /**
+   * Moves up to `limit` of the oldest claimable jobs to running under `lease`, in one transaction: the select skips
+   * rows another replica is claiming, and the update claims only rows still claimable, so a job is never claimed by
+   * two replicas at once.
+   */
+  async claim(now: Date, limit: number, lease: Lease): Promise<Job[]> {
     return this.em.fork().transactional(async (em) => {
-      const next = await em.findOne(
+      const due = await em.find(JobSchema, claimable(now), {
+        orderBy: { createdAt: 'asc', id: 'asc' },
+        limit,
+        fields: ['id'],
+        ...skippingLockedRows(em),
+      });
+      if (due.length === 0) return [];
+      const ids = due.map((job) => job.id);
+      await em.nativeUpdate(
         JobSchema,
-        { status: 'queued' },
-        { orderBy: { createdAt: 'asc', id: 'asc' } },
+        { $and: [{ id: { $in: ids } }, claimable(now)] },
+        {
+          status: 'running',
+          startedAt: now,
+          attempts: raw('attempts + 1'),
+          leaseOwner: lease.owner,
+          leaseUntil: lease.until,
+        },
       );
-      if (!next) return null;
-      const claimed = await em.nativeUpdate(
+      return em.find(
         JobSchema,
-        { id: next.id, status: 'queued' },
-        { status: 'running', startedAt: now, attempts: next.attempts + 1 },
+        { id: { $in: ids }, status: 'running', leaseOwner: lease.owner },
+        { orderBy: { createdAt: 'asc', id: 'asc' }, refresh: true },
       );
-      if (claimed !== 1) return null;
-      return em.findOne(JobSchema, { id: next.id }, { refresh: true });
     });
   }
 
-  /** Jobs that were running when the daemon died run again (at-least-once, same job id). */
-  async requeueInterrupted(): Promise<number> {
+  /** Extends every lease `lease.owner` still holds on a running job; a job taken over meanwhile is not touched. */
+  async renewLeases(lease: Lease): Promise<number> {
     return this.em
       .fork()
-      .nativeUpdate(JobSchema, { status: 'running' }, { status: 'queued', startedAt: null });
+      .nativeUpdate(JobSchema, { status: 'running', leaseOwner: lease.owner }, { leaseUntil: lease.until });
   }
 
   /**
    * Marks a running job finished and, in the same transaction, lets `alsoWrite` record what must follow it (the
-   * job.completed outbox row). Returns false when the job was cancelled meanwhile; then nothing is written.
+   * job.completed outbox row). Returns false when the job was cancelled meanwhile or its lease was lost to another
+   * replica; then nothing is written.
    */
   async finish(
     id: string,
+    owner: string,
     outcome: FinishedJob,
     now: Date,
     alsoWrite: (em: EntityManager, job: Job) => Promise<void>,
@@ -92,9 +124,10 @@ export class JobsRepository {
     return this.em.fork().transactional(async (em) => {
       const updated = await em.nativeUpdate(
         JobSchema,
-        { id, status: 'running' },
+        { id, status: 'running', leaseOwner: owner },
         {
           status: outcome.status,
+          leaseUntil: null,
           finishedAt: now,
           runId: outcome.runId ?? null,
           result: outcome.result === undefined ? null : JSON.stringify(outcome.result),

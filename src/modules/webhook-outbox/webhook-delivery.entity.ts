@@ -18,6 +18,8 @@ export interface WebhookDelivery {
   attemptCount: number;
   nextAttemptAt?: Date | null;
   leaseUntil?: Date | null;
+  /** The replica holding the lease (`WorkLeases.owner`). */
+  leaseOwner?: string | null;
   createdAt: Date;
   deliveredAt?: Date | null;
 }
@@ -46,6 +48,7 @@ export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
     attemptCount: { type: 'integer', fieldName: 'attempt_count' },
     nextAttemptAt: { type: 'Date', fieldName: 'next_attempt_at', nullable: true },
     leaseUntil: { type: 'Date', fieldName: 'lease_until', nullable: true },
+    leaseOwner: { type: 'text', fieldName: 'lease_owner', nullable: true },
     createdAt: { type: 'Date', fieldName: 'created_at' },
     deliveredAt: { type: 'Date', fieldName: 'delivered_at', nullable: true },
   },

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { Lease, skippingLockedRows } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import {
   DeliveryStatus,
@@ -32,6 +34,15 @@ export interface DeliveryFilter {
   readonly cursor?: string;
 }
 
+/** Due and not held: never leased, or its lease ran out (the replica that held it died or stalled). */
+function claimable(now: Date): FilterQuery<WebhookDelivery> {
+  return {
+    status: 'pending',
+    nextAttemptAt: { $lte: now },
+    $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
+  };
+}
+
 function timeOrderedId(prefix: string, now: number): string {
   return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
@@ -59,62 +70,76 @@ export class WebhookDeliveryRepository {
     await em.flush();
   }
 
-  /** Claims one due delivery with a lease; a claim whose worker died expires and is claimed again. */
-  async claimDue(now: Date, leaseMs: number): Promise<WebhookDelivery | null> {
+  /**
+   * Leases up to `limit` due deliveries, oldest first, in one transaction: the select skips rows another replica is
+   * claiming and the update takes only rows still claimable, so one delivery is never held by two replicas.
+   */
+  async claimDue(now: Date, limit: number, lease: Lease): Promise<WebhookDelivery[]> {
     return this.em.fork().transactional(async (em) => {
-      const due = await em.findOne(
+      const due = await em.find(WebhookDeliverySchema, claimable(now), {
+        orderBy: { nextAttemptAt: 'asc', id: 'asc' },
+        limit,
+        fields: ['id'],
+        ...skippingLockedRows(em),
+      });
+      if (due.length === 0) return [];
+      const ids = due.map((delivery) => delivery.id);
+      await em.nativeUpdate(
         WebhookDeliverySchema,
-        {
-          status: 'pending',
-          nextAttemptAt: { $lte: now },
-          $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
-        },
-        { orderBy: { nextAttemptAt: 'asc', id: 'asc' } },
+        { $and: [{ id: { $in: ids } }, claimable(now)] },
+        { leaseOwner: lease.owner, leaseUntil: lease.until },
       );
-      if (!due) return null;
-      const leased = await em.nativeUpdate(
+      return em.find(
         WebhookDeliverySchema,
-        { id: due.id, status: 'pending', attemptCount: due.attemptCount },
-        { leaseUntil: new Date(now.getTime() + leaseMs) },
+        { id: { $in: ids }, status: 'pending', leaseOwner: lease.owner, leaseUntil: lease.until },
+        { orderBy: { nextAttemptAt: 'asc', id: 'asc' }, refresh: true },
       );
-      return leased === 1 ? due : null;
     });
   }
 
-  /** At start no other process holds a claim (one daemon per data dir), so leases of a dead one are void. */
-  async releaseLeases(): Promise<number> {
+  /** Extends the leases `lease.owner` still holds; one taken over by another replica meanwhile is not touched. */
+  async renewLeases(lease: Lease): Promise<number> {
     return this.em
       .fork()
       .nativeUpdate(
         WebhookDeliverySchema,
-        { status: 'pending', leaseUntil: { $ne: null } },
-        { leaseUntil: null },
+        { status: 'pending', leaseOwner: lease.owner, leaseUntil: { $ne: null } },
+        { leaseUntil: lease.until },
       );
   }
 
-  /** Records one attempt and the delivery's next state in one transaction. */
+  /**
+   * Records one attempt and the delivery's next state in one transaction, and frees the lease; only while `owner`
+   * still holds it. False when the lease was lost (the attempt outlived it and another replica took the delivery
+   * over): that replica's attempt is the one recorded.
+   */
   async recordAttempt(
     id: string,
+    owner: string,
     attempt: AttemptRecord,
     next: { status: DeliveryStatus; nextAttemptAt: Date | null },
-  ): Promise<void> {
-    await this.em.fork().transactional(async (em) => {
-      em.persist(
-        em.create(WebhookAttemptSchema, {
-          deliveryId: id,
-          attemptedAt: attempt.attemptedAt,
-          statusCode: attempt.statusCode ?? null,
-          durationMs: attempt.durationMs,
-          error: attempt.error ?? null,
-        }),
+  ): Promise<boolean> {
+    return this.em.fork().transactional(async (em) => {
+      const updated = await em.nativeUpdate(
+        WebhookDeliverySchema,
+        { id, status: 'pending', leaseOwner: owner, leaseUntil: { $ne: null } },
+        {
+          attemptCount: raw('attempt_count + 1'),
+          status: next.status,
+          nextAttemptAt: next.nextAttemptAt,
+          leaseUntil: null,
+          ...(next.status === 'delivered' ? { deliveredAt: attempt.attemptedAt } : {}),
+        },
       );
-      const delivery = await em.findOneOrFail(WebhookDeliverySchema, { id });
-      delivery.attemptCount += 1;
-      delivery.status = next.status;
-      delivery.nextAttemptAt = next.nextAttemptAt;
-      delivery.leaseUntil = null;
-      if (next.status === 'delivered') delivery.deliveredAt = attempt.attemptedAt;
-      await em.flush();
+      if (updated !== 1) return false;
+      await em.insert(WebhookAttemptSchema, {
+        deliveryId: id,
+        attemptedAt: attempt.attemptedAt,
+        statusCode: attempt.statusCode ?? null,
+        durationMs: attempt.durationMs,
+        error: attempt.error ?? null,
+      });
+      return true;
     });
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { EntityManager } from '@mikro-orm/sqlite';
 import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { WorkLeases } from '../../common/database';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { MetricsService } from '../../common/metrics/metrics.service';
@@ -11,9 +12,6 @@ import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-deliv
 import { DeliveryFilter, NewDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 const POLL_INTERVAL_MS = 500;
-/** Longer than the send timeout, so a live worker never loses its claim. */
-const MIN_LEASE_MS = 60_000;
-const LEASE_MARGIN_MS = 30_000;
 const WORKERS = 4;
 
 export interface DeliveryView {
@@ -25,24 +23,35 @@ export interface DeliveryView {
  * The transactional outbox of outbound webhooks: messages are written with the state change that causes them and
  * delivered here with retries. A 2xx is recorded before anything else happens to the message, so an acknowledged
  * message is never sent again; a crash before that record means one more (identical, same webhook-id) delivery.
+ * Due messages are claimed in batches under leases renewed while their attempts run, so replicas sharing the
+ * database never send one message at the same time, and a dead replica's messages are sent once its leases run out.
  */
 @Injectable()
 export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly active = new Set<Promise<void>>();
-  private readonly loop = new BackgroundLoop(
-    () => this.fillWorkerSlots(),
-    POLL_INTERVAL_MS,
-    (error) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
-  );
+  private readonly loop: BackgroundLoop;
+  private readonly renewal: BackgroundLoop;
   private readonly outcomes;
 
   constructor(
     private readonly deliveries: WebhookDeliveryRepository,
     @Inject(DELIVERY_TRANSPORT) private readonly transport: DeliveryTransport,
+    private readonly leases: WorkLeases,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: MetricsService,
   ) {
+    this.loop = new BackgroundLoop(
+      () => this.fillWorkerSlots(),
+      POLL_INTERVAL_MS,
+      (error) => this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
+    );
+    this.renewal = new BackgroundLoop(
+      () => this.renewLeases(),
+      leases.renewEveryMs,
+      (error) =>
+        this.logger.error({ event: 'webhook_lease_renewal_failed', err: error }, 'could not renew leases'),
+    );
     this.outcomes = metrics.counter({
       name: 'webhook_delivery_attempts_total',
       help: 'Outbound webhook delivery attempts by event and outcome',
@@ -54,16 +63,15 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     return this.deliveries.insert(em, delivery, new Date());
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const released = await this.deliveries.releaseLeases();
-    if (released > 0)
-      this.logger.warn({ event: 'webhook_leases_released', count: released }, 'resuming deliveries');
+  onApplicationBootstrap(): void {
     this.loop.start();
+    this.renewal.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
     await Promise.allSettled([...this.active]);
+    await this.renewal.stop();
   }
 
   wake(): void {
@@ -94,26 +102,33 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     return { delivery: delivery ?? existing, attempts: attempts.get(id) ?? [] };
   }
 
-  /** Workers run beside the loop, so a receiver that hangs holds one slot, not the next wake. */
-  private fillWorkerSlots(): Promise<void> {
+  /** Attempts run beside the loop, so a receiver that hangs holds one slot, not the next wake. */
+  private async fillWorkerSlots(): Promise<void> {
     while (!this.loop.isStopped && this.active.size < WORKERS) {
-      const worker = this.work()
-        .catch((error: unknown) =>
-          this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
-        )
-        .finally(() => this.active.delete(worker));
-      this.active.add(worker);
+      const now = new Date();
+      const claimed = await this.deliveries.claimDue(
+        now,
+        WORKERS - this.active.size,
+        this.leases.leaseFrom(now),
+      );
+      for (const delivery of claimed) {
+        const attempt = this.attempt(delivery)
+          .catch((error: unknown) =>
+            this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
+          )
+          .finally(() => {
+            this.active.delete(attempt);
+            this.wake();
+          });
+        this.active.add(attempt);
+      }
+      if (claimed.length === 0) return;
     }
-    return Promise.resolve();
   }
 
-  private async work(): Promise<void> {
-    while (!this.loop.isStopped) {
-      const leaseMs = Math.max(MIN_LEASE_MS, this.config.webhookCallbackTimeoutMs + LEASE_MARGIN_MS);
-      const delivery = await this.deliveries.claimDue(new Date(), leaseMs);
-      if (!delivery) return;
-      await this.attempt(delivery);
-    }
+  private async renewLeases(): Promise<void> {
+    if (this.active.size === 0) return;
+    await this.deliveries.renewLeases(this.leases.leaseFrom(new Date()));
   }
 
   private async attempt(delivery: WebhookDelivery): Promise<void> {
@@ -129,8 +144,9 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     const failedAttempts = delivery.attemptCount + 1;
     // The backoff counts from the end of the attempt: a receiver that hangs for the whole timeout still gets its pause.
     const next = this.nextState(outcome, failedAttempts, Date.now());
-    await this.deliveries.recordAttempt(
+    const recorded = await this.deliveries.recordAttempt(
       delivery.id,
+      this.leases.owner,
       {
         attemptedAt,
         durationMs: outcome.durationMs,
@@ -144,6 +160,13 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
       },
       next,
     );
+    if (!recorded) {
+      this.logger.warn(
+        { event: 'webhook_lease_lost', delivery_id: delivery.id, webhook_event: delivery.event },
+        'the delivery was taken over by another replica while this attempt ran; not recorded here',
+      );
+      return;
+    }
     this.outcomes.inc({ event: delivery.event, outcome: next.status });
     this.logger.info(
       {

@@ -9,6 +9,7 @@ import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSignin
 import { Migration0302PrivacyReports } from './Migration0302PrivacyReports';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 import { Migration0500Jobs } from './Migration0500Jobs';
+import { Migration0501WorkLeases } from './Migration0501WorkLeases';
 import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0600Connectors } from './Migration0600Connectors';
 import { Migration0700Datasets } from './Migration0700Datasets';
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   { name: 'Migration0900IdempotencyKeys', class: Migration0900IdempotencyKeys },
   { name: 'Migration0302PrivacyReports', class: Migration0302PrivacyReports },
   { name: 'Migration1000Triggers', class: Migration1000Triggers },
+  { name: 'Migration0501WorkLeases', class: Migration0501WorkLeases },
 ];

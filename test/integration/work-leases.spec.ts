@@ -1,0 +1,170 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, StoreLocation, StoreOrm } from '../../src/common/database';
+import { registerEntities } from '../../src/common/database/entity-registry';
+import { JobSchema } from '../../src/modules/jobs/job.entity';
+import { JobsRepository } from '../../src/modules/jobs/jobs.repository';
+import {
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+} from '../../src/modules/webhook-outbox/webhook-delivery.entity';
+import { WebhookDeliveryRepository } from '../../src/modules/webhook-outbox/webhook-delivery.repository';
+import { createTestDatabase, TestDatabase } from '../support/postgres';
+
+registerEntities([JobSchema, WebhookDeliverySchema, WebhookAttemptSchema]);
+
+const T0 = new Date('2026-11-26T12:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+const lease = (owner: string, untilSeconds: number) => ({ owner, until: at(untilSeconds) });
+
+/** Two replicas: two connection pools on one store. */
+interface Replicas {
+  readonly a: StoreOrm;
+  readonly b: StoreOrm;
+  close(): Promise<void>;
+}
+
+/** SQLite has one daemon per file, and so one writer: its claimers share the daemon's one connection. */
+async function sqliteReplicas(): Promise<Replicas> {
+  const dir = mkdtempSync(join(tmpdir(), 'ds-leases-'));
+  const orm = await openDatabase(join(dir, 'service.sqlite'));
+  return {
+    a: orm,
+    b: orm,
+    async close() {
+      await orm.close(true);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresReplicas(): Promise<Replicas> {
+  const db: TestDatabase = await createTestDatabase();
+  const location: StoreLocation = { kind: 'postgresql', url: db.url };
+  const [a, b] = await Promise.all([openDatabase(location), openDatabase(location)]);
+  return {
+    a,
+    b,
+    async close() {
+      await a.close(true);
+      await b.close(true);
+      await db.drop();
+    },
+  };
+}
+
+describe.each([
+  ['SQLite', sqliteReplicas],
+  ['PostgreSQL', postgresReplicas],
+])('work leases on %s', (_store, open) => {
+  let replicas: Replicas;
+  beforeEach(async () => {
+    replicas = await open();
+  });
+  afterEach(() => replicas.close());
+
+  describe('jobs', () => {
+    const seed = async (count: number) => {
+      const jobs = new JobsRepository(replicas.a.em);
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++)
+        ids.push((await jobs.create('org_1', { i }, undefined, at(-60 + i))).id);
+      return ids;
+    };
+
+    it('are claimed in batches by replicas claiming at once, each job by exactly one', async () => {
+      const ids = await seed(40);
+      const a = new JobsRepository(replicas.a.em);
+      const b = new JobsRepository(replicas.b.em);
+      const claimedBy = { a: [] as string[], b: [] as string[] };
+      const drain = async (repo: JobsRepository, owner: 'a' | 'b') => {
+        for (;;) {
+          const batch = await repo.claim(T0, 3, lease(owner, 30));
+          if (batch.length === 0) return;
+          expect(batch.length).toBeLessThanOrEqual(3);
+          for (const job of batch) {
+            expect(job).toMatchObject({ status: 'running', leaseOwner: owner, attempts: 1 });
+            claimedBy[owner].push(job.id);
+          }
+        }
+      };
+      await Promise.all([drain(a, 'a'), drain(b, 'b'), drain(a, 'a'), drain(b, 'b')]);
+      expect([...claimedBy.a, ...claimedBy.b].sort()).toEqual([...ids].sort());
+    });
+
+    it('stay with a replica whose lease is live, and go to another once it runs out', async () => {
+      const [id] = await seed(1);
+      const a = new JobsRepository(replicas.a.em);
+      const b = new JobsRepository(replicas.b.em);
+      expect((await a.claim(T0, 5, lease('a', 30))).map((job) => job.id)).toEqual([id]);
+      expect(await b.claim(at(29), 5, lease('b', 59))).toEqual([]);
+
+      expect(await a.renewLeases(lease('a', 60))).toBe(1);
+      expect(await b.claim(at(45), 5, lease('b', 75))).toEqual([]);
+
+      const [resumed] = await b.claim(at(61), 5, lease('b', 91));
+      expect(resumed).toMatchObject({ id, leaseOwner: 'b', attempts: 2 });
+      expect(await a.renewLeases(lease('a', 90))).toBe(0);
+      const finish = (repo: JobsRepository, owner: string) =>
+        repo.finish(id, owner, { status: 'succeeded', result: { owner } }, at(70), () => Promise.resolve());
+      expect(await finish(a, 'a')).toBe(false);
+      expect(await finish(b, 'b')).toBe(true);
+      expect(await a.findForOrg('org_1', id)).toMatchObject({ status: 'succeeded', result: '{"owner":"b"}' });
+    });
+  });
+
+  describe('outbox deliveries', () => {
+    const seed = async (count: number) => {
+      const repo = new WebhookDeliveryRepository(replicas.a.em);
+      for (let i = 0; i < count; i++) {
+        await replicas.a.em
+          .fork()
+          .transactional((em) =>
+            repo.insert(
+              em,
+              { orgId: 'org_1', event: 'job.completed', url: 'http://h/', body: { i } },
+              at(-60 + i),
+            ),
+          );
+      }
+    };
+    const attempt = { attemptedAt: at(1), statusCode: 200, durationMs: 5 };
+    const delivered = { status: 'delivered' as const, nextAttemptAt: null };
+
+    it('are claimed in batches by replicas claiming at once, each delivery by exactly one', async () => {
+      await seed(30);
+      const a = new WebhookDeliveryRepository(replicas.a.em);
+      const b = new WebhookDeliveryRepository(replicas.b.em);
+      const claimed: string[] = [];
+      const drain = async (repo: WebhookDeliveryRepository, owner: string) => {
+        for (;;) {
+          const batch = await repo.claimDue(T0, 4, lease(owner, 30));
+          if (batch.length === 0) return;
+          claimed.push(...batch.map((delivery) => delivery.id));
+        }
+      };
+      await Promise.all([drain(a, 'a'), drain(b, 'b'), drain(a, 'a'), drain(b, 'b')]);
+      expect(claimed).toHaveLength(30);
+      expect(new Set(claimed).size).toBe(30);
+    });
+
+    it('are recorded only by the replica holding the lease', async () => {
+      await seed(1);
+      const a = new WebhookDeliveryRepository(replicas.a.em);
+      const b = new WebhookDeliveryRepository(replicas.b.em);
+      const [held] = await a.claimDue(T0, 4, lease('a', 30));
+      expect(await b.claimDue(at(10), 4, lease('b', 40))).toEqual([]);
+      expect(await a.renewLeases(lease('a', 40))).toBe(1);
+      expect(await b.claimDue(at(35), 4, lease('b', 65))).toEqual([]);
+
+      const [takenOver] = await b.claimDue(at(41), 4, lease('b', 71));
+      expect(takenOver.id).toBe(held.id);
+      expect(await a.recordAttempt(held.id, 'a', attempt, delivered)).toBe(false);
+      expect(await b.recordAttempt(held.id, 'b', attempt, delivered)).toBe(true);
+      const attempts = await a.attemptsOf([held.id]);
+      expect(attempts.get(held.id)).toHaveLength(1);
+      expect(await a.findForOrg('org_1', held.id)).toMatchObject({ status: 'delivered', attemptCount: 1 });
+    });
+  });
+});
