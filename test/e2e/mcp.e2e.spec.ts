@@ -97,7 +97,33 @@ describe('MCP surface, community edition', () => {
     expect(res.status).toBe(200);
     expect(res.body.tools.map((tool: any) => tool.name)).toEqual(COMMUNITY_TOOLS);
     expect(res.body.tools[1]).toMatchObject({ name: 'list_data', input_schema: { type: 'object' } });
-    expect(Object.keys(res.body.tools[1].input_schema.properties)).toEqual(['search', 'compact']);
+    expect(Object.keys(res.body.tools[1].input_schema.properties).sort()).toEqual(['compact', 'search']);
+  });
+
+  it('derives each input schema from the DTO the route validates with, and validates with it', async () => {
+    const { tools } = await client.listTools();
+    const contract = (await t.request('GET', '/v1/openapi.json', { token: owner.apiKey })).body;
+    const query = tools.find((tool) => tool.name === 'query_data')!;
+    const body = contract.paths['/v1/query'].post.requestBody.content['application/json'].schema;
+    expect(body).toEqual({ $ref: '#/components/schemas/QueryRequest' });
+    expect(Object.keys(query.inputSchema.properties!).sort()).toEqual(
+      Object.keys(contract.components.schemas.QueryRequest.properties).sort(),
+    );
+    const condition = (query.inputSchema.properties as any).where.items;
+    expect(condition).toEqual(contract.components.schemas.WhereDto);
+    expect(JSON.stringify(query.inputSchema)).not.toContain('$ref');
+    const call = async (where: unknown[]) =>
+      toolErrorOf(await client.callTool({ name: 'query_data', arguments: { dataset_id: datasetId, where } }));
+    const shape = await call([
+      { column: 'region', op: 'eq', value: 'East' },
+      { column: 'region', op: 'like' },
+    ]);
+    expect(shape.details).toEqual([
+      { field: 'where[1].op', problem: expect.stringContaining('must be one of eq, ne') },
+    ]);
+    expect((await call([{ column: 'region', op: 'in', value: ['East', 3] }])).details).toEqual([
+      { field: 'where[0].value[1]', problem: 'must be a string for the text column "region", got a number' },
+    ]);
   });
 
   it('list_data, get_data_summary and get_data_schema answer from the dataset', async () => {

@@ -4,7 +4,7 @@ import { presentValue } from '../../src/modules/datasets/column-profile';
 import { DatasetSummaries } from '../../src/modules/datasets/dataset-summaries';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { compileQuery } from '../../src/modules/query/query-compiler';
-import { QueryValidator } from '../../src/modules/query/query-grammar';
+import { toQuerySpec } from '../../src/modules/query/query.dto';
 import { QueryResult, QueryService } from '../../src/modules/query/query.service';
 import { quoteIdentifier } from '../../src/modules/datasets/sql-identifiers';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -79,7 +79,7 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
   /** The direct query, compiled and run on the dataset file itself. */
   async function direct(input: Record<string, unknown>): Promise<Record<string, unknown>[]> {
     const dataset = await datasets.open(owner.orgId, id);
-    const spec = new QueryValidator(dataset.columns).validate(input);
+    const spec = toQuerySpec(input, dataset.columns);
     const compiled = compileQuery(spec, quoteIdentifier);
     const rows = await (await dataset.reader()).all(compiled.sql, compiled.params);
     const booleans = dataset.columns.filter((c) => c.type === 'boolean').map((c) => c.name);

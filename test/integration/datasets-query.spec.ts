@@ -5,6 +5,8 @@ import { Principal } from '../../src/common/auth/principal';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { FormulasService } from '../../src/modules/datasets/formulas.service';
 import { QueryService } from '../../src/modules/query/query.service';
+import { QueryRequest } from '../../src/modules/query/query.dto';
+import { parseWire } from '../../src/common/validation';
 import { startTestApp, TestApp } from '../support/test-app';
 import { ingestRows } from '../factories/datasets';
 
@@ -119,7 +121,7 @@ describe('datasets and queries (services over real files)', () => {
   });
 
   it('filters, orders with a row-ordinal tiebreak, and pages', async () => {
-    const query = {
+    const query = parseWire(QueryRequest, {
       dataset_id: id,
       select: ['order_id', 'units'],
       where: [
@@ -129,7 +131,7 @@ describe('datasets and queries (services over real files)', () => {
       order_by: [{ column: 'units', direction: 'desc' }],
       limit: 4,
       offset: 2,
-    };
+    });
     const first = await queries.query(orgA, query);
     const again = await queries.query(orgA, query);
     expect(again.rows).toEqual(first.rows);

@@ -1,7 +1,9 @@
 import { AppError } from '../../src/common/errors';
 import { quoteIdentifier } from '../../src/modules/datasets/sql-identifiers';
 import { compileQuery } from '../../src/modules/query/query-compiler';
-import { QueryableColumn, QueryValidator } from '../../src/modules/query/query-grammar';
+import { QueryableColumn } from '../../src/modules/query/query-grammar';
+import { QueryRequest, SqlReportRequest, toQuerySpec } from '../../src/modules/query/query.dto';
+import { parseWire } from '../../src/common/validation';
 
 const columns: QueryableColumn[] = [
   { name: 'id', type: 'integer' },
@@ -11,11 +13,14 @@ const columns: QueryableColumn[] = [
   { name: 'revenue', type: 'number' },
   { name: 'flag', type: 'boolean' },
 ];
-const validate = (input: Record<string, unknown>) => new QueryValidator(columns).validate(input);
+const validate = (input: Record<string, unknown>) => toQuerySpec(input, columns);
 
-function problems(input: Record<string, unknown>): { field: string; problem: string }[] {
+function problems(
+  input: Record<string, unknown>,
+  check: (input: Record<string, unknown>) => unknown = validate,
+): { field: string; problem: string }[] {
   try {
-    validate(input);
+    check(input);
   } catch (error) {
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('validation_failed');
@@ -106,6 +111,49 @@ describe('typed query grammar', () => {
   ])('%j → %s', (input, field, problem) => {
     const found = problems(input);
     expect(found.find((p) => p.field === field)?.problem).toContain(problem);
+  });
+
+  it.each([
+    [
+      { where: [{ column: 'region', op: 'in', value: ['West', 7, 'East', null] }] },
+      ['where[0].value[1]', 'where[0].value[3]'],
+    ],
+    [{ where: [{ column: 'region', op: 'eq', value: 'x' }, 'region = x'] }, ['where[1]']],
+    [
+      { group_by: ['region'], aggregates: [{ function: 'count' }, { function: 'avg' }] },
+      ['aggregates[1].column'],
+    ],
+    [{ group_by: ['region'], aggregates: [{ function: 'count' }, { function: 'count' }] }, ['aggregates[1]']],
+    [{ order_by: ['region', { column: 'region' }] }, ['order_by[1].column']],
+    [{ order_by: [7] }, ['order_by[0]']],
+    [{ select: ['region', 'region', 'nope'] }, ['select[1]', 'select[2]']],
+    [{ select: 'region' }, ['select']],
+    [{ select: ['region'], colour: 'red' }, ['colour']],
+  ])('names nested problems by their path: %j → %j', (input, fields) => {
+    expect(problems(input).map((p) => p.field)).toEqual(fields);
+  });
+
+  it('checks the shape without the dataset, as the pipe does, with the same paths', () => {
+    const shape = (input: Record<string, unknown>) =>
+      parseWire(QueryRequest, { dataset_id: 'ds_1', ...input });
+    expect(problems({ select: ['nope'], limit: 0 }, shape)).toEqual([
+      { field: 'limit', problem: 'must be between 1 and 10000' },
+    ]);
+    expect(
+      problems({ where: [{ column: 'x', op: 'like' }], aggregates: [{}] }, shape).map((p) => p.field),
+    ).toEqual(['where[0].op', 'aggregates[0].function']);
+    expect(problems({ query: 'top 5 region', select: ['region'] }, shape)).toEqual([
+      { field: 'select', problem: 'cannot be combined with a natural-language query' },
+    ]);
+    expect(problems({ dataset_id: 7 }, shape)).toEqual([
+      { field: 'dataset_id', problem: 'must be a dataset id (a string)' },
+    ]);
+    const report = (input: Record<string, unknown>) => parseWire(SqlReportRequest, input);
+    expect(problems({ sql: 'select 1' }, report)).toEqual([{ field: 'dataset_id', problem: 'is required' }]);
+    expect(problems({ dataset_ids: ['ds_1', 3], sql: ' ' }, report)).toEqual([
+      { field: 'dataset_ids[1]', problem: 'must be a dataset id (a string)' },
+      { field: 'sql', problem: 'must be one SQL statement (a non-empty string)' },
+    ]);
   });
 
   it('reports every problem at once', () => {

@@ -992,6 +992,15 @@ export interface components {
                 [key: string]: number | components["schemas"]["RangeDto"];
             };
         };
+        AggregateDto: {
+            /**
+             * @description The column; absent for count(*).
+             * @example revenue
+             */
+            column?: string;
+            /** @enum {string} */
+            function: "sum" | "avg" | "count" | "min" | "max";
+        };
         ApiKeyListResponse: {
             keys: components["schemas"]["ApiKeyResponse"][];
         };
@@ -1130,6 +1139,10 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "member" | "admin" | "owner";
         };
+        DatasetArguments: {
+            /** @description Dataset id, as returned by list_data. */
+            dataset_id: string;
+        };
         DeletedTriggerResponse: {
             /** @enum {boolean} */
             deleted: true;
@@ -1163,6 +1176,26 @@ export interface components {
             /** @description Also sent as the X-Request-Id header. */
             request_id: string;
         };
+        ExecuteLibraryArguments: {
+            /**
+             * @description Named arguments (an object), positional ones (an array), a scalar or null.
+             * @example {
+             *       "cashflows": [
+             *         -1000,
+             *         300,
+             *         400,
+             *         500
+             *       ],
+             *       "rate": 0.08
+             *     }
+             */
+            args?: Record<string, unknown> | unknown[] | string | number | boolean | null;
+            /** @example npv */
+            function: string;
+            /** @example finance */
+            module: string;
+            request_id?: string;
+        };
         ForgotPasswordDto: {
             /** Format: email */
             email: string;
@@ -1184,9 +1217,70 @@ export interface components {
             };
             connector_type?: string;
         };
+        ListDataArguments: {
+            /** @description Only id, name and row count per dataset. */
+            compact?: boolean;
+            /** @description Words matched against dataset names and columns. */
+            search?: string;
+        };
+        ListLibrariesArguments: {
+            /** @description Most libraries to return after filtering. */
+            limit?: number;
+            /** @description Words matched against module and function names. */
+            search?: string;
+        };
         LoginDto: {
             email: string;
             password: string;
+        };
+        NoToolArguments: Record<string, unknown>;
+        OrderTermDto: {
+            /** @example revenue */
+            column: string;
+            /**
+             * @default asc
+             * @enum {string}
+             */
+            direction: "asc" | "desc";
+        };
+        QueryBatchRequest: {
+            queries: components["schemas"]["QueryRequest"][];
+        };
+        QueryRequest: {
+            /** @description Output columns named `<function>_<column>` (`count_rows` for a count without a column). */
+            aggregates?: components["schemas"]["AggregateDto"][];
+            /**
+             * @description Dataset id, as returned by GET /v1/data.
+             * @example ds_3kq9v1m2x7
+             */
+            dataset_id: string;
+            /**
+             * @example [
+             *       "region"
+             *     ]
+             */
+            group_by?: string[];
+            /** @default 100 */
+            limit: number;
+            /** @default 0 */
+            offset: number;
+            /** @description Sort terms; a bare column name sorts ascending. Ties end in dataset order. */
+            order_by?: (string | components["schemas"]["OrderTermDto"])[];
+            /**
+             * @description Natural-language intent; instead of the typed fields.
+             * @example top 5 region by total revenue
+             */
+            query?: string;
+            /**
+             * @description Columns to return (default: every column, or the group_by columns when grouping).
+             * @example [
+             *       "region",
+             *       "revenue"
+             *     ]
+             */
+            select?: string[];
+            /** @description Conditions, all of which hold. */
+            where?: components["schemas"]["WhereDto"][];
         };
         RangeDto: {
             /** @enum {string} */
@@ -1259,6 +1353,17 @@ export interface components {
             scenario: components["schemas"]["ScenarioDto"];
             /** @description Makes the draws repeatable; echoed in the result. */
             seed?: number | string;
+        };
+        SqlReportRequest: {
+            /**
+             * @description The dataset visible as its dataset_name and as `dataset`; this or dataset_ids is required.
+             * @example ds_3kq9v1m2x7
+             */
+            dataset_id?: string;
+            /** @description More datasets, each visible as a table named after its dataset_name. */
+            dataset_ids?: string[];
+            /** @example select region, count(*) as n from sales group by region */
+            sql: string;
         };
         SubmitJobDto: {
             callback_url?: string;
@@ -1374,6 +1479,22 @@ export interface components {
         };
         WebhookTestRequest: {
             callback_url: string;
+        };
+        WhereDto: {
+            /** @example region */
+            column: string;
+            /** @enum {string} */
+            op: "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "contains" | "starts_with" | "is_null" | "not_null";
+            /**
+             * @description Another name for `op`.
+             * @enum {string}
+             */
+            operator?: "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "contains" | "starts_with" | "is_null" | "not_null";
+            /**
+             * @description A value of the column type; an array of them for `in`; absent for `is_null` and `not_null`.
+             * @example West
+             */
+            value?: string | number | boolean | (string | number | boolean)[];
         };
     };
     responses: never;
@@ -7444,13 +7565,31 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7494,7 +7633,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7503,7 +7670,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7545,13 +7712,31 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryBatchRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7595,7 +7780,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7604,7 +7817,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7646,13 +7859,31 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SqlReportRequest"];
+            };
+        };
         responses: {
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7696,7 +7927,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7705,7 +7964,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -1,5 +1,7 @@
 export {
   contextOf,
+  DependsOnOtherFields,
+  EachItem,
   IfPresent,
   isPlainObject,
   MapOf,

@@ -36,9 +36,58 @@ export function Problem<T extends object = Record<string, unknown>>(check: Check
   };
 }
 
+export type ItemCheck<T extends object = Record<string, unknown>> = (
+  item: unknown,
+  index: number,
+  items: readonly unknown[],
+  object: T,
+) => string | undefined;
+
+const ITEM_CHECKS = new Map<string, ItemCheck>();
+
+/**
+ * A rule for each item of a list of plain values (column names), reported at the item's own path (`select[1]`):
+ * class-validator names the items of nested objects only. A value that is not an array is left to the rules above.
+ */
+export function EachItem<T extends object = Record<string, unknown>>(check: ItemCheck<T>): PropertyDecorator {
+  const name = `items${nextCheckId++}`;
+  ITEM_CHECKS.set(name, check as ItemCheck);
+  return (target, propertyName) => {
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown, args: ValidationArguments) =>
+          !Array.isArray(value) ||
+          value.every((item, index) => check(item, index, value, args.object as T) === undefined),
+        defaultMessage: () => 'has invalid items',
+      },
+    });
+  };
+}
+
+/** The problems of an `@EachItem` rule that failed, by item index; undefined for any other rule. */
+export function itemProblems(rule: string, list: unknown, object: unknown): [number, string][] | undefined {
+  const check = ITEM_CHECKS.get(rule);
+  if (!check || !Array.isArray(list)) return undefined;
+  return list.flatMap((item, index) => {
+    const problem = check(item, index, list, object as Record<string, unknown>);
+    return problem === undefined ? [] : [[index, problem] as [number, string]];
+  });
+}
+
 /** Validates the field only when it is in the body: unlike IsOptional, an explicit null is still checked. */
 export function IfPresent(): PropertyDecorator {
   return ValidateIf((_object, value) => value !== undefined);
+}
+
+/**
+ * An optional field whose need depends on other fields (a `value` is required for `eq`, absent for `is_null`):
+ * described as optional, and its rules decide, missing or not.
+ */
+export function DependsOnOtherFields(): PropertyDecorator {
+  return ValidateIf(() => true);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ClassConstructor } from 'class-transformer';
 import { ValidationError, validateSync, ValidatorOptions } from 'class-validator';
 import { AppError, ErrorDetail } from '../errors';
-import { isPlainObject, toDto, unknownFieldProblemOf, WHOLE_OBJECT } from './wire-decorators';
+import { isPlainObject, itemProblems, toDto, unknownFieldProblemOf, WHOLE_OBJECT } from './wire-decorators';
 
 /** The class-validator options of every body, query and tool argument: unknown fields are refused. */
 export const WIRE_VALIDATOR_OPTIONS: ValidatorOptions = {
@@ -20,14 +20,14 @@ const WHITELIST = 'whitelistValidation';
  * the property outward, so that is the last constraint recorded; a nested object's own "must be an object" comes
  * after every rule of the field.
  */
-function firstProblem(error: ValidationError): string | undefined {
+function firstProblem(error: ValidationError): [rule: string, problem: string] | undefined {
   const entries = Object.entries(error.constraints ?? {});
   if (entries.length === 0) return undefined;
   if (entries.length === 1 && entries[0][0] === WHITELIST) {
-    return unknownFieldProblemOf(error.target) ?? entries[0][1];
+    return [WHITELIST, unknownFieldProblemOf(error.target) ?? entries[0][1]];
   }
   const rules = entries.filter(([name]) => name !== NESTED);
-  return (rules.length > 0 ? rules[rules.length - 1] : entries[0])[1];
+  return rules.length > 0 ? rules[rules.length - 1] : entries[0];
 }
 
 function childPath(parent: string, parentValue: unknown, property: string): string {
@@ -47,9 +47,11 @@ export function toErrorDetails(
 ): ErrorDetail[] {
   return errors.flatMap((error) => {
     const field = childPath(parent, parentValue, error.property);
-    const problem = firstProblem(error);
-    if (problem !== undefined) return [{ field: field === '' ? 'body' : field, problem }];
-    return toErrorDetails(error.children ?? [], field, error.value);
+    const first = firstProblem(error);
+    if (first === undefined) return toErrorDetails(error.children ?? [], field, error.value);
+    const items = itemProblems(first[0], error.value, error.target);
+    if (items) return items.map(([index, problem]) => ({ field: `${field}[${index}]`, problem }));
+    return [{ field: field === '' ? 'body' : field, problem: first[1] }];
   });
 }
 

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { loadConfig } from '../../common/config';
-import { ErrorBodyDto } from '../../common/openapi';
+import { contractComponents, ErrorBodyDto } from '../../common/openapi';
 import { createLogger } from '../../common/logging';
 import { AppModule } from '../../app.module';
 import {
@@ -87,7 +87,7 @@ function describe(app: INestApplication): JsonObject {
     .build();
   const document = SwaggerModule.createDocument(app, info, {
     operationIdFactory: operationIdOf,
-    extraModels: [ErrorBodyDto, ...validatedClasses()],
+    extraModels: [ErrorBodyDto, ...validatedClasses(), ...contractComponents()],
   }) as unknown as JsonObject;
   const facts = collectRouteFacts(app);
   const roots = [...facts.values()].flatMap((f) => [f.queryType, f.bodyType].filter((t) => t !== undefined));
@@ -153,10 +153,11 @@ function addReferencedSchemas(
   }
 }
 
-/** Validated classes no operation uses (MCP-only inputs) stay out of the document. */
+/** Validated classes no operation uses stay out of the document, unless marked @ContractComponent (MCP tool inputs). */
 function pruneUnreferencedSchemas(document: JsonObject, schemas: JsonObject): void {
   const { components, ...rest } = document;
   const used = referencedSchemaNames(rest);
+  for (const type of contractComponents()) used.add(type.name);
   for (let size = -1; size !== used.size;) {
     size = used.size;
     for (const name of [...used]) referencedSchemaNames(schemas[name] ?? null, used);

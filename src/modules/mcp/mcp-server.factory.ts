@@ -7,10 +7,10 @@ import {
   ListToolsRequestSchema,
   Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { AppError, ErrorDetail, toAppError } from '../../common/errors';
+import { AppError, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { Principal } from '../../common/auth/principal';
+import { ContractDocument } from '../contract/contract-document.service';
 import { McpTool } from './mcp-tool';
 import { McpToolsService } from './mcp-tools.service';
 
@@ -24,21 +24,14 @@ export interface ToolListing {
   readonly annotations: McpTool['annotations'];
 }
 
-export function describeTool(tool: McpTool): ToolListing {
+export function describeTool(tool: McpTool, contract: ContractDocument): ToolListing {
   return {
     name: tool.name,
     description: tool.description,
-    inputSchema: toJsonSchemaCompat(tool.input, { pipeStrategy: 'input' }),
+    inputSchema: contract.schemaOf(tool.input.name),
     outputSchema: toJsonSchemaCompat(tool.output, { pipeStrategy: 'output' }),
     annotations: tool.annotations,
   };
-}
-
-function issuesToDetails(error: z.ZodError): ErrorDetail[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.join('.') : 'arguments',
-    problem: issue.message,
-  }));
 }
 
 /** The error a tool answers with: the API's own error body (code, message, details) as the result text. */
@@ -61,11 +54,12 @@ export function toolError(error: AppError): CallToolResult {
 export class McpServerFactory {
   constructor(
     private readonly tools: McpToolsService,
+    private readonly contract: ContractDocument,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
   listTools(): Tool[] {
-    return this.tools.visibleTools().map((t) => describeTool(t) as Tool);
+    return this.tools.visibleTools().map((t) => describeTool(t, this.contract) as Tool);
   }
 
   async callTool(principal: Principal, name: string, rawArgs: unknown): Promise<CallToolResult> {
@@ -78,11 +72,10 @@ export class McpServerFactory {
           : new AppError('not_found', `There is no tool named "${name}".`),
       );
     }
-    const parsed = tool.input.safeParse(rawArgs ?? {});
-    if (!parsed.success) return toolError(AppError.validation(issuesToDetails(parsed.error)));
     try {
+      const call = tool.bind(rawArgs);
       this.tools.checkRequirements(principal, tool);
-      const result = await tool.run(principal, parsed.data);
+      const result = await call(principal);
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       const appError = toAppError(error);

@@ -1,7 +1,9 @@
+import { Type } from '@nestjs/common';
 import { z } from 'zod';
 import { Requirement } from '../../common/auth/authorization';
 import { Entitlement } from '../../common/auth/entitlements';
 import { Principal } from '../../common/auth/principal';
+import { parseWire } from '../../common/validation';
 
 export interface ToolAnnotations {
   readonly title?: string;
@@ -16,14 +18,31 @@ export interface ToolAnnotations {
  * requires (checked by common/auth/authorization.ts, as the route guards check the endpoint's decorators), and a
  * handler that calls the same service the HTTP controller calls, with the caller's principal.
  */
-export interface McpTool {
+export interface ToolDefinition<A extends object> {
   readonly name: string;
   readonly description: string;
   readonly endpoint: string;
   readonly visibleWith?: Entitlement;
   readonly requires?: Requirement;
-  readonly input: z.ZodObject;
+  /** The class of its arguments: checked as the route's body is, its JSON Schema read from the contract. */
+  readonly input: Type<A>;
   readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
-  run(principal: Principal, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  readonly run: (principal: Principal, args: A) => Promise<Record<string, unknown>>;
+}
+
+export interface McpTool extends Omit<ToolDefinition<object>, 'run'> {
+  /** The call's arguments checked (AppError validation_failed otherwise), ready to run for a principal. */
+  bind(rawArgs: unknown): (principal: Principal) => Promise<Record<string, unknown>>;
+}
+
+export function defineTool<A extends object>(tool: ToolDefinition<A>): McpTool {
+  const { run, ...definition } = tool;
+  return {
+    ...definition,
+    bind: (rawArgs) => {
+      const args = parseWire(tool.input, rawArgs ?? {});
+      return (principal) => run(principal, args);
+    },
+  };
 }

@@ -1,46 +1,31 @@
-import { Inject, Injectable, Type } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { authorize } from '../../common/auth/authorization';
 import { ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
-import { createValidationPipe } from '../../common/http';
 import { Principal } from '../../common/auth/principal';
 import { toConnectorResponse, CreateConnectorRequest } from '../connectors/connectors.dto';
 import { ConnectorsService } from '../connectors/connectors.service';
 import { ContractDocument } from '../contract/contract-document.service';
 import { DatasetsService } from '../datasets/datasets.service';
+import { QueryBatchRequest, QueryRequest, SqlReportRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 import { toExecutionResponse, toListingResponse } from '../runtime-library/runtime-library.dto';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
-import { McpTool } from './mcp-tool';
+import { defineTool, McpTool } from './mcp-tool';
+import {
+  DatasetArguments,
+  ExecuteLibraryArguments,
+  ListDataArguments,
+  ListLibrariesArguments,
+  NoToolArguments,
+} from './mcp-tool-arguments.dto';
 
-const datasetId = z.string().min(1).max(128).describe('Dataset id, as returned by list_data.');
-const condition = z.looseObject({
-  column: z.string(),
-  op: z.string().describe('eq, ne, lt, lte, gt, gte, in, contains, starts_with, is_null, not_null'),
-  value: z.unknown().optional(),
-});
-const queryShape = {
-  dataset_id: datasetId,
-  query: z
-    .string()
-    .max(2000)
-    .optional()
-    .describe('Natural-language intent; alternative to the typed fields.'),
-  select: z.array(z.string()).optional().describe('Column names to return.'),
-  where: z.array(condition).optional(),
-  group_by: z.array(z.string()).optional(),
-  aggregates: z.array(z.looseObject({ function: z.string(), column: z.string().optional() })).optional(),
-  order_by: z.array(z.looseObject({ column: z.string(), direction: z.string().optional() })).optional(),
-  limit: z.number().int().min(1).max(10_000).optional(),
-  offset: z.number().int().min(0).optional(),
-};
 const anyObject = z.looseObject({});
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** The tool catalogue; which tools a caller sees is decided by `visibleTools`. */
 @Injectable()
 export class McpToolsService {
-  private readonly pipe = createValidationPipe();
   readonly tools: readonly McpTool[];
 
   constructor(
@@ -69,111 +54,102 @@ export class McpToolsService {
     authorize(principal, tool.requires ?? {}, this.entitlements);
   }
 
-  /** The HTTP route's DTO validation, run on the tool's arguments, so both surfaces refuse the same input. */
-  private async validated<T extends object>(dto: Type<T>, value: unknown): Promise<T> {
-    return (await this.pipe.transform(value, { type: 'body', metatype: dto, data: '' })) as T;
-  }
-
   private catalogue(): McpTool[] {
     return [
-      {
+      defineTool({
         name: 'get_contract',
         description:
           'The machine-readable contract: the OpenAPI 3.1 document of every HTTP route, as GET /v1/openapi.json serves it.',
         endpoint: 'GET /v1/openapi.json',
-        input: z.object({}),
+        input: NoToolArguments,
         output: z.looseObject({ openapi: z.string(), info: anyObject, paths: anyObject }),
         annotations: { title: 'Get the API contract', ...readOnly },
         run: () => Promise.resolve(this.contract.document()),
-      },
-      {
+      }),
+      defineTool({
         name: 'list_data',
         description:
           'List the datasets you can query. `search` filters by dataset name and column names; `compact` ' +
           'returns only ids, names and row counts.',
         endpoint: 'GET /v1/data',
         requires: { entitlements: ['datasets'] },
-        input: z.object({
-          search: z.string().max(200).optional().describe('Words matched against dataset names and columns.'),
-          compact: z.boolean().optional().describe('Only id, name and row count per dataset.'),
-        }),
+        input: ListDataArguments,
         output: z.looseObject({ datasets: z.array(anyObject) }),
         annotations: { title: 'List datasets', ...readOnly },
         run: async (principal, args) => {
-          const search =
-            typeof args.search === 'string' && args.search.trim() !== '' ? args.search : undefined;
+          const search = args.search?.trim() ? args.search : undefined;
           return {
             datasets: await this.datasets.list(principal, { search, compact: args.compact === true }),
           };
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'get_data_summary',
         description: 'Row and column counts and per-column statistics of one dataset.',
         endpoint: 'GET /v1/data/{id}/summary',
         requires: { entitlements: ['datasets'] },
-        input: z.object({ dataset_id: datasetId }),
+        input: DatasetArguments,
         output: anyObject,
         annotations: { title: 'Summarize a dataset', ...readOnly },
         run: async (principal, args) => {
-          return this.datasets.summary(principal, String(args.dataset_id));
+          return this.datasets.summary(principal, args.dataset_id);
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'get_data_schema',
         description: 'Columns of one dataset with their types, roles, formulas and query hints.',
         endpoint: 'GET /v1/data/{id}/schema',
         requires: { entitlements: ['datasets'] },
-        input: z.object({ dataset_id: datasetId }),
+        input: DatasetArguments,
         output: anyObject,
         annotations: { title: 'Describe a dataset', ...readOnly },
         run: async (principal, args) => {
-          return this.datasets.schema(principal, String(args.dataset_id));
+          return this.datasets.schema(principal, args.dataset_id);
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'query_data',
         description:
           'Query one dataset: either typed (select, where, group_by, aggregates, order_by, limit, offset) ' +
           'or a natural-language `query`. Returns the rows and the resolved plan.',
         endpoint: 'POST /v1/query',
         requires: { entitlements: ['datasets'] },
-        input: z.object(queryShape),
+        input: QueryRequest,
         output: z.looseObject({ rows: z.array(z.unknown()) }),
         annotations: { title: 'Query a dataset', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.queries.query(principal, args)) };
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'query_batch',
         description:
           'Run several queries (each as for query_data) in one call; one result or error per query, in order.',
         endpoint: 'POST /v1/query/batch',
         visibleWith: 'mcp',
         requires: { entitlements: ['datasets'] },
-        input: z.object({ queries: z.array(z.looseObject(queryShape)).min(1).max(100) }),
+        input: QueryBatchRequest,
         output: z.looseObject({ results: z.array(z.unknown()) }),
         annotations: { title: 'Query in batch', ...readOnly },
         run: async (principal, args) => {
           return this.queries.batch(principal, args);
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'query_sql_report',
         description:
           'One read-only SQL SELECT over your datasets; each dataset is a table named after its dataset_name.',
         endpoint: 'POST /v1/query/sql',
         visibleWith: 'mcp',
         requires: { entitlements: ['datasets', 'sql_reports'] },
-        input: z.object({ dataset_id: datasetId, sql: z.string().min(1).max(100_000) }),
+        input: SqlReportRequest,
         output: anyObject,
         annotations: { title: 'Read-only SQL report', ...readOnly },
         run: async (principal, args) => {
           return this.queries.sqlReport(principal, args);
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'create_connector',
         description:
           'Create a connector (file, rest, postgres, mysql, s3, ...). It starts `untested`; secrets in ' +
@@ -181,11 +157,7 @@ export class McpToolsService {
         endpoint: 'POST /v1/connectors',
         visibleWith: 'mcp',
         requires: { entitlements: ['connectors'], role: 'member' },
-        input: z.object({
-          name: z.string().min(1).max(200),
-          connector_type: z.string().describe('Connector type or alias, e.g. file, csv, rest, postgres.'),
-          config: z.record(z.string(), z.unknown()).optional(),
-        }),
+        input: CreateConnectorRequest,
         output: z.looseObject({ id: z.string(), connector_type: z.string(), status: z.string() }),
         annotations: {
           title: 'Create a connector',
@@ -195,28 +167,18 @@ export class McpToolsService {
           openWorldHint: false,
         },
         run: async (principal, args) => {
-          const body = await this.validated(CreateConnectorRequest, args);
           return toConnectorResponse(
-            await this.connectors.create(principal.orgId, body.name, body.connector_type, body.config ?? {}),
+            await this.connectors.create(principal.orgId, args.name, args.connector_type, args.config ?? {}),
           );
         },
-      },
-      {
+      }),
+      defineTool({
         name: 'list_runtime_libraries',
         description:
           'Modules and functions of the local runtime library. `search` filters module and function names.',
         endpoint: 'runtime socket: manifest + health',
         visibleWith: 'runtime_library',
-        input: z.object({
-          search: z.string().max(200).optional(),
-          limit: z
-            .number()
-            .int()
-            .min(1)
-            .max(1000)
-            .optional()
-            .describe('Most libraries to return after filtering.'),
-        }),
+        input: ListLibrariesArguments,
         output: z.looseObject({
           runtime_health: z.looseObject({ status: z.string() }),
           module_count: z.number(),
@@ -226,26 +188,16 @@ export class McpToolsService {
         }),
         annotations: { title: 'List runtime libraries', ...readOnly },
         run: async (_principal, args) =>
-          toListingResponse(
-            await this.runtime.listLibraries(
-              typeof args.search === 'string' ? args.search : undefined,
-              typeof args.limit === 'number' ? args.limit : undefined,
-            ),
-          ),
-      },
-      {
+          toListingResponse(await this.runtime.listLibraries(args.search, args.limit)),
+      }),
+      defineTool({
         name: 'execute_runtime_library',
         description:
           'Execute one runtime-library function, e.g. finance.npv with args {rate, cashflows}. `args` is ' +
           'an object of named arguments, an array of positional ones, a scalar or null.',
         endpoint: 'runtime socket: execute',
         visibleWith: 'runtime_library',
-        input: z.object({
-          module: z.string().min(1).max(100),
-          function: z.string().min(1).max(100),
-          args: z.unknown().optional(),
-          request_id: z.string().max(200).optional(),
-        }),
+        input: ExecuteLibraryArguments,
         output: z.looseObject({
           module: z.string(),
           function: z.string(),
@@ -257,18 +209,13 @@ export class McpToolsService {
         }),
         annotations: { title: 'Execute a runtime function', ...readOnly },
         run: async (_principal, args) => {
-          const call = {
-            module: String(args.module),
-            function: String(args.function),
-            args: args.args ?? null,
-          };
-          const requestId = typeof args.request_id === 'string' ? args.request_id : undefined;
+          const call = { module: args.module, function: args.function, args: args.args ?? null };
           return toExecutionResponse(
             call,
-            await this.runtime.execute(call.module, call.function, call.args, requestId),
+            await this.runtime.execute(call.module, call.function, call.args, args.request_id),
           );
         },
-      },
+      }),
     ];
   }
 }

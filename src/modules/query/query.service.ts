@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
+import { parseWire } from '../../common/validation';
 import { Principal } from '../../common/auth/principal';
 import {
   ColumnRole,
@@ -14,14 +15,14 @@ import {
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
 import { compileQuery } from './query-compiler';
+import { aggregateType, Condition, QueryableColumn, QuerySpec } from './query-grammar';
 import {
-  aggregateType,
-  Condition,
-  QueryableColumn,
-  QuerySpec,
-  QueryValidator,
-  TYPED_QUERY_FIELDS,
-} from './query-grammar';
+  MAX_REPORT_DATASETS,
+  QueryBatchRequest,
+  QueryRequest,
+  SqlReportRequest,
+  toQuerySpec,
+} from './query.dto';
 import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
 import { ResultCache } from './result-cache';
 import { compileSummaryQuery } from './summary-query';
@@ -37,21 +38,7 @@ export interface QueryResult {
   truncated: boolean;
 }
 
-const MAX_BATCH = 50;
-const MAX_REPORT_DATASETS = 10;
 const MAX_BYSTANDER_RUNS = 3;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function datasetId(input: Record<string, unknown>, field = 'dataset_id'): string {
-  const id = input[field];
-  if (typeof id !== 'string' || id.length === 0 || id.length > 128) {
-    throw AppError.validation([{ field, problem: 'must be a dataset id (a string)' }]);
-  }
-  return id;
-}
 
 interface QueryColumnInfo extends QueryableColumn {
   readonly role: ColumnRole;
@@ -82,38 +69,23 @@ export class QueryService implements OnApplicationShutdown {
     await this.reportProcesses.closeAll();
   }
 
-  /** Reads for `principal.orgId`: a request's principal, or a trigger evaluating for its organization. */
-  async query(principal: Pick<Principal, 'orgId'>, input: unknown): Promise<QueryResult> {
-    if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
-    const allowed = ['dataset_id', 'query', ...TYPED_QUERY_FIELDS];
-    const unknown = Object.keys(input).filter((key) => !allowed.includes(key));
-    if (unknown.length > 0) {
-      throw AppError.validation(
-        unknown.map((field) => ({ field: field.slice(0, 100), problem: 'is not a known field' })),
-      );
-    }
-    const dataset = await this.datasets.open(principal.orgId, datasetId(input));
+  /**
+   * A query whose shape is checked (the pipe, parseWire); its names and types are checked here, on the dataset.
+   * Reads for `principal.orgId`: a request's principal, or a trigger evaluating for its organization.
+   */
+  async query(principal: Pick<Principal, 'orgId'>, request: QueryRequest): Promise<QueryResult> {
+    const dataset = await this.datasets.open(principal.orgId, request.dataset_id);
     const columns = this.queryableColumns(dataset);
-    if (input.query !== undefined) return this.naturalLanguage(dataset, columns, input);
-    const spec = new QueryValidator(columns).validate(input);
-    return this.execute(dataset, columns, spec);
+    if (request.query !== undefined) return this.naturalLanguage(dataset, columns, request);
+    return this.execute(dataset, columns, toQuerySpec(request, columns));
   }
 
-  /** Runs each query in order; a failing one yields its error in place and does not stop the others. */
-  async batch(principal: Principal, input: unknown): Promise<{ results: unknown[] }> {
-    const queries = isRecord(input) ? input.queries : undefined;
-    if (!Array.isArray(queries) || queries.length === 0 || queries.length > MAX_BATCH) {
-      throw AppError.validation([
-        { field: 'queries', problem: `must be an array of 1 to ${MAX_BATCH} queries` },
-      ]);
-    }
-    const extra = Object.keys(input as Record<string, unknown>).filter((k) => k !== 'queries');
-    if (extra.length > 0)
-      throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
+  /** Runs each query in order; a failing one (its shape included) yields its error in place and does not stop the others. */
+  async batch(principal: Principal, request: QueryBatchRequest): Promise<{ results: unknown[] }> {
     const results: unknown[] = [];
-    for (const query of queries) {
+    for (const query of request.queries) {
       try {
-        results.push(await this.query(principal, query));
+        results.push(await this.query(principal, parseWire(QueryRequest, query)));
       } catch (error) {
         const appError = toAppError(error);
         if (appError.code === 'internal_error') throw error;
@@ -129,18 +101,9 @@ export class QueryService implements OnApplicationShutdown {
     return { results };
   }
 
-  async sqlReport(principal: Principal, input: unknown): Promise<Record<string, unknown>> {
-    if (!isRecord(input)) throw AppError.validation([{ field: 'body', problem: 'must be a JSON object' }]);
-    const extra = Object.keys(input).filter((k) => !['dataset_id', 'dataset_ids', 'sql'].includes(k));
-    if (extra.length > 0)
-      throw AppError.validation(extra.map((field) => ({ field, problem: 'is not a known field' })));
-    const sql = input.sql;
-    if (typeof sql !== 'string' || sql.trim() === '' || sql.length > 100_000) {
-      throw AppError.validation([
-        { field: 'sql', problem: 'must be one SQL statement (a non-empty string)' },
-      ]);
-    }
-    const ids = this.reportDatasetIds(input);
+  async sqlReport(principal: Principal, request: SqlReportRequest): Promise<Record<string, unknown>> {
+    const { sql } = request;
+    const ids = this.reportDatasetIds(request);
     const opened: OpenDataset[] = [];
     for (const id of ids) opened.push(await this.datasets.open(principal.orgId, id));
     const seen = new Set<string>();
@@ -193,20 +156,10 @@ export class QueryService implements OnApplicationShutdown {
     };
   }
 
-  private reportDatasetIds(input: Record<string, unknown>): string[] {
-    const ids: string[] = [];
-    if (input.dataset_id !== undefined) ids.push(datasetId(input));
-    if (input.dataset_ids !== undefined) {
-      const list = input.dataset_ids;
-      if (!Array.isArray(list) || list.length > MAX_REPORT_DATASETS) {
-        throw AppError.validation([
-          { field: 'dataset_ids', problem: `must be an array of at most ${MAX_REPORT_DATASETS} dataset ids` },
-        ]);
-      }
-      list.forEach((_, i) => ids.push(datasetId(list as unknown as Record<string, unknown>, String(i))));
-    }
-    const unique = [...new Set(ids)];
-    if (unique.length === 0) throw AppError.validation([{ field: 'dataset_id', problem: 'is required' }]);
+  private reportDatasetIds(request: SqlReportRequest): string[] {
+    const unique = [
+      ...new Set([...(request.dataset_id ? [request.dataset_id] : []), ...(request.dataset_ids ?? [])]),
+    ];
     if (unique.length > MAX_REPORT_DATASETS) {
       throw AppError.validation([
         { field: 'dataset_ids', problem: `at most ${MAX_REPORT_DATASETS} datasets` },
@@ -235,22 +188,11 @@ export class QueryService implements OnApplicationShutdown {
   private async naturalLanguage(
     dataset: OpenDataset,
     columns: readonly QueryColumnInfo[],
-    input: Record<string, unknown>,
+    request: QueryRequest,
   ): Promise<QueryResult> {
-    const typedFields = TYPED_QUERY_FIELDS.filter(
-      (f) => f !== 'limit' && f !== 'offset' && input[f] !== undefined,
-    );
-    if (typedFields.length > 0) {
-      throw AppError.validation(
-        typedFields.map((field) => ({ field, problem: 'cannot be combined with a natural-language query' })),
-      );
-    }
-    if (typeof input.query !== 'string') {
-      throw AppError.validation([{ field: 'query', problem: 'must be a string' }]);
-    }
     let resolution;
     try {
-      resolution = resolveNaturalLanguage(input.query, {
+      resolution = resolveNaturalLanguage(request.query ?? '', {
         columns,
         snapshotTime: new Date(dataset.record.ingestedAt),
       });
@@ -264,14 +206,16 @@ export class QueryService implements OnApplicationShutdown {
       }
       throw error;
     }
-    const typed: Record<string, unknown> = { ...resolution.query };
-    if (input.limit !== undefined) typed.limit = input.limit;
-    if (input.offset !== undefined) typed.offset = input.offset;
+    const typed = {
+      ...resolution.query,
+      ...(request.limit !== undefined ? { limit: request.limit } : {}),
+      ...(request.offset !== undefined ? { offset: request.offset } : {}),
+    };
     let spec: QuerySpec;
     try {
-      spec = new QueryValidator(columns).validate(typed);
+      spec = toQuerySpec(typed, columns);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'validation_failed' && input.limit === undefined) {
+      if (error instanceof AppError && error.code === 'validation_failed' && request.limit === undefined) {
         throw new AppError(
           'query_not_understood',
           `The query resolved to an invalid plan: ${error.message}`,

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { AppError, toAppError } from '../../common/errors';
+import { parseWire } from '../../common/validation';
+import { QueryRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 import { SimulationService } from '../simulation/simulation.service';
 import { Trigger } from './trigger.entity';
@@ -129,7 +131,8 @@ export class TriggersService {
     if (source.kind !== 'query') return;
     let columns: readonly string[];
     try {
-      columns = (await this.queries.query({ orgId }, queryBodyOf(source))).columns.map((c) => c.name);
+      const body = parseWire(QueryRequest, queryBodyOf(source));
+      columns = (await this.queries.query({ orgId }, body)).columns.map((c) => c.name);
     } catch (error) {
       throw underQuery(toAppError(error));
     }
