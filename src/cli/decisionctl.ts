@@ -4,6 +4,7 @@ import { describeFailure } from './client/failure';
 import { exitOnInterrupt } from './client/interrupt';
 import { registerConfigCommands } from './config.command';
 import { registerEgressCommands } from './egress.command';
+import { registerLoginCommands } from './login.command';
 import { applyEnvFile } from './env-file';
 import { registerPrivacyReportCommands } from './privacy-report.command';
 import { registerVersionCommand } from './version.command';
@@ -15,6 +16,7 @@ export function buildDecisionctl(): Command {
     .description('Decision Service command line')
     .showHelpAfterError()
     .exitOverride();
+  registerLoginCommands(program);
   registerConfigCommands(program);
   registerWhoamiCommand(program);
   registerVersionCommand(program);

@@ -76,6 +76,12 @@ export function contractProblems(res: ContractCheckedResponse, operation: string
   );
 }
 
+/** Whether the contract gives `operation`'s `status` answer a body schema (many answers are not detailed yet). */
+export function documentsBody(operation: string, status: number): boolean {
+  const response = (operationOf(operation).responses as Record<string, JsonObject>)[String(status)];
+  return response?.content !== undefined;
+}
+
 function operationOf(operation: string): JsonObject {
   const [method, path, ...rest] = operation.split(' ');
   const lower = (method ?? '').toLowerCase();

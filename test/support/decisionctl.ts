@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { documentsBody, expectMatchesContract } from './contract';
 import { REPO_ROOT } from './daemon-process';
 import { makeTempDir } from './test-app';
 
@@ -47,4 +48,24 @@ export function decisionctl(
     if (options.onSpawn && child.pid !== undefined) options.onSpawn(child.pid);
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * The CLI's `--format json` output is one JSON document (JSON.parse refuses anything more); where the contract
+ * describes the answer of `operation`, it must validate against that schema.
+ */
+export function expectJsonOfContract(stdout: string, operation: string, status = 200): unknown {
+  const body = JSON.parse(stdout) as unknown;
+  if (documentsBody(operation, status)) {
+    expectMatchesContract(
+      {
+        status,
+        headers: new Headers({ 'content-type': 'application/json; charset=utf-8' }),
+        body,
+        text: stdout,
+      },
+      operation,
+    );
+  }
+  return body;
 }

@@ -12,7 +12,13 @@ const DYNAMIC_IMPORT = /\bimport\((['"][^'"]+['"])\)/g;
 
 module.exports = {
   getCacheKey(source, filename) {
-    return crypto.createHash('sha256').update('esm-v3\0').update(filename).update('\0').update(source).digest('hex');
+    return crypto
+      .createHash('sha256')
+      .update('esm-v3\0')
+      .update(filename)
+      .update('\0')
+      .update(source)
+      .digest('hex');
   },
   process(source, filename) {
     if (!ESM_SYNTAX.test(source)) {

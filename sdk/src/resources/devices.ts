@@ -10,6 +10,11 @@ export class Devices {
     return this.transport.request({ method: 'POST', path: '/v1/device/register', options });
   }
 
+  /** GET /v1/device/license-key: the appliance's Ed25519 public key (`public_key_pem`, `kid`) that signs device licenses. */
+  licenseKey(options?: RequestOptions): Promise<ResponseBody<'Devices_licenseKey'>> {
+    return this.transport.request({ method: 'GET', path: '/v1/device/license-key', options });
+  }
+
   /** GET /v1/device/list: devices registered or bound under the organization's keys. */
   list(
     options?: RequestOptions,

@@ -1,8 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { CliFailure, ExitCode } from './exit-codes';
+import { readOptionalFile, writePrivateFileAtomically } from './private-file';
 
 /** The CLI's own settings. Never a key: keys live in the credential store or the environment only. */
 export interface CliSettings {
@@ -28,13 +27,13 @@ function malformed(path: string, problem: string): CliFailure {
 }
 
 export function readCliSettings(path = cliConfigPath()): CliSettings {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readOptionalFile(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw malformed(path, `cannot be read (${(error as Error).message})`);
   }
+  if (text === undefined) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -58,15 +57,11 @@ export function readCliSettings(path = cliConfigPath()): CliSettings {
   return settings;
 }
 
-/** Written through a 0600 temporary file and a rename: an interrupted write leaves the old file whole. */
 export function writeCliSettings(settings: CliSettings, path = cliConfigPath()): void {
   const known: Record<string, unknown> = {};
   for (const field of FIELDS) {
     const value = (settings as Record<string, unknown>)[field];
     if (value !== undefined) known[field] = value;
   }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(known, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  renameSync(temporary, path);
+  writePrivateFileAtomically(path, `${JSON.stringify(known, null, 2)}\n`);
 }

@@ -1,7 +1,8 @@
-import { KeyObject, sign, verify } from 'node:crypto';
+import { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { signEd25519Jws, verifyEd25519Jws } from '../../common/crypto/ed25519-jws';
 import { loadOrCreateEd25519Key } from '../../common/crypto/ed25519-key';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 
@@ -18,8 +19,6 @@ export interface DeviceLicenseClaims {
   readonly iat: number;
   readonly exp: number;
 }
-
-const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
 /** The appliance's own Ed25519 key (created on first start, 0600) that signs device license tokens (JWS EdDSA). */
 @Injectable()
@@ -56,26 +55,11 @@ export class DeviceLicenseSigner implements OnModuleInit {
   }
 
   sign(claims: DeviceLicenseClaims): string {
-    const input = `${b64({ alg: 'EdDSA', typ: 'JWT', kid: this.kidValue })}.${b64(claims)}`;
-    return `${input}.${sign(null, Buffer.from(input, 'ascii'), this.privateKey).toString('base64url')}`;
+    return signEd25519Jws(claims, this.privateKey, this.kidValue);
   }
 
   /** Verifies a token this appliance issued; returns its claims or undefined (bad signature, alg or expiry). */
   verify(token: string, nowSeconds = Math.floor(Date.now() / 1000)): DeviceLicenseClaims | undefined {
-    const parts = token.split('.');
-    if (parts.length !== 3) return undefined;
-    try {
-      const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as {
-        alg?: unknown;
-        kid?: unknown;
-      };
-      if (header.alg !== 'EdDSA' || header.kid !== this.kidValue) return undefined;
-      const signed = Buffer.from(`${parts[0]}.${parts[1]}`, 'ascii');
-      if (!verify(null, signed, this.publicKey, Buffer.from(parts[2], 'base64url'))) return undefined;
-      const claims = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as DeviceLicenseClaims;
-      return typeof claims.exp === 'number' && claims.exp > nowSeconds ? claims : undefined;
-    } catch {
-      return undefined;
-    }
+    return verifyEd25519Jws<DeviceLicenseClaims>(token, this.publicKey, this.kidValue, nowSeconds);
   }
 }
