@@ -36,6 +36,12 @@ export class ApiKeysService {
   private readonly lastUsedWritten = new Map<string, number>();
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the key before the commit). */
   private revocationEpoch = 0;
+  /**
+   * The cache is dropped at once by a revocation in this process, which is every revocation only when this process
+   * is the one daemon on its database. Replicas sharing a database resolve every request from it, so a key revoked
+   * or expired through one is refused by all at their next request.
+   */
+  private readonly isCacheAuthoritative: boolean;
 
   constructor(
     private readonly repository: ApiKeyRepository,
@@ -44,7 +50,9 @@ export class ApiKeysService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     @Inject(KEY_POLICY) private readonly policy: KeyPolicy,
-  ) {}
+  ) {
+    this.isCacheAuthoritative = config.databaseUrl === undefined;
+  }
 
   /** Creates a key for the caller's org: role at most the caller's, expiry in the future, the key policy consulted. */
   async create(by: KeyActor, input: NewApiKey): Promise<CreatedApiKey> {
@@ -141,6 +149,7 @@ export class ApiKeysService {
    */
   peek(rawKey: string): ApiKeyRecord | null | undefined {
     if (!isWellFormedApiKey(rawKey)) return null;
+    if (!this.isCacheAuthoritative) return undefined;
     const index = cacheIndexOf(rawKey);
     const entry = this.cache.get(index);
     if (!entry) return undefined;
@@ -161,7 +170,8 @@ export class ApiKeysService {
     const entity = await this.repository.findActiveByHash(this.hash(rawKey));
     if (!entity) return undefined;
     const entry = { record: toRecord(entity), expiresAtMs: expiryOf(entity) };
-    if (epoch === this.revocationEpoch) this.cache.set(cacheIndexOf(rawKey), entry);
+    if (this.isCacheAuthoritative && epoch === this.revocationEpoch)
+      this.cache.set(cacheIndexOf(rawKey), entry);
     const now = Date.now();
     if (entry.expiresAtMs <= now) return undefined;
     this.noteUse(entry.record.id, now);

@@ -1,0 +1,67 @@
+import { join } from 'node:path';
+import { createApiKey, signupAccount } from '../factories/accounts';
+import { deviceHeaders, deviceId } from '../support/devices';
+import { createTestDatabase, sharedSecretsEnv, TestDatabase } from '../support/postgres';
+import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
+
+/** Two daemons on one PostgreSQL database, sharing the secrets and the keys directory as scale-out requires. */
+describe('two replicas on one PostgreSQL database', () => {
+  let db: TestDatabase;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const shared = {
+      ...sharedSecretsEnv(join(makeTempDir('ds-shared-keys-'), 'keys')),
+      SERVICE_DATABASE_URL: db.url,
+    };
+    [a, b] = await Promise.all([startTestApp(shared), startTestApp(shared)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a.close(), b.close()]);
+    await db.drop();
+  });
+
+  it('refuses a key revoked through one replica on the other at its next request', async () => {
+    const owner = await signupAccount(a);
+    const other = await createApiKey(a, owner.apiKey, { role: 'owner' });
+    for (let i = 0; i < 3; i++) {
+      expect((await b.request('GET', '/v1/api-keys', { token: owner.apiKey })).status).toBe(200);
+    }
+    const revoked = await a.request('DELETE', `/v1/api-keys/${owner.apiKeyId}`, { token: other.rawKey });
+    expect(revoked.status).toBe(200);
+
+    const refused = await b.request('GET', '/v1/api-keys', { token: owner.apiKey });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('invalid_api_key');
+    expect((await b.request('GET', '/v1/api-keys', { token: other.rawKey })).status).toBe(200);
+  });
+
+  it('accepts on one replica the session a user logged into on the other', async () => {
+    const owner = await signupAccount(a);
+    const login = await b.request('POST', '/auth/login', {
+      body: { email: owner.email, password: owner.password },
+    });
+    expect(login.status).toBe(200);
+    const me = await a.request('GET', '/v1/me', { token: login.body.access_token });
+    expect(me.status).toBe(200);
+  });
+
+  it('never exceeds a key’s device slots under concurrent first requests split over both replicas', async () => {
+    const owner = await signupAccount(a);
+    const key = (await createApiKey(a, owner.apiKey, { device_limit: 1 })).rawKey;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? a : b).request('GET', '/v1/me', {
+          token: key,
+          headers: deviceHeaders(deviceId(`replica-burst-${i}`)),
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(
+      results.filter((r) => r.status === 402 && r.body.error.code === 'device_limit_reached'),
+    ).toHaveLength(9);
+  });
+});
