@@ -1025,6 +1025,55 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "member" | "admin" | "owner";
         };
+        AuditActorResponse: {
+            /** @description The user or key id; absent for the CLI and anonymous callers. */
+            id?: string;
+            /** @enum {string} */
+            type: "user" | "api_key" | "cli" | "anonymous";
+        };
+        AuditEventResponse: {
+            actor: components["schemas"]["AuditActorResponse"];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description Facts of the event (never a secret).
+             * @example {
+             *       "email": "ada@example.com"
+             *     }
+             */
+            details: {
+                [key: string]: string | number | boolean | null;
+            };
+            /** @enum {string} */
+            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed";
+            id: string;
+            ip: string | null;
+            /** @description Null for an event of no organization. */
+            org_id: string | null;
+            target: components["schemas"]["AuditTargetResponse"] | null;
+        };
+        AuditLogResponse: {
+            /** @description Newest first. */
+            events: components["schemas"]["AuditEventResponse"][];
+        };
+        AuditTargetResponse: {
+            /** @example key_01hx3v9c2m */
+            id: string;
+            /** @example api_key */
+            type: string;
+        };
+        ClockRollbackResponse: {
+            /**
+             * Format: date-time
+             * @description The latest time the appliance has seen before.
+             */
+            latest_recorded: string;
+            /**
+             * Format: date-time
+             * @description What the wall clock says now.
+             */
+            wall_clock: string;
+        };
         ConditionDto: {
             for_s?: number;
             /** @enum {string} */
@@ -1143,10 +1192,108 @@ export interface components {
             /** @description Dataset id, as returned by list_data. */
             dataset_id: string;
         };
+        DeletedProviderKeyResponse: {
+            /** @example openai */
+            backend: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
         DeletedTriggerResponse: {
             /** @enum {boolean} */
             deleted: true;
             id: string;
+        };
+        DeliveryAttemptResponse: {
+            /** Format: date-time */
+            at: string;
+            duration_ms: number;
+            /** @description Why the attempt failed (connection, egress policy). */
+            error: string | null;
+            /** @description The receiver's status; null when none came. */
+            status_code: number | null;
+        };
+        DeliveryListResponse: {
+            deliveries: components["schemas"]["DeliveryResponse"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        DeliveryResponse: {
+            attempts: components["schemas"]["DeliveryAttemptResponse"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** @example job.completed */
+            event: string;
+            /** @example whd_01hx3v9c2m */
+            id: string;
+            job_id: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed" | "blocked" | "gone";
+            /** @example https://hooks.internal/decisions */
+            url: string;
+            /** @description The webhook-id header: the same on every attempt, for receivers to deduplicate. */
+            webhook_id: string;
+        };
+        DeviceLicenseKeyResponse: {
+            /** @enum {string} */
+            alg: "EdDSA";
+            /**
+             * @description First 16 hex characters of the SHA-256 of the key (SPKI DER).
+             * @example 3f9c0a1b2c3d4e5f
+             */
+            kid: string;
+            /** @description The Ed25519 public key (SPKI PEM) that signs device license tokens. */
+            public_key_pem: string;
+        };
+        DeviceListResponse: {
+            devices: components["schemas"]["DeviceResponse"][];
+        };
+        DeviceResponse: {
+            /** Format: date-time */
+            bound_at: string;
+            /**
+             * @description The X-Service-Device-Id the device sent.
+             * @example laptop-4f2a
+             */
+            device_id: string;
+            /**
+             * @description The API key the device is bound to.
+             * @example key_01hx3v9c2m
+             */
+            key_id: string;
+            /** Format: date-time */
+            last_seen_at: string;
+            /** @example linux */
+            platform: string | null;
+            /** @example 6.8 */
+            platform_version: string | null;
+            /**
+             * Format: date-time
+             * @description When the device registered for a license token; null for a device only bound by use.
+             */
+            registered_at: string | null;
+            /** @example dev_01hx3v9c2m */
+            registration_id: string;
+            /** @example 1.4.0 */
+            sdk_version: string | null;
+        };
+        EmailVerifiedResponse: {
+            /** @enum {string} */
+            status: "ok";
+            /** @enum {boolean} */
+            verified: true;
+        };
+        EnginePoolResponse: {
+            busy: number;
+            /** @description Requests waiting for a free worker. */
+            queued: number;
+            /** @description Workers replaced since start. */
+            restarts: number;
+            /** @description Warm workers configured (ENGINE_POOL_SIZE). */
+            size: number;
         };
         ErrorBody: {
             error: components["schemas"]["ErrorObjectDto"];
@@ -1204,6 +1351,63 @@ export interface components {
             expression: string;
             name: string;
         };
+        HealthResponse: {
+            /** @enum {string} */
+            status: "ok";
+            /** Format: date-time */
+            timestamp: string;
+        };
+        InboundAcceptedResponse: {
+            /** @enum {boolean} */
+            accepted: true;
+            delivery_id: string;
+            /** @description True when this delivery id was received before: it is not processed again. */
+            duplicate: boolean;
+        };
+        InboundDeliveryListResponse: {
+            /** @description Newest first. */
+            deliveries: components["schemas"]["InboundDeliveryResponse"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        InboundDeliveryResponse: {
+            /** @description Processing attempts so far. */
+            attempts: number;
+            /** @description The X-GitHub-Delivery header of the delivery. */
+            delivery_id: string;
+            /** @description Why the last attempt failed. */
+            error: string | null;
+            /**
+             * @description The X-GitHub-Event header.
+             * @example push
+             */
+            event: string;
+            /** Format: date-time */
+            processed_at: string | null;
+            /** Format: date-time */
+            received_at: string;
+            /** @enum {string} */
+            status: "received" | "processed" | "failed";
+        };
+        InfrastructureResponse: {
+            /**
+             * @description The authoritative engine signal.
+             * @enum {string}
+             */
+            engine_mode: "pool" | "subprocess_fallback" | "unavailable";
+            /** @example 2.1.0 */
+            engine_version: string | null;
+            /** Format: date-time */
+            last_health_check: string | null;
+            license: components["schemas"]["LicenseSummaryResponse"];
+            /**
+             * @description The Node.js runtime serving this request.
+             * @example v24.11.0
+             */
+            node_version: string;
+            pool: components["schemas"]["EnginePoolResponse"];
+            runtime_library: components["schemas"]["RuntimeLibraryStatusResponse"];
+        };
         InlineConnectorRequest: {
             /**
              * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
@@ -1216,6 +1420,69 @@ export interface components {
                 [key: string]: unknown;
             };
             connector_type?: string;
+        };
+        JsonRpcErrorResponse: {
+            /** @example -32602 */
+            code: number;
+            /** @description What the server adds, e.g. the error body of the service for a failed tool call. */
+            data?: {
+                [key: string]: unknown;
+            };
+            message: string;
+        };
+        JsonRpcResponse: {
+            error?: components["schemas"]["JsonRpcErrorResponse"];
+            id: string | number | null;
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            /** @description The method result (MCP schema). */
+            result?: {
+                [key: string]: unknown;
+            };
+        };
+        LicenseResponse: {
+            /**
+             * @description The caps in force; a license may carry further numeric caps beside these two.
+             * @example {
+             *       "max_devices": 3,
+             *       "max_devices_per_key": 1
+             *     }
+             */
+            caps?: {
+                /** @description Devices the appliance may bind in all. */
+                max_devices: number;
+                /** @description Devices one key may bind. */
+                max_devices_per_key: number;
+            } & {
+                [key: string]: number;
+            };
+            /** @description Set when the clock stands before a time already seen: the license is judged at the later time. */
+            clock_rollback: components["schemas"]["ClockRollbackResponse"] | null;
+            /** @description Whole days until expiry; null without a license. */
+            days_remaining: number | null;
+            /**
+             * @description The licensed edition, or community.
+             * @example community
+             */
+            edition: string;
+            entitlements: ("simulation" | "jobs" | "webhooks" | "triggers" | "connectors" | "datasets" | "sql_reports" | "mcp" | "runtime_library")[];
+            /** Format: date-time */
+            expires_at: string | null;
+            /** Format: date-time */
+            issued_at: string | null;
+            license_id: string | null;
+            /** @example Acme Corp */
+            licensee: string | null;
+            /** Format: date-time */
+            not_before: string | null;
+            /** @enum {string} */
+            status: "active" | "expired" | "not_yet_valid" | "unlicensed";
+        };
+        LicenseSummaryResponse: {
+            /** @example community */
+            edition: string;
+            /** @enum {string} */
+            status: "active" | "expired" | "not_yet_valid" | "unlicensed";
         };
         ListDataArguments: {
             /** @description Only id, name and row count per dataset. */
@@ -1233,6 +1500,60 @@ export interface components {
             email: string;
             password: string;
         };
+        LoginResponse: {
+            /** @description A session token: send it as `Authorization: Bearer <token>`. */
+            access_token: string;
+            /**
+             * @description Seconds until the token expires.
+             * @example 604800
+             */
+            expires_in: number;
+            /** @enum {string} */
+            token_type: "bearer";
+        };
+        McpToolListResponse: {
+            /** @description The tools this caller's license and role show. */
+            tools: components["schemas"]["McpToolResponse"][];
+        };
+        McpToolResponse: {
+            description: string;
+            /** @description The JSON Schema of the tool arguments. */
+            input_schema: {
+                /** @example object */
+                type?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @example list_data */
+            name: string;
+        };
+        MeKeyResponse: {
+            /** @example key_01hx3v9c2m */
+            id: string;
+            /** @example ci runner */
+            label: string;
+            /** @enum {string} */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
+        MeOrganizationResponse: {
+            /** @example org_01hx3v9c2m */
+            id: string;
+            /** @description The operator organization: its admins see appliance-wide things. */
+            is_operator: boolean;
+            /** @example Acme Operations */
+            name: string;
+        };
+        MeResponse: {
+            /** @enum {string} */
+            auth: "api_key" | "session";
+            /** @description The device the key is bound to, when the request named one. */
+            device_id?: string;
+            /** @description Present for an API key. */
+            key?: components["schemas"]["MeKeyResponse"];
+            organization: components["schemas"]["MeOrganizationResponse"];
+            /** @description Present for a session token. */
+            user?: components["schemas"]["UserResponse"];
+        };
         NoToolArguments: Record<string, unknown>;
         OrderTermDto: {
             /** @example revenue */
@@ -1242,6 +1563,83 @@ export interface components {
              * @enum {string}
              */
             direction: "asc" | "desc";
+        };
+        OrganizationResponse: {
+            /** @example org_01hx3v9c2m */
+            id: string;
+            /** @example Acme Operations */
+            name: string;
+        };
+        PasswordResetRequestedResponse: {
+            /** @example If an account exists for this address, a password reset link has been sent. */
+            message: string;
+            /** @enum {string} */
+            status: "ok";
+        };
+        PasswordResetResponse: {
+            /**
+             * @description Every session of the user has ended: log in again.
+             * @enum {boolean}
+             */
+            sessions_revoked: true;
+            /** @enum {string} */
+            status: "ok";
+        };
+        PrivacyReportListResponse: {
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            reports: components["schemas"]["PrivacyReportSummaryResponse"][];
+        };
+        PrivacyReportResponse: {
+            appliance: components["schemas"]["ReportApplianceResponse"];
+            chain: components["schemas"]["ReportChainResponse"];
+            /** @description True only when no rule and no allowed destination reaches a public address. */
+            cloud_free: boolean;
+            /** @description Why cloud_free is false, one finding each. */
+            cloud_free_findings: string[];
+            egress_24h: components["schemas"]["ReportEgressResponse"];
+            /** Format: date-time */
+            generated_at: string;
+            license: components["schemas"]["ReportLicenseResponse"];
+            policy: components["schemas"]["ReportPolicyResponse"];
+            /** @description SHA-256 hex of the previous report. */
+            previous_report_hash?: string | null;
+            /** @example prr_000042 */
+            report_id?: string;
+            /** @example 2 */
+            report_version: number;
+            sequence?: number;
+            signature: components["schemas"]["ReportSignatureResponse"];
+            /** @description What the appliance sends home: nothing. */
+            telemetry?: {
+                /** @enum {boolean} */
+                crash_upload: false;
+                /** @enum {boolean} */
+                phone_home: false;
+                /** @enum {boolean} */
+                update_check: false;
+            } & {
+                [key: string]: boolean;
+            };
+            window: components["schemas"]["ReportWindowResponse"];
+        };
+        PrivacyReportSummaryResponse: {
+            /** Format: date-time */
+            generated_at: string;
+            /** @example prr_000042 */
+            id: string;
+            previous_report_hash: string | null;
+            /** @description SHA-256 hex of the report as served. */
+            sha256: string;
+        };
+        ProviderKeyListResponse: {
+            keys: components["schemas"]["ProviderKeyResponse"][];
+        };
+        ProviderKeyResponse: {
+            /** @example openai */
+            backend: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         QueryBatchRequest: {
             queries: components["schemas"]["QueryRequest"][];
@@ -1289,6 +1687,111 @@ export interface components {
             low: number;
             mode?: number;
         };
+        ReadinessResponse: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            storage: components["schemas"]["StorageStatusResponse"];
+        };
+        RegistrationResponse: {
+            /** @example laptop-4f2a */
+            device_id: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description A compact JWS (alg EdDSA) signed by the appliance; verify it with GET /v1/device/license-key. */
+            license_token: string;
+            /** @example dev_01hx3v9c2m */
+            registration_id: string;
+        };
+        ReportApplianceResponse: {
+            /** @example 7bc8a8c */
+            build: string;
+            /** @example 0.1.0 */
+            version: string;
+        };
+        ReportChainResponse: {
+            /** @example sha256 */
+            algorithm: string;
+            /** @description The first entry that does not link, when one does not. */
+            broken_at?: number;
+            /** @description Hash of the newest entry of the egress decision chain. */
+            head_hash: string;
+            length: number;
+            verified: boolean;
+        };
+        ReportDestinationResponse: {
+            /**
+             * @example [
+             *       "10.0.4.7"
+             *     ]
+             */
+            addresses: string[];
+            allowed: number;
+            denied: number;
+            /** Format: date-time */
+            first_seen: string;
+            /** @example db.internal */
+            host: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** @example 5432 */
+            port: number;
+            /** @example connector */
+            purpose: string;
+        };
+        ReportEgressResponse: {
+            allowed: number;
+            attempts: number;
+            denied: number;
+            destinations: components["schemas"]["ReportDestinationResponse"][];
+            hourly?: components["schemas"]["ReportHourResponse"][];
+        };
+        ReportHourResponse: {
+            allowed: number;
+            denied: number;
+            /** Format: date-time */
+            start: string;
+        };
+        ReportLicenseResponse: {
+            /** @example community */
+            edition: string;
+            /** @example unlicensed */
+            status: string;
+        };
+        ReportPolicyResponse: {
+            /**
+             * @description How the egress rules were given.
+             * @example deny_all
+             */
+            mode: string;
+            /**
+             * @example [
+             *       "10.0.0.0/8:5432"
+             *     ]
+             */
+            rules: string[];
+            /** @description SHA-256 hex of the policy in force. */
+            sha256: string;
+        };
+        ReportPublicKeyResponse: {
+            /** @description First 16 hex characters of the SHA-256 of the key (SPKI DER). */
+            kid: string;
+            /** @description The Ed25519 public key (SPKI PEM) that signs privacy reports. */
+            public_key_pem: string;
+        };
+        ReportSignatureResponse: {
+            /** @example Ed25519 */
+            alg: string;
+            /** @description Key id of the report key (GET /v1/admin/privacy-report/public-key). */
+            kid: string;
+            /** @description base64url signature over the canonical JSON of the report without `signature`. */
+            value: string;
+        };
+        ReportWindowResponse: {
+            /** Format: date-time */
+            end: string;
+            /** Format: date-time */
+            start: string;
+        };
         ResetPasswordDto: {
             new_password: string;
             token: string;
@@ -1299,6 +1802,91 @@ export interface components {
             revoked: true;
             /** Format: date-time */
             revoked_at: string;
+        };
+        RevokedDeviceResponse: {
+            /** @example dev_01hx3v9c2m */
+            registration_id: string;
+            /** @enum {boolean} */
+            revoked: true;
+            /** Format: date-time */
+            revoked_at: string;
+        };
+        RotatedSigningSecretResponse: {
+            /**
+             * Format: date-time
+             * @description Until then, deliveries carry a signature by the old secret too.
+             */
+            previous_valid_until: string;
+            /** @description The secret that signs outbound webhooks (webhook-signature header). */
+            signing_secret: string;
+        };
+        RuntimeHealthResponse: {
+            /** Format: date-time */
+            checked_at: string;
+            /** @description Why the runtime is unavailable. */
+            message?: string;
+            modules: components["schemas"]["RuntimeModuleHealthResponse"][];
+            pid: number | null;
+            /** @description Restarts by this daemon since it started. */
+            restarts: number;
+            /** @enum {string} */
+            status: "ok" | "degraded" | "unavailable";
+            /** @description Whether this daemon started the runtime itself (development) rather than systemd. */
+            supervised: boolean;
+            /** @description Seconds the runtime daemon has been up. */
+            uptime_s: number | null;
+            /** @example 1.3.0 */
+            version: string | null;
+        };
+        RuntimeLibraryStatusResponse: {
+            /** Format: date-time */
+            last_health_check: string;
+            restarts: number;
+            /** @enum {string} */
+            status: "ok" | "degraded" | "unavailable";
+            supervised: boolean;
+            /** @example 1.3.0 */
+            version: string | null;
+        };
+        RuntimeManifestResponse: {
+            modules: components["schemas"]["RuntimeModuleResponse"][];
+            /**
+             * @description The runtime-library build.
+             * @example 1.3.0
+             */
+            version: string;
+        };
+        RuntimeModuleHealthResponse: {
+            /**
+             * @example [
+             *       "npv",
+             *       "irr"
+             *     ]
+             */
+            functions: string[];
+            /** @example finance */
+            name: string;
+            /**
+             * @description ok, or what the runtime says is wrong; unknown when it does not say.
+             * @example ok
+             */
+            status: string;
+        };
+        RuntimeModuleResponse: {
+            /**
+             * @description The engine the module runs on.
+             * @example native
+             */
+            engine: string;
+            /**
+             * @example [
+             *       "npv",
+             *       "irr"
+             *     ]
+             */
+            functions: string[];
+            /** @example finance */
+            name: string;
         };
         ScenarioDto: {
             /** @description The choices compared on the same draws. */
@@ -1337,12 +1925,22 @@ export interface components {
             api_key: string;
             backend: string;
         };
+        SigningSecretResponse: {
+            /** @description The secret that signs outbound webhooks (webhook-signature header). */
+            signing_secret: string;
+        };
         SignupDto: {
             /** Format: email */
             email: string;
             name: string;
             organization_name?: string;
             password: string;
+        };
+        SignupResponse: {
+            /** @description The bootstrap owner key; raw_key is shown only here. */
+            api_key: components["schemas"]["CreatedApiKeyResponse"];
+            organization: components["schemas"]["OrganizationResponse"];
+            user: components["schemas"]["UserResponse"];
         };
         SimulateRequest: {
             /** @enum {string} */
@@ -1364,6 +1962,14 @@ export interface components {
             dataset_ids?: string[];
             /** @example select region, count(*) as n from sales group by region */
             sql: string;
+        };
+        StorageStatusResponse: {
+            /** @description Bytes an unprivileged writer may still use. */
+            free_bytes: number;
+            /** @description SERVICE_MIN_FREE_DISK_MB in bytes. */
+            min_free_bytes: number;
+            /** @enum {string} */
+            status: "ok" | "degraded";
         };
         SubmitJobDto: {
             callback_url?: string;
@@ -1472,6 +2078,21 @@ export interface components {
             simulation?: components["schemas"]["SimulateRequest"];
             webhook_url?: string | null;
         };
+        UserResponse: {
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @description Whether the address was confirmed through the link mailed at sign-up. */
+            email_verified: boolean;
+            /** @example usr_01hx3v9c2m */
+            id: string;
+            /** @example Ada Operator */
+            name: string;
+            /** @enum {string} */
+            role: "viewer" | "member" | "admin" | "owner";
+        };
         ValueSelectorDto: {
             /** @enum {string} */
             aggregate?: "first" | "last" | "sum" | "avg" | "min" | "max" | "count";
@@ -1479,6 +2100,17 @@ export interface components {
         };
         WebhookTestRequest: {
             callback_url: string;
+        };
+        WebhookTestResponse: {
+            /** @example delivered */
+            message: string;
+            /**
+             * @description The receiver's HTTP status; 0 when none came.
+             * @example 200
+             */
+            status_code: number;
+            /** @description Whether the receiver answered 2xx. */
+            success: boolean;
         };
         WhereDto: {
             /** @example region */
@@ -1518,11 +2150,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The same answer whether or not the address has an account. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PasswordResetRequestedResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -1613,7 +2248,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LoginResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -1625,6 +2262,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_credentials";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -1671,6 +2322,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
                 headers: {
@@ -1704,9 +2369,11 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PasswordResetResponse"];
+                };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, invalid_token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1715,7 +2382,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "invalid_token";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -1791,11 +2458,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The organization, its owner and a bootstrap key. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SignupResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -1807,6 +2477,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description signup_disabled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "signup_disabled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict, email_taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "email_taken";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -1884,7 +2582,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailVerifiedResponse"];
+                };
+            };
+            /** @description invalid_token */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description validation_failed */
             422: {
@@ -1925,11 +2639,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The stream of server-initiated messages of the session. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -1959,7 +2676,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token, origin_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1968,12 +2685,26 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1982,7 +2713,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2026,7 +2757,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            201: {
+            /** @description The JSON-RPC answer (the session id comes in the Mcp-Session-Id header after initialize). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcResponse"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No body: the message was a notification or a response. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2060,7 +2802,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token, origin_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2069,12 +2811,26 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2839,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2098,6 +2854,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description mcp_session_limit_reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "mcp_session_limit_reached";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2127,6 +2897,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description No body: the session is closed. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2161,7 +2932,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token, origin_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2170,12 +2941,26 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +2969,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2228,11 +3013,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            201: {
+            /** @description Taken; the answer comes on the SSE stream. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain": "Accepted";
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2262,7 +3050,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token, origin_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2271,12 +3059,26 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2285,7 +3087,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2329,11 +3131,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The legacy SSE transport: an endpoint event, then JSON-RPC messages. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/event-stream": string;
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2363,7 +3168,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token, origin_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2372,7 +3177,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2401,6 +3206,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description mcp_session_limit_reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "mcp_session_limit_reached";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2434,7 +3253,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["McpToolListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2464,7 +3285,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token, origin_not_allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,7 +3294,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2531,11 +3352,28 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The Prometheus text exposition format (version 0.0.4). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description authentication_required, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "invalid_api_key";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
@@ -2564,11 +3402,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The signed report: its exact canonical bytes as JSON, or the self-contained page showing it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PrivacyReportResponse"];
+                    "text/html": string;
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2598,7 +3440,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2607,7 +3449,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2669,7 +3511,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ReportPublicKeyResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2699,7 +3543,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2708,7 +3552,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2769,11 +3613,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PrivacyReportListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2803,7 +3650,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +3659,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -2874,11 +3721,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The signed report: its exact canonical bytes as JSON, or the self-contained page showing it. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PrivacyReportResponse"];
+                    "text/html": string;
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -2908,7 +3759,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,7 +3768,21 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3388,7 +4253,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditLogResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -5753,7 +6620,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeviceLicenseKeyResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -5854,7 +6723,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeviceListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -5951,11 +6822,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The device is bound to the key and licensed. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RegistrationResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -5985,7 +6859,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5994,7 +6868,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6058,7 +6932,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RevokedDeviceResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -6088,7 +6964,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token */
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6097,7 +6973,21 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6159,7 +7049,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HealthResponse"];
+                };
             };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
@@ -6190,7 +7082,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InfrastructureResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -6768,7 +7662,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RuntimeHealthResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -6911,7 +7807,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LicenseResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7012,7 +7910,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MeResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7220,7 +8120,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ProviderKeyListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7321,11 +8223,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Stored, sealed; the secret is never answered back. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ProviderKeyResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -7379,6 +8284,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description encryption_key_required */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "encryption_key_required";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7470,7 +8389,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeletedProviderKeyResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7510,6 +8431,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description provider_key_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "provider_key_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8008,11 +8943,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Ready to serve. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
+            /** @description Not ready: the disk is nearly full. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
             };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
@@ -8039,11 +8986,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The modules and functions the runtime offers. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RuntimeManifestResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -9012,11 +9962,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeliveryListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -9115,11 +10068,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The delivery, pending again. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DeliveryResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -9159,6 +10115,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9224,7 +10208,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InboundDeliveryListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -9254,7 +10240,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9263,7 +10249,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9325,7 +10311,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SigningSecretResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -9426,7 +10414,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RotatedSigningSecretResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -9527,11 +10517,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description What the receiver answered to a signed test event. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -9670,11 +10663,42 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Stored; processed in the background. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["InboundAcceptedResponse"];
+                };
+            };
+            /** @description invalid_signature */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_signature";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
             };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {

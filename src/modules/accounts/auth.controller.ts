@@ -1,11 +1,18 @@
 import { Body, Controller, Get, HttpCode, Ip, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { Public } from '../../common/auth/auth.decorators';
+import { ApiErrors } from '../../common/openapi';
 import {
+  EmailVerifiedResponse,
   FORGOT_PASSWORD_RESPONSE,
   ForgotPasswordDto,
   LoginDto,
+  LoginResponse,
+  PasswordResetRequestedResponse,
+  PasswordResetResponse,
   ResetPasswordDto,
   SignupDto,
+  SignupResponse,
   toSignupResponse,
   VerifyQuery,
 } from './accounts.dto';
@@ -23,7 +30,12 @@ export class AuthController {
 
   @Post('signup')
   @HttpCode(201)
-  async signup(@Body() body: SignupDto, @Ip() ip: string) {
+  @ApiCreatedResponse({
+    type: SignupResponse,
+    description: 'The organization, its owner and a bootstrap key.',
+  })
+  @ApiErrors('signup_disabled', 'email_taken', 'conflict')
+  async signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
     const account = await this.accounts.signup(
       {
         email: body.email,
@@ -38,27 +50,37 @@ export class AuthController {
 
   @Post('login')
   @HttpCode(200)
-  async login(@Body() body: LoginDto, @Ip() ip: string) {
+  @ApiOkResponse({ type: LoginResponse })
+  @ApiErrors('invalid_credentials', 'rate_limited')
+  async login(@Body() body: LoginDto, @Ip() ip: string): Promise<LoginResponse> {
     const session = await this.auth.login(body.email, body.password, ip);
     return { access_token: session.token, token_type: 'bearer', expires_in: session.expiresIn };
   }
 
   @Get('verify')
-  async verify(@Query() query: VerifyQuery, @Ip() ip: string) {
+  @ApiOkResponse({ type: EmailVerifiedResponse })
+  @ApiErrors('invalid_token')
+  async verify(@Query() query: VerifyQuery, @Ip() ip: string): Promise<EmailVerifiedResponse> {
     await this.auth.verifyEmail(query.token, ip);
     return { status: 'ok', verified: true };
   }
 
   @Post('forgot-password')
   @HttpCode(200)
-  forgotPassword(@Body() body: ForgotPasswordDto, @Ip() ip: string) {
+  @ApiOkResponse({
+    type: PasswordResetRequestedResponse,
+    description: 'The same answer whether or not the address has an account.',
+  })
+  forgotPassword(@Body() body: ForgotPasswordDto, @Ip() ip: string): PasswordResetRequestedResponse {
     this.auth.requestPasswordReset(body.email, ip);
     return FORGOT_PASSWORD_RESPONSE;
   }
 
   @Post('reset-password')
   @HttpCode(200)
-  async resetPassword(@Body() body: ResetPasswordDto, @Ip() ip: string) {
+  @ApiOkResponse({ type: PasswordResetResponse })
+  @ApiErrors('invalid_token')
+  async resetPassword(@Body() body: ResetPasswordDto, @Ip() ip: string): Promise<PasswordResetResponse> {
     await this.auth.resetPassword(body.token, body.new_password, ip);
     return { status: 'ok', sessions_revoked: true };
   }

@@ -1,9 +1,9 @@
 import { Controller, Get, Header, Req } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { principalOf, RequestWithPrincipal } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { toUserResponse } from './accounts.dto';
+import { MeResponse, toMeResponse } from './accounts.dto';
 import { AccountsService } from './accounts.service';
-import { UserView } from './accounts.types';
 
 /** The JSON body for a cached API-key principal (one object per key while it stays cached), serialised once. */
 const keyBodies = new WeakMap<Principal, string>();
@@ -13,12 +13,12 @@ export class MeController {
   constructor(private readonly accounts: AccountsService) {}
 
   /**
-   * `{organization, user?, key?: {id, label, role}, device_id?, auth}`: `user` for sessions, `key` for API keys.
-   * Takes the request rather than @CurrentPrincipal(): a custom decorator's value passes through the global
+   * The caller (`MeResponse`), serialised here. Takes the request rather than @CurrentPrincipal(): a custom decorator's value passes through the global
    * validation pipe, an asynchronous step this hot route has no use for; a key's answer is then synchronous and,
    * as the body cannot change while the key stays cached, serialised once.
    */
   @Get()
+  @ApiOkResponse({ type: MeResponse })
   @Header('content-type', 'application/json; charset=utf-8')
   me(@Req() request: RequestWithPrincipal): string | Promise<string> {
     const principal = principalOf(request);
@@ -34,16 +34,4 @@ export class MeController {
     }
     return body;
   }
-}
-
-function toMeResponse(principal: Principal, user: UserView | undefined): object {
-  return {
-    organization: { id: principal.orgId, name: principal.orgName, is_operator: principal.isOperatorOrg },
-    ...(user ? { user: toUserResponse(user) } : {}),
-    ...(principal.keyId
-      ? { key: { id: principal.keyId, label: principal.keyLabel, role: principal.role } }
-      : {}),
-    ...(principal.deviceId ? { device_id: principal.deviceId } : {}),
-    auth: principal.auth,
-  };
 }

@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { AuditLogQuery, toAuditEventResponse } from './audit.dto';
+import { AuditLogQuery, AuditLogResponse, toAuditEventResponse } from './audit.dto';
 import { AuditService } from './audit.service';
 
 @Controller('v1/audit-log')
@@ -11,7 +12,11 @@ export class AuditController {
   /** Newest first; `since` is an exclusive lower bound on `created_at`. */
   @Get()
   @RequireRole('admin')
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: AuditLogQuery): Promise<object> {
+  @ApiOkResponse({ type: AuditLogResponse })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: AuditLogQuery,
+  ): Promise<AuditLogResponse> {
     const events = await this.audit.list({
       orgId: principal.orgId,
       isOperatorOrg: principal.isOperatorOrg,

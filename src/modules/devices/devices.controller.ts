@@ -1,13 +1,19 @@
 import { Controller, Delete, Get, Param, Post, Req } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { hasRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
 import {
-  DeviceResponse,
+  DeviceLicenseKeyResponse,
+  DeviceListResponse,
   RegistrationResponse,
+  RevokedDeviceResponse,
+  toDeviceLicenseKeyResponse,
   toDeviceResponse,
   toRegistrationResponse,
+  toRevokedDeviceResponse,
 } from './devices.dto';
 import { Caller, DevicesService } from './devices.service';
 
@@ -24,6 +30,11 @@ export class DevicesController {
   constructor(private readonly devices: DevicesService) {}
 
   @Post('register')
+  @ApiCreatedResponse({
+    type: RegistrationResponse,
+    description: 'The device is bound to the key and licensed.',
+  })
+  @ApiErrors('forbidden')
   async register(
     @CurrentPrincipal() principal: Principal,
     @Req() request: FastifyRequest,
@@ -32,22 +43,24 @@ export class DevicesController {
   }
 
   @Get('list')
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ devices: DeviceResponse[] }> {
+  @ApiOkResponse({ type: DeviceListResponse })
+  async list(@CurrentPrincipal() principal: Principal): Promise<DeviceListResponse> {
     return { devices: (await this.devices.list(principal.orgId)).map(toDeviceResponse) };
   }
 
   @Get('license-key')
-  licenseKey(): { public_key_pem: string; kid: string; alg: 'EdDSA' } {
-    const key = this.devices.licenseKey();
-    return { public_key_pem: key.publicKeyPem, kid: key.kid, alg: 'EdDSA' };
+  @ApiOkResponse({ type: DeviceLicenseKeyResponse })
+  licenseKey(): DeviceLicenseKeyResponse {
+    return toDeviceLicenseKeyResponse(this.devices.licenseKey());
   }
 
   @Delete(':registrationId')
+  @ApiOkResponse({ type: RevokedDeviceResponse })
+  @ApiErrors('device_not_found', 'insufficient_role')
   async revoke(
     @CurrentPrincipal() principal: Principal,
     @Param('registrationId') registrationId: string,
-  ): Promise<{ registration_id: string; revoked: true; revoked_at: string }> {
-    const result = await this.devices.revoke(callerOf(principal), registrationId);
-    return { registration_id: result.registrationId, revoked: true, revoked_at: result.revokedAt };
+  ): Promise<RevokedDeviceResponse> {
+    return toRevokedDeviceResponse(await this.devices.revoke(callerOf(principal), registrationId));
   }
 }

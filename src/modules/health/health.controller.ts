@@ -1,10 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { Public } from '../../common/auth/auth.decorators';
-import { storageStatus, StorageStatus } from './disk-space';
+import { ApiErrors } from '../../common/openapi';
+import { storageStatus } from './disk-space';
+import { HealthResponse, ReadinessResponse, toReadinessResponse } from './health.dto';
 import { MetricsService } from '../../common/metrics/metrics.service';
 
 function sameSecret(presented: string, expected: string): boolean {
@@ -22,7 +25,8 @@ export class HealthController {
 
   @Public()
   @Get('v1/health')
-  health(): { status: 'ok'; timestamp: string } {
+  @ApiOkResponse({ type: HealthResponse })
+  health(): HealthResponse {
     return { status: 'ok', timestamp: new Date().toISOString() };
   }
 
@@ -32,18 +36,30 @@ export class HealthController {
    */
   @Public()
   @Get('v1/ready')
+  @ApiOkResponse({ type: ReadinessResponse, description: 'Ready to serve.' })
+  @ApiServiceUnavailableResponse({
+    type: ReadinessResponse,
+    description: 'Not ready: the disk is nearly full.',
+  })
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const storage: StorageStatus = await storageStatus(
-      this.config.dataDir,
-      this.config.minFreeDiskMb * 1024 * 1024,
-    );
-    const ready = storage.status === 'ok';
-    await reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', storage });
+    const storage = await storageStatus(this.config.dataDir, this.config.minFreeDiskMb * 1024 * 1024);
+    const body: ReadinessResponse = toReadinessResponse(storage);
+    await reply.status(body.status === 'ready' ? 200 : 503).send(body);
   }
 
   /** Open on loopback by default; SERVICE_METRICS_TOKEN requires `Authorization: Bearer <token>`. */
   @Public()
   @Get('metrics')
+  @ApiProduces('text/plain')
+  @ApiOkResponse({
+    description: 'The Prometheus text exposition format (version 0.0.4).',
+    content: {
+      'text/plain': {
+        schema: { type: 'string', example: '# TYPE http_requests_total counter\nhttp_requests_total 42\n' },
+      },
+    },
+  })
+  @ApiErrors('authentication_required', 'invalid_api_key')
   async prometheus(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     const token = this.config.metricsToken;
     if (token !== undefined) {

@@ -1,12 +1,15 @@
 import { Controller, Get } from '@nestjs/common';
-import { InfrastructureReport, InfrastructureService } from './infrastructure.service';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { InfrastructureResponse, toInfrastructureResponse } from './health.dto';
+import { InfrastructureService } from './infrastructure.service';
 
 @Controller('v1/infrastructure')
 export class InfrastructureController {
   constructor(private readonly infrastructure: InfrastructureService) {}
 
   @Get()
-  report(): Promise<InfrastructureReport> {
-    return this.infrastructure.report();
+  @ApiOkResponse({ type: InfrastructureResponse })
+  async report(): Promise<InfrastructureResponse> {
+    return toInfrastructureResponse(await this.infrastructure.report());
   }
 }

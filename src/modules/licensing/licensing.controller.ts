@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { LicenseResponse, toLicenseResponse } from './licensing.dto';
 import { LicensingService } from './licensing.service';
 
@@ -7,6 +8,7 @@ export class LicensingController {
   constructor(private readonly licensing: LicensingService) {}
 
   @Get()
+  @ApiOkResponse({ type: LicenseResponse })
   show(): LicenseResponse {
     return toLicenseResponse(this.licensing.getStatus());
   }

@@ -10,6 +10,7 @@ import { Principal } from '../../common/auth/principal';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSession, McpSessions } from './mcp-sessions';
 import { checkOrigin } from './origin-check';
+import { McpToolListResponse, toMcpToolResponse } from './mcp.dto';
 
 const SESSION_HEADER = 'mcp-session-id';
 export const SSE_MESSAGE_PATH = '/mcp/messages';
@@ -36,15 +37,9 @@ export class McpTransportService {
     private readonly sessions: McpSessions,
   ) {}
 
-  toolList(request: FastifyRequest): object {
+  toolList(request: FastifyRequest): McpToolListResponse {
     this.checkOrigin(request);
-    return {
-      tools: this.factory.listTools().map((t) => ({
-        name: t.name,
-        description: t.description,
-        input_schema: t.inputSchema,
-      })),
-    };
+    return { tools: this.factory.listTools().map(toMcpToolResponse) };
   }
 
   async streamable(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -1,23 +1,50 @@
-import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiProduces,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
+import { JsonRpcResponse, McpToolListResponse } from './mcp.dto';
 import { McpTransportService } from './mcp-transport.service';
+
+const EVENT_STREAM = {
+  'text/event-stream': {
+    schema: { type: 'string', description: 'Server-sent events carrying JSON-RPC messages.' },
+  },
+};
 
 /**
  * MCP over HTTP. Every route sits behind the global credential guard; the transports write the raw response
  * themselves (after `reply.hijack()`), so these handlers return nothing.
  */
 @Controller('mcp')
+@ApiExtraModels(JsonRpcResponse)
+@ApiErrors('forbidden', 'origin_not_allowed')
 export class McpController {
   constructor(private readonly transports: McpTransportService) {}
 
   @Get('tools')
-  tools(@Req() request: FastifyRequest): object {
+  @ApiOkResponse({ type: McpToolListResponse })
+  tools(@Req() request: FastifyRequest): McpToolListResponse {
     return this.transports.toolList(request);
   }
 
+  /** Streamable HTTP: a JSON-RPC request answers JSON or a stream; a notification or a response, 202. */
   @Post()
+  @HttpCode(200)
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiOkResponse({
+    description: 'The JSON-RPC answer (the session id comes in the Mcp-Session-Id header after initialize).',
+    content: { 'application/json': { schema: { $ref: getSchemaPath(JsonRpcResponse) } }, ...EVENT_STREAM },
+  })
+  @ApiAcceptedResponse({ description: 'No body: the message was a notification or a response.' })
+  @ApiErrors('validation_failed', 'not_found', 'mcp_session_limit_reached')
   async post(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -27,6 +54,11 @@ export class McpController {
   }
 
   @Get()
+  @ApiOkResponse({
+    description: 'The stream of server-initiated messages of the session.',
+    content: EVENT_STREAM,
+  })
+  @ApiErrors('validation_failed', 'not_found')
   async get(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -36,6 +68,8 @@ export class McpController {
   }
 
   @Delete()
+  @ApiOkResponse({ description: 'No body: the session is closed.' })
+  @ApiErrors('validation_failed', 'not_found')
   async delete(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -45,6 +79,11 @@ export class McpController {
   }
 
   @Get('sse')
+  @ApiOkResponse({
+    description: 'The legacy SSE transport: an endpoint event, then JSON-RPC messages.',
+    content: EVENT_STREAM,
+  })
+  @ApiErrors('mcp_session_limit_reached')
   async sse(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -54,6 +93,12 @@ export class McpController {
   }
 
   @Post('messages')
+  @HttpCode(202)
+  @ApiAcceptedResponse({
+    description: 'Taken; the answer comes on the SSE stream.',
+    content: { 'text/plain': { schema: { type: 'string', enum: ['Accepted'] } } },
+  })
+  @ApiErrors('validation_failed', 'not_found')
   async messages(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,

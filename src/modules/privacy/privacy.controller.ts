@@ -1,10 +1,15 @@
-import { Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiProduces, getSchemaPath } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
 import {
   PrivacyReportListQuery,
+  PrivacyReportListResponse,
+  PrivacyReportResponse,
   ReportFormatQuery,
+  ReportPublicKeyResponse,
   toPrivacyReportSummary,
   toPublicKeyResponse,
 } from './privacy.dto';
@@ -12,6 +17,21 @@ import { PrivacyReportRecord } from './privacy-report.entity';
 import { PrivacyService } from './privacy.service';
 import { CONTENT_SECURITY_POLICY } from './report-page';
 import { chooseReportFormat, ReportFormat } from './report-format';
+
+/** A report answers as its signed JSON or as the HTML page embedding it (`format` or the Accept header). */
+const ApiReportRepresentations = (): MethodDecorator =>
+  applyDecorators(
+    ApiExtraModels(PrivacyReportResponse),
+    ApiProduces('application/json', 'text/html'),
+    ApiOkResponse({
+      description:
+        'The signed report: its exact canonical bytes as JSON, or the self-contained page showing it.',
+      content: {
+        'application/json': { schema: { $ref: getSchemaPath(PrivacyReportResponse) } },
+        'text/html': { schema: { type: 'string', description: 'A page with no external asset.' } },
+      },
+    }),
+  );
 
 /** The kept bytes as JSON, or the page embedding them; either way never cached by a proxy or browser. */
 function represent(
@@ -35,11 +55,13 @@ function represent(
 
 @Controller('v1/admin/privacy-report')
 @RequireRole('admin')
+@ApiErrors('forbidden')
 export class PrivacyController {
   constructor(private readonly privacy: PrivacyService) {}
 
   /** JSON is the exact signed bytes (canonical JSON), so a saved response verifies byte for byte. */
   @Get()
+  @ApiReportRepresentations()
   async report(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ReportFormatQuery,
@@ -51,23 +73,31 @@ export class PrivacyController {
   }
 
   @Get('public-key')
-  publicKey(@CurrentPrincipal() principal: Principal): { public_key_pem: string; kid: string } {
+  @ApiOkResponse({ type: ReportPublicKeyResponse })
+  publicKey(@CurrentPrincipal() principal: Principal): ReportPublicKeyResponse {
     return toPublicKeyResponse(this.privacy.publicKey(principal));
   }
 }
 
 @Controller('v1/admin/privacy-reports')
 @RequireRole('admin')
+@ApiErrors('forbidden')
 export class PrivacyReportsController {
   constructor(private readonly privacy: PrivacyService) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: PrivacyReportListQuery) {
+  @ApiOkResponse({ type: PrivacyReportListResponse, description: 'Newest first.' })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: PrivacyReportListQuery,
+  ): Promise<PrivacyReportListResponse> {
     const page = await this.privacy.listReports(principal, query.limit ?? 50, query.cursor);
     return { reports: page.reports.map(toPrivacyReportSummary), next_cursor: page.nextCursor };
   }
 
   @Get(':id')
+  @ApiReportRepresentations()
+  @ApiErrors('not_found')
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page';
 import { PrivacyReportRecord } from './privacy-report.entity';
@@ -12,14 +13,182 @@ export class ReportFormatQuery {
   format?: ReportFormat;
 }
 
-export function toPublicKeyResponse(key: { publicKeyPem: string; kid: string }): {
-  public_key_pem: string;
-  kid: string;
-} {
+export class ReportWindowResponse {
+  @ApiProperty({ format: 'date-time' })
+  start!: string;
+  @ApiProperty({ format: 'date-time' })
+  end!: string;
+}
+
+export class ReportApplianceResponse {
+  @ApiProperty({ example: '0.1.0' })
+  version!: string;
+  @ApiProperty({ example: '7bc8a8c' })
+  build!: string;
+}
+
+export class ReportLicenseResponse {
+  @ApiProperty({ example: 'community' })
+  edition!: string;
+  @ApiProperty({ example: 'unlicensed' })
+  status!: string;
+}
+
+export class ReportPolicyResponse {
+  @ApiProperty({ description: 'How the egress rules were given.', example: 'deny_all' })
+  mode!: string;
+  @ApiProperty({ type: [String], example: ['10.0.0.0/8:5432'] })
+  rules!: string[];
+  @ApiProperty({ description: 'SHA-256 hex of the policy in force.' })
+  sha256!: string;
+}
+
+export class ReportHourResponse {
+  @ApiProperty({ format: 'date-time' })
+  start!: string;
+  @ApiProperty({ type: 'integer' })
+  allowed!: number;
+  @ApiProperty({ type: 'integer' })
+  denied!: number;
+}
+
+export class ReportDestinationResponse {
+  @ApiProperty({ example: 'db.internal' })
+  host!: string;
+  @ApiProperty({ type: 'integer', example: 5432 })
+  port!: number;
+  @ApiProperty({ example: 'connector' })
+  purpose!: string;
+  @ApiProperty({ type: 'integer' })
+  allowed!: number;
+  @ApiProperty({ type: 'integer' })
+  denied!: number;
+  @ApiProperty({ format: 'date-time' })
+  first_seen!: string;
+  @ApiProperty({ format: 'date-time' })
+  last_seen!: string;
+  @ApiProperty({ type: [String], example: ['10.0.4.7'] })
+  addresses!: string[];
+}
+
+export class ReportEgressResponse {
+  @ApiProperty({ type: 'integer' })
+  attempts!: number;
+  @ApiProperty({ type: 'integer' })
+  allowed!: number;
+  @ApiProperty({ type: 'integer' })
+  denied!: number;
+  @ApiPropertyOptional({ type: [ReportHourResponse] })
+  hourly?: ReportHourResponse[];
+  @ApiProperty({ type: [ReportDestinationResponse] })
+  destinations!: ReportDestinationResponse[];
+}
+
+export class ReportChainResponse {
+  @ApiProperty({ example: 'sha256' })
+  algorithm!: string;
+  @ApiProperty({ description: 'Hash of the newest entry of the egress decision chain.' })
+  head_hash!: string;
+  @ApiProperty({ type: 'integer' })
+  length!: number;
+  @ApiProperty()
+  verified!: boolean;
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'The first entry that does not link, when one does not.',
+  })
+  broken_at?: number;
+}
+
+export class ReportSignatureResponse {
+  @ApiProperty({ example: 'Ed25519' })
+  alg!: string;
+  @ApiProperty({ description: 'Key id of the report key (GET /v1/admin/privacy-report/public-key).' })
+  kid!: string;
+  @ApiProperty({
+    description: 'base64url signature over the canonical JSON of the report without `signature`.',
+  })
+  value!: string;
+}
+
+/** The signed report of docs/privacy-report.md: served as the kept canonical bytes, described here. */
+export class PrivacyReportResponse {
+  @ApiProperty({ type: 'integer', example: 2 })
+  report_version!: number;
+  @ApiPropertyOptional({ example: 'prr_000042' })
+  report_id?: string;
+  @ApiPropertyOptional({ type: 'integer' })
+  sequence?: number;
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'SHA-256 hex of the previous report.' })
+  previous_report_hash?: string | null;
+  @ApiProperty({ format: 'date-time' })
+  generated_at!: string;
+  @ApiProperty({ type: ReportWindowResponse })
+  window!: ReportWindowResponse;
+  @ApiProperty({ type: ReportApplianceResponse })
+  appliance!: ReportApplianceResponse;
+  @ApiProperty({ type: ReportLicenseResponse })
+  license!: ReportLicenseResponse;
+  @ApiProperty({
+    type: 'object',
+    description: 'What the appliance sends home: nothing.',
+    properties: {
+      phone_home: { type: 'boolean', enum: [false] },
+      update_check: { type: 'boolean', enum: [false] },
+      crash_upload: { type: 'boolean', enum: [false] },
+    },
+    required: ['phone_home', 'update_check', 'crash_upload'],
+    additionalProperties: { type: 'boolean' },
+  })
+  telemetry!: Record<string, boolean>;
+  @ApiProperty({ type: ReportPolicyResponse })
+  policy!: ReportPolicyResponse;
+  @ApiProperty({ type: ReportEgressResponse })
+  egress_24h!: ReportEgressResponse;
+  @ApiProperty({ description: 'True only when no rule and no allowed destination reaches a public address.' })
+  cloud_free!: boolean;
+  @ApiProperty({ type: [String], description: 'Why cloud_free is false, one finding each.' })
+  cloud_free_findings!: string[];
+  @ApiProperty({ type: ReportChainResponse })
+  chain!: ReportChainResponse;
+  @ApiProperty({ type: ReportSignatureResponse })
+  signature!: ReportSignatureResponse;
+}
+
+export class ReportPublicKeyResponse {
+  @ApiProperty({ description: 'The Ed25519 public key (SPKI PEM) that signs privacy reports.' })
+  public_key_pem!: string;
+  @ApiProperty({ description: 'First 16 hex characters of the SHA-256 of the key (SPKI DER).' })
+  kid!: string;
+}
+
+export class PrivacyReportSummaryResponse {
+  @ApiProperty({ example: 'prr_000042' })
+  id!: string;
+  @ApiProperty({ format: 'date-time' })
+  generated_at!: string;
+  @ApiProperty({ description: 'SHA-256 hex of the report as served.' })
+  sha256!: string;
+  @ApiProperty({ type: 'string', nullable: true })
+  previous_report_hash!: string | null;
+}
+
+export class PrivacyReportListResponse {
+  @ApiProperty({ type: [PrivacyReportSummaryResponse] })
+  reports!: PrivacyReportSummaryResponse[];
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last.',
+  })
+  next_cursor!: string | null;
+}
+
+export function toPublicKeyResponse(key: { publicKeyPem: string; kid: string }): ReportPublicKeyResponse {
   return { public_key_pem: key.publicKeyPem, kid: key.kid };
 }
 
-export function toPrivacyReportSummary(record: PrivacyReportRecord) {
+export function toPrivacyReportSummary(record: PrivacyReportRecord): PrivacyReportSummaryResponse {
   return {
     id: record.id,
     generated_at: record.generatedAt,

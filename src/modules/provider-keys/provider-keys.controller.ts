@@ -1,7 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { ProviderKeyResponse, SetProviderKeyDto, toProviderKeyResponse } from './provider-keys.dto';
+import { ApiErrors } from '../../common/openapi';
+import {
+  DeletedProviderKeyResponse,
+  ProviderKeyListResponse,
+  ProviderKeyResponse,
+  SetProviderKeyDto,
+  toProviderKeyResponse,
+} from './provider-keys.dto';
 import { ProviderKeysService } from './provider-keys.service';
 
 @Controller('v1/provider-keys')
@@ -11,6 +19,11 @@ export class ProviderKeysController {
 
   @Post()
   @HttpCode(200)
+  @ApiOkResponse({
+    type: ProviderKeyResponse,
+    description: 'Stored, sealed; the secret is never answered back.',
+  })
+  @ApiErrors('encryption_key_required')
   async set(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SetProviderKeyDto,
@@ -19,15 +32,18 @@ export class ProviderKeysController {
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal): Promise<{ keys: ProviderKeyResponse[] }> {
+  @ApiOkResponse({ type: ProviderKeyListResponse })
+  async list(@CurrentPrincipal() principal: Principal): Promise<ProviderKeyListResponse> {
     return { keys: (await this.providerKeys.list(principal.orgId)).map(toProviderKeyResponse) };
   }
 
   @Delete(':backend')
+  @ApiOkResponse({ type: DeletedProviderKeyResponse })
+  @ApiErrors('provider_key_not_found')
   async delete(
     @CurrentPrincipal() principal: Principal,
     @Param('backend') backend: string,
-  ): Promise<{ backend: string; deleted: true }> {
+  ): Promise<DeletedProviderKeyResponse> {
     await this.providerKeys.delete(principal.orgId, backend);
     return { backend, deleted: true };
   }

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
 import { ProviderKey } from './provider-key.entity';
 
@@ -14,9 +15,24 @@ export class SetProviderKeyDto {
   api_key!: string;
 }
 
-export interface ProviderKeyResponse {
-  backend: string;
-  updated_at: string;
+/** A stored provider key as listed: its backend and age, never the secret. */
+export class ProviderKeyResponse {
+  @ApiProperty({ example: 'openai' })
+  backend!: string;
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+export class ProviderKeyListResponse {
+  @ApiProperty({ type: [ProviderKeyResponse] })
+  keys!: ProviderKeyResponse[];
+}
+
+export class DeletedProviderKeyResponse {
+  @ApiProperty({ example: 'openai' })
+  backend!: string;
+  @ApiProperty({ enum: [true] })
+  deleted!: true;
 }
 
 export function toProviderKeyResponse(key: Pick<ProviderKey, 'backend' | 'updatedAt'>): ProviderKeyResponse {

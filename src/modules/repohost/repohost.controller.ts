@@ -1,10 +1,17 @@
 import { Controller, Get, Headers, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { RawBodyRequest } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { FastifyRequest } from 'fastify';
 import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { Public, RequireOperatorAdmin } from '../../common/auth/auth.decorators';
-import { InboundListDto, toInboundDeliveryResponse } from './repohost.dto';
+import { ApiErrors } from '../../common/openapi';
+import {
+  InboundAcceptedResponse,
+  InboundDeliveryListResponse,
+  InboundListDto,
+  toInboundDeliveryResponse,
+} from './repohost.dto';
 import { InboundDeliveryRepository } from './inbound-delivery.repository';
 import { RepohostService } from './repohost.service';
 
@@ -19,12 +26,14 @@ export class RepohostController {
   @Post('webhooks/repohost')
   @RouteConfig(ACCEPTS_ANY_BODY)
   @HttpCode(202)
+  @ApiAcceptedResponse({ type: InboundAcceptedResponse, description: 'Stored; processed in the background.' })
+  @ApiErrors('invalid_signature', 'validation_failed')
   receive(
     @Req() request: RawBodyRequest<FastifyRequest>,
     @Headers('x-hub-signature-256') signature: string | undefined,
     @Headers('x-github-delivery') deliveryId: string | undefined,
     @Headers('x-github-event') event: string | undefined,
-  ) {
+  ): Promise<InboundAcceptedResponse> {
     return this.repohost.receive({
       rawBody: request.rawBody,
       body: request.body,
@@ -37,7 +46,9 @@ export class RepohostController {
   /** Appliance-wide, so only admins of the operator organization may read it. */
   @RequireOperatorAdmin('Only operator administrators see inbound deliveries.')
   @Get('v1/webhooks/inbound')
-  async list(@Query() query: InboundListDto) {
+  @ApiOkResponse({ type: InboundDeliveryListResponse })
+  @ApiErrors('forbidden')
+  async list(@Query() query: InboundListDto): Promise<InboundDeliveryListResponse> {
     const page = await this.deliveries.list({
       limit: query.limit ?? 100,
       before: query.before ? new Date(query.before) : undefined,

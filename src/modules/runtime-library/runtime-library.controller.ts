@@ -1,8 +1,14 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { ApiErrors } from '../../common/openapi';
-import { toHealthResponse, toManifestResponse } from './runtime-library.dto';
+import {
+  RuntimeHealthResponse,
+  RuntimeManifestResponse,
+  toHealthResponse,
+  toManifestResponse,
+} from './runtime-library.dto';
 import { RuntimeLibraryService } from './runtime-library.service';
 
 /** Informational routes, open to every edition (DESIGN.md §3); authenticated like every /v1 route. */
@@ -14,15 +20,20 @@ export class RuntimeLibraryController {
   ) {}
 
   @Get('runtime/manifest')
+  @ApiOkResponse({
+    type: RuntimeManifestResponse,
+    description: 'The modules and functions the runtime offers.',
+  })
   @ApiErrors('runtime_unavailable', 'runtime_timeout')
-  async manifest(): Promise<object> {
+  async manifest(): Promise<RuntimeManifestResponse> {
     return toManifestResponse(await this.runtime.manifest());
   }
 
   /** 404 unless SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED is set. */
   @Get('libraries/health')
+  @ApiOkResponse({ type: RuntimeHealthResponse })
   @ApiErrors('not_found', 'runtime_unavailable', 'runtime_timeout')
-  async health(): Promise<object> {
+  async health(): Promise<RuntimeHealthResponse> {
     if (!this.config.runtimeLibraryHttpApiEnabled) throw new AppError('not_found');
     return toHealthResponse(await this.runtime.healthSnapshot());
   }

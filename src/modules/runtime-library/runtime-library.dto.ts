@@ -1,14 +1,82 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { RuntimeExecution, RuntimeManifest } from './runtime.types';
 import { HealthSnapshot, LibraryListing } from './runtime-library.service';
 
-export function toManifestResponse(manifest: RuntimeManifest): object {
+const RUNTIME_STATUSES: readonly HealthSnapshot['status'][] = ['ok', 'degraded', 'unavailable'];
+
+export class RuntimeModuleResponse {
+  @ApiProperty({ example: 'finance' })
+  name!: string;
+  @ApiProperty({ description: 'The engine the module runs on.', example: 'native' })
+  engine!: string;
+  @ApiProperty({ type: [String], example: ['npv', 'irr'] })
+  functions!: string[];
+}
+
+export class RuntimeManifestResponse {
+  @ApiProperty({ type: [RuntimeModuleResponse] })
+  modules!: RuntimeModuleResponse[];
+  @ApiProperty({ description: 'The runtime-library build.', example: '1.3.0' })
+  version!: string;
+}
+
+export class RuntimeModuleHealthResponse {
+  @ApiProperty({ example: 'finance' })
+  name!: string;
+  @ApiProperty({
+    description: 'ok, or what the runtime says is wrong; unknown when it does not say.',
+    example: 'ok',
+  })
+  status!: string;
+  @ApiProperty({ type: [String], example: ['npv', 'irr'] })
+  functions!: string[];
+}
+
+export class RuntimeHealthResponse {
+  @ApiProperty({ enum: RUNTIME_STATUSES })
+  status!: HealthSnapshot['status'];
+  @ApiProperty({ format: 'date-time' })
+  checked_at!: string;
+  @ApiProperty({ type: 'string', nullable: true, example: '1.3.0' })
+  version!: string | null;
+  @ApiProperty({ type: 'number', nullable: true, description: 'Seconds the runtime daemon has been up.' })
+  uptime_s!: number | null;
+  @ApiProperty({
+    description: 'Whether this daemon started the runtime itself (development) rather than systemd.',
+  })
+  supervised!: boolean;
+  @ApiProperty({ type: 'integer', nullable: true })
+  pid!: number | null;
+  @ApiProperty({ type: 'integer', description: 'Restarts by this daemon since it started.' })
+  restarts!: number;
+  @ApiProperty({ type: [RuntimeModuleHealthResponse] })
+  modules!: RuntimeModuleHealthResponse[];
+  @ApiPropertyOptional({ description: 'Why the runtime is unavailable.' })
+  message?: string;
+}
+
+/** The runtime library as /v1/infrastructure reports it: the last health check, not a new one. */
+export class RuntimeLibraryStatusResponse {
+  @ApiProperty({ enum: RUNTIME_STATUSES })
+  status!: HealthSnapshot['status'];
+  @ApiProperty({ type: 'string', nullable: true, example: '1.3.0' })
+  version!: string | null;
+  @ApiProperty()
+  supervised!: boolean;
+  @ApiProperty({ type: 'integer' })
+  restarts!: number;
+  @ApiProperty({ format: 'date-time' })
+  last_health_check!: string;
+}
+
+export function toManifestResponse(manifest: RuntimeManifest): RuntimeManifestResponse {
   return {
     modules: manifest.modules.map((m) => ({ name: m.name, engine: m.engine, functions: [...m.functions] })),
     version: manifest.version,
   };
 }
 
-export function toHealthResponse(snapshot: HealthSnapshot): object {
+export function toHealthResponse(snapshot: HealthSnapshot): RuntimeHealthResponse {
   return {
     status: snapshot.status,
     checked_at: snapshot.checkedAt,
@@ -19,6 +87,16 @@ export function toHealthResponse(snapshot: HealthSnapshot): object {
     restarts: snapshot.restarts,
     modules: snapshot.modules.map((m) => ({ name: m.name, status: m.status, functions: [...m.functions] })),
     ...(snapshot.message ? { message: snapshot.message } : {}),
+  };
+}
+
+export function toRuntimeLibraryStatusResponse(snapshot: HealthSnapshot): RuntimeLibraryStatusResponse {
+  return {
+    status: snapshot.status,
+    version: snapshot.version,
+    supervised: snapshot.supervised,
+    restarts: snapshot.restarts,
+    last_health_check: snapshot.checkedAt,
   };
 }
 

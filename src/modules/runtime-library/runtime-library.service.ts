@@ -123,15 +123,9 @@ export class RuntimeLibraryService implements OnModuleInit, OnApplicationShutdow
   }
 
   /** The `runtime_library` part of /v1/infrastructure: the last health check, without calling the daemon. */
-  async runtimeLibraryStatus(): Promise<Readonly<Record<string, unknown>> & { readonly status: string }> {
-    const snapshot = this.lastSnapshot ?? (await this.checkHealth());
-    return {
-      status: snapshot.status,
-      version: snapshot.version,
-      supervised: snapshot.supervised,
-      restarts: snapshot.restarts,
-      last_health_check: snapshot.checkedAt,
-    };
+  /** The last health check (a new one only before the first): cheap enough for every /v1/infrastructure call. */
+  async lastHealthSnapshot(): Promise<HealthSnapshot> {
+    return this.lastSnapshot ?? (await this.checkHealth());
   }
 
   async listLibraries(search: string | undefined, limit: number | undefined): Promise<LibraryListing> {

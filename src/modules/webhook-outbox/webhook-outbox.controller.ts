@@ -1,7 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { DeliveryListQuery, toDeliveryResponse } from './webhook-outbox.dto';
+import { ApiErrors } from '../../common/openapi';
+import {
+  DeliveryListQuery,
+  DeliveryListResponse,
+  DeliveryResponse,
+  toDeliveryResponse,
+} from './webhook-outbox.dto';
 import { WebhookOutboxService } from './webhook-outbox.service';
 
 @RequireEntitlement('webhooks')
@@ -10,7 +17,11 @@ export class WebhookOutboxController {
   constructor(private readonly outbox: WebhookOutboxService) {}
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: DeliveryListQuery) {
+  @ApiOkResponse({ type: DeliveryListResponse, description: 'Newest first.' })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: DeliveryListQuery,
+  ): Promise<DeliveryListResponse> {
     const page = await this.outbox.list(principal.orgId, {
       jobId: query.job_id,
       status: query.status,
@@ -23,7 +34,12 @@ export class WebhookOutboxController {
   @RequireRole('member')
   @Post(':id/redeliver')
   @HttpCode(202)
-  async redeliver(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  @ApiAcceptedResponse({ type: DeliveryResponse, description: 'The delivery, pending again.' })
+  @ApiErrors('not_found', 'conflict')
+  async redeliver(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<DeliveryResponse> {
     return toDeliveryResponse(await this.outbox.redeliver(principal.orgId, id));
   }
 }

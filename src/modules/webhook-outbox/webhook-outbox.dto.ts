@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page';
 import { DELIVERY_STATUSES, DeliveryStatus } from './webhook-delivery.entity';
@@ -14,7 +15,62 @@ export class DeliveryListQuery extends CursorPageQuery {
   status?: DeliveryStatus;
 }
 
-export function toDeliveryResponse({ delivery, attempts }: DeliveryView) {
+export class DeliveryAttemptResponse {
+  @ApiProperty({ format: 'date-time' })
+  at!: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: "The receiver's status; null when none came.",
+  })
+  status_code!: number | null;
+  @ApiProperty({ type: 'integer' })
+  duration_ms!: number;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Why the attempt failed (connection, egress policy).',
+  })
+  error!: string | null;
+}
+
+export class DeliveryResponse {
+  @ApiProperty({ example: 'whd_01hx3v9c2m' })
+  id!: string;
+  @ApiProperty({ example: 'job.completed' })
+  event!: string;
+  @ApiProperty({ example: 'https://hooks.internal/decisions' })
+  url!: string;
+  @ApiProperty({ type: 'string', nullable: true })
+  job_id!: string | null;
+  @ApiProperty({
+    description: 'The webhook-id header: the same on every attempt, for receivers to deduplicate.',
+  })
+  webhook_id!: string;
+  @ApiProperty({ enum: DELIVERY_STATUSES })
+  status!: DeliveryStatus;
+  @ApiProperty({ type: [DeliveryAttemptResponse] })
+  attempts!: DeliveryAttemptResponse[];
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  next_attempt_at!: string | null;
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  delivered_at!: string | null;
+}
+
+export class DeliveryListResponse {
+  @ApiProperty({ type: [DeliveryResponse] })
+  deliveries!: DeliveryResponse[];
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last.',
+  })
+  next_cursor!: string | null;
+}
+
+export function toDeliveryResponse({ delivery, attempts }: DeliveryView): DeliveryResponse {
   return {
     id: delivery.id,
     event: delivery.event,

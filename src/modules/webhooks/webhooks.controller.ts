@@ -1,8 +1,11 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { WebhookSecretsService } from './webhook-secrets.service';
 import {
+  RotatedSigningSecretResponse,
+  SigningSecretResponse,
   toRotationResponse,
   toSigningSecretResponse,
   toWebhookTestResponse,
@@ -22,6 +25,10 @@ export class WebhooksController {
   @Post('test')
   @HttpCode(200)
   @RequireRole('member')
+  @ApiOkResponse({
+    type: WebhookTestResponse,
+    description: 'What the receiver answered to a signed test event.',
+  })
   async test(
     @CurrentPrincipal() principal: Principal,
     @Body() body: WebhookTestRequest,
@@ -31,16 +38,16 @@ export class WebhooksController {
 
   @Get('signing-secret')
   @RequireRole('admin')
-  async signingSecret(@CurrentPrincipal() principal: Principal): Promise<{ signing_secret: string }> {
+  @ApiOkResponse({ type: SigningSecretResponse })
+  async signingSecret(@CurrentPrincipal() principal: Principal): Promise<SigningSecretResponse> {
     return toSigningSecretResponse(await this.secrets.currentSecret(principal.orgId));
   }
 
   @Post('signing-secret/rotate')
   @HttpCode(200)
   @RequireRole('admin')
-  async rotate(
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<{ signing_secret: string; previous_valid_until: string }> {
+  @ApiOkResponse({ type: RotatedSigningSecretResponse })
+  async rotate(@CurrentPrincipal() principal: Principal): Promise<RotatedSigningSecretResponse> {
     return toRotationResponse(await this.secrets.rotate(principal.orgId));
   }
 }

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { WebhookSendResult } from './webhook-sender.service';
 import { RotationResult } from './webhook-secrets.service';
@@ -9,23 +10,40 @@ export class WebhookTestRequest {
   callback_url!: string;
 }
 
-export interface WebhookTestResponse {
-  success: boolean;
-  status_code: number;
-  message: string;
+export class WebhookTestResponse {
+  @ApiProperty({ description: 'Whether the receiver answered 2xx.' })
+  success!: boolean;
+  @ApiProperty({
+    type: 'integer',
+    description: "The receiver's HTTP status; 0 when none came.",
+    example: 200,
+  })
+  status_code!: number;
+  @ApiProperty({ example: 'delivered' })
+  message!: string;
+}
+
+export class SigningSecretResponse {
+  @ApiProperty({ description: 'The secret that signs outbound webhooks (webhook-signature header).' })
+  signing_secret!: string;
+}
+
+export class RotatedSigningSecretResponse extends SigningSecretResponse {
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Until then, deliveries carry a signature by the old secret too.',
+  })
+  previous_valid_until!: string;
 }
 
 export function toWebhookTestResponse(result: WebhookSendResult): WebhookTestResponse {
   return { success: result.outcome === 'delivered', status_code: result.statusCode, message: result.message };
 }
 
-export function toSigningSecretResponse(secret: string): { signing_secret: string } {
+export function toSigningSecretResponse(secret: string): SigningSecretResponse {
   return { signing_secret: secret };
 }
 
-export function toRotationResponse(rotation: RotationResult): {
-  signing_secret: string;
-  previous_valid_until: string;
-} {
+export function toRotationResponse(rotation: RotationResult): RotatedSigningSecretResponse {
   return { signing_secret: rotation.signingSecret, previous_valid_until: rotation.previousValidUntil };
 }

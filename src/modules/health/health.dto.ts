@@ -1,0 +1,84 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { LicenseSummaryResponse } from '../licensing/licensing.dto';
+import { LicenseSummary } from '../licensing/licensing.service';
+import { ENGINE_MODES, EngineMode, EngineStatus } from '../engine/engine.types';
+import {
+  RuntimeLibraryStatusResponse,
+  toRuntimeLibraryStatusResponse,
+} from '../runtime-library/runtime-library.dto';
+import { HealthSnapshot } from '../runtime-library/runtime-library.service';
+import { StorageStatus } from './disk-space';
+
+export class HealthResponse {
+  @ApiProperty({ enum: ['ok'] })
+  status!: 'ok';
+  @ApiProperty({ format: 'date-time' })
+  timestamp!: string;
+}
+
+export class StorageStatusResponse {
+  @ApiProperty({ enum: ['ok', 'degraded'] })
+  status!: StorageStatus['status'];
+  @ApiProperty({ type: 'integer', description: 'Bytes an unprivileged writer may still use.' })
+  free_bytes!: number;
+  @ApiProperty({ type: 'integer', description: 'SERVICE_MIN_FREE_DISK_MB in bytes.' })
+  min_free_bytes!: number;
+}
+
+export class ReadinessResponse {
+  @ApiProperty({ enum: ['ready', 'not_ready'] })
+  status!: 'ready' | 'not_ready';
+  @ApiProperty({ type: StorageStatusResponse })
+  storage!: StorageStatusResponse;
+}
+
+export class EnginePoolResponse {
+  @ApiProperty({ type: 'integer', description: 'Warm workers configured (ENGINE_POOL_SIZE).' })
+  size!: number;
+  @ApiProperty({ type: 'integer' })
+  busy!: number;
+  @ApiProperty({ type: 'integer', description: 'Requests waiting for a free worker.' })
+  queued!: number;
+  @ApiProperty({ type: 'integer', description: 'Workers replaced since start.' })
+  restarts!: number;
+}
+
+export class InfrastructureResponse {
+  @ApiProperty({ enum: ENGINE_MODES, description: 'The authoritative engine signal.' })
+  engine_mode!: EngineMode;
+  @ApiProperty({ type: 'string', nullable: true, example: '2.1.0' })
+  engine_version!: string | null;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  last_health_check!: string | null;
+  @ApiProperty({ type: EnginePoolResponse })
+  pool!: EnginePoolResponse;
+  @ApiProperty({ type: RuntimeLibraryStatusResponse })
+  runtime_library!: RuntimeLibraryStatusResponse;
+  @ApiProperty({ type: LicenseSummaryResponse })
+  license!: LicenseSummaryResponse;
+  @ApiProperty({ description: 'The Node.js runtime serving this request.', example: 'v24.11.0' })
+  node_version!: string;
+}
+
+export interface InfrastructureView {
+  readonly engine: EngineStatus;
+  readonly runtimeLibrary: HealthSnapshot;
+  readonly license: LicenseSummary;
+  readonly nodeVersion: string;
+}
+
+export function toInfrastructureResponse(view: InfrastructureView): InfrastructureResponse {
+  return {
+    engine_mode: view.engine.mode,
+    engine_version: view.engine.version,
+    last_health_check: view.engine.lastHealthCheck,
+    pool: { ...view.engine.pool },
+    runtime_library: toRuntimeLibraryStatusResponse(view.runtimeLibrary),
+    license: { edition: view.license.edition, status: view.license.status },
+    node_version: view.nodeVersion,
+  };
+}
+
+export function toReadinessResponse(storage: StorageStatus): ReadinessResponse {
+  return { status: storage.status === 'ok' ? 'ready' : 'not_ready', storage: { ...storage } };
+}
