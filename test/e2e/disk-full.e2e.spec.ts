@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DAEMON_ENTRY, DaemonProcess, REPO_ROOT, waitForStart } from '../support/daemon-process';
 import { httpRequest, makeTempDir } from '../support/test-app';
+import { expectMatchesContract } from '../support/contract';
 
 jest.setTimeout(120_000);
 
@@ -84,6 +85,7 @@ const CSV = ['id,region,amount', ...Array.from({ length: 200 }, (_, i) => `${i},
     it('is ready while the data dir has room, and says how much', async () => {
       const ready = await httpRequest(url, 'GET', '/v1/ready');
       expect(ready.status).toBe(200);
+      expectMatchesContract(ready, 'GET /v1/ready');
       expect(ready.body).toMatchObject({
         status: 'ready',
         storage: { status: 'ok', min_free_bytes: 2 * 1024 * 1024 },
@@ -140,6 +142,7 @@ const CSV = ['id,region,amount', ...Array.from({ length: 200 }, (_, i) => `${i},
 
       const notReady = await httpRequest(url, 'GET', '/v1/ready');
       expect(notReady.status).toBe(503);
+      expectMatchesContract(notReady, 'GET /v1/ready');
       expect(notReady.body).toMatchObject({ status: 'not_ready', storage: { status: 'degraded' } });
       expect((await httpRequest(url, 'GET', '/v1/health')).status).toBe(200);
 

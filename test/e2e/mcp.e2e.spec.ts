@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { signupAccount, TestAccount } from '../factories/accounts';
 import { connectSse, connectStdio, connectStreamable, structured, toolErrorOf } from '../support/mcp-clients';
 import { startTestApp, TestApp } from '../support/test-app';
+import { expectMatchesContract } from '../support/contract';
 
 const COMMUNITY_TOOLS = ['get_contract', 'list_data', 'get_data_summary', 'get_data_schema', 'query_data'];
 
@@ -95,6 +96,7 @@ describe('MCP surface, community edition', () => {
   it('GET /mcp/tools shows the same tools with their input schemas', async () => {
     const res = await t.request('GET', '/mcp/tools', { token: owner.apiKey });
     expect(res.status).toBe(200);
+    expectMatchesContract(res, 'GET /mcp/tools');
     expect(res.body.tools.map((tool: any) => tool.name)).toEqual(COMMUNITY_TOOLS);
     expect(res.body.tools[1]).toMatchObject({ name: 'list_data', input_schema: { type: 'object' } });
     expect(Object.keys(res.body.tools[1].input_schema.properties).sort()).toEqual(['compact', 'search']);
@@ -257,6 +259,7 @@ describe('MCP surface, community edition', () => {
       headers: { origin: `http://127.0.0.1:${Number(port) + 1}` },
     });
     expect(otherLocalPort.status).toBe(403);
+    expectMatchesContract(otherLocalPort, 'GET /mcp/tools');
   });
 
   it('binds a Streamable HTTP session to the key that opened it', async () => {
@@ -270,15 +273,18 @@ describe('MCP surface, community edition', () => {
     const foreign = await t.request('POST', '/mcp', { token: secondKey, headers, body });
     expect(foreign.status).toBe(403);
     expect(foreign.body.error.code).toBe('forbidden');
+    expectMatchesContract(foreign, 'POST /mcp');
     const own = await t.request('POST', '/mcp', { token: owner.apiKey, headers, body });
     expect(own.status).toBe(200);
     expect(own.body.result.tools).toHaveLength(COMMUNITY_TOOLS.length);
+    expectMatchesContract(own, 'POST /mcp');
     const unknown = await t.request('POST', '/mcp', {
       token: owner.apiKey,
       headers: { ...headers, 'mcp-session-id': 'no-such-session' },
       body,
     });
     expect(unknown.status).toBe(404);
+    expectMatchesContract(unknown, 'POST /mcp');
   });
 
   it('serves the same tools over the legacy HTTP+SSE transport, bound to its key', async () => {
@@ -298,6 +304,7 @@ describe('MCP surface, community edition', () => {
       const foreign = await t.request('POST', path, { token: secondKey, body: message });
       expect(foreign.status).toBe(403);
       expect(foreign.body.error.code).toBe('forbidden');
+      expectMatchesContract(foreign, 'POST /mcp');
       expect((await t.request('POST', path, { token: owner.apiKey, body: message })).status).toBe(202);
     } finally {
       raw.close();

@@ -3,6 +3,7 @@ import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ERROR_CATALOGUE, ErrorCode } from '../../src/common/errors';
 import { CONTRACT_FILE } from '../../src/modules/contract/contract-file';
+import { TestApp } from './test-app';
 
 /** What the checker needs of an answer: `HttpResult` from test-app fits, so does anything with these fields. */
 export interface ContractCheckedResponse {
@@ -60,7 +61,9 @@ export function contractProblems(res: ContractCheckedResponse, operation: string
   const response = responses[statusKey];
   const content = response.content as Record<string, JsonObject> | undefined;
   if (content === undefined) {
-    return res.text.length === 0 ? [] : [`status ${res.status} documents no body, but one came`];
+    // Without content, a response is bodiless when it says so (a 204, or any description) or else not typed yet.
+    const isBodiless = res.status === 204 || (response.description ?? '') !== '';
+    return isBodiless && res.text.length > 0 ? [`status ${res.status} documents no body, but one came`] : [];
   }
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (!(mediaType in content)) {
@@ -80,6 +83,50 @@ export function contractProblems(res: ContractCheckedResponse, operation: string
 export function documentsBody(operation: string, status: number): boolean {
   const response = (operationOf(operation).responses as Record<string, JsonObject>)[String(status)];
   return response?.content !== undefined;
+}
+
+/**
+ * The operation (`METHOD /template`) the contract routes `method url` to, or undefined for a path it does not
+ * have. A literal path wins over a template that also matches (`/v1/device/list` over `/v1/device/{id}`).
+ */
+export function operationFor(method: string, url: string): string | undefined {
+  const path = url.split('?')[0];
+  const lower = method.toLowerCase();
+  const candidates = Object.keys(document.paths as JsonObject).filter(
+    (template) => (document.paths as Record<string, JsonObject>)[template][lower] !== undefined,
+  );
+  const exact = candidates.find((template) => template === path);
+  const templated = candidates
+    .filter((template) => template.includes('{'))
+    .filter((template) => templateRegExp(template).test(path))
+    .sort((a, b) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length);
+  const found = exact ?? templated[0];
+  return found === undefined ? undefined : `${method.toUpperCase()} ${found}`;
+}
+
+/**
+ * A test app whose every answer to a documented operation is checked against the contract before the test sees
+ * it; answers to paths the contract does not have (a probe for a 404) pass through unchecked.
+ */
+export function withContractChecks(app: TestApp): TestApp {
+  return {
+    ...app,
+    close: (keepData?: boolean) => app.close(keepData),
+    async request(method, path, options) {
+      const res = await app.request(method, path, options);
+      const operation = operationFor(method, path);
+      if (operation !== undefined) expectMatchesContract(res, operation);
+      return res;
+    },
+  };
+}
+
+function templateRegExp(template: string): RegExp {
+  const pattern = template
+    .split(/\{[^}]+\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${pattern}$`);
 }
 
 function operationOf(operation: string): JsonObject {

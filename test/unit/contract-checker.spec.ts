@@ -1,4 +1,4 @@
-import { contractProblems, expectMatchesContract } from '../support/contract';
+import { contractProblems, expectMatchesContract, operationFor } from '../support/contract';
 
 function answer(status: number, body: unknown, contentType = 'application/json; charset=utf-8') {
   const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
@@ -83,5 +83,15 @@ describe('expectMatchesContract: an answer against its operation in contract/ope
       /no operation GET \/v1\/api-key/,
     );
     expect(() => contractProblems(answer(200, {}), '/v1/api-keys')).toThrow(/is not "METHOD \/path"/);
+  });
+});
+
+describe('operationFor: which documented operation a request reaches', () => {
+  it('prefers a literal path, fills templates, ignores the query string and knows no other path', () => {
+    expect(operationFor('get', '/v1/device/list')).toBe('GET /v1/device/list');
+    expect(operationFor('DELETE', '/v1/device/dev_1')).toBe('DELETE /v1/device/{registrationId}');
+    expect(operationFor('GET', '/v1/jobs?limit=2')).toBe('GET /v1/jobs');
+    expect(operationFor('GET', '/v1/device/dev_1/extra')).toBeUndefined();
+    expect(operationFor('PUT', '/v1/me')).toBeUndefined();
   });
 });
