@@ -66,6 +66,7 @@ function connectorModes(base: string): [string, string, Record<string, unknown>]
     ['redshift password', 'redshift', { ...sql, user: 'u', password: 'p' }],
     ['mysql password', 'mysql', { ...sql, user: 'u', password: 'p' }],
     ['mysql DSN', 'mysql', { connection_string: `mysql://u:p@${base}/d` }],
+    ['redis password', 'redis', { host, port, password: 'p' }],
     ['rest no auth', 'rest', { base_url: http }],
     ['rest bearer', 'rest', { base_url: http, auth_type: 'bearer', token: 't' }],
     ['rest api key', 'rest', { base_url: http, auth_type: 'api_key', api_key: 'k' }],

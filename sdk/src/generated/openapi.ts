@@ -1104,8 +1104,12 @@ export interface components {
             connection_id: string;
             connection_type: string;
             dataset_name: string;
+            max_keys?: number;
+            path?: string;
+            pattern?: string;
             provider?: string;
             query?: string;
+            ref?: string;
             table?: string;
             /** @enum {string} */
             visibility?: "private" | "shared";

@@ -9,6 +9,10 @@ import type { FileType } from './file-types';
 export type ConnectorFamily =
   'sql' | 'object_store' | 'api' | 'file' | 'graph' | 'key_value' | 'search' | 'repository';
 
+/** The `/v1/data/connect` fields beyond SQL's table/query that say what a type reads. */
+export const SELECTION_FIELDS = ['pattern', 'max_keys', 'path', 'ref'] as const;
+export type SelectionField = (typeof SELECTION_FIELDS)[number];
+
 /** Another accepted name of a type; a file-format alias (csv, xlsx...) also presets the config's `file_type`. */
 export interface TypeAlias {
   readonly name: string;
@@ -45,6 +49,8 @@ export interface ConnectorDescriptor<N extends string = string, C = unknown> {
   readonly destinationFields: readonly string[];
   /** Config kept as given: every secret-looking field name is masked and address-like names count as destination. */
   readonly openConfig?: boolean;
+  /** The data connect selection fields the type takes (others are refused), and which of them it needs. */
+  readonly selection?: { readonly [F in SelectionField]?: 'required' | 'optional' };
   /** The `status` of a successful test (REST answers `ok`, the others `live`). */
   readonly testedStatus?: 'live' | 'ok';
   readonly driver: ConnectorDriver<C>;

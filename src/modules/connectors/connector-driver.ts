@@ -46,13 +46,20 @@ export interface BrowseResult {
 
 /**
  * Which rows to read. SQL types read `table` (optionally in `schema`) whole, or run one read-only `query`; files,
- * objects and REST ignore both (their config says what to read) except `sheet`, which overrides an Excel sheet.
+ * objects and REST ignore both (their config says what to read) except `sheet`, which overrides an Excel sheet;
+ * Redis reads the keys of `pattern`; repositories and archives read the data file at `path`.
  */
 export interface RowSelection {
   readonly table?: string;
   readonly schema?: string;
   readonly query?: string;
   readonly sheet?: string | number;
+  /** Key-value stores: the key pattern to read (`sale:*`) and how many matching keys at most. */
+  readonly pattern?: string;
+  readonly maxKeys?: number;
+  /** Repositories and archives: the data file to read, and at which git ref. */
+  readonly path?: string;
+  readonly ref?: string;
   /** Stop after this many rows (previews); without it everything is read. */
   readonly limit?: number;
 }

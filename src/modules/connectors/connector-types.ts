@@ -1,6 +1,12 @@
 import { AppError, ErrorDetail } from '../../common/errors';
 import { ConfigReader } from './config-reader';
-import { ConnectorDescriptor, ConnectorFamily, RequestedType } from './connector-descriptor';
+import {
+  ConnectorDescriptor,
+  ConnectorFamily,
+  RequestedType,
+  SELECTION_FIELDS,
+  SelectionField,
+} from './connector-descriptor';
 import { CONNECTORS } from './drivers';
 
 export { FILE_TYPES, type FileType } from './file-types';
@@ -100,4 +106,25 @@ export function normalizeConfig(resolved: ResolvedType, raw: unknown): Normalize
   const problems: ErrorDetail[] = reader.finish();
   if (problems.length > 0) throw AppError.validation(problems);
   return { type: resolved.type, values } as NormalizedConfig;
+}
+
+/**
+ * Problems with the selection fields of a `/v1/data/connect` request (`pattern`, `path`...) for a connector of
+ * `type`: a field the type does not take, or one it needs that is missing.
+ */
+export function selectionProblems(
+  type: string,
+  given: Readonly<Partial<Record<SelectionField, unknown>>>,
+): ErrorDetail[] {
+  const wanted = isConnectorType(type) ? (descriptorOf(type).selection ?? {}) : {};
+  return SELECTION_FIELDS.flatMap((field): ErrorDetail[] => {
+    const present = given[field] !== undefined;
+    if (present && wanted[field] === undefined) {
+      return [{ field, problem: `does not apply to ${type} connectors` }];
+    }
+    if (!present && wanted[field] === 'required') {
+      return [{ field, problem: `is required for ${type} connectors` }];
+    }
+    return [];
+  });
 }

@@ -3,7 +3,7 @@ import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
-import { OBJECT_STORE_TYPES, SQL_TYPES } from '../connectors/connectors.types';
+import { OBJECT_STORE_TYPES, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetShapeError } from './dataset-file-writer';
 import { ConnectDataDto, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';
@@ -18,6 +18,10 @@ export interface ConnectorView {
 export interface RowSelection {
   readonly table?: string;
   readonly query?: string;
+  readonly pattern?: string;
+  readonly maxKeys?: number;
+  readonly path?: string;
+  readonly ref?: string;
 }
 
 export interface ConnectorRowSource {
@@ -106,9 +110,24 @@ export class DataConnectService {
         { field: 'table', problem: 'a SQL connector needs a table or a read-only query' },
       ]);
     }
+    const problems = selectionProblems(connector.connectorType, request);
+    if (problems.length > 0) throw AppError.validation(problems);
+    const given = {
+      table: request.table,
+      query: request.query,
+      pattern: request.pattern,
+      max_keys: request.max_keys,
+      path: request.path,
+      ref: request.ref,
+    };
+    const recorded = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const selection: RowSelection = {
-      ...(request.table !== undefined ? { table: request.table } : {}),
-      ...(request.query !== undefined ? { query: request.query } : {}),
+      table: request.table,
+      query: request.query,
+      pattern: request.pattern,
+      maxKeys: request.max_keys,
+      path: request.path,
+      ref: request.ref,
     };
     try {
       const record = await this.datasets.ingest(
@@ -122,7 +141,7 @@ export class DataConnectService {
             connector_id: connector.id,
             connector_name: connector.name,
             connector_type: connector.connectorType,
-            ...selection,
+            ...recorded,
           },
           createdBy: principal.keyId ?? principal.userId ?? null,
         },

@@ -3,11 +3,14 @@ import {
   ArrayMaxSize,
   IsArray,
   IsIn,
+  IsInt,
   IsOptional,
   IsString,
   Length,
   Matches,
+  Max,
   MaxLength,
+  Min,
   ValidateNested,
 } from 'class-validator';
 import { ColumnSchema } from './column-profile';
@@ -54,6 +57,31 @@ export class ConnectDataDto {
   @IsString()
   @Length(1, 100_000)
   query?: string;
+
+  /** Redis: the key pattern whose hashes or JSON values become rows (`sale:*`). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 1024)
+  pattern?: string;
+
+  /** Redis: more matching keys than this fail the read (default 100000). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  max_keys?: number;
+
+  /** Repositories and archives: the data file to read (CSV, JSON, Excel, Parquet), relative to the root. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 1024)
+  path?: string;
+
+  /** Repositories: the branch, tag or commit to read at (default: the connector's ref). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  ref?: string;
 }
 
 export class FormulaDto {
