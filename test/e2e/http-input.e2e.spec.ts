@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
+import { withContractChecks } from '../support/contract';
 
 jest.setTimeout(60_000);
 
@@ -12,7 +13,7 @@ describe('HTTP input: JSON nesting depth', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = withContractChecks(await startTestApp());
     key = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {
@@ -66,7 +67,7 @@ describe('HTTP input: JSON nesting depth', () => {
 
 describe('HTTP input: the largest depth an operator may configure', () => {
   it('still answers every route without overflowing (SERVICE_MAX_JSON_DEPTH=512)', async () => {
-    const t = await startTestApp({ SERVICE_MAX_JSON_DEPTH: '512' });
+    const t = withContractChecks(await startTestApp({ SERVICE_MAX_JSON_DEPTH: '512' }));
     try {
       const key = (await signupAccount(t)).apiKey;
       for (const [path, token] of [
@@ -100,7 +101,7 @@ describe('HTTP input: media types', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await startTestApp({ SERVICE_REPOHOST_WEBHOOK_SECRET: 'repohost-secret' });
+    t = withContractChecks(await startTestApp({ SERVICE_REPOHOST_WEBHOOK_SECRET: 'repohost-secret' }));
     key = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {
@@ -221,7 +222,7 @@ function expectCatalogueBody(answer: RawAnswer, status: number, code: string): v
 describe('HTTP input: answers of the HTTP layer itself', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp();
+    t = withContractChecks(await startTestApp());
   });
   afterAll(async () => {
     await t.close();
