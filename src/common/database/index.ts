@@ -3,4 +3,5 @@ export { DatabaseModule } from './database.module';
 export { openDatabase, storeLocationOf } from './orm';
 export type { StoreLocation, StoreOrm } from './orm';
 export { skippingLockedRows, WorkLeases } from './work-leases';
+export { serializeTransactionsOn } from './transaction-lock';
 export type { Lease } from './work-leases';

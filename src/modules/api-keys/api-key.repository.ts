@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { serializeTransactionsOn } from '../../common/database';
 import { ApiKeyEntity, ApiKeySchema } from './api-key.entity';
 
 @Injectable()
@@ -45,6 +46,7 @@ export class ApiKeyRepository {
    * (On PostgreSQL this needs the org's key rows locked first: `select ... for update`.)
    */
   async revokeUnlessLast(orgId: string, keyId: string, now: string, tx: EntityManager): Promise<boolean> {
+    await serializeTransactionsOn(tx, `api_keys:${orgId}`);
     const result = await tx.execute<{ affectedRows: number }>(
       `update api_keys set revoked_at = ?
         where id = ? and org_id = ? and revoked_at is null

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { serializeTransactionsOn } from '../../common/database';
 import { canonicalJson } from '../../common/crypto/canonical-json';
 import { EgressDecision, EgressDecisionSchema } from './egress-decision.entity';
 
@@ -68,6 +69,7 @@ export class EgressDecisionRepository {
 
   private async appendNow(decision: NewDecision): Promise<EgressDecision> {
     return this.em.fork().transactional(async (em) => {
+      await serializeTransactionsOn(em, 'egress_decisions');
       const last = await em.findOne(
         EgressDecisionSchema,
         { seq: { $gt: 0 } },
