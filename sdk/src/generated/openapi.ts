@@ -1566,7 +1566,7 @@ export interface components {
              * @default asc
              * @enum {string}
              */
-            direction: "asc" | "desc";
+            direction?: "asc" | "desc";
         };
         OrganizationResponse: {
             /** @example org_01hx3v9c2m */
@@ -1663,9 +1663,9 @@ export interface components {
              */
             group_by?: string[];
             /** @default 100 */
-            limit: number;
+            limit?: number;
             /** @default 0 */
-            offset: number;
+            offset?: number;
             /** @description Sort terms; a bare column name sorts ascending. Ties end in dataset order. */
             order_by?: (string | components["schemas"]["OrderTermDto"])[];
             /**
