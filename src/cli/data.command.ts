@@ -1,0 +1,93 @@
+import { Command } from 'commander';
+import { wholeNumber } from './client/arguments';
+import { connect } from './client/connection';
+import { CliFailure, ExitCode } from './client/exit-codes';
+import { type FormatOptions, printResult, withFormat } from './client/output';
+import { withProgress } from './client/progress';
+
+interface ConnectOptions extends FormatOptions {
+  readonly connector: string;
+  readonly type: string;
+  readonly visibility: string;
+  readonly provider?: string;
+}
+
+interface QueryOptions extends FormatOptions {
+  readonly select?: string;
+  readonly limit?: number;
+}
+
+/** `decisionctl data connect|list|query`: datasets made from connectors, and governed queries over them. */
+export function registerDataCommands(program: Command): void {
+  const data = program.command('data').description('connect datasets, list them and query them');
+  withFormat(
+    data
+      .command('connect')
+      .description(
+        'make a dataset from a connector (file: connection type file; REST: api with --provider rest)',
+      )
+      .argument('<dataset_name>', 'a name for the dataset')
+      .requiredOption('--connector <id>', 'the connector to read from')
+      .option('--type <connection_type>', 'file or api', 'file')
+      .option('--visibility <visibility>', 'private or org', 'private')
+      .option('--provider <provider>', 'for api sources, e.g. rest'),
+  ).action(async (datasetName: string, options: ConnectOptions) => {
+    const { client } = await connect();
+    const result = await withProgress(
+      `connecting ${datasetName}`,
+      client.data.connect({
+        connection_type: options.type,
+        dataset_name: datasetName,
+        connection_id: options.connector,
+        visibility: options.visibility,
+        ...(options.provider ? { provider: options.provider } : {}),
+      } as Parameters<typeof client.data.connect>[0]),
+    );
+    printResult(options.format, result);
+    if ((result as { status?: unknown }).status === 'failed')
+      throw new CliFailure('the dataset could not be connected', ExitCode.failure);
+  });
+  withFormat(data.command('list').description('the datasets you can see')).action(
+    async (options: FormatOptions) => {
+      const { client } = await connect();
+      const page = await client.data.list();
+      printResult(options.format, page, {
+        rows: page.datasets,
+        columns: ['id', 'name', 'status', 'row_count', 'created_at'],
+        empty: 'no datasets',
+      });
+    },
+  );
+  withFormat(
+    data
+      .command('query')
+      .description('rows of a dataset: --select columns with --limit, or a question in words')
+      .argument('<dataset_id>', 'the dataset')
+      .argument('[question]', 'a natural-language intent, e.g. "top 5 regions by units"')
+      .option('--select <columns>', 'comma-separated column names')
+      .option('--limit <n>', 'at most this many rows', wholeNumber),
+  ).action(async (datasetId: string, question: string | undefined, options: QueryOptions) => {
+    if (question === undefined && options.select === undefined)
+      throw new CliFailure('give --select <columns> (with --limit) or a question', ExitCode.usage);
+    const { client } = await connect();
+    const body = {
+      dataset_id: datasetId,
+      ...(question === undefined ? {} : { query: question }),
+      ...(options.select === undefined ? {} : { select: options.select.split(',').map((c) => c.trim()) }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+    };
+    const result = await withProgress(
+      'querying',
+      client.data.query(body as Parameters<typeof client.data.query>[0]),
+    );
+    const rows = (result as { rows?: unknown }).rows;
+    const tableRows = Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+    printResult(
+      options.format,
+      result,
+      tableRows.length > 0 && typeof tableRows[0] === 'object'
+        ? { rows: tableRows, columns: Object.keys(tableRows[0]) }
+        : undefined,
+    );
+  });
+}

@@ -1,0 +1,228 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { join } from 'node:path';
+import { signupAccount } from '../factories/accounts';
+import { decisionctl, expectJsonOfContract, freshHome } from '../support/decisionctl';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const SCENARIO = {
+  runs: 2000,
+  seed: 7,
+  scenario: {
+    variables: { revenue: { low: 120, high: 200 }, cost: { low: -150, high: -90 } },
+    objective: 'maximize_net_value',
+  },
+};
+
+describe('decisionctl client commands against the real daemon', () => {
+  let t: TestApp;
+  let root: string;
+  let env: Record<string, string>;
+  const cli = (...args: string[]) => decisionctl(args, env);
+  /** Runs a command with --format json, expects success and a body the contract allows. */
+  const json = async (operation: string, status: number, ...args: string[]): Promise<any> => {
+    const result = await cli(...args, '--format', 'json');
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    return expectJsonOfContract(result.stdout, operation, status);
+  };
+  const table = async (...args: string[]): Promise<string> => {
+    const result = await cli(...args);
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    expect(() => JSON.parse(result.stdout)).toThrow();
+    return result.stdout;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const home = freshHome();
+    root = home.root;
+    env = { ...home.env, SERVICE_BASE_URL: t.baseUrl, SERVICE_API_KEY: (await signupAccount(t)).apiKey };
+    writeFileSync(join(root, 'scenario.json'), JSON.stringify(SCENARIO));
+    writeFileSync(
+      join(root, 'sales.json'),
+      JSON.stringify({ content: 'region,units\nnorth,10\nsouth,20\n' }),
+    );
+  });
+
+  afterAll(async () => {
+    await t.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('keys create, list and revoke', async () => {
+    const created = await json('POST /v1/api-keys', 201, 'keys', 'create', 'ci', '--device-limit', '1');
+    expect(created.raw_key).toMatch(/_live_/);
+    expect(await table('keys', 'create', 'second', '--expires-at', '2030-01-01T00:00:00Z')).toMatch(
+      /^raw_key\s+\S+_live_/m,
+    );
+    const listed = await json('GET /v1/api-keys', 200, 'keys', 'list');
+    expect(listed.keys.map((k: { label: string }) => k.label)).toEqual(
+      expect.arrayContaining(['ci', 'second']),
+    );
+    expect(await table('keys', 'list')).toMatch(/^ID\s+LABEL\s+KEY_PREFIX/);
+    const revoked = await json('DELETE /v1/api-keys/{key_id}', 200, 'keys', 'revoke', created.id);
+    expect(revoked).toMatchObject({ id: created.id, revoked: true });
+    const other = listed.keys.find((k: { label: string }) => k.label === 'second');
+    expect(await table('keys', 'revoke', other.id)).toMatch(/^revoked\s+true/m);
+    expect((await cli('keys', 'create', 'x', '--device-limit', 'many')).status).toBe(2);
+  });
+
+  it('devices list and revoke', async () => {
+    const capped = await json('POST /v1/api-keys', 201, 'keys', 'create', 'laptop', '--device-limit', '1');
+    const login = await decisionctl(['login'], {
+      ...env,
+      SERVICE_API_KEY: capped.raw_key,
+      SERVICE_DEVICE_ID: 'cli-commands-device-01',
+    });
+    expect(login.status).toBe(0);
+    const listed = await json('GET /v1/device/list', 200, 'devices', 'list');
+    const device = listed.devices.find(
+      (d: { device_id: string }) => d.device_id === 'cli-commands-device-01',
+    );
+    expect(await table('devices', 'list')).toContain('cli-commands-device-01');
+    const revoked = await json(
+      'DELETE /v1/device/{registrationId}',
+      200,
+      'devices',
+      'revoke',
+      device.registration_id,
+    );
+    expect(revoked).toMatchObject({ registration_id: device.registration_id, revoked: true });
+    const again = await cli('devices', 'revoke', device.registration_id);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('device_not_found');
+  });
+
+  it('connectors, data and query, in both formats', async () => {
+    const connector = await json(
+      'POST /v1/connectors',
+      201,
+      'connectors',
+      'create',
+      'sales',
+      '--type',
+      'csv',
+      '--config-file',
+      join(root, 'sales.json'),
+    );
+    expect(connector.status).toBe('untested');
+    expect(
+      await table('connectors', 'create', 'inline', '--type', 'csv', '--set', 'content=a,b\n1,2\n'),
+    ).toMatch(/^status\s+untested/m);
+    const notLive = await cli('connectors', 'browse', connector.id);
+    expect(notLive.status).toBe(1);
+    expect(notLive.stderr).toContain('not_connected');
+
+    expect(
+      (await json('POST /v1/connectors/{id}/test', 200, 'connectors', 'test', connector.id)).success,
+    ).toBe(true);
+    expect(await table('connectors', 'test', connector.id)).toMatch(/^success\s+true/m);
+    const listed = await json('GET /v1/connectors', 200, 'connectors', 'list');
+    expect(listed.connectors.map((c: { id: string }) => c.id)).toContain(connector.id);
+    expect(await table('connectors', 'list')).toMatch(/^ID\s+NAME\s+CONNECTOR_TYPE\s+STATUS/);
+    await json('GET /v1/connectors/{id}/browse', 200, 'connectors', 'browse', connector.id);
+    expect(await table('connectors', 'browse', connector.id)).not.toBe('');
+
+    const dataset = await json(
+      'POST /v1/data/connect',
+      200,
+      'data',
+      'connect',
+      'sales',
+      '--connector',
+      connector.id,
+    );
+    expect(dataset.dataset_id).toBeDefined();
+    const datasets = await json('GET /v1/data', 200, 'data', 'list');
+    expect(datasets.datasets.map((d: { id: string }) => d.id)).toContain(dataset.dataset_id);
+    expect(await table('data', 'list')).toContain(dataset.dataset_id);
+
+    const rows = await json(
+      'POST /v1/query',
+      200,
+      'data',
+      'query',
+      dataset.dataset_id,
+      '--select',
+      'region,units',
+      '--limit',
+      '1',
+    );
+    expect(rows.rows).toHaveLength(1);
+    expect(
+      await table('data', 'query', dataset.dataset_id, '--select', 'region,units', '--limit', '5'),
+    ).toMatch(/^REGION\s+UNITS\n.*north\s+10/m);
+    await json('POST /v1/query', 200, 'data', 'query', dataset.dataset_id, 'top 1 region by total units');
+    expect((await cli('data', 'query', dataset.dataset_id)).status).toBe(2);
+  });
+
+  it('simulate and jobs submit, get and wait', async () => {
+    const file = join(root, 'scenario.json');
+    const result = await json('POST /v1/simulate', 200, 'simulate', file);
+    expect(result.recommended_action).toBeDefined();
+    expect(await table('simulate', file)).toMatch(/^recommended_action\s+\S+/m);
+
+    const job = await json('POST /v1/jobs', 202, 'jobs', 'submit', file);
+    const finished = await json('GET /v1/jobs/{id}', 200, 'jobs', 'wait', job.job_id);
+    expect(finished.status).toBe('succeeded');
+    expect((await json('GET /v1/jobs/{id}', 200, 'jobs', 'get', job.job_id)).job_id).toBe(job.job_id);
+    expect(await table('jobs', 'get', job.job_id)).toMatch(/^status\s+succeeded/m);
+    const waited = await cli('jobs', 'submit', file, '--wait');
+    expect(waited.status).toBe(0);
+    expect(waited.stderr).toMatch(/submitted \S+/);
+    expect(waited.stdout).toMatch(/^status\s+succeeded/m);
+
+    writeFileSync(join(root, 'broken.json'), '{"runs": ');
+    const broken = await cli('simulate', join(root, 'broken.json'));
+    expect(broken.status).toBe(2);
+    expect(broken.stderr).toContain('is not valid JSON');
+  });
+
+  describe('a service that answers 503, and one that never answers', () => {
+    let server: Server;
+    let url: string;
+    const held: { end: () => void }[] = [];
+
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        if (req.url?.startsWith('/busy/')) {
+          res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '120' });
+          res.end(JSON.stringify({ error: { code: 'engine_unavailable', message: 'The engine is busy.' } }));
+          return;
+        }
+        held.push(res);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    });
+
+    afterAll(async () => {
+      for (const res of held) res.end();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it('503 with a long Retry-After: exit 75 and the wait is named', async () => {
+      const result = await decisionctl(['whoami'], { ...env, SERVICE_BASE_URL: `${url}/busy` });
+      expect(result.status).toBe(75);
+      expect(result.stderr).toContain('retry after 120 s');
+    });
+
+    it('Ctrl-C while waiting: exit 130, nothing on stdout', async () => {
+      let pid = 0;
+      const running = decisionctl(
+        ['jobs', 'wait', 'job_123'],
+        { ...env, SERVICE_BASE_URL: url },
+        {
+          onSpawn: (p) => (pid = p),
+        },
+      );
+      for (let i = 0; i < 100 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(held.length).toBeGreaterThan(0);
+      process.kill(pid, 'SIGINT');
+      const result = await running;
+      expect(result.status).toBe(130);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('interrupted');
+    });
+  });
+});
