@@ -122,6 +122,7 @@ describe('the committed OpenAPI contract', () => {
       'POST /v1/data/connect',
       'POST /v1/jobs',
       'POST /v1/triggers',
+      'POST /v1/triggers/{id}/fire',
     ]);
     const jobs = generated.paths['/v1/jobs'].post.responses;
     const codes = (status: string): string[] =>

@@ -868,6 +868,54 @@ export interface paths {
         patch: operations["Triggers_update"];
         trace?: never;
     };
+    "/v1/triggers/{id}/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["Triggers_evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/triggers/{id}/fire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["Triggers_fire"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/triggers/{id}/fires": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["Triggers_fires"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks/deliveries": {
         parameters: {
             query?: never;
@@ -1327,6 +1375,15 @@ export interface components {
             /** @description Also sent as the X-Request-Id header. */
             request_id: string;
         };
+        EvaluationResponse: {
+            condition_met: boolean | null;
+            current_value: number | null;
+            error: string | null;
+            /** @enum {string} */
+            reading: "value" | "no_data" | "error";
+            /** @description Whether the scheduled evaluation would fire now (a fire call: whether the condition holds on an enabled trigger). */
+            would_fire: boolean;
+        };
         ExecuteLibraryArguments: {
             /**
              * @description Named arguments (an object), positional ones (an array), a scalar or null.
@@ -1346,6 +1403,30 @@ export interface components {
             /** @example finance */
             module: string;
             request_id?: string;
+        };
+        FireListResponse: {
+            fires: components["schemas"]["FireResponse"][];
+            next_cursor: string | null;
+        };
+        FireResponse: {
+            condition_met: boolean;
+            confidence: number | null;
+            current_value: number;
+            /** @enum {string|null} */
+            execution_status: "dispatched" | "not_requested" | "skipped_uncalibrated" | "skipped_policy" | "skipped_no_url" | null;
+            expected_value: number | null;
+            /** @example fire_0mh3k2l1a09f3c2b7d4e5f6a7b */
+            fire_id: string;
+            /** Format: date-time */
+            fired_at: string;
+            recommended_action: string | null;
+            run_id: string | null;
+            /** @description The scheduled slot (ISO time) or `manual:<fire_id>` for a fire call. */
+            slot: string;
+            trigger_id: string;
+        };
+        FireTriggerDto: {
+            current_value?: number;
         };
         ForgotPasswordDto: {
             /** Format: email */
@@ -9918,6 +9999,507 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_device_id" | "query_not_understood" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_evaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FireTriggerDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_fire: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key and body within 24 h replay the first success (`Idempotent-Replayed: true`). 1 to 255 printable ASCII characters, bare or as a quoted string. See docs/api.md, "Idempotency keys".
+                 * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FireTriggerDto"];
+            };
+        };
+        responses: {
+            /** @description The fire; condition_met false when the condition did not hold. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FireResponse"];
+                };
+            };
+            /** @description invalid_idempotency_key, invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_idempotency_key" | "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict, idempotency_key_in_use */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict" | "idempotency_key_in_use";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description engine_busy, engine_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "engine_busy" | "engine_unavailable";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description engine_timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "engine_timeout";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    Triggers_fires: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FireListResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

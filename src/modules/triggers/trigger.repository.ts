@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
-import { Trigger, TriggerSchema } from './trigger.entity';
+import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
 
 /** Time-ordered ids, so the id alone pages a list in creation order without ties. */
 export function timeOrderedId(prefix: string, now: number): string {
@@ -11,6 +11,23 @@ export function timeOrderedId(prefix: string, now: number): string {
 
 export type NewTrigger = Omit<Trigger, 'id' | 'createdAt' | 'updatedAt'>;
 export type TriggerChanges = Partial<Omit<Trigger, 'id' | 'orgId' | 'createdAt'>>;
+
+export type NewFire = Omit<TriggerFire, 'id'>;
+
+export interface FirePage {
+  readonly fires: TriggerFire[];
+  readonly nextCursor: string | null;
+}
+
+/** What an evaluation leaves: the trigger's new state and, when it fired, the fire and its messages. */
+export interface EvaluationRecord {
+  readonly changes: TriggerChanges;
+  readonly fire?: NewFire;
+  /** Writes the fire's outbox messages in the same transaction. */
+  readonly alsoWrite?: (em: EntityManager, fire: TriggerFire) => Promise<void>;
+}
+
+export type RecordOutcome = 'recorded' | 'stale' | 'slot_already_fired';
 
 export interface TriggerPage {
   readonly triggers: Trigger[];
@@ -58,5 +75,125 @@ export class TriggerRepository {
   /** Deletes the trigger and its fire history; queued webhooks stay in the outbox and are still delivered. */
   async delete(orgId: string, id: string): Promise<boolean> {
     return (await this.em.fork().nativeDelete(TriggerSchema, { id, orgId })) === 1;
+  }
+
+  /**
+   * Claims up to `limit` enabled triggers whose evaluation is due and whose lease is free, leasing each to `owner`
+   * until `now + leaseMs`. The claim is one conditional update per row, so daemons sharing the table never evaluate
+   * the same trigger at once; a lease whose holder died expires and the trigger is claimed again.
+   */
+  async claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Trigger[]> {
+    const em = this.em.fork();
+    const due = await em.find(
+      TriggerSchema,
+      {
+        enabled: true,
+        nextEvaluationAt: { $lte: now },
+        $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
+      },
+      { orderBy: { nextEvaluationAt: 'asc', id: 'asc' }, limit },
+    );
+    const claimed: Trigger[] = [];
+    for (const trigger of due) {
+      const leased = await em.nativeUpdate(
+        TriggerSchema,
+        {
+          id: trigger.id,
+          generation: trigger.generation,
+          $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
+        },
+        { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) },
+      );
+      if (leased === 1) claimed.push(trigger);
+    }
+    return claimed;
+  }
+
+  /**
+   * Ends `owner`'s evaluation of a trigger of `generation`: its new state, and the fire with its outbox messages, in
+   * one transaction. Nothing is written when the trigger was deleted, redefined or its lease taken over (`stale`),
+   * or when its slot already has a fire (`slot_already_fired`): a slot fires at most once.
+   */
+  async recordEvaluation(
+    id: string,
+    owner: string,
+    generation: number,
+    record: EvaluationRecord,
+  ): Promise<RecordOutcome> {
+    return this.em.fork().transactional(async (em) => {
+      const isSlotFired =
+        record.fire !== undefined &&
+        (await em.count(TriggerFireSchema, { triggerId: id, slot: record.fire.slot })) > 0;
+      const fire = isSlotFired ? undefined : record.fire;
+      const fireId = fire ? timeOrderedId('fire', fire.firedAt.getTime()) : undefined;
+      const updated = await em.nativeUpdate(
+        TriggerSchema,
+        { id, leaseOwner: owner, generation },
+        {
+          ...record.changes,
+          ...(fire ? { lastFireId: fireId, lastFiredAt: fire.firedAt } : {}),
+          leaseOwner: null,
+          leaseUntil: null,
+        },
+      );
+      if (updated !== 1) {
+        await em.nativeUpdate(
+          TriggerSchema,
+          { id, leaseOwner: owner },
+          { leaseOwner: null, leaseUntil: null },
+        );
+        return 'stale';
+      }
+      if (fire && fireId) {
+        const row = em.create(TriggerFireSchema, { ...fire, id: fireId });
+        em.persist(row);
+        await em.flush();
+        if (record.alsoWrite) await record.alsoWrite(em, row);
+      }
+      return isSlotFired ? 'slot_already_fired' : 'recorded';
+    });
+  }
+
+  /** A fire outside the schedule (a fire call): its own slot, recorded with its messages in one transaction. */
+  async recordManualFire(
+    orgId: string,
+    triggerId: string,
+    fire: Omit<NewFire, 'slot'>,
+    alsoWrite: (em: EntityManager, fire: TriggerFire) => Promise<void>,
+  ): Promise<TriggerFire | null> {
+    return this.em.fork().transactional(async (em) => {
+      const id = timeOrderedId('fire', fire.firedAt.getTime());
+      const exists = fire.conditionMet
+        ? (await em.nativeUpdate(
+            TriggerSchema,
+            { id: triggerId, orgId },
+            { lastFireId: id, lastFiredAt: fire.firedAt },
+          )) === 1
+        : (await em.count(TriggerSchema, { id: triggerId, orgId })) === 1;
+      if (!exists) return null;
+      const row = em.create(TriggerFireSchema, { ...fire, id, slot: `manual:${id}` });
+      em.persist(row);
+      await em.flush();
+      await alsoWrite(em, row);
+      return row;
+    });
+  }
+
+  /** Gives up `owner`'s lease without recording anything (the daemon is stopping mid-evaluation). */
+  async releaseLease(id: string, owner: string): Promise<void> {
+    await this.em
+      .fork()
+      .nativeUpdate(TriggerSchema, { id, leaseOwner: owner }, { leaseOwner: null, leaseUntil: null });
+  }
+
+  async listFires(orgId: string, triggerId: string, limit: number, cursor?: string): Promise<FirePage> {
+    const rows = await this.em
+      .fork()
+      .find(TriggerFireSchema, cursor ? { orgId, triggerId, id: { $lt: cursor } } : { orgId, triggerId }, {
+        orderBy: { id: 'desc' },
+        limit: rowsToFetch(limit),
+      });
+    const page = pageOf(rows, limit, (last) => last.id);
+    return { fires: page.items, nextCursor: page.nextCursor };
   }
 }

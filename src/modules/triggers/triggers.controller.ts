@@ -7,6 +7,12 @@ import { Idempotent } from '../idempotency/idempotency.types';
 import {
   CreateTriggerDto,
   DeletedTriggerResponse,
+  EvaluationResponse,
+  FireListQuery,
+  FireListResponse,
+  FireResponse,
+  FireTriggerDto,
+  toFireResponse,
   toTriggerResponse,
   TriggerListQuery,
   TriggerListResponse,
@@ -60,6 +66,47 @@ export class TriggersController {
     @Body() body: UpdateTriggerDto,
   ): Promise<TriggerResponse> {
     return toTriggerResponse(await this.triggers.update(principal.orgId, id, body));
+  }
+
+  @RequireRole('member')
+  @Post(':id/fire')
+  @HttpCode(200)
+  @Idempotent()
+  @ApiOkResponse({
+    type: FireResponse,
+    description: 'The fire; condition_met false when the condition did not hold.',
+  })
+  @ApiErrors('not_found', 'conflict', 'engine_busy', 'engine_timeout', 'engine_unavailable')
+  async fire(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: FireTriggerDto,
+  ): Promise<FireResponse> {
+    return toFireResponse(await this.triggers.fire(principal.orgId, id, body.current_value));
+  }
+
+  @Post(':id/evaluate')
+  @HttpCode(200)
+  @ApiOkResponse({ type: EvaluationResponse })
+  @ApiErrors('not_found')
+  evaluate(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: FireTriggerDto,
+  ): Promise<EvaluationResponse> {
+    return this.triggers.evaluate(principal.orgId, id, body.current_value);
+  }
+
+  @Get(':id/fires')
+  @ApiOkResponse({ type: FireListResponse })
+  @ApiErrors('not_found')
+  async fires(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: FireListQuery,
+  ): Promise<FireListResponse> {
+    const page = await this.triggers.listFires(principal.orgId, id, query.limit ?? 50, query.cursor);
+    return { fires: page.fires.map(toFireResponse), next_cursor: page.nextCursor };
   }
 
   @RequireRole('member')

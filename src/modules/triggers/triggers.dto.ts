@@ -14,10 +14,12 @@ import {
   UnknownFieldProblem,
 } from '../../common/validation';
 import { SimulateRequest } from '../simulation/simulation.dto';
-import { Trigger } from './trigger.entity';
+import { Trigger, TriggerFire } from './trigger.entity';
 import {
   Aggregate,
   AGGREGATES,
+  EXECUTION_STATUSES,
+  ExecutionStatus,
   MAX_INTERVAL_S,
   MAX_WINDOW_S,
   MIN_INTERVAL_S,
@@ -416,5 +418,79 @@ export function toTriggerResponse(trigger: Trigger): TriggerResponse {
     last_error: trigger.lastError ?? null,
     created_at: trigger.createdAt.toISOString(),
     updated_at: trigger.updatedAt.toISOString(),
+  };
+}
+
+/** The body of a fire or a dry-run evaluation: a value pushed by the caller (required for a push source). */
+@UnknownFieldProblem('unknown field; allowed fields are current_value')
+export class FireTriggerDto {
+  @IfPresent()
+  @FiniteNumber()
+  current_value?: number;
+}
+
+export class FireListQuery extends CursorPageQuery {}
+
+export class FireResponse {
+  @ApiProperty({ example: 'fire_0mh3k2l1a09f3c2b7d4e5f6a7b' })
+  fire_id!: string;
+  @ApiProperty()
+  trigger_id!: string;
+  @ApiProperty({ description: 'The scheduled slot (ISO time) or `manual:<fire_id>` for a fire call.' })
+  slot!: string;
+  @ApiProperty({ format: 'date-time' })
+  fired_at!: string;
+  @ApiProperty()
+  condition_met!: boolean;
+  @ApiProperty()
+  current_value!: number;
+  @ApiProperty({ type: 'string', nullable: true })
+  run_id!: string | null;
+  @ApiProperty({ type: 'string', nullable: true })
+  recommended_action!: string | null;
+  @ApiProperty({ type: 'number', nullable: true })
+  expected_value!: number | null;
+  @ApiProperty({ type: 'number', nullable: true })
+  confidence!: number | null;
+  @ApiProperty({ enum: EXECUTION_STATUSES, nullable: true })
+  execution_status!: ExecutionStatus | null;
+}
+
+export class FireListResponse {
+  @ApiProperty({ type: [FireResponse] })
+  fires!: FireResponse[];
+  @ApiProperty({ type: 'string', nullable: true })
+  next_cursor!: string | null;
+}
+
+export class EvaluationResponse {
+  @ApiProperty({ enum: ['value', 'no_data', 'error'] })
+  reading!: 'value' | 'no_data' | 'error';
+  @ApiProperty({ type: 'boolean', nullable: true })
+  condition_met!: boolean | null;
+  @ApiProperty({ type: 'number', nullable: true })
+  current_value!: number | null;
+  @ApiProperty({
+    description:
+      'Whether the scheduled evaluation would fire now (a fire call: whether the condition holds on an enabled trigger).',
+  })
+  would_fire!: boolean;
+  @ApiProperty({ type: 'string', nullable: true })
+  error!: string | null;
+}
+
+export function toFireResponse(fire: TriggerFire): FireResponse {
+  return {
+    fire_id: fire.id,
+    trigger_id: fire.triggerId,
+    slot: fire.slot,
+    fired_at: fire.firedAt.toISOString(),
+    condition_met: fire.conditionMet,
+    current_value: fire.currentValue,
+    run_id: fire.runId ?? null,
+    recommended_action: fire.recommendedAction ?? null,
+    expected_value: fire.expectedValue ?? null,
+    confidence: fire.confidence ?? null,
+    execution_status: fire.executionStatus ?? null,
   };
 }

@@ -1,12 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { AppError, toAppError } from '../../common/errors';
 import { parseWire } from '../../common/validation';
 import { QueryRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 import { SimulationService } from '../simulation/simulation.service';
-import { Trigger } from './trigger.entity';
-import { TriggerChanges, TriggerPage, TriggerRepository } from './trigger.repository';
+import { Trigger, TriggerFire } from './trigger.entity';
+import { transition } from './trigger-evaluation';
+import { TriggerEvaluator } from './trigger-evaluator';
+import { ComputedFire, TriggerFiring } from './trigger-firing';
+import { TriggerReader } from './trigger-reader';
+import { FirePage, TriggerChanges, TriggerPage, TriggerRepository } from './trigger.repository';
 import {
   parseCondition,
   queryBodyOf,
@@ -16,7 +20,7 @@ import {
   toStoredSchedule,
   underQuery,
 } from './trigger-definition';
-import { CreateTriggerDto, UpdateTriggerDto } from './triggers.dto';
+import { CreateTriggerDto, EvaluationResponse, UpdateTriggerDto } from './triggers.dto';
 import { DEFAULT_EXECUTION_MAX_AGE_S } from './triggers.types';
 
 /** Triggers of an organization: their definitions and the state their evaluations leave. */
@@ -26,7 +30,10 @@ export class TriggersService {
     private readonly triggers: TriggerRepository,
     private readonly queries: QueryService,
     private readonly simulation: SimulationService,
-    @Inject(Clock) private readonly clock: Clock,
+    private readonly reader: TriggerReader,
+    private readonly firing: TriggerFiring,
+    private readonly evaluator: TriggerEvaluator,
+    private readonly clock: Clock,
   ) {}
 
   async create(orgId: string, body: CreateTriggerDto): Promise<Trigger> {
@@ -35,7 +42,7 @@ export class TriggersService {
     const schedule = toStoredSchedule(body.schedule);
     const enabled = body.enabled ?? true;
     const now = this.clock.now();
-    return this.triggers.create(
+    const created = await this.triggers.create(
       {
         orgId,
         name: body.name,
@@ -60,6 +67,8 @@ export class TriggersService {
       },
       now,
     );
+    this.evaluator.wake();
+    return created;
   }
 
   async get(orgId: string, id: string): Promise<Trigger> {
@@ -118,7 +127,92 @@ export class TriggersService {
     };
     const updated = await this.triggers.update(orgId, id, changes);
     if (!updated) throw new AppError('not_found', 'No trigger with this id.');
+    this.evaluator.wake();
     return updated;
+  }
+
+  /**
+   * A fire call: its own slot, never deduplicated against the schedule (a retry with the same Idempotency-Key is
+   * the same fire). for_s, the cooldown and the keep-firing window do not apply: a condition that holds fires.
+   */
+  async fire(orgId: string, id: string, pushed: number | undefined): Promise<TriggerFire> {
+    const trigger = await this.get(orgId, id);
+    if (!trigger.enabled) throw new AppError('conflict', 'The trigger is disabled: enable it to fire it.');
+    const reading = await this.readOrRefuse(trigger, pushed);
+    const firedAt = this.clock.now();
+    const computed: ComputedFire = reading.conditionMet
+      ? await this.firing.compute(trigger, reading.value, firedAt)
+      : {
+          fire: { triggerId: id, orgId, firedAt, conditionMet: false, currentValue: reading.value },
+          alsoWrite: async () => undefined,
+        };
+    const fire = await this.triggers.recordManualFire(orgId, id, computed.fire, computed.alsoWrite);
+    if (!fire) throw new AppError('not_found', 'No trigger with this id.');
+    if (fire.conditionMet) {
+      this.evaluator.countManualFire(fire.executionStatus ?? 'none');
+      this.firing.wakeOutbox();
+    }
+    return fire;
+  }
+
+  /** A dry run: reads the value and says whether the trigger would fire; runs no simulation and sends nothing. */
+  async evaluate(orgId: string, id: string, pushed: number | undefined): Promise<EvaluationResponse> {
+    const trigger = await this.get(orgId, id);
+    const condition = parseCondition(trigger.condition);
+    if (pushed === undefined && condition.source.kind === 'push') throw currentValueRequired();
+    const reading = await this.reader.read(trigger, pushed);
+    if (reading.kind !== 'value') {
+      return {
+        reading: reading.kind,
+        condition_met: null,
+        current_value: null,
+        would_fire: false,
+        error: reading.kind === 'error' ? reading.message : null,
+      };
+    }
+    const isScheduled = trigger.nextEvaluationAt != null;
+    const wouldFire =
+      trigger.enabled &&
+      (isScheduled
+        ? transition(
+            {
+              state: trigger.state,
+              pendingSince: trigger.pendingSince ?? null,
+              recoveringSince: trigger.recoveringSince ?? null,
+              lastFiredAt: trigger.lastFiredAt ?? null,
+              consecutiveErrors: trigger.consecutiveErrors,
+            },
+            { forS: condition.for_s, cooldownS: trigger.cooldownS, keepFiringS: trigger.keepFiringS },
+            reading,
+            this.clock.now(),
+          ).shouldFire
+        : reading.conditionMet);
+    return {
+      reading: 'value',
+      condition_met: reading.conditionMet,
+      current_value: reading.value,
+      would_fire: wouldFire,
+      error: null,
+    };
+  }
+
+  async listFires(orgId: string, id: string, limit: number, cursor?: string): Promise<FirePage> {
+    await this.get(orgId, id);
+    return this.triggers.listFires(orgId, id, limit, cursor);
+  }
+
+  private async readOrRefuse(
+    trigger: Trigger,
+    pushed: number | undefined,
+  ): Promise<{ value: number; conditionMet: boolean }> {
+    if (pushed === undefined && parseCondition(trigger.condition).source.kind === 'push') {
+      throw currentValueRequired();
+    }
+    const reading = await this.reader.read(trigger, pushed);
+    if (reading.kind === 'no_data') throw new AppError('conflict', 'The query returned no value to compare.');
+    if (reading.kind === 'error')
+      throw new AppError('conflict', `The value could not be read: ${reading.message}`);
+    return reading;
   }
 
   async delete(orgId: string, id: string): Promise<void> {
@@ -145,6 +239,10 @@ export class TriggersService {
       ]);
     }
   }
+}
+
+function currentValueRequired(): AppError {
+  return AppError.validation([{ field: 'current_value', problem: 'is required for a push source' }]);
 }
 
 /** A push source is evaluated by fire calls only: its schedule is accepted and unused. */
