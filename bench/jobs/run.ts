@@ -4,13 +4,30 @@
  * Checks that every callback arrived exactly once (by job_id and by webhook-id).
  *
  *   bash bench/jobs/run.sh          # JOBS=1000 CONCURRENCY=4; writes docs/BENCHMARKS.md
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/EMPTY_DB bash bench/jobs/run.sh   # the same on PostgreSQL
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { machineLine, signupKey, startDaemon, writeSection } from '../support/daemon';
 
 const JOBS = Number(process.env.JOBS ?? 1000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
+/** An empty PostgreSQL database to run the daemon on instead of its SQLite file (docs/scale-out.md). */
+const DATABASE_URL = process.env.BENCH_DATABASE_URL;
+
+/** What SERVICE_DATABASE_URL requires beside it; fresh secrets, since the bench daemon is alone on its database. */
+function storeEnv(): Record<string, string> {
+  if (!DATABASE_URL) return {};
+  return {
+    SERVICE_DATABASE_URL: DATABASE_URL,
+    SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
+    SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
+    SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SERVICE_KEYS_DIR: mkdtempSync('/tmp/bench-jobs-keys-'),
+  };
+}
 const BODY = {
   runs: 10_000,
   scenario: {
@@ -36,7 +53,8 @@ async function post(url: string, key: string, path: string, body: unknown): Prom
     body: JSON.stringify(body),
   });
   const parsed = (await response.json()) as Record<string, unknown>;
-  if (response.status >= 300) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
+  if (response.status >= 300)
+    throw new Error(`${path} answered ${response.status}: ${JSON.stringify(parsed)}`);
   return parsed;
 }
 
@@ -60,15 +78,20 @@ async function main(): Promise<void> {
   const port = (receiver.address() as AddressInfo).port;
 
   const daemon = await startDaemon({
+    ...storeEnv(),
     SERVICE_EGRESS_ALLOW: `127.0.0.1:${port}`,
     SERVICE_JOB_CONCURRENCY: String(CONCURRENCY),
   });
   try {
     const key = await signupKey(daemon.url);
-    await inParallel(50, CONCURRENCY, () => post(daemon.url, key, '/v1/simulate', BODY).then(() => undefined));
+    await inParallel(50, CONCURRENCY, () =>
+      post(daemon.url, key, '/v1/simulate', BODY).then(() => undefined),
+    );
 
     const syncStarted = performance.now();
-    await inParallel(JOBS, CONCURRENCY, () => post(daemon.url, key, '/v1/simulate', BODY).then(() => undefined));
+    await inParallel(JOBS, CONCURRENCY, () =>
+      post(daemon.url, key, '/v1/simulate', BODY).then(() => undefined),
+    );
     const syncSeconds = (performance.now() - syncStarted) / 1000;
 
     const jobsStarted = performance.now();
@@ -85,14 +108,14 @@ async function main(): Promise<void> {
     if (byJob.size !== JOBS || duplicates !== 0 || webhookIds.size !== JOBS) {
       throw new Error(`callbacks: ${byJob.size} jobs, ${calls} calls, ${duplicates} duplicated`);
     }
-    writeSection('jobs', [
-      `## Async jobs with callbacks: ${JOBS} jobs × 10,000 runs × 5 variables`,
+    writeSection(DATABASE_URL ? 'jobs-postgresql' : 'jobs', [
+      `## Async jobs with callbacks: ${JOBS} jobs × 10,000 runs × 5 variables${DATABASE_URL ? ' (PostgreSQL)' : ''}`,
       '',
       `Measured ${machineLine()}; the built daemon as a process (ENGINE_POOL_SIZE default, SERVICE_JOB_CONCURRENCY=${CONCURRENCY}), ` +
         `${CONCURRENCY} concurrent clients for both paths; jobs are timed from the first submission to the last callback received.`,
       '',
       '```sh',
-      `JOBS=${JOBS} CONCURRENCY=${CONCURRENCY} bash bench/jobs/run.sh`,
+      `${DATABASE_URL ? 'BENCH_DATABASE_URL=postgres://…/EMPTY_DB ' : ''}JOBS=${JOBS} CONCURRENCY=${CONCURRENCY} bash bench/jobs/run.sh`,
       '```',
       '',
       '| path | work | seconds | per second |',
