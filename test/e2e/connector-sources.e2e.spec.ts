@@ -1,6 +1,10 @@
+import * as fs from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
 import { createClient } from 'redis';
 import { signupAccount } from '../factories/accounts';
-import { startTestApp, TestApp } from '../support/test-app';
+import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
 
 /** create → test → browse → /v1/data/connect → query, for the sources beyond SQL, objects, REST and files. */
 describe('connector sources over HTTP: redis', () => {
@@ -93,5 +97,59 @@ describe('connector sources over HTTP: redis', () => {
     });
     expect(bounded.body).toMatchObject({ status: 'failed' });
     expect(bounded.body.message).toContain('matches more than 2 keys');
+  });
+});
+
+describe('connector sources over HTTP: local_repo', () => {
+  let t: TestApp;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    // The first account is the operator organization, which reads the whole import dir.
+    token = (await signupAccount(t)).apiKey;
+    const dir = join(t.config.importDir, 'repos', 'sales');
+    mkdirSync(dir, { recursive: true });
+    await git.init({ fs, dir, defaultBranch: 'main' });
+    writeFileSync(join(dir, 'sales.csv'), 'region,units\nnorth,1\nsouth,2\n');
+    await git.add({ fs, dir, filepath: 'sales.csv' });
+    await git.commit({ fs, dir, message: 'Sales', author: { name: 'T', email: 't@example.test' } });
+    symlinkSync(makeTempDir('outside-'), join(t.config.importDir, 'repos', 'escape'));
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('creates, tests, browses and onboards a data file of a git repository', async () => {
+    const created = await t.request('POST', '/v1/connectors', {
+      token,
+      body: { name: 'repo', connector_type: 'local_repo', config: { path: 'repos/sales', ref: 'main' } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const tested = await t.request('POST', `/v1/connectors/${id}/test`, { token });
+    expect(tested.body).toMatchObject({ success: true, status: 'live' });
+    const browsed = await t.request('GET', `/v1/connectors/${id}/browse`, { token });
+    expect(browsed.body.items).toEqual([{ name: 'sales.csv', kind: 'file', type: 'csv' }]);
+
+    const connected = await t.request('POST', '/v1/data/connect', {
+      token,
+      body: {
+        connection_type: 'local_repo',
+        dataset_name: 'repo_sales',
+        connection_id: id,
+        path: 'sales.csv',
+      },
+    });
+    expect(connected.body).toMatchObject({ status: 'ready', schema_summary: { rows: 2, columns: 2 } });
+  });
+
+  it('refuses a repository reached through a symlink leading out of the import dir', async () => {
+    const tested = await t.request('POST', '/v1/connectors/test', {
+      token,
+      body: { connector_type: 'local_repo', config: { path: 'repos/escape' } },
+    });
+    expect(tested.body).toMatchObject({ success: false, error_type: 'path_not_allowed' });
   });
 });

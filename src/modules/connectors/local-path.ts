@@ -63,11 +63,6 @@ export function importAreaFor(
   };
 }
 
-function isWithin(parent: string, candidate: string): boolean {
-  const rel = relative(parent, candidate);
-  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
-}
-
 async function realOrUndefined(path: string): Promise<string | undefined> {
   return realpath(path).catch(() => undefined);
 }
@@ -82,10 +77,29 @@ export async function confinedFile(
   requested: string,
   field = 'file_path',
 ): Promise<string> {
+  const real = await confinedPath(area, requested, `${field} does not name a file`);
+  const info = await stat(real);
+  if (!info.isFile()) throw new ConnectorError('invalid_config', `${field} is not a regular file.`);
+  return real;
+}
+
+/** The same for a folder (a git repository): its real path, inside what the organization may read. */
+export async function confinedDirectory(
+  area: ImportArea,
+  requested: string,
+  field = 'path',
+): Promise<string> {
+  const real = await confinedPath(area, requested, `${field} does not name a folder`);
+  const info = await stat(real);
+  if (!info.isDirectory()) throw new ConnectorError('invalid_config', `${field} is not a folder.`);
+  return real;
+}
+
+async function confinedPath(area: ImportArea, requested: string, what: string): Promise<string> {
   const refused = (): ConnectorError =>
     new ConnectorError(
       'path_not_allowed',
-      `${field} does not name a file this organization may read in the import directory (SERVICE_IMPORT_DIR).`,
+      `${what} this organization may read in the import directory (SERVICE_IMPORT_DIR).`,
     );
   if (requested.includes('\0')) throw refused();
   const realRoot = (await realOrUndefined(area.root)) ?? resolve(area.root);
@@ -96,13 +110,15 @@ export async function confinedFile(
   if (candidates.length === 0) throw refused();
   const real = await realOrUndefined(lexical);
   if (real === undefined || !isWithin(realRoot, real)) throw refused();
-  let allowed = false;
   for (const entry of candidates) {
     const realEntry = await realOrUndefined(join(realRoot, entry));
-    if (realEntry !== undefined && isWithin(realEntry, real)) allowed = true;
+    if (realEntry !== undefined && isWithin(realEntry, real)) return real;
   }
-  if (!allowed) throw refused();
-  const info = await stat(real);
-  if (!info.isFile()) throw new ConnectorError('invalid_config', `${field} is not a regular file.`);
-  return real;
+  throw refused();
+}
+
+/** Whether `candidate` is `parent` or inside it (paths already resolved). */
+export function isWithin(parent: string, candidate: string): boolean {
+  const rel = relative(parent, candidate);
+  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
