@@ -9,8 +9,6 @@ import {
 } from './connector-descriptor';
 import { CONNECTORS } from './drivers';
 
-export { FILE_TYPES, type FileType } from './file-types';
-
 /*
  * The connector types and everything derived from their descriptors (drivers/index.ts): names, aliases,
  * families, and config normalisation.

@@ -40,7 +40,7 @@ export const MAX_KEYS = 1_000_000;
  */
 export const MAX_SCAN_CALLS = 5000;
 /** The column holding each row's key. */
-export const KEY_COLUMN = '_key';
+const KEY_COLUMN = '_key';
 
 const loadRedis = loadOnFirstUse(async () => await import('redis'));
 
