@@ -7,6 +7,7 @@ import { Data } from './resources/data';
 import { Devices } from './resources/devices';
 import { Jobs } from './resources/jobs';
 import { ProviderKeys } from './resources/provider-keys';
+import { Triggers } from './resources/triggers';
 import { Webhooks } from './resources/webhooks';
 import { Transport, type RequestOptions } from './transport';
 import type { RequestBody, ResponseBody } from './contract-types';
@@ -22,6 +23,7 @@ export class DecisionService {
   readonly connectors: Connectors;
   readonly data: Data;
   readonly jobs: Jobs;
+  readonly triggers: Triggers;
   readonly webhooks: Webhooks;
   private readonly transport: Transport;
 
@@ -34,6 +36,7 @@ export class DecisionService {
     this.connectors = new Connectors(this.transport);
     this.data = new Data(this.transport);
     this.jobs = new Jobs(this.transport);
+    this.triggers = new Triggers(this.transport);
     this.webhooks = new Webhooks(this.transport);
   }
 

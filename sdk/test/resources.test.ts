@@ -224,6 +224,41 @@ describe('every resource method against the real daemon', () => {
     assert.ok(jobs.jobs.some((job) => job.job_id === created.job_id));
   });
 
+  it('triggers.create, list, get, update, evaluate, fire, fires and delete', async () => {
+    const created = await client.triggers.create({
+      name: 'sdk trigger',
+      condition: { source: { kind: 'push' }, operator: 'lt', threshold: 100 },
+      simulation: SCENARIO,
+      webhook_url: receiver.url,
+    });
+    assert.match(created.id, /^trg_/);
+    assert.equal(created.state, 'inactive');
+    assert.equal((await client.triggers.get(created.id)).name, 'sdk trigger');
+    const listed = [];
+    for await (const trigger of client.triggers.list({ limit: 1 })) listed.push(trigger.id);
+    assert.ok(listed.includes(created.id));
+    const renamed = await client.triggers.update(created.id, { name: 'renamed', cooldown_s: 60 });
+    assert.equal(renamed.cooldown_s, 60);
+    const dry = await client.triggers.evaluate(created.id, { current_value: 5 });
+    assert.deepEqual([dry.condition_met, dry.would_fire], [true, true]);
+    const fired = await client.triggers.fire(created.id, { current_value: 5 });
+    assert.equal(fired.condition_met, true);
+    assert.match(String(fired.run_id), /^run_/);
+    assert.equal(fired.execution_status, 'not_requested');
+    const event = await receiver.next('trigger.fired');
+    assert.equal(JSON.parse(event.body.toString()).fire_id, fired.fire_id);
+    const quiet = await client.triggers.fire(created.id, { current_value: 500 });
+    assert.equal(quiet.condition_met, false);
+    const history = await client.triggers.fires(created.id).toArray();
+    assert.deepEqual(
+      history.map((fire) => fire.fire_id),
+      [quiet.fire_id, fired.fire_id],
+    );
+    await assert.rejects(client.triggers.fire(created.id, {}), ValidationError);
+    assert.deepEqual(await client.triggers.delete(created.id), { id: created.id, deleted: true });
+    await assert.rejects(client.triggers.get(created.id), NotFoundError);
+  });
+
   it('webhooks.test, signingSecret and deliveries', async () => {
     const { signing_secret } = await client.webhooks.signingSecret();
     assert.match(String(signing_secret), /^whsec_/);
