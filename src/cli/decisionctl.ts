@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import '../common/runtime/require-supported-node';
 import { Command } from 'commander';
 import { describeFailure } from './client/failure';
@@ -9,6 +10,7 @@ import { registerDevicesCommands } from './devices.command';
 import { registerJobsCommands } from './jobs.command';
 import { registerKeysCommands } from './keys.command';
 import { registerSimulateCommand } from './simulate.command';
+import { registerCompletionCommand } from './completion.command';
 import { registerEgressCommands } from './egress.command';
 import { registerLoginCommands } from './login.command';
 import { applyEnvFile } from './env-file';
@@ -34,6 +36,20 @@ export function buildDecisionctl(): Command {
   registerVersionCommand(program);
   registerEgressCommands(program);
   registerPrivacyReportCommands(program);
+  registerCompletionCommand(program);
+  program.addHelpText(
+    'after',
+    `
+Getting started:
+  decisionctl login --base-url http://127.0.0.1:8080   store your API key (OS keyring) and register this machine
+  decisionctl whoami                                   check who the CLI acts as
+  decisionctl keys list                                every command takes --format json for scripts
+
+The key comes from SERVICE_API_KEY, else the OS credential store (never a file); the base URL from
+SERVICE_BASE_URL, else the config file. Exit codes: 0 ok, 1 failure, 2 usage, 4 authentication, 69 service
+unreachable, 75 retry later, 77 permission, 78 configuration, 130 interrupted. More: docs/cli.md.
+Completion: source <(decisionctl completion bash)`,
+  );
   return program;
 }
 
