@@ -67,6 +67,8 @@ function connectorModes(base: string): [string, string, Record<string, unknown>]
     ['mysql password', 'mysql', { ...sql, user: 'u', password: 'p' }],
     ['mysql DSN', 'mysql', { connection_string: `mysql://u:p@${base}/d` }],
     ['redis password', 'redis', { host, port, password: 'p' }],
+    ['elasticsearch basic', 'elasticsearch', { url: http, username: 'u', password: 'p' }],
+    ['elasticsearch api key', 'elasticsearch', { url: http, api_key: 'k' }],
     ['rest no auth', 'rest', { base_url: http }],
     ['rest bearer', 'rest', { base_url: http, auth_type: 'bearer', token: 't' }],
     ['rest api key', 'rest', { base_url: http, auth_type: 'api_key', api_key: 'k' }],

@@ -1152,6 +1152,7 @@ export interface components {
             connection_id: string;
             connection_type: string;
             dataset_name: string;
+            index?: string;
             max_keys?: number;
             path?: string;
             pattern?: string;

@@ -10,7 +10,7 @@ export type ConnectorFamily =
   'sql' | 'object_store' | 'api' | 'file' | 'graph' | 'key_value' | 'search' | 'repository';
 
 /** The `/v1/data/connect` fields beyond SQL's table/query that say what a type reads. */
-export const SELECTION_FIELDS = ['pattern', 'max_keys', 'path', 'ref'] as const;
+export const SELECTION_FIELDS = ['pattern', 'max_keys', 'path', 'ref', 'index'] as const;
 export type SelectionField = (typeof SELECTION_FIELDS)[number];
 
 /** Another accepted name of a type; a file-format alias (csv, xlsx...) also presets the config's `file_type`. */

@@ -47,7 +47,7 @@ export interface BrowseResult {
 /**
  * Which rows to read. SQL types read `table` (optionally in `schema`) whole, or run one read-only `query`; files,
  * objects and REST ignore both (their config says what to read) except `sheet`, which overrides an Excel sheet;
- * Redis reads the keys of `pattern`; repositories and archives read the data file at `path`.
+ * Redis reads the keys of `pattern`; Elasticsearch the documents of `index`; repositories and archives read the data file at `path`.
  */
 export interface RowSelection {
   readonly table?: string;
@@ -60,6 +60,8 @@ export interface RowSelection {
   /** Repositories and archives: the data file to read, and at which git ref. */
   readonly path?: string;
   readonly ref?: string;
+  /** Search engines: the index whose documents are read. */
+  readonly index?: string;
   /** Stop after this many rows (previews); without it everything is read. */
   readonly limit?: number;
 }

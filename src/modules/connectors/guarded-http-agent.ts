@@ -1,5 +1,5 @@
 import { Agent as HttpAgent, AgentOptions } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import { Agent as HttpsAgent, AgentOptions as HttpsAgentOptions } from 'node:https';
 import { isIP } from 'node:net';
 import { Duplex } from 'node:stream';
 import { EgressContext, EgressGuard } from '../egress/egress.types';
@@ -29,7 +29,8 @@ export interface GuardedAgents {
 export function guardedAgents(
   guard: EgressGuard,
   context: EgressContext,
-  options: AgentOptions = {},
+  /** TLS settings (a private CA...) apply to the https agent. */
+  options: AgentOptions & Pick<HttpsAgentOptions, 'ca'> = {},
 ): GuardedAgents {
   let refusal: Error | undefined;
   const wrap = (agent: HttpAgent, secure: boolean): void => {

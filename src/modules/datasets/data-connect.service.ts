@@ -22,6 +22,7 @@ export interface RowSelection {
   readonly maxKeys?: number;
   readonly path?: string;
   readonly ref?: string;
+  readonly index?: string;
 }
 
 export interface ConnectorRowSource {
@@ -119,6 +120,7 @@ export class DataConnectService {
       max_keys: request.max_keys,
       path: request.path,
       ref: request.ref,
+      index: request.index,
     };
     const recorded = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const selection: RowSelection = {
@@ -128,6 +130,7 @@ export class DataConnectService {
       maxKeys: request.max_keys,
       path: request.path,
       ref: request.ref,
+      index: request.index,
     };
     try {
       const record = await this.datasets.ingest(

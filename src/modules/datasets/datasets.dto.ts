@@ -82,6 +82,12 @@ export class ConnectDataDto {
   @IsString()
   @Length(1, 256)
   ref?: string;
+
+  /** Elasticsearch: the index whose documents become rows. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  index?: string;
 }
 
 export class FormulaDto {
