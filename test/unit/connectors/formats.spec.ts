@@ -122,6 +122,20 @@ describe('file formats', () => {
       expect(error.message).toContain('Invalid JSON');
     });
 
+    it('refuses JSON nested deeper than the limit as invalid_payload, not a stack overflow', async () => {
+      for (const deep of [
+        '['.repeat(20_000) + ']'.repeat(20_000),
+        '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000),
+      ]) {
+        const error = await connectorFailure(records(deep, { fileType: 'json' }));
+        expect(error.errorType).toBe('invalid_payload');
+        expect(error.message).toMatch(/deeper than 512 levels/);
+      }
+      expect(
+        await records(`[{"a":${'['.repeat(500)}${']'.repeat(500)}}]`, { fileType: 'json' }),
+      ).toHaveLength(1);
+    });
+
     it('reads JSON Lines', async () => {
       expect(await records('{"a":1}\n{"a":2}\n', { fileType: 'json' })).toEqual([{ a: 1 }, { a: 2 }]);
     });

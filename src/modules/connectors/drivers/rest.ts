@@ -8,7 +8,14 @@ import {
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { CollisionLog, getPath, locateRecords, ParsedRecord, toFlatRecords } from '../formats';
+import {
+  checkJsonNesting,
+  CollisionLog,
+  getPath,
+  locateRecords,
+  ParsedRecord,
+  toFlatRecords,
+} from '../formats';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { inferFields } from './infer-fields';
 import { originOf, requireLinkOnOrigin, requireRedirectOnOrigin } from './rest-origin';
@@ -144,6 +151,7 @@ async function readJson(response: Response, url: string): Promise<unknown> {
       `The response of ${url} is larger than ${MAX_REST_RESPONSE_BYTES} bytes.`,
     );
   }
+  checkJsonNesting(bytes, `The response of ${url}`);
   const text = new TextDecoder().decode(bytes);
   try {
     return JSON.parse(text) as unknown;

@@ -13,7 +13,7 @@ import { decodeStream, decodeText } from './text';
 export { CollisionLog, getPath } from './records';
 export type { ParsedRecord } from './records';
 export type { ParseLimits } from './parse-limits';
-export { locateRecords, toFlatRecords } from './json';
+export { checkJsonNesting, locateRecords, toFlatRecords } from './json';
 
 /** Where a file's bytes come from: inline (decoded `content`, an object-store download) or a checked local path. */
 export type FileSource =

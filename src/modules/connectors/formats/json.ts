@@ -1,13 +1,28 @@
+import { exceedsJsonDepth } from '../../../common/http/body-parsers';
 import { ConnectorError } from '../connector-error';
 import { CollisionLog, flattenRecord, getPath, isPlainObject, ParsedRecord } from './records';
 
 /** Keys under which a top-level object usually wraps its records array. */
 export const WRAPPER_KEYS = ['data', 'records', 'rows', 'results', 'items', 'value'] as const;
 
-/** Parses JSON text (or JSON Lines) into a value; invalid text → invalid_payload. */
+/** Deeper JSON is refused before it is parsed: flattening and storing its values recurse once per level. */
+export const MAX_JSON_NESTING = 512;
+
+/** invalid_payload when `bytes` nest objects and arrays deeper than MAX_JSON_NESTING; `what` names the source. */
+export function checkJsonNesting(bytes: Uint8Array, what: string): void {
+  if (exceedsJsonDepth(bytes, MAX_JSON_NESTING)) {
+    throw new ConnectorError(
+      'invalid_payload',
+      `${what} nests objects and arrays deeper than ${MAX_JSON_NESTING} levels.`,
+    );
+  }
+}
+
+/** Parses JSON text (or JSON Lines) into a value; invalid or too deeply nested text → invalid_payload. */
 export function parseJsonText(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') throw new ConnectorError('invalid_payload', 'Invalid JSON: the content is empty.');
+  checkJsonNesting(Buffer.from(trimmed, 'utf8'), 'The JSON content');
   try {
     return JSON.parse(trimmed) as unknown;
   } catch (error) {
