@@ -156,6 +156,12 @@ describe('typed query grammar', () => {
     ]);
   });
 
+  it('answers null items in where, aggregates and order_by with a 422, not a raw TypeError', () => {
+    for (const list of ['where', 'aggregates', 'order_by']) {
+      expect(problems({ [list]: [null] }).map((p) => p.field)).toEqual([`${list}[0]`]);
+    }
+  });
+
   it('reports every problem at once', () => {
     expect(problems({ select: ['a', 'b'], limit: 0 }).map((p) => p.field)).toEqual([
       'select[0]',

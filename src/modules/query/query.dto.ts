@@ -441,7 +441,8 @@ export function toQuerySpec(request: object, columns: readonly QueryableColumn[]
   const dto = toDto(QueryRequest, { dataset_id: 'resolved', ...request });
   COLUMNS.set(dto, new Map(columns.map((column) => [column.name, column])));
   for (const list of [dto.where, dto.aggregates, dto.order_by]) {
-    if (Array.isArray(list)) for (const item of list) if (typeof item === 'object') OWNER.set(item, dto);
+    if (Array.isArray(list))
+      for (const item of list) if (typeof item === 'object' && item !== null) OWNER.set(item, dto);
   }
   const errors = validateSync(dto, WIRE_VALIDATOR_OPTIONS);
   if (errors.length > 0) throw validationFailure(errors);
