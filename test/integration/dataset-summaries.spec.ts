@@ -143,12 +143,10 @@ describe('dataset summaries answer unfiltered group-bys exactly as the dataset d
       expect(result.plan.answered_from).toBe('summary');
       const spec = {
         group_by: result.plan.group_by,
-        aggregates: (result.plan.aggregates as { function: string; column: string | null }[]).map((a) =>
+        aggregates: result.plan.aggregates.map((a) =>
           a.column === null ? { function: a.function } : { function: a.function, column: a.column },
         ),
-        order_by: (result.plan.order_by as { column: string }[]).filter(
-          (t) => !(result.plan.group_by as string[]).includes(t.column),
-        ),
+        order_by: result.plan.order_by.filter((t) => !result.plan.group_by.includes(t.column)),
         limit: result.plan.limit,
       };
       expect(result.rows).toEqual(await direct(spec as Record<string, unknown>));

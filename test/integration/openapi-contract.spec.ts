@@ -25,14 +25,6 @@ const NOT_YET_TYPED = [
   'GET /v1/data/{id}/versions',
   'POST /v1/data/connect',
   'PUT /v1/data/{id}/formulas',
-  'POST /v1/query',
-  'POST /v1/query/batch',
-  'POST /v1/query/sql',
-  'POST /v1/simulate',
-  'DELETE /v1/jobs/{id}',
-  'GET /v1/jobs',
-  'GET /v1/jobs/{id}',
-  'POST /v1/jobs',
 ];
 
 /** A schema that says more than "some JSON object": a reference, named properties, a map's values, or a scalar. */

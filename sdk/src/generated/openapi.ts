@@ -1040,6 +1040,34 @@ export interface components {
                 [key: string]: number | components["schemas"]["RangeDto"];
             };
         };
+        ActionStatisticsResponse: {
+            /** @example 0.04 */
+            expected_loss: number;
+            /** @example 9.8 */
+            max: number;
+            /** @example 3.01 */
+            mean: number;
+            /** @example -3.9 */
+            min: number;
+            /** @example proceed */
+            name: string;
+            /** @example -0.35 */
+            p5: number;
+            /** @example 3.02 */
+            p50: number;
+            /** @example 6.33 */
+            p95: number;
+            /** @example 0.93 */
+            prob_best: number;
+            /** @example 0.93 */
+            prob_positive: number;
+            /** @description P(value ≥ target), when the scenario sets one. */
+            prob_target?: number;
+            /** @example 2.04 */
+            std_dev: number;
+            /** @example 0.0204 */
+            std_error: number;
+        };
         AggregateDto: {
             /**
              * @description The column; absent for count(*).
@@ -1110,6 +1138,12 @@ export interface components {
             /** @example api_key */
             type: string;
         };
+        BatchErrorObject: {
+            /** @example dataset_not_found */
+            code: string;
+            details?: components["schemas"]["ErrorDetailDto"][];
+            message: string;
+        };
         ClockRollbackResponse: {
             /**
              * Format: date-time
@@ -1121,6 +1155,16 @@ export interface components {
              * @description What the wall clock says now.
              */
             wall_clock: string;
+        };
+        ColumnMatchResponse: {
+            /** @example revenue */
+            column: string;
+            /** @example 1 */
+            distance?: number;
+            /** @example fuzzy */
+            method: string;
+            /** @example revenu */
+            token: string;
         };
         ConditionDto: {
             for_s?: number;
@@ -1244,6 +1288,16 @@ export interface components {
         DatasetArguments: {
             /** @description Dataset id, as returned by list_data. */
             dataset_id: string;
+        };
+        DateInterpretationResponse: {
+            /** @example order_date */
+            column: string;
+            /** Format: date */
+            from?: string;
+            /** @example last 7 days */
+            phrase: string;
+            /** Format: date */
+            to?: string;
         };
         DeletedProviderKeyResponse: {
             /** @example openai */
@@ -1507,6 +1561,51 @@ export interface components {
             };
             connector_type?: string;
         };
+        InterpretationResponse: {
+            dates: components["schemas"]["DateInterpretationResponse"][];
+            /** @description The defaults applied, in words. */
+            defaults: string[];
+            matches: components["schemas"]["ColumnMatchResponse"][];
+            /** @example top_n */
+            pattern: string;
+            /**
+             * Format: date-time
+             * @description Date words are relative to the dataset snapshot, not the clock.
+             */
+            snapshot_time: string;
+            /** @example top 5 region by total revenue */
+            text: string;
+        };
+        JobErrorResponse: {
+            /** @example engine_timeout */
+            code: string;
+            /** @example The simulation exceeded its compute budget. */
+            message: string;
+        };
+        JobListResponse: {
+            jobs: components["schemas"]["JobResponse"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        JobResponse: {
+            callback_url: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why it failed, once failed. */
+            error?: components["schemas"]["JobErrorResponse"];
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @example job_01hx3v9c2m4k */
+            job_id: string;
+            /** @description The /v1/simulate answer, once succeeded. */
+            result?: components["schemas"]["SimulationResponse"];
+            /** @description The simulation run, once it started. */
+            run_id: string | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        };
         JsonRpcErrorResponse: {
             /** @example -32602 */
             code: number;
@@ -1671,6 +1770,28 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
+        PlanAggregateResponse: {
+            /** @example sum_revenue */
+            as: string;
+            /** @description null for count(*). */
+            column: string | null;
+            /** @enum {string} */
+            function: "sum" | "avg" | "count" | "min" | "max";
+        };
+        PlanConditionResponse: {
+            /** @example region */
+            column: string;
+            /** @enum {string} */
+            op: "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "contains" | "starts_with" | "is_null" | "not_null";
+            /** @example West */
+            value?: string | number | boolean | (string | number | boolean | null)[];
+        };
+        PlanOrderTermResponse: {
+            /** @example revenue */
+            column: string;
+            /** @enum {string} */
+            direction: "asc" | "desc";
+        };
         PrivacyReportListResponse: {
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
@@ -1727,8 +1848,41 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        QueryBatchError: {
+            error: components["schemas"]["BatchErrorObject"];
+        };
         QueryBatchRequest: {
             queries: components["schemas"]["QueryRequest"][];
+        };
+        QueryBatchResponse: {
+            /** @description One result or error per query, in order. */
+            results: (components["schemas"]["QueryResponse"] | components["schemas"]["QueryBatchError"])[];
+        };
+        QueryPlanResponse: {
+            aggregates: components["schemas"]["PlanAggregateResponse"][];
+            /** @enum {string} */
+            answered_from: "dataset" | "summary";
+            /** @example ds_3kq9v1m2x7 */
+            dataset_id: string;
+            /** @example sales */
+            dataset_name: string;
+            group_by: string[];
+            /** @description Natural-language queries only. */
+            interpretation?: components["schemas"]["InterpretationResponse"];
+            /** @enum {string} */
+            kind: "rows" | "aggregate";
+            /** @example 100 */
+            limit: number;
+            /** @example 0 */
+            offset: number;
+            /** @description The order asked for, then the tiebreaks that make it total. */
+            order_by: components["schemas"]["PlanOrderTermResponse"][];
+            select: string[];
+            /** @description The statement run, values bound as parameters. */
+            sql: string;
+            /** @example 1 */
+            version: number;
+            where: components["schemas"]["PlanConditionResponse"][];
         };
         QueryRequest: {
             /** @description Output columns named `<function>_<column>` (`count_rows` for a count without a column). */
@@ -1765,6 +1919,26 @@ export interface components {
             select?: string[];
             /** @description Conditions, all of which hold. */
             where?: components["schemas"]["WhereDto"][];
+        };
+        QueryResponse: {
+            columns: components["schemas"]["ResultColumnResponse"][];
+            plan: components["schemas"]["QueryPlanResponse"];
+            /** @example 1 */
+            row_count: number;
+            /**
+             * @description One object per row, keyed by the output column names.
+             * @example [
+             *       {
+             *         "region": "West",
+             *         "sum_revenue": 1520.5
+             *       }
+             *     ]
+             */
+            rows: {
+                [key: string]: string | number | boolean | null;
+            }[];
+            /** @description More rows matched than limit. */
+            truncated: boolean;
         };
         RangeDto: {
             /** @enum {string} */
@@ -1872,6 +2046,17 @@ export interface components {
             /** @description base64url signature over the canonical JSON of the report without `signature`. */
             value: string;
         };
+        ReportTableResponse: {
+            /** @example ds_3kq9v1m2x7 */
+            dataset_id: string;
+            /**
+             * @example [
+             *       "sales",
+             *       "dataset"
+             *     ]
+             */
+            names: string[];
+        };
         ReportWindowResponse: {
             /** Format: date-time */
             end: string;
@@ -1881,6 +2066,15 @@ export interface components {
         ResetPasswordDto: {
             new_password: string;
             token: string;
+        };
+        ResultColumnResponse: {
+            /** @example region */
+            name: string;
+            /**
+             * @example string
+             * @enum {string}
+             */
+            type: "integer" | "number" | "string" | "boolean" | "date" | "timestamp";
         };
         RevokedApiKeyResponse: {
             id: string;
@@ -2004,6 +2198,14 @@ export interface components {
             catch_up_window_s?: number;
             interval_s: number;
         };
+        SensitivityResponse: {
+            /** @example 0.87 */
+            correlation: number;
+            /** @description With detail "full": top-decile minus bottom-decile mean outcome. */
+            swing?: number;
+            /** @example price */
+            variable: string;
+        };
         SetFormulasDto: {
             formulas: components["schemas"]["FormulaDto"][];
         };
@@ -2038,6 +2240,46 @@ export interface components {
             /** @description Makes the draws repeatable; echoed in the result. */
             seed?: number | string;
         };
+        SimulationResponse: {
+            /** @description In the order given; default proceed, do_nothing. */
+            actions: components["schemas"]["ActionStatisticsResponse"][];
+            /** @example 12.5 */
+            compute_ms: number;
+            /**
+             * @description P(the recommended action is best).
+             * @example 0.93
+             */
+            confidence: number;
+            /**
+             * @example pool
+             * @enum {string}
+             */
+            engine_mode: "pool" | "subprocess_fallback";
+            /** @example 1.4.0 */
+            engine_version: string;
+            /**
+             * @description Expected value of perfect information.
+             * @example 0.04
+             */
+            evpi: number;
+            /** @example 3.01 */
+            expected_value: number;
+            /** @enum {string} */
+            objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
+            /** @example proceed */
+            recommended_action: string;
+            /** @example run_01hx3v9c2m4k */
+            run_id: string;
+            /** @example 10000 */
+            runs: number;
+            /**
+             * @description The seed that reproduces the run: a number while exact in JSON, else a decimal string.
+             * @example 42
+             */
+            seed: number | string;
+            /** @description By magnitude of correlation, largest first. */
+            sensitivity: components["schemas"]["SensitivityResponse"][];
+        };
         SqlReportRequest: {
             /**
              * @description The dataset visible as its dataset_name and as `dataset`; this or dataset_ids is required.
@@ -2048,6 +2290,33 @@ export interface components {
             dataset_ids?: string[];
             /** @example select region, count(*) as n from sales group by region */
             sql: string;
+        };
+        SqlReportResponse: {
+            /**
+             * @example [
+             *       "region",
+             *       "n"
+             *     ]
+             */
+            columns: string[];
+            /** @example 12.34 */
+            elapsed_ms: number;
+            /** @example 1 */
+            row_count: number;
+            /**
+             * @example [
+             *       {
+             *         "n": 250,
+             *         "region": "East"
+             *       }
+             *     ]
+             */
+            rows: {
+                [key: string]: string | number | boolean | null;
+            }[];
+            /** @description Each dataset and the table names it was visible as. */
+            tables: components["schemas"]["ReportTableResponse"][];
+            truncated: boolean;
         };
         StorageStatusResponse: {
             /** @description Bytes an unprivileged writer may still use. */
@@ -2060,6 +2329,17 @@ export interface components {
         SubmitJobDto: {
             callback_url?: string;
             request: components["schemas"]["SimulateRequest"];
+        };
+        SubmittedJobResponse: {
+            /** @example job_01hx3v9c2m4k */
+            job_id: string;
+            /** @example /v1/jobs/job_01hx3v9c2m4k */
+            poll_url: string;
+            /**
+             * @example queued
+             * @enum {string}
+             */
+            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         };
         TriggerListResponse: {
             next_cursor: string | null;
@@ -7274,7 +7554,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JobListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7381,11 +7663,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Queued; poll poll_url for the result. */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SubmittedJobResponse"];
+                };
             };
             /** @description invalid_idempotency_key, invalid_json */
             400: {
@@ -7544,7 +7829,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JobResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7584,6 +7871,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7643,11 +7944,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The job, cancelled. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["JobResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7687,6 +7991,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8596,7 +8928,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["QueryResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -8654,6 +8988,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -8682,7 +9030,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8691,7 +9039,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8706,6 +9054,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description query_timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "query_timeout";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8739,11 +9101,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A query that fails answers its error in place. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["QueryBatchResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -8890,7 +9255,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SqlReportResponse"];
+                };
             };
             /** @description invalid_json */
             400: {
@@ -8948,6 +9315,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -8976,7 +9357,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_device_id, read_only_violation, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8985,7 +9366,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_device_id" | "read_only_violation" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9000,6 +9381,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description query_timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "query_timeout";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9212,7 +9607,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SimulationResponse"];
+                };
             };
             /** @description invalid_json */
             400: {

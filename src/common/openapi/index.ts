@@ -1,3 +1,3 @@
 export { API_ERRORS, ApiErrors } from './api-errors.decorator';
 export { ContractComponent, contractComponents } from './contract-component.decorator';
-export { ErrorBodyDto } from './error-body.dto';
+export { ErrorBodyDto, ErrorDetailDto } from './error-body.dto';

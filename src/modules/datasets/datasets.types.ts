@@ -10,4 +10,4 @@ export type { Row } from './readonly-database';
 export { isInterrupted, ReadOnlyDatabase } from './readonly-database';
 export { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 export type { ColumnType } from './value-kinds';
-export { isDateText, isNumericType, isTemporalType, isTimestampText } from './value-kinds';
+export { COLUMN_TYPES, isDateText, isNumericType, isTemporalType, isTimestampText } from './value-kinds';

@@ -1,8 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
 import { Idempotent } from '../idempotency/idempotency.types';
-import { JobListQuery, pollUrl, SubmitJobDto, toJobResponse } from './jobs.dto';
+import {
+  JobListQuery,
+  JobListResponse,
+  JobResponse,
+  pollUrl,
+  SubmitJobDto,
+  SubmittedJobResponse,
+  toJobResponse,
+} from './jobs.dto';
 import { JobsService } from './jobs.service';
 
 @RequireEntitlement('jobs')
@@ -14,25 +24,37 @@ export class JobsController {
   @Post()
   @HttpCode(202)
   @Idempotent()
-  async submit(@CurrentPrincipal() principal: Principal, @Body() body: SubmitJobDto) {
+  @ApiAcceptedResponse({ type: SubmittedJobResponse, description: 'Queued; poll poll_url for the result.' })
+  async submit(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: SubmitJobDto,
+  ): Promise<SubmittedJobResponse> {
     const job = await this.jobs.submit(principal.orgId, body.request, body.callback_url);
     return { job_id: job.id, poll_url: pollUrl(job), status: job.status };
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: JobListQuery) {
+  @ApiOkResponse({ type: JobListResponse })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: JobListQuery,
+  ): Promise<JobListResponse> {
     const page = await this.jobs.list(principal.orgId, query.limit ?? 50, query.cursor);
     return { jobs: page.jobs.map(toJobResponse), next_cursor: page.nextCursor };
   }
 
   @Get(':id')
-  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  @ApiOkResponse({ type: JobResponse })
+  @ApiErrors('not_found')
+  async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<JobResponse> {
     return toJobResponse(await this.jobs.get(principal.orgId, id));
   }
 
   @RequireRole('member')
   @Delete(':id')
-  async cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  @ApiOkResponse({ type: JobResponse, description: 'The job, cancelled.' })
+  @ApiErrors('not_found', 'conflict')
+  async cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<JobResponse> {
     return toJobResponse(await this.jobs.cancel(principal.orgId, id));
   }
 }

@@ -132,7 +132,7 @@ export class McpToolsService {
         output: z.looseObject({ results: z.array(z.unknown()) }),
         annotations: { title: 'Query in batch', ...readOnly },
         run: async (principal, args) => {
-          return this.queries.batch(principal, args);
+          return { ...(await this.queries.batch(principal, args)) };
         },
       }),
       defineTool({
@@ -146,7 +146,7 @@ export class McpToolsService {
         output: anyObject,
         annotations: { title: 'Read-only SQL report', ...readOnly },
         run: async (principal, args) => {
-          return this.queries.sqlReport(principal, args);
+          return { ...(await this.queries.sqlReport(principal, args)) };
         },
       }),
       defineTool({

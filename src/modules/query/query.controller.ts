@@ -1,7 +1,17 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { QueryBatchRequest, QueryRequest, SqlReportRequest } from './query.dto';
+import { ApiErrors } from '../../common/openapi';
+import {
+  QueryBatchError,
+  QueryBatchRequest,
+  QueryBatchResponse,
+  QueryRequest,
+  QueryResponse,
+  SqlReportRequest,
+  SqlReportResponse,
+} from './query.dto';
 import { QueryService } from './query.service';
 
 @Controller('v1/query')
@@ -11,20 +21,29 @@ export class QueryController {
 
   @Post()
   @HttpCode(200)
-  query(@CurrentPrincipal() principal: Principal, @Body() body: QueryRequest): Promise<object> {
+  @ApiOkResponse({ type: QueryResponse })
+  @ApiErrors('dataset_not_found', 'query_not_understood', 'query_timeout')
+  query(@CurrentPrincipal() principal: Principal, @Body() body: QueryRequest): Promise<QueryResponse> {
     return this.queries.query(principal, body);
   }
 
   @Post('batch')
   @HttpCode(200)
-  batch(@CurrentPrincipal() principal: Principal, @Body() body: QueryBatchRequest): Promise<object> {
+  @ApiExtraModels(QueryBatchError)
+  @ApiOkResponse({ type: QueryBatchResponse, description: 'A query that fails answers its error in place.' })
+  batch(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: QueryBatchRequest,
+  ): Promise<QueryBatchResponse> {
     return this.queries.batch(principal, body);
   }
 
   @Post('sql')
   @HttpCode(200)
   @RequireEntitlement('sql_reports')
-  sql(@CurrentPrincipal() principal: Principal, @Body() body: SqlReportRequest): Promise<object> {
+  @ApiOkResponse({ type: SqlReportResponse })
+  @ApiErrors('dataset_not_found', 'read_only_violation', 'query_timeout')
+  sql(@CurrentPrincipal() principal: Principal, @Body() body: SqlReportRequest): Promise<SqlReportResponse> {
     return this.queries.sqlReport(principal, body);
   }
 }

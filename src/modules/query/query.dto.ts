@@ -12,7 +12,15 @@ import {
   validationFailure,
   WIRE_VALIDATOR_OPTIONS,
 } from '../../common/validation';
-import { isDateText, isNumericType, isTemporalType, isTimestampText } from '../datasets/datasets.types';
+import {
+  COLUMN_TYPES,
+  ColumnType,
+  isDateText,
+  isNumericType,
+  isTemporalType,
+  isTimestampText,
+} from '../datasets/datasets.types';
+import { ErrorDetailDto } from '../../common/openapi';
 import {
   AGGREGATE_FUNCTIONS,
   AggregateFunction,
@@ -533,4 +541,188 @@ export class SqlReportRequest {
     example: 'select region, count(*) as n from sales group by region',
   })
   sql!: string;
+}
+
+const CELL = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] };
+
+export class ResultColumnResponse {
+  @ApiProperty({ example: 'region' })
+  name!: string;
+  @ApiProperty({ enum: COLUMN_TYPES, example: 'string' })
+  type!: ColumnType;
+}
+
+export class PlanConditionResponse {
+  @ApiProperty({ example: 'region' })
+  column!: string;
+  @ApiProperty({ enum: WHERE_OPERATORS })
+  op!: WhereOperator;
+  @ApiPropertyOptional({
+    oneOf: [...CELL.oneOf.slice(0, 3), { type: 'array', items: CELL }],
+    example: 'West',
+  })
+  value?: ScalarValue | readonly ScalarValue[];
+}
+
+export class PlanAggregateResponse {
+  @ApiProperty({ enum: AGGREGATE_FUNCTIONS })
+  function!: AggregateFunction;
+  @ApiProperty({ type: 'string', nullable: true, description: 'null for count(*).' })
+  column!: string | null;
+  @ApiProperty({ example: 'sum_revenue' })
+  as!: string;
+}
+
+export class PlanOrderTermResponse {
+  @ApiProperty({ example: 'revenue' })
+  column!: string;
+  @ApiProperty({ enum: ['asc', 'desc'] })
+  direction!: 'asc' | 'desc';
+}
+
+export class ColumnMatchResponse {
+  @ApiProperty({ example: 'revenu' })
+  token!: string;
+  @ApiProperty({ example: 'revenue' })
+  column!: string;
+  @ApiProperty({ example: 'fuzzy' })
+  method!: string;
+  @ApiPropertyOptional({ example: 1 })
+  distance?: number;
+}
+
+export class DateInterpretationResponse {
+  @ApiProperty({ example: 'last 7 days' })
+  phrase!: string;
+  @ApiProperty({ example: 'order_date' })
+  column!: string;
+  @ApiPropertyOptional({ format: 'date' })
+  from?: string;
+  @ApiPropertyOptional({ format: 'date' })
+  to?: string;
+}
+
+/** How a natural-language query was read. */
+export class InterpretationResponse {
+  @ApiProperty({ example: 'top_n' })
+  pattern!: string;
+  @ApiProperty({ example: 'top 5 region by total revenue' })
+  text!: string;
+  @ApiProperty({ type: [ColumnMatchResponse] })
+  matches!: readonly ColumnMatchResponse[];
+  @ApiProperty({ type: [String], description: 'The defaults applied, in words.' })
+  defaults!: readonly string[];
+  @ApiProperty({ type: [DateInterpretationResponse] })
+  dates!: readonly DateInterpretationResponse[];
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Date words are relative to the dataset snapshot, not the clock.',
+  })
+  snapshot_time!: string;
+}
+
+/** The query as it ran: every default filled in, the SQL and where the answer came from. */
+export class QueryPlanResponse {
+  @ApiProperty({ example: 'ds_3kq9v1m2x7' })
+  dataset_id!: string;
+  @ApiProperty({ example: 'sales' })
+  dataset_name!: string;
+  @ApiProperty({ example: 1 })
+  version!: number;
+  @ApiProperty({ enum: ['rows', 'aggregate'] })
+  kind!: 'rows' | 'aggregate';
+  @ApiProperty({ type: [String] })
+  select!: readonly string[];
+  @ApiProperty({ type: [PlanConditionResponse] })
+  where!: readonly PlanConditionResponse[];
+  @ApiProperty({ type: [String] })
+  group_by!: readonly string[];
+  @ApiProperty({ type: [PlanAggregateResponse] })
+  aggregates!: readonly PlanAggregateResponse[];
+  @ApiProperty({
+    type: [PlanOrderTermResponse],
+    description: 'The order asked for, then the tiebreaks that make it total.',
+  })
+  order_by!: readonly PlanOrderTermResponse[];
+  @ApiProperty({ example: 100 })
+  limit!: number;
+  @ApiProperty({ example: 0 })
+  offset!: number;
+  @ApiProperty({ description: 'The statement run, values bound as parameters.' })
+  sql!: string;
+  @ApiProperty({ enum: ['dataset', 'summary'] })
+  answered_from!: 'dataset' | 'summary';
+  @ApiPropertyOptional({ type: InterpretationResponse, description: 'Natural-language queries only.' })
+  interpretation?: InterpretationResponse;
+}
+
+export class QueryResponse {
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: CELL },
+    description: 'One object per row, keyed by the output column names.',
+    example: [{ region: 'West', sum_revenue: 1520.5 }],
+  })
+  rows!: Record<string, ScalarValue | null>[];
+  @ApiProperty({ type: [ResultColumnResponse] })
+  columns!: ResultColumnResponse[];
+  @ApiProperty({ type: QueryPlanResponse })
+  plan!: QueryPlanResponse;
+  @ApiProperty({ example: 1 })
+  row_count!: number;
+  @ApiProperty({ description: 'More rows matched than limit.' })
+  truncated!: boolean;
+}
+
+/** A batch item that failed: the error body of DESIGN.md §3 without request_id (the batch has one). */
+export class BatchErrorObject {
+  @ApiProperty({ example: 'dataset_not_found' })
+  code!: string;
+  @ApiProperty()
+  message!: string;
+  @ApiPropertyOptional({ type: [ErrorDetailDto] })
+  details?: readonly ErrorDetailDto[];
+}
+
+export class QueryBatchError {
+  @ApiProperty({ type: BatchErrorObject })
+  error!: BatchErrorObject;
+}
+
+export class QueryBatchResponse {
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: [{ $ref: getSchemaPath(QueryResponse) }, { $ref: getSchemaPath(QueryBatchError) }] },
+    description: 'One result or error per query, in order.',
+  })
+  results!: (QueryResponse | QueryBatchError)[];
+}
+
+export class ReportTableResponse {
+  @ApiProperty({ example: 'ds_3kq9v1m2x7' })
+  dataset_id!: string;
+  @ApiProperty({ type: [String], example: ['sales', 'dataset'] })
+  names!: readonly string[];
+}
+
+export class SqlReportResponse {
+  @ApiProperty({ type: [String], example: ['region', 'n'] })
+  columns!: readonly string[];
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'object', additionalProperties: CELL },
+    example: [{ region: 'East', n: 250 }],
+  })
+  rows!: readonly Record<string, unknown>[];
+  @ApiProperty({ example: 1 })
+  row_count!: number;
+  @ApiProperty()
+  truncated!: boolean;
+  @ApiProperty({
+    type: [ReportTableResponse],
+    description: 'Each dataset and the table names it was visible as.',
+  })
+  tables!: readonly ReportTableResponse[];
+  @ApiProperty({ example: 12.34 })
+  elapsed_ms!: number;
 }

@@ -5,7 +5,6 @@ import { parseWire } from '../../common/validation';
 import { Principal } from '../../common/auth/principal';
 import {
   ColumnRole,
-  ColumnType,
   DATA_TABLE,
   isInterrupted,
   presentValue,
@@ -15,12 +14,16 @@ import {
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
 import { compileQuery } from './query-compiler';
-import { aggregateType, Condition, QueryableColumn, QuerySpec } from './query-grammar';
+import { aggregateType, Condition, QueryableColumn, QuerySpec, ScalarValue } from './query-grammar';
 import {
   MAX_REPORT_DATASETS,
   QueryBatchRequest,
+  QueryBatchResponse,
+  QueryPlanResponse,
   QueryRequest,
+  QueryResponse,
   SqlReportRequest,
+  SqlReportResponse,
   toQuerySpec,
 } from './query.dto';
 import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
@@ -30,13 +33,8 @@ import { ReportProcesses } from './report-processes';
 import { ReportSlots } from './report-slots';
 import { runSqlReport } from './sql-report';
 
-export interface QueryResult {
-  rows: Record<string, unknown>[];
-  columns: { name: string; type: ColumnType }[];
-  plan: Record<string, unknown>;
-  row_count: number;
-  truncated: boolean;
-}
+/** One query's answer (kept under this name for the callers that run queries: triggers, tests). */
+export type QueryResult = QueryResponse;
 
 const MAX_BYSTANDER_RUNS = 3;
 
@@ -81,8 +79,8 @@ export class QueryService implements OnApplicationShutdown {
   }
 
   /** Runs each query in order; a failing one (its shape included) yields its error in place and does not stop the others. */
-  async batch(principal: Principal, request: QueryBatchRequest): Promise<{ results: unknown[] }> {
-    const results: unknown[] = [];
+  async batch(principal: Principal, request: QueryBatchRequest): Promise<QueryBatchResponse> {
+    const results: QueryBatchResponse['results'] = [];
     for (const query of request.queries) {
       try {
         results.push(await this.query(principal, parseWire(QueryRequest, query)));
@@ -101,7 +99,7 @@ export class QueryService implements OnApplicationShutdown {
     return { results };
   }
 
-  async sqlReport(principal: Principal, request: SqlReportRequest): Promise<Record<string, unknown>> {
+  async sqlReport(principal: Principal, request: SqlReportRequest): Promise<SqlReportResponse> {
     const { sql } = request;
     const ids = this.reportDatasetIds(request);
     const opened: OpenDataset[] = [];
@@ -341,14 +339,14 @@ export class QueryService implements OnApplicationShutdown {
         ]
       : spec.select.map((name) => ({ name, type: (byName.get(name) as QueryColumnInfo).type }));
     const rows = raw.map((row) => {
-      const out: Record<string, unknown> = {};
+      const out: Record<string, ScalarValue | null> = {};
       for (const column of output) {
         const value = row[column.name] as number | string | null;
         out[column.name] = column.type === 'boolean' ? presentValue(value, 'boolean') : value;
       }
       return out;
     });
-    const plan: Record<string, unknown> = {
+    const plan: QueryPlanResponse = {
       dataset_id: dataset.record.id,
       dataset_name: dataset.record.datasetName,
       version: dataset.record.version,

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
@@ -17,6 +17,7 @@ export class SimulationController {
   @Post()
   @HttpCode(200)
   @ApiBody({ type: SimulateRequest })
+  @ApiOkResponse({ type: SimulationResponse })
   simulate(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SimulationResponse> {
     return this.simulation.simulate(principal, body);
   }

@@ -17,7 +17,13 @@ import {
   WithinMagnitude,
   withContext,
 } from '../../common/validation';
-import { EngineMode, EngineResult } from '../engine/engine.types';
+import {
+  ActionStatistics,
+  ENGINE_MODES,
+  EngineMode,
+  EngineResult,
+  Sensitivity,
+} from '../engine/engine.types';
 import {
   ActionSpec,
   DEFAULT_RUNS,
@@ -346,8 +352,91 @@ export function toSimulationRequest(body: SimulateRequest): SimulationRequest {
   };
 }
 
-/** The `/v1/simulate` answer: the engine's result (DESIGN.md §5) with the run id and the path that computed it. */
-export type SimulationResponse = { readonly run_id: string; readonly engine_mode: EngineMode } & EngineResult;
+/** One action's outcome statistics over the shared draws. */
+export class ActionStatisticsResponse implements ActionStatistics {
+  @ApiProperty({ example: 'proceed' })
+  name!: string;
+  @ApiProperty({ example: 3.01 })
+  mean!: number;
+  @ApiProperty({ example: 2.04 })
+  std_dev!: number;
+  @ApiProperty({ example: 0.0204 })
+  std_error!: number;
+  @ApiProperty({ example: -0.35 })
+  p5!: number;
+  @ApiProperty({ example: 3.02 })
+  p50!: number;
+  @ApiProperty({ example: 6.33 })
+  p95!: number;
+  @ApiProperty({ example: -3.9 })
+  min!: number;
+  @ApiProperty({ example: 9.8 })
+  max!: number;
+  @ApiProperty({ minimum: 0, maximum: 1, example: 0.93 })
+  prob_positive!: number;
+  @ApiProperty({ minimum: 0, maximum: 1, example: 0.93 })
+  prob_best!: number;
+  @ApiProperty({ minimum: 0, example: 0.04 })
+  expected_loss!: number;
+  @ApiPropertyOptional({
+    minimum: 0,
+    maximum: 1,
+    description: 'P(value ≥ target), when the scenario sets one.',
+  })
+  prob_target?: number;
+}
+
+export class SensitivityResponse implements Sensitivity {
+  @ApiProperty({ example: 'price' })
+  variable!: string;
+  @ApiProperty({ minimum: -1, maximum: 1, example: 0.87 })
+  correlation!: number;
+  @ApiPropertyOptional({ description: 'With detail "full": top-decile minus bottom-decile mean outcome.' })
+  swing?: number;
+}
+
+/**
+ * The `/v1/simulate` answer: the engine's result (DESIGN.md §5) with the run id and the path that computed it. A
+ * description of the object toSimulationResponse already builds: nothing is copied to fit it.
+ */
+export class SimulationResponse implements EngineResult {
+  @ApiProperty({ example: 'run_01hx3v9c2m4k' })
+  run_id!: string;
+  @ApiProperty({ enum: ENGINE_MODES.filter((mode) => mode !== 'unavailable'), example: 'pool' })
+  engine_mode!: EngineMode;
+  @ApiProperty({ example: '1.4.0' })
+  engine_version!: string;
+  @ApiProperty({ example: 10000 })
+  runs!: number;
+  @ApiProperty({
+    description: 'The seed that reproduces the run: a number while exact in JSON, else a decimal string.',
+    oneOf: [
+      { type: 'integer', minimum: 0 },
+      { type: 'string', pattern: '^[0-9]{1,20}$' },
+    ],
+    example: 42,
+  })
+  seed!: number | string;
+  @ApiProperty({ enum: OBJECTIVES })
+  objective!: string;
+  @ApiProperty({ example: 'proceed' })
+  recommended_action!: string;
+  @ApiProperty({ example: 3.01 })
+  expected_value!: number;
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'P(the recommended action is best).', example: 0.93 })
+  confidence!: number;
+  @ApiProperty({ minimum: 0, description: 'Expected value of perfect information.', example: 0.04 })
+  evpi!: number;
+  @ApiProperty({
+    type: [ActionStatisticsResponse],
+    description: 'In the order given; default proceed, do_nothing.',
+  })
+  actions!: readonly ActionStatisticsResponse[];
+  @ApiProperty({ type: [SensitivityResponse], description: 'By magnitude of correlation, largest first.' })
+  sensitivity!: readonly SensitivityResponse[];
+  @ApiProperty({ example: 12.5 })
+  compute_ms!: number;
+}
 
 export function toSimulationResponse(
   runId: string,
