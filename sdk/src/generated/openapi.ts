@@ -1744,7 +1744,7 @@ export interface components {
             /** @example revenue */
             column: string;
             /**
-             * @default asc
+             * @description Default asc.
              * @enum {string}
              */
             direction?: "asc" | "desc";
@@ -1898,9 +1898,9 @@ export interface components {
              *     ]
              */
             group_by?: string[];
-            /** @default 100 */
+            /** @description Default 100. */
             limit?: number;
-            /** @default 0 */
+            /** @description Default 0. */
             offset?: number;
             /** @description Sort terms; a bare column name sorts ascending. Ties end in dataset order. */
             order_by?: (string | components["schemas"]["OrderTermDto"])[];

@@ -293,7 +293,7 @@ export class OrderTermDto {
 
   @IfPresent()
   @Problem((direction) => (direction === 'asc' || direction === 'desc' ? undefined : 'must be asc or desc'))
-  @ApiPropertyOptional({ enum: ['asc', 'desc'], default: 'asc' })
+  @ApiPropertyOptional({ enum: ['asc', 'desc'], description: 'Default asc.' })
   direction?: 'asc' | 'desc';
 }
 
@@ -432,12 +432,17 @@ export class QueryRequest {
 
   @IfPresent()
   @Problem(isIntegerIn(1, MAX_LIMIT))
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    description: `Default ${DEFAULT_LIMIT}.`,
+  })
   limit?: number;
 
   @IfPresent()
   @Problem(isIntegerIn(0, MAX_OFFSET))
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, description: 'Default 0.' })
   offset?: number;
 }
 
