@@ -12,6 +12,7 @@ import { registerKeysCommands } from './keys.command';
 import { registerSimulateCommand } from './simulate.command';
 import { registerCompletionCommand } from './completion.command';
 import { registerEgressCommands } from './egress.command';
+import { registerTriggersCommands } from './triggers.command';
 import { registerLoginCommands } from './login.command';
 import { applyEnvFile } from './env-file';
 import { registerPrivacyReportCommands } from './privacy-report.command';
@@ -33,6 +34,7 @@ export function buildDecisionctl(): Command {
   registerDataCommands(program);
   registerSimulateCommand(program);
   registerJobsCommands(program);
+  registerTriggersCommands(program);
   registerVersionCommand(program);
   registerEgressCommands(program);
   registerPrivacyReportCommands(program);

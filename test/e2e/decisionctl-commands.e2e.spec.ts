@@ -178,6 +178,29 @@ describe('decisionctl client commands against the real daemon', () => {
     expect(broken.stderr).toContain('is not valid JSON');
   });
 
+  it('triggers create, list, get and delete', async () => {
+    writeFileSync(
+      join(root, 'trigger.json'),
+      JSON.stringify({
+        name: 'cli trigger',
+        condition: { source: { kind: 'push' }, operator: 'lt', threshold: 100 },
+        simulation: SCENARIO,
+        webhook_url: 'http://127.0.0.1:9/hook',
+      }),
+    );
+    const created = await json('POST /v1/triggers', 201, 'triggers', 'create', join(root, 'trigger.json'));
+    expect(created.id).toMatch(/^trg_/);
+    const listed = await json('GET /v1/triggers', 200, 'triggers', 'list');
+    expect(listed.triggers.map((x: { id: string }) => x.id)).toContain(created.id);
+    expect(await table('triggers', 'list')).toMatch(/^ID\s+NAME\s+STATE/);
+    expect((await json('GET /v1/triggers/{id}', 200, 'triggers', 'get', created.id)).name).toBe(
+      'cli trigger',
+    );
+    expect(await table('triggers', 'get', created.id)).toMatch(/^name\s+cli trigger/m);
+    await json('DELETE /v1/triggers/{id}', 200, 'triggers', 'delete', created.id);
+    expect((await cli('triggers', 'get', created.id)).status).toBe(1);
+  });
+
   describe('a service that answers 503, and one that never answers', () => {
     let server: Server;
     let url: string;
