@@ -36,7 +36,7 @@ const MAX_BROWSE_COLUMNS = 500;
 /** How long the point in time that keeps paging consistent lives between two pages. */
 const PIT_KEEP_ALIVE = '2m';
 /** The column holding each document's _id. */
-export const ID_COLUMN = '_id';
+const ID_COLUMN = '_id';
 
 const loadElasticsearch = loadOnFirstUse(async () => await import('@elastic/elasticsearch'));
 
