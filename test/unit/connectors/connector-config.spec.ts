@@ -295,4 +295,17 @@ describe('connector config validation', () => {
   it('refuses a config that is not an object', () => {
     expect(fields('file', [1])).toEqual(['config']);
   });
+  describe('repository hosts', () => {
+    it.each([
+      ['github_repo', { owner: 'acme', repo: '..' }, 'config.repo'],
+      ['github_repo', { owner: '.', repo: 'data' }, 'config.owner'],
+      ['bitbucket_repo', { workspace: 'acme', repo: '..' }, 'config.repo'],
+    ])('refuses %s names that would move the API path (%j)', (type, config, field) => {
+      expect(fields(type, config)).toEqual([field]);
+    });
+
+    it('keeps names with dots that are not path steps', () => {
+      expect(normalize('github_repo', { owner: 'acme', repo: 'data.v2' })).toMatchObject({ repo: 'data.v2' });
+    });
+  });
 });

@@ -1,18 +1,10 @@
 import { compact, httpUrlField } from '../connector-config';
 import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import {
-  BrowseItem,
-  BrowseResult,
-  ConnectorDriver,
-  DriverContext,
-  DriverTestOutcome,
-  limitRows,
-  RowSelection,
-} from '../connector-driver';
+import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { isPlainObject } from '../formats/records';
-import { dataFileType, fileEntry, innerPath, readDataFile } from './data-file';
-import { apiUrl, getBytes, getJson } from './repo-host';
+import { fileEntry } from './data-file';
+import { apiUrl, getBytes, getJson, isRepoName, RepoDescription, repoHostDriver } from './repo-host';
 
 export interface BitbucketRepoConfig {
   readonly workspace: string;
@@ -24,8 +16,6 @@ export interface BitbucketRepoConfig {
 }
 
 export const BITBUCKET_API = 'https://api.bitbucket.org/2.0';
-/** Browse lists at most this many files of the tree. */
-export const MAX_TREE_ENTRIES = 5000;
 const TREE_MAX_DEPTH = 20;
 
 function headers(config: BitbucketRepoConfig): Record<string, string> {
@@ -36,13 +26,7 @@ function repoPath(config: BitbucketRepoConfig): string {
   return `repositories/${encodeURIComponent(config.workspace)}/${encodeURIComponent(config.repo)}`;
 }
 
-interface RepoMetadata {
-  readonly fullName: string;
-  readonly mainBranch: string;
-  readonly private: boolean;
-}
-
-async function metadata(config: BitbucketRepoConfig, ctx: DriverContext): Promise<RepoMetadata> {
+async function describe(config: BitbucketRepoConfig, ctx: DriverContext): Promise<RepoDescription> {
   const what = `the repository ${config.workspace}/${config.repo}`;
   const body = await getJson(apiUrl(config.base_url, repoPath(config)), headers(config), what, ctx);
   if (!isPlainObject(body) || typeof body.full_name !== 'string') {
@@ -52,86 +36,52 @@ async function metadata(config: BitbucketRepoConfig, ctx: DriverContext): Promis
   if (typeof main !== 'string') {
     throw new ConnectorError('not_found', `The repository ${body.full_name} has no main branch yet.`);
   }
-  return { fullName: body.full_name, mainBranch: main, private: body.is_private === true };
-}
-
-async function refOrDefault(
-  config: BitbucketRepoConfig,
-  ref: string | undefined,
-  ctx: DriverContext,
-): Promise<string> {
-  return ref ?? config.ref ?? (await metadata(config, ctx)).mainBranch;
-}
-
-async function browse(config: BitbucketRepoConfig, ctx: DriverContext): Promise<BrowseResult> {
-  const ref = await refOrDefault(config, undefined, ctx);
-  const what = `the tree of ${config.workspace}/${config.repo} at ${ref}`;
-  const origin = new URL(config.base_url).origin;
-  const items: BrowseItem[] = [];
-  let next: string | undefined = apiUrl(
-    config.base_url,
-    `${repoPath(config)}/src/${encodeURIComponent(ref)}/?max_depth=${TREE_MAX_DEPTH}&pagelen=100`,
-  );
-  while (next !== undefined && items.length < MAX_TREE_ENTRIES) {
-    // The next page link is followed only on the configured server: the token is not sent anywhere else.
-    if (new URL(next).origin !== origin) {
-      throw new ConnectorError('remote_error', `The next page of ${what} is on another server.`);
-    }
-    const body = await getJson(next, headers(config), what, ctx);
-    if (!isPlainObject(body) || !Array.isArray(body.values)) {
-      throw new ConnectorError('invalid_payload', `The answer for ${what} is not a source listing.`);
-    }
-    for (const entry of body.values) {
-      if (isPlainObject(entry) && entry.type === 'commit_file' && typeof entry.path === 'string') {
-        items.push(fileEntry(entry.path, typeof entry.size === 'number' ? entry.size : undefined));
-      }
-    }
-    next = typeof body.next === 'string' ? body.next : undefined;
-  }
-  const complete = next === undefined && items.length <= MAX_TREE_ENTRIES;
-  const shown = items.slice(0, MAX_TREE_ENTRIES);
-  const data = shown.filter((item) => item.type !== undefined).length;
+  const isPrivate = body.is_private === true;
   return {
-    items: shown,
-    total: shown.length,
-    message: `${complete ? `${shown.length} file(s)` : `the first ${shown.length} files`} at ${ref}, ${data} of them data files.`,
-    discovery: { ref, complete },
+    defaultBranch: main,
+    message: `Read ${isPrivate ? 'private' : 'public'} repository ${body.full_name} (main branch ${main}).`,
+    details: { full_name: body.full_name, main_branch: main, private: isPrivate },
   };
 }
 
-async function* readFile(
-  config: BitbucketRepoConfig,
-  selection: RowSelection,
-  ctx: DriverContext,
-): AsyncGenerator<Record<string, unknown>[]> {
-  const path = innerPath(selection.path);
-  dataFileType(path);
-  const ref = await refOrDefault(config, selection.ref, ctx);
-  const encoded = path.split('/').map(encodeURIComponent).join('/');
-  const bytes = await getBytes(
-    apiUrl(config.base_url, `${repoPath(config)}/src/${encodeURIComponent(ref)}/${encoded}`),
-    headers(config),
-    `${path} at ${ref}`,
-    ctx,
-  );
-  yield* readDataFile({ name: path, bytes }, ctx);
-}
-
-export const bitbucketRepoDriver: ConnectorDriver<BitbucketRepoConfig> = {
-  async test(config, ctx): Promise<DriverTestOutcome> {
-    const repo = await metadata(config, ctx);
-    return {
-      message: `Read ${repo.private ? 'private' : 'public'} repository ${repo.fullName} (main branch ${repo.mainBranch}).`,
-      details: { full_name: repo.fullName, main_branch: repo.mainBranch, private: repo.private },
-    };
+export const bitbucketRepoDriver = repoHostDriver<BitbucketRepoConfig>({
+  describe,
+  async listFiles(config, ref, max, ctx) {
+    const what = `the tree of ${config.workspace}/${config.repo} at ${ref}`;
+    const origin = new URL(config.base_url).origin;
+    const files: BrowseItem[] = [];
+    let next: string | undefined = apiUrl(
+      config.base_url,
+      `${repoPath(config)}/src/${encodeURIComponent(ref)}/?max_depth=${TREE_MAX_DEPTH}&pagelen=100`,
+    );
+    while (next !== undefined && files.length < max) {
+      // The next page link is followed only on the configured server: the token is not sent anywhere else.
+      if (new URL(next).origin !== origin) {
+        throw new ConnectorError('remote_error', `The next page of ${what} is on another server.`);
+      }
+      const body = await getJson(next, headers(config), what, ctx);
+      if (!isPlainObject(body) || !Array.isArray(body.values)) {
+        throw new ConnectorError('invalid_payload', `The answer for ${what} is not a source listing.`);
+      }
+      for (const entry of body.values) {
+        if (isPlainObject(entry) && entry.type === 'commit_file' && typeof entry.path === 'string') {
+          files.push(fileEntry(entry.path, typeof entry.size === 'number' ? entry.size : undefined));
+        }
+      }
+      next = typeof body.next === 'string' ? body.next : undefined;
+    }
+    return { files, complete: next === undefined };
   },
-  browse,
-  readRows(config, selection, ctx) {
-    return limitRows(readFile(config, selection, ctx), selection.limit);
+  readFile(config, path, ref, ctx) {
+    const encoded = path.split('/').map(encodeURIComponent).join('/');
+    return getBytes(
+      apiUrl(config.base_url, `${repoPath(config)}/src/${encodeURIComponent(ref)}/${encoded}`),
+      headers(config),
+      `${path} at ${ref}`,
+      ctx,
+    );
   },
-};
-
-const NAME = /^[A-Za-z0-9_.-]+$/;
+});
 
 const bitbucketRepoConfig: ConfigNormalizer<BitbucketRepoConfig> = (r) => {
   const workspace = r.string('workspace', { required: true });
@@ -140,7 +90,7 @@ const bitbucketRepoConfig: ConfigNormalizer<BitbucketRepoConfig> = (r) => {
     ['workspace', workspace],
     ['repo', repo],
   ] as const) {
-    if (value !== undefined && value.trim() !== '' && (!NAME.test(value) || /^\.\.?$/.test(value))) {
+    if (value !== undefined && value.trim() !== '' && !isRepoName(value)) {
       r.problem(key, 'must be a Bitbucket slug (letters, digits, "-", "_", ".")');
     }
   }

@@ -1,6 +1,15 @@
-import { DriverContext } from '../connector-driver';
+import {
+  BrowseItem,
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  DriverTestOutcome,
+  limitRows,
+  RowSelection,
+} from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { classifyNetworkError, errorMessage } from '../network-errors';
+import { dataFileType, innerPath, readDataFile } from './data-file';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 /** A JSON answer (metadata, a tree listing) larger than this is refused rather than buffered. */
@@ -91,4 +100,70 @@ export async function getBytes(
 /** `base` + `/` + path, whatever slashes either side has. */
 export function apiUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** Browse lists at most this many files of a repository's tree. */
+export const MAX_TREE_ENTRIES = 5000;
+
+/** What `test` reports of a repository, and the branch used when neither the call nor the config names a ref. */
+export interface RepoDescription extends DriverTestOutcome {
+  readonly defaultBranch: string;
+}
+
+/**
+ * One repository host's REST API (GitHub, GitLab, Bitbucket): how it describes a repository, lists the files of a
+ * tree and serves a file's raw bytes. The driver around it — ref resolution, the browse result, reading a data file
+ * as rows — is the same for every host (`repoHostDriver`).
+ */
+export interface RepoHostApi<C extends { readonly ref?: string }> {
+  describe(config: C, ctx: DriverContext): Promise<RepoDescription>;
+  /** The files of the tree at `ref`, stopping once there are more than `max`; `complete` when that is all of them. */
+  listFiles(
+    config: C,
+    ref: string,
+    max: number,
+    ctx: DriverContext,
+  ): Promise<{ readonly files: readonly BrowseItem[]; readonly complete: boolean }>;
+  readFile(config: C, path: string, ref: string, ctx: DriverContext): Promise<Uint8Array>;
+}
+
+export function repoHostDriver<C extends { readonly ref?: string }>(api: RepoHostApi<C>): ConnectorDriver<C> {
+  const refOf = async (config: C, ref: string | undefined, ctx: DriverContext): Promise<string> =>
+    ref ?? config.ref ?? (await api.describe(config, ctx)).defaultBranch;
+
+  async function* rows(config: C, selection: RowSelection, ctx: DriverContext) {
+    const path = innerPath(selection.path);
+    dataFileType(path);
+    const ref = await refOf(config, selection.ref, ctx);
+    yield* readDataFile({ name: path, bytes: await api.readFile(config, path, ref, ctx) }, ctx);
+  }
+
+  return {
+    async test(config, ctx): Promise<DriverTestOutcome> {
+      const { message, details } = await api.describe(config, ctx);
+      return { message, details };
+    },
+    async browse(config, ctx): Promise<BrowseResult> {
+      const ref = await refOf(config, undefined, ctx);
+      const listed = await api.listFiles(config, ref, MAX_TREE_ENTRIES, ctx);
+      const items = listed.files.slice(0, MAX_TREE_ENTRIES);
+      const complete = listed.complete && listed.files.length <= MAX_TREE_ENTRIES;
+      const data = items.filter((item) => item.type !== undefined).length;
+      const shown = complete ? `${items.length} file(s)` : `the first ${items.length} files`;
+      return {
+        items,
+        total: items.length,
+        message: `${shown} at ${ref}, ${data} of them data files.`,
+        discovery: { ref, complete },
+      };
+    },
+    readRows(config, selection, ctx) {
+      return limitRows(rows(config, selection, ctx), selection.limit);
+    },
+  };
+}
+
+/** A GitHub or Bitbucket owner, workspace or repository name: never `.` or `..`, which would move the API path. */
+export function isRepoName(value: string): boolean {
+  return /^[A-Za-z0-9_.-]+$/.test(value) && !/^\.\.?$/.test(value);
 }
