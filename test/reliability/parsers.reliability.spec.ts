@@ -154,8 +154,8 @@ describe('file parsers under fuzzing: a typed ConnectorError or rows, never a ra
     );
   });
 
-  // Open defect (docs/reliability.md, "Open defects"): within a few hundred damaged files the Parquet reader spins
-  // without end, so this property would hang the suite rather than fail it. It runs on demand until that is fixed.
+  // Open defect (docs/reliability.md, "Open defects"): within a few hundred damaged files hyparquet's RLE decoder
+  // spins for minutes, so this property would stall the suite rather than fail it. It runs on demand until fixed.
   const parquetProperty = process.env.RELIABILITY_PARQUET === '1' ? it : it.skip;
   parquetProperty('Parquet files with damaged bytes', async () => {
     const seed = sampleParquet();
