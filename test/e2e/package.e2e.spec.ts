@@ -110,6 +110,9 @@ describeIf('the .deb package', () => {
       'usr/share/doc/decision-service/nodejs-LICENSE.gz',
       'usr/share/doc/decision-service/operations.md.gz',
       'usr/share/doc/decision-service/sdk.md.gz',
+      'usr/share/doc/decision-service/cli.md.gz',
+      'usr/share/doc/decision-service/privacy-report.md.gz',
+      'usr/share/man/man1/decisionctl.1.gz',
       `usr/share/decision-service/sdk/decision-service-sdk-${sdkVersion}.tgz`,
     ]) {
       expect(existsSync(join(root, path)) ? path : `missing ${path}`).toBe(path);
