@@ -135,6 +135,16 @@ describe('evaluate', () => {
     ).toBe(true);
   });
 
+  it("raises to a power as the engine's std::pow does, where JavaScript differs", () => {
+    // C's pow gives 1 for 1 to any power and for -1 to ±Infinity; JavaScript's ** gives NaN.
+    expect(run('(a + 1) ^ exp(1e300)', { a: 0 })).toBe(1);
+    expect(run('a ^ (1 / 0)', { a: -1 })).toBe(1);
+    expect(run('a ^ (0 - 1 / 0)', { a: -1 })).toBe(1);
+    expect(run('a ^ (0 / 0)', { a: 1 })).toBe(1);
+    expect(Number.isNaN(run('a ^ 0.5', { a: -1 }))).toBe(true);
+    expect(run('a ^ (1 / 0)', { a: 2 })).toBe(Infinity);
+  });
+
   it('evaluates only the branch if() takes', () => {
     const ast = parseExpression('if(a > 0, a, missing)', ['a', 'missing']);
     expect(evaluate(ast, { a: 3 })).toBe(3);

@@ -357,6 +357,16 @@ function lookup(scope: Scope, name: string, position: number): number {
   return value;
 }
 
+/**
+ * `^` as the engine's `std::pow` (C99 Annex F), which JavaScript's `**` follows except that C gives 1 for 1 to any
+ * power (NaN and ±Infinity included) and for −1 to ±Infinity. `x^2` is a multiply, as in the engine.
+ */
+function power(a: number, b: number): number {
+  if (b === 2) return a * a;
+  if (a === 1 || (a === -1 && (b === Infinity || b === -Infinity))) return 1;
+  return Math.pow(a, b);
+}
+
 function applyBinary(operator: BinaryOperator, a: number, b: number): number {
   switch (operator) {
     case '+':
@@ -368,7 +378,7 @@ function applyBinary(operator: BinaryOperator, a: number, b: number): number {
     case '/':
       return a / b;
     case '^':
-      return b === 2 ? a * a : Math.pow(a, b);
+      return power(a, b);
     case '<':
       return a < b ? 1 : 0;
     case '<=':
