@@ -277,7 +277,7 @@ class ParserImpl {
     if (n < fn->min_args || (fn->max_args >= 0 && n > fn->max_args)) {
       std::string want = fn->max_args < 0 ? "at least " + std::to_string(fn->min_args)
                                           : std::to_string(fn->min_args);
-      fail("function '" + name.text + "' takes " + want + " argument" + (fn->min_args == 1 && fn->max_args == 1 ? "" : "s") +
+      fail("function '" + name.text + "' takes " + want + " argument" + (fn->min_args == 1 ? "" : "s") +
                ", got " + std::to_string(n),
            name.pos);
     }
