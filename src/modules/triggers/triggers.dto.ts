@@ -212,27 +212,14 @@ const TRIGGER_FIELDS =
   'name, enabled, condition, schedule, cooldown_s, keep_firing_s, simulation, webhook_url, ' +
   'execution_webhook_url, auto_execute, execution_max_age_s, plans';
 
-@UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
-export class CreateTriggerDto {
-  @Required()
-  @TriggerName()
-  name!: string;
-
+/**
+ * The eight optional fields a trigger is created and updated with, each rule stated once: the wire decorators'
+ * metadata is read through the prototype chain, so both bodies below check them the same way.
+ */
+abstract class TriggerOptionsDto {
   @IfPresent()
   @Flag()
   enabled?: boolean;
-
-  @Required()
-  @ConditionBody()
-  condition!: ConditionDto;
-
-  /** Required for a `query` source; accepted and unused for a `push` source. */
-  @ValidateIf((trigger: CreateTriggerDto, schedule) => schedule !== undefined || isQuerySource(trigger))
-  @Problem<CreateTriggerDto>((schedule) =>
-    schedule === undefined ? 'is required for a query source' : undefined,
-  )
-  @ScheduleBody()
-  schedule?: ScheduleDto;
 
   /** Least time between two fires; while the condition stays true, a trigger fires again after it (0: once). */
   @IfPresent()
@@ -243,10 +230,6 @@ export class CreateTriggerDto {
   @IfPresent()
   @Seconds(0, MAX_WINDOW_S)
   keep_firing_s?: number;
-
-  @Required()
-  @SimulationBody()
-  simulation!: SimulateRequest;
 
   @IfPresent()
   @Nullable()
@@ -272,16 +255,35 @@ export class CreateTriggerDto {
   plans?: Record<string, PlanStep[]>;
 }
 
+@UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
+export class CreateTriggerDto extends TriggerOptionsDto {
+  @Required()
+  @TriggerName()
+  name!: string;
+
+  @Required()
+  @ConditionBody()
+  condition!: ConditionDto;
+
+  /** Required for a `query` source; accepted and unused for a `push` source. */
+  @ValidateIf((trigger: CreateTriggerDto, schedule) => schedule !== undefined || isQuerySource(trigger))
+  @Problem<CreateTriggerDto>((schedule) =>
+    schedule === undefined ? 'is required for a query source' : undefined,
+  )
+  @ScheduleBody()
+  schedule?: ScheduleDto;
+
+  @Required()
+  @SimulationBody()
+  simulation!: SimulateRequest;
+}
+
 /** Every field optional; a new condition or simulation resets the trigger's state. */
 @UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
-export class UpdateTriggerDto {
+export class UpdateTriggerDto extends TriggerOptionsDto {
   @IfPresent()
   @TriggerName()
   name?: string;
-
-  @IfPresent()
-  @Flag()
-  enabled?: boolean;
 
   @IfPresent()
   @ConditionBody()
@@ -293,39 +295,8 @@ export class UpdateTriggerDto {
   schedule?: ScheduleDto | null;
 
   @IfPresent()
-  @Seconds(0, MAX_WINDOW_S)
-  cooldown_s?: number;
-
-  @IfPresent()
-  @Seconds(0, MAX_WINDOW_S)
-  keep_firing_s?: number;
-
-  @IfPresent()
   @SimulationBody()
   simulation?: SimulateRequest;
-
-  @IfPresent()
-  @Nullable()
-  @HttpUrl()
-  webhook_url?: string | null;
-
-  @IfPresent()
-  @Nullable()
-  @HttpUrl()
-  execution_webhook_url?: string | null;
-
-  @IfPresent()
-  @Flag()
-  auto_execute?: boolean;
-
-  @IfPresent()
-  @Seconds(1, MAX_WINDOW_S)
-  execution_max_age_s?: number;
-
-  @IfPresent()
-  @Problem(plansProblem)
-  @ApiPropertyOptional(PLANS_SCHEMA)
-  plans?: Record<string, PlanStep[]>;
 }
 
 export class TriggerListQuery extends CursorPageQuery {}
