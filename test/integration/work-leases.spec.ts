@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { openDatabase, StoreLocation, StoreOrm } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { JobSchema } from '../../src/modules/jobs/job.entity';
+import { TriggerFireSchema, TriggerSchema } from '../../src/modules/triggers/trigger.entity';
+import { NewTrigger, TriggerRepository } from '../../src/modules/triggers/trigger.repository';
 import { JobsRepository } from '../../src/modules/jobs/jobs.repository';
 import {
   WebhookAttemptSchema,
@@ -12,7 +14,7 @@ import {
 import { WebhookDeliveryRepository } from '../../src/modules/webhook-outbox/webhook-delivery.repository';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 
-registerEntities([JobSchema, WebhookDeliverySchema, WebhookAttemptSchema]);
+registerEntities([JobSchema, WebhookDeliverySchema, WebhookAttemptSchema, TriggerSchema, TriggerFireSchema]);
 
 const T0 = new Date('2026-11-26T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
@@ -165,6 +167,78 @@ describe.each([
       const attempts = await a.attemptsOf([held.id]);
       expect(attempts.get(held.id)).toHaveLength(1);
       expect(await a.findForOrg('org_1', held.id)).toMatchObject({ status: 'delivered', attemptCount: 1 });
+    });
+  });
+  describe('trigger evaluations', () => {
+    const trigger = (i: number): NewTrigger => ({
+      orgId: 'org_1',
+      name: `t${i}`,
+      enabled: true,
+      condition: '{}',
+      intervalS: 60,
+      catchUpWindowS: 0,
+      cooldownS: 0,
+      keepFiringS: 0,
+      simulation: '{}',
+      autoExecute: false,
+      executionMaxAgeS: 900,
+      plans: '{}',
+      state: 'inactive',
+      nextEvaluationAt: at(-60 + i),
+      consecutiveErrors: 0,
+      skippedSlots: 0,
+      generation: 0,
+    });
+    const seed = async (count: number) => {
+      const repo = new TriggerRepository(replicas.a.em);
+      const ids: string[] = [];
+      for (let i = 0; i < count; i++) ids.push((await repo.create(trigger(i), at(-120))).id);
+      return ids;
+    };
+    const inactive = { changes: { state: 'inactive' as const, nextEvaluationAt: at(120) } };
+
+    it('are claimed in batches by replicas claiming at once, each trigger by exactly one', async () => {
+      const ids = await seed(30);
+      const a = new TriggerRepository(replicas.a.em);
+      const b = new TriggerRepository(replicas.b.em);
+      const claimed: string[] = [];
+      const drain = async (repo: TriggerRepository, owner: string) => {
+        for (;;) {
+          const batch = await repo.claimDue(T0, 4, lease(owner, 30));
+          if (batch.length === 0) return;
+          expect(batch.length).toBeLessThanOrEqual(4);
+          for (const held of batch) {
+            expect(held).toMatchObject({ leaseOwner: owner, leaseUntil: at(30) });
+            claimed.push(held.id);
+          }
+        }
+      };
+      await Promise.all([drain(a, 'a'), drain(b, 'b'), drain(a, 'a'), drain(b, 'b')]);
+      expect([...claimed].sort()).toEqual([...ids].sort());
+    });
+
+    it('stay with a replica that renews its lease, go to another once it runs out, and are recorded by it', async () => {
+      const [id] = await seed(1);
+      const a = new TriggerRepository(replicas.a.em);
+      const b = new TriggerRepository(replicas.b.em);
+      const [held] = await a.claimDue(T0, 5, lease('a', 30));
+      expect(held.id).toBe(id);
+      expect(await b.claimDue(at(29), 5, lease('b', 59))).toEqual([]);
+
+      expect(await a.renewLeases(lease('a', 60))).toBe(1);
+      expect(await b.claimDue(at(45), 5, lease('b', 75))).toEqual([]);
+
+      const [takenOver] = await b.claimDue(at(61), 5, lease('b', 91));
+      expect(takenOver).toMatchObject({ id, leaseOwner: 'b', leaseUntil: at(91) });
+      expect(await a.renewLeases(lease('a', 90))).toBe(0);
+      expect(await a.recordEvaluation(id, 'a', held.generation, inactive)).toBe('stale');
+      expect(await b.recordEvaluation(id, 'b', takenOver.generation, inactive)).toBe('recorded');
+      expect(await a.findForOrg('org_1', id)).toMatchObject({
+        leaseOwner: null,
+        leaseUntil: null,
+        nextEvaluationAt: at(120),
+      });
+      expect(await b.renewLeases(lease('b', 120))).toBe(0);
     });
   });
 });

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundLoop } from '../../common/background-loop';
 import { Clock } from '../../common/clock';
-import { APP_CONFIG, AppConfig } from '../../common/config';
+import { WorkLeases } from '../../common/database';
 import { toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { MetricsService } from '../../common/metrics/metrics.service';
@@ -18,18 +16,21 @@ const TICK_MS = 1000;
 const MAX_CONCURRENT = 8;
 
 /**
- * Evaluates due triggers on their schedule. Each evaluation is claimed under a lease in the table (not a timer in
- * this process), so a restart resumes every trigger from its persisted state and several daemons can share the work.
+ * Evaluates due triggers on their schedule. Due triggers are claimed in batches under leases in the table (not a
+ * timer in this process), renewed while their evaluations run as jobs' and deliveries' are: a slow simulation keeps
+ * its claim, and the triggers a dead replica held are claimed again (by any replica) once its leases run out. A
+ * restart resumes every trigger from its persisted state.
  */
 @Injectable()
 export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationShutdown {
-  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private readonly running = new Set<Promise<void>>();
+  /** The evaluations in flight, by trigger id. */
+  private readonly running = new Map<string, Promise<void>>();
   private readonly loop = new BackgroundLoop(
     () => this.fill(),
     TICK_MS,
     (error) => this.logger.error({ event: 'trigger_claim_failed', err: error }, 'could not claim triggers'),
   );
+  private readonly renewal: BackgroundLoop;
   private readonly evaluations;
   private readonly fires;
   private readonly skips;
@@ -40,10 +41,16 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     private readonly reader: TriggerReader,
     private readonly firing: TriggerFiring,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly leases: WorkLeases,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: MetricsService,
   ) {
+    this.renewal = new BackgroundLoop(
+      () => this.renewLeases(),
+      leases.renewEveryMs,
+      (error) =>
+        this.logger.error({ event: 'trigger_lease_renewal_failed', err: error }, 'could not renew leases'),
+    );
     this.evaluations = metrics.counter({
       name: 'trigger_evaluations_total',
       help: 'Scheduled trigger evaluations by the state they left',
@@ -68,11 +75,13 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     this.loop.start();
+    this.renewal.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
-    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.running.values()]);
+    await this.renewal.stop();
   }
 
   wake(): void {
@@ -83,30 +92,38 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     this.fires.inc({ kind: 'manual', execution_status: executionStatus });
   }
 
-  /** Longer than a query plus a simulation can take, so a live evaluation never loses its claim. */
-  private get leaseMs(): number {
-    return Math.max(60_000, this.config.engineComputeTimeoutS * 1000 + 30_000);
+  private async fill(): Promise<void> {
+    while (!this.loop.isStopped && this.running.size < MAX_CONCURRENT) {
+      const now = this.clock.now();
+      const claimed = await this.triggers.claimDue(
+        now,
+        MAX_CONCURRENT - this.running.size,
+        this.leases.leaseFrom(now),
+      );
+      for (const trigger of claimed) {
+        // Our own lease ran out while its evaluation still runs (renewals failed): that evaluation records it.
+        if (this.running.has(trigger.id)) continue;
+        const evaluation = this.evaluate(trigger)
+          .catch((error: unknown) => {
+            this.logger.error(
+              { event: 'trigger_evaluation_failed', trigger_id: trigger.id, err: error },
+              'failed',
+            );
+            return this.triggers.releaseLease(trigger.id, this.leases.owner);
+          })
+          .finally(() => {
+            this.running.delete(trigger.id);
+            this.wake();
+          });
+        this.running.set(trigger.id, evaluation);
+      }
+      if (claimed.length === 0) return;
+    }
   }
 
-  private async fill(): Promise<void> {
-    const room = MAX_CONCURRENT - this.running.size;
-    if (this.loop.isStopped || room <= 0) return;
-    const claimed = await this.triggers.claimDue(this.clock.now(), this.owner, this.leaseMs, room);
-    for (const trigger of claimed) {
-      const evaluation = this.evaluate(trigger)
-        .catch((error: unknown) => {
-          this.logger.error(
-            { event: 'trigger_evaluation_failed', trigger_id: trigger.id, err: error },
-            'failed',
-          );
-          return this.triggers.releaseLease(trigger.id, this.owner);
-        })
-        .finally(() => {
-          this.running.delete(evaluation);
-          this.wake();
-        });
-      this.running.add(evaluation);
-    }
+  private async renewLeases(): Promise<void> {
+    if (this.running.size === 0) return;
+    await this.triggers.renewLeases(this.leases.leaseFrom(this.clock.now()));
   }
 
   private async evaluate(trigger: Trigger): Promise<void> {
@@ -168,7 +185,12 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async record(trigger: Trigger, record: EvaluationRecord): Promise<string> {
-    const outcome = await this.triggers.recordEvaluation(trigger.id, this.owner, trigger.generation, record);
+    const outcome = await this.triggers.recordEvaluation(
+      trigger.id,
+      this.leases.owner,
+      trigger.generation,
+      record,
+    );
     if (outcome !== 'recorded') {
       this.logger.info(
         { event: 'trigger_evaluation_discarded', trigger_id: trigger.id, outcome },

@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { Lease, skippingLockedRows } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
 
 /** Time-ordered ids, so the id alone pages a list in creation order without ties. */
 export function timeOrderedId(prefix: string, now: number): string {
   return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+}
+
+/** Enabled triggers whose evaluation is due and whose lease is free or has run out. */
+function claimable(now: Date): FilterQuery<Trigger> {
+  return {
+    enabled: true,
+    nextEvaluationAt: { $lte: now },
+    $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
+  };
 }
 
 export type NewTrigger = Omit<Trigger, 'id' | 'createdAt' | 'updatedAt'>;
@@ -78,35 +89,43 @@ export class TriggerRepository {
   }
 
   /**
-   * Claims up to `limit` enabled triggers whose evaluation is due and whose lease is free, leasing each to `owner`
-   * until `now + leaseMs`. The claim is one conditional update per row, so daemons sharing the table never evaluate
-   * the same trigger at once; a lease whose holder died expires and the trigger is claimed again.
+   * Leases up to `limit` of the triggers whose evaluation is due longest, in one transaction: the select skips rows
+   * another replica is claiming (`for update skip locked` on PostgreSQL), and the update takes only rows whose lease
+   * is still free, so a trigger is never evaluated by two replicas at once. A lease its holder stopped renewing
+   * (the replica died) runs out and the trigger is claimed again.
    */
-  async claimDue(now: Date, owner: string, leaseMs: number, limit: number): Promise<Trigger[]> {
-    const em = this.em.fork();
-    const due = await em.find(
-      TriggerSchema,
-      {
-        enabled: true,
-        nextEvaluationAt: { $lte: now },
-        $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
-      },
-      { orderBy: { nextEvaluationAt: 'asc', id: 'asc' }, limit },
-    );
-    const claimed: Trigger[] = [];
-    for (const trigger of due) {
-      const leased = await em.nativeUpdate(
+  async claimDue(now: Date, limit: number, lease: Lease): Promise<Trigger[]> {
+    return this.em.fork().transactional(async (em) => {
+      const due = await em.find(TriggerSchema, claimable(now), {
+        orderBy: { nextEvaluationAt: 'asc', id: 'asc' },
+        limit,
+        fields: ['id'],
+        ...skippingLockedRows(em),
+      });
+      if (due.length === 0) return [];
+      const ids = due.map((trigger) => trigger.id);
+      await em.nativeUpdate(
         TriggerSchema,
-        {
-          id: trigger.id,
-          generation: trigger.generation,
-          $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
-        },
-        { leaseOwner: owner, leaseUntil: new Date(now.getTime() + leaseMs) },
+        { $and: [{ id: { $in: ids } }, claimable(now)] },
+        { leaseOwner: lease.owner, leaseUntil: lease.until },
       );
-      if (leased === 1) claimed.push(trigger);
-    }
-    return claimed;
+      return em.find(
+        TriggerSchema,
+        { id: { $in: ids }, leaseOwner: lease.owner, leaseUntil: lease.until },
+        { orderBy: { nextEvaluationAt: 'asc', id: 'asc' }, refresh: true },
+      );
+    });
+  }
+
+  /** Extends the leases `lease.owner` still holds (evaluations running); one taken over meanwhile is not touched. */
+  async renewLeases(lease: Lease): Promise<number> {
+    return this.em
+      .fork()
+      .nativeUpdate(
+        TriggerSchema,
+        { leaseOwner: lease.owner, leaseUntil: { $ne: null } },
+        { leaseUntil: lease.until },
+      );
   }
 
   /**
