@@ -580,6 +580,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/execution-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ExecutionPolicy_get"];
+        put: operations["ExecutionPolicy_set"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/execution-policy/snapshots/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["ExecutionPolicy_snapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/health": {
         parameters: {
             query?: never;
@@ -868,6 +900,22 @@ export interface paths {
         patch: operations["Triggers_update"];
         trace?: never;
     };
+    "/v1/triggers/{id}/calibration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["Triggers_calibration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/triggers/{id}/evaluate": {
         parameters: {
             query?: never;
@@ -910,6 +958,22 @@ export interface paths {
         get: operations["Triggers_fires"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/triggers/{id}/fires/{fireId}/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["Triggers_reportOutcome"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1144,6 +1208,30 @@ export interface components {
             details?: components["schemas"]["ErrorDetailDto"][];
             message: string;
         };
+        CalibrationResponse: {
+            above_band: number;
+            below_band: number;
+            /** @description inside_band / window; null before any outcome. */
+            coverage: number | null;
+            /** @example 0.9 */
+            coverage_target: number;
+            coverage_tolerance: number;
+            inside_band: number;
+            /** @description Outcomes of the window reported with realized variables. */
+            judged: number;
+            min_outcomes: number;
+            /** @description Every outcome reported for the trigger. */
+            outcomes: number;
+            /** @description The execution policy snapshot whose min_outcomes was applied. */
+            policy_snapshot_id: string;
+            /** @description Of those, how many found the recommended action best. */
+            recommended_best: number;
+            /** @enum {string} */
+            status: "calibrating" | "calibrated" | "degraded";
+            trigger_id: string;
+            /** @description The most recent outcomes the status is judged on. */
+            window: number;
+        };
         ClockRollbackResponse: {
             /**
              * Format: date-time
@@ -1332,13 +1420,20 @@ export interface components {
             delivered_at: string | null;
             /** @example job.completed */
             event: string;
+            /**
+             * Format: date-time
+             * @description Not sent after this (status `expired`); null: no deadline.
+             */
+            expires_at: string | null;
+            /** @description The trigger fire the message reports. */
+            fire_id: string | null;
             /** @example whd_01hx3v9c2m */
             id: string;
             job_id: string | null;
             /** Format: date-time */
             next_attempt_at: string | null;
             /** @enum {string} */
-            status: "pending" | "delivered" | "failed" | "blocked" | "gone";
+            status: "pending" | "delivered" | "failed" | "blocked" | "gone" | "expired";
             /** @example https://hooks.internal/decisions */
             url: string;
             /** @description The webhook-id header: the same on every attempt, for receivers to deduplicate. */
@@ -1459,6 +1554,32 @@ export interface components {
             module: string;
             request_id?: string;
         };
+        ExecutionPolicyDto: {
+            min_outcomes?: number;
+            /** @enum {string} */
+            mode: "calibrated_only" | "always" | "never";
+        };
+        ExecutionPolicyResponse: {
+            /**
+             * @description The share of outcomes the 90 % band should hold.
+             * @example 0.9
+             */
+            coverage_target: number;
+            /** @description How far the coverage may stray from the target and still count as calibrated. */
+            coverage_tolerance: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Who made the change; null for the default. */
+            created_by: string | null;
+            min_outcomes: number;
+            /** @enum {string} */
+            mode: "calibrated_only" | "always" | "never";
+            /**
+             * @description The snapshot: `policy_snapshot_id` of every decision taken under it.
+             * @example pol_0mh3k2l1a09f3c2b7d4e5f6a7b
+             */
+            policy_snapshot_id: string;
+        };
         FireListResponse: {
             fires: components["schemas"]["FireResponse"][];
             next_cursor: string | null;
@@ -1474,6 +1595,10 @@ export interface components {
             fire_id: string;
             /** Format: date-time */
             fired_at: string;
+            /** @description The execution policy snapshot the fire was decided under; null when it did not simulate. */
+            policy_snapshot_id: string | null;
+            /** @description The outcome reported for the fire, if any. */
+            realized_value: number | null;
             recommended_action: string | null;
             run_id: string | null;
             /** @description The scheduled slot (ISO time) or `manual:<fire_id>` for a fire call. */
@@ -1755,6 +1880,28 @@ export interface components {
             /** @example Acme Operations */
             name: string;
         };
+        OutcomeResponse: {
+            /** @description Every action's model evaluated on the realized variables; null without them. */
+            action_values: {
+                [key: string]: number;
+            } | null;
+            best_action: string | null;
+            fire_id: string;
+            /** @description Whether the realized value fell inside the predicted 5th–95th percentile band. */
+            inside_band: boolean;
+            /** @description The recommended action's prediction at fire time. */
+            predicted: components["schemas"]["PredictedBandResponse"];
+            realized_value: number;
+            realized_variables: {
+                [key: string]: number;
+            } | null;
+            recommended_action: string;
+            /** @description No action did strictly better than the recommended one. */
+            recommended_was_best: boolean | null;
+            /** Format: date-time */
+            reported_at: string;
+            trigger_id: string;
+        };
         PasswordResetRequestedResponse: {
             /** @example If an account exists for this address, a password reset link has been sent. */
             message: string;
@@ -1791,6 +1938,12 @@ export interface components {
             column: string;
             /** @enum {string} */
             direction: "asc" | "desc";
+        };
+        PredictedBandResponse: {
+            mean: number;
+            p5: number;
+            p95: number;
+            std_dev: number;
         };
         PrivacyReportListResponse: {
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -2016,6 +2169,18 @@ export interface components {
             edition: string;
             /** @example unlicensed */
             status: string;
+        };
+        ReportOutcomeDto: {
+            realized_value: number;
+            /**
+             * @description The variables' realized values, so every action's model is re-evaluated; `current_value` defaults to the fire's.
+             * @example {
+             *       "demand": 104
+             *     }
+             */
+            realized_variables?: {
+                [key: string]: number;
+            };
         };
         ReportPolicyResponse: {
             /**
@@ -7402,6 +7567,394 @@ export interface operations {
             };
         };
     };
+    ExecutionPolicy_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot in force. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionPolicyResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ExecutionPolicy_set: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExecutionPolicyDto"];
+            };
+        };
+        responses: {
+            /** @description The new snapshot (the current one when nothing changed). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionPolicyResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ExecutionPolicy_snapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A snapshot, current or past. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecutionPolicyResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Health_health: {
         parameters: {
             query?: never;
@@ -10431,6 +10984,125 @@ export interface operations {
             };
         };
     };
+    Triggers_calibration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationResponse"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Triggers_evaluate: {
         parameters: {
             query?: never;
@@ -10932,11 +11604,193 @@ export interface operations {
             };
         };
     };
+    Triggers_reportOutcome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                fireId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportOutcomeDto"];
+            };
+        };
+        responses: {
+            /** @description The outcome, scored against the fire’s prediction. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutcomeResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     WebhookOutbox_list: {
         parameters: {
             query?: {
                 job_id?: string;
-                status?: "pending" | "delivered" | "failed" | "blocked" | "gone";
+                fire_id?: string;
+                status?: "pending" | "delivered" | "failed" | "blocked" | "gone" | "expired";
                 limit?: number;
                 cursor?: string;
             };

@@ -1,10 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { SimulationResponse } from '../simulation/simulation.dto';
 import { SimulationService } from '../simulation/simulation.service';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Trigger, TriggerFire } from './trigger.entity';
-import { NewFire } from './trigger.repository';
+import { ExecutionMode } from './execution-policy.entity';
+import { ExecutionPolicyService } from './execution-policy.service';
+import {
+  Calibration,
+  calibrationOf,
+  calibrationWindow,
+  Prediction,
+  predictionOf,
+  ScoredOutcome,
+} from './trigger-calibration';
+import { NewFire, TriggerRepository } from './trigger.repository';
+import { PlanStep } from './triggers.dto';
 import { ExecutionStatus } from './triggers.types';
 
 /** The variable a trigger's simulation may declare to receive the value read at fire time. */
@@ -17,13 +27,18 @@ export interface ComputedFire {
 }
 
 /**
- * Until outcomes are reported and a trigger's predictions prove calibrated, the default execution policy
- * (`calibrated_only`) lets nothing execute; the reasons are checked in the order a caller would fix them.
+ * Why a fire does or does not queue a `decision.execute`, checked in the order a caller would fix them: the
+ * trigger's own settings first, then the org's policy, then the trigger's calibration.
  */
-export function executionStatusOf(trigger: Trigger, isCalibrated: boolean): ExecutionStatus {
+export function executionStatusOf(
+  trigger: Trigger,
+  mode: ExecutionMode,
+  isCalibrated: boolean,
+): ExecutionStatus {
   if (!trigger.autoExecute) return 'not_requested';
   if (!trigger.executionWebhookUrl) return 'skipped_no_url';
-  if (!isCalibrated) return 'skipped_uncalibrated';
+  if (mode === 'never') return 'skipped_policy';
+  if (mode === 'calibrated_only' && !isCalibrated) return 'skipped_uncalibrated';
   return 'dispatched';
 }
 
@@ -34,6 +49,43 @@ export function withCurrentValue(simulation: string, value: number): Record<stri
     body.scenario.variables[CURRENT_VALUE_VARIABLE] = { low: value, high: value };
   }
   return body;
+}
+
+export function decisionExecuteBody(trigger: Trigger, fire: TriggerFire): Record<string, unknown> {
+  const plans = JSON.parse(trigger.plans) as Record<string, PlanStep[]>;
+  const action = fire.recommendedAction ?? '';
+  return {
+    event: 'decision.execute',
+    trigger_id: trigger.id,
+    trigger_name: trigger.name,
+    fired_at: fire.firedAt.toISOString(),
+    policy_snapshot_id: fire.policySnapshotId,
+    decision_plan: {
+      recommended_action: action,
+      steps: Object.hasOwn(plans, action) ? plans[action] : [],
+    },
+    fire_id: fire.id,
+    run_id: fire.runId,
+    expected_value: fire.expectedValue,
+    confidence: fire.confidence,
+  };
+}
+
+/** A fire's outcome, scored against the band its fire predicted for the recommended action. */
+export function scoredOutcomeOf(fire: TriggerFire): ScoredOutcome | undefined {
+  if (fire.realizedValue == null || !fire.prediction) return undefined;
+  const prediction = JSON.parse(fire.prediction) as Prediction;
+  const action = prediction.actions.find((a) => a.name === fire.recommendedAction);
+  if (!action) return undefined;
+  const judged = fire.realizedActionValues
+    ? (JSON.parse(fire.realizedActionValues) as { recommended_was_best: boolean })
+    : undefined;
+  return {
+    realized: fire.realizedValue,
+    p5: action.p5,
+    p95: action.p95,
+    recommendedWasBest: judged ? judged.recommended_was_best : null,
+  };
 }
 
 export function triggerFiredBody(trigger: Trigger, fire: TriggerFire): Record<string, unknown> {
@@ -59,14 +111,22 @@ export class TriggerFiring {
   constructor(
     private readonly simulation: SimulationService,
     private readonly outbox: WebhookOutboxService,
+    private readonly triggers: TriggerRepository,
+    private readonly policies: ExecutionPolicyService,
   ) {}
 
   async compute(trigger: Trigger, value: number, firedAt: Date): Promise<ComputedFire> {
-    const result: SimulationResponse = await this.simulation.simulate(
-      trigger.orgId,
-      withCurrentValue(trigger.simulation, value),
-    );
-    const executionStatus = executionStatusOf(trigger, false);
+    const [result, policy] = await Promise.all([
+      this.simulation.simulate(trigger.orgId, withCurrentValue(trigger.simulation, value)),
+      this.policies.current(trigger.orgId),
+    ]);
+    const needsCalibration =
+      trigger.autoExecute && !!trigger.executionWebhookUrl && policy.mode === 'calibrated_only';
+    const isCalibrated =
+      needsCalibration && (await this.calibration(trigger.id, policy.minOutcomes)).status === 'calibrated';
+    const executionStatus = executionStatusOf(trigger, policy.mode, isCalibrated);
+    const scenario = (JSON.parse(trigger.simulation) as { scenario: Parameters<typeof predictionOf>[0] })
+      .scenario;
     const fire: Omit<NewFire, 'slot'> = {
       triggerId: trigger.id,
       orgId: trigger.orgId,
@@ -78,16 +138,8 @@ export class TriggerFiring {
       expectedValue: result.expected_value,
       confidence: result.confidence,
       executionStatus,
-      prediction: JSON.stringify({
-        seed: result.seed,
-        actions: result.actions.map((a) => ({
-          name: a.name,
-          mean: a.mean,
-          std_dev: a.std_dev,
-          p5: a.p5,
-          p95: a.p95,
-        })),
-      }),
+      policySnapshotId: policy.id,
+      prediction: JSON.stringify(predictionOf(scenario, result.seed, result.actions)),
     };
     return {
       fire,
@@ -97,11 +149,41 @@ export class TriggerFiring {
             orgId: trigger.orgId,
             event: 'trigger.fired',
             url: trigger.webhookUrl,
+            fireId: recorded.id,
             body: triggerFiredBody(trigger, recorded),
+          });
+        }
+        if (executionStatus === 'dispatched' && trigger.executionWebhookUrl) {
+          await this.outbox.enqueue(em, {
+            orgId: trigger.orgId,
+            event: 'decision.execute',
+            url: trigger.executionWebhookUrl,
+            fireId: recorded.id,
+            expiresAt: new Date(recorded.firedAt.getTime() + trigger.executionMaxAgeS * 1000),
+            body: decisionExecuteBody(trigger, recorded),
           });
         }
       },
     };
+  }
+
+  /** The calibration as the org's current policy judges it, and that policy's snapshot. */
+  async calibrationUnderPolicy(
+    orgId: string,
+    triggerId: string,
+  ): Promise<{ calibration: Calibration; policySnapshotId: string }> {
+    const policy = await this.policies.current(orgId);
+    return {
+      calibration: await this.calibration(triggerId, policy.minOutcomes),
+      policySnapshotId: policy.id,
+    };
+  }
+
+  /** The trigger's calibration from its most recent outcomes. */
+  private async calibration(triggerId: string, minOutcomes: number): Promise<Calibration> {
+    const { fires, total } = await this.triggers.recentOutcomes(triggerId, calibrationWindow(minOutcomes));
+    const scored = fires.map(scoredOutcomeOf).filter((o): o is ScoredOutcome => o !== undefined);
+    return calibrationOf(scored, total, minOutcomes);
   }
 
   /** Delivers what was just recorded without waiting for the outbox's next poll. */

@@ -97,6 +97,8 @@ export interface TriggerFire {
   prediction?: string | null;
   realizedValue?: number | null;
   realizedVariables?: string | null;
+  /** Every action re-evaluated on the realized variables (JSON `OutcomeJudgement`), when they were reported. */
+  realizedActionValues?: string | null;
   outcomeAt?: Date | null;
 }
 
@@ -120,6 +122,7 @@ export const TriggerFireSchema = new EntitySchema<TriggerFire>({
     prediction: { type: 'text', nullable: true },
     realizedValue: { type: 'double', fieldName: 'realized_value', nullable: true },
     realizedVariables: { type: 'text', fieldName: 'realized_variables', nullable: true },
+    realizedActionValues: { type: 'text', fieldName: 'realized_action_values', nullable: true },
     outcomeAt: { type: 'Date', fieldName: 'outcome_at', nullable: true },
   },
 });

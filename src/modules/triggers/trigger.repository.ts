@@ -40,6 +40,11 @@ export interface EvaluationRecord {
 
 export type RecordOutcome = 'recorded' | 'stale' | 'slot_already_fired';
 
+/** What an outcome report writes on its fire. */
+export type OutcomeFields = Required<
+  Pick<TriggerFire, 'realizedValue' | 'realizedVariables' | 'realizedActionValues' | 'outcomeAt'>
+>;
+
 export interface TriggerPage {
   readonly triggers: Trigger[];
   readonly nextCursor: string | null;
@@ -203,6 +208,29 @@ export class TriggerRepository {
     await this.em
       .fork()
       .nativeUpdate(TriggerSchema, { id, leaseOwner: owner }, { leaseOwner: null, leaseUntil: null });
+  }
+
+  findFire(orgId: string, triggerId: string, fireId: string): Promise<TriggerFire | null> {
+    return this.em.fork().findOne(TriggerFireSchema, { id: fireId, triggerId, orgId });
+  }
+
+  /** Writes the outcome of a fire once: false when one was already reported (or the fire is gone). */
+  async recordOutcome(orgId: string, fireId: string, outcome: OutcomeFields): Promise<boolean> {
+    const updated = await this.em
+      .fork()
+      .nativeUpdate(TriggerFireSchema, { id: fireId, orgId, realizedValue: null }, outcome);
+    return updated === 1;
+  }
+
+  /** The trigger's most recent outcomes, newest first, and how many it has in all. */
+  async recentOutcomes(triggerId: string, limit: number): Promise<{ fires: TriggerFire[]; total: number }> {
+    const em = this.em.fork();
+    const withOutcome = { triggerId, realizedValue: { $ne: null } };
+    const [fires, total] = await Promise.all([
+      em.find(TriggerFireSchema, withOutcome, { orderBy: { outcomeAt: 'desc', id: 'desc' }, limit }),
+      em.count(TriggerFireSchema, withOutcome),
+    ]);
+    return { fires, total };
   }
 
   async listFires(orgId: string, triggerId: string, limit: number, cursor?: string): Promise<FirePage> {

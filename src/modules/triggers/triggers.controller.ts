@@ -5,6 +5,7 @@ import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
 import { Idempotent } from '../idempotency/idempotency.types';
 import {
+  CalibrationResponse,
   CreateTriggerDto,
   DeletedTriggerResponse,
   EvaluationResponse,
@@ -12,6 +13,9 @@ import {
   FireListResponse,
   FireResponse,
   FireTriggerDto,
+  OutcomeResponse,
+  ReportOutcomeDto,
+  toOutcomeResponse,
   toFireResponse,
   toTriggerResponse,
   TriggerListQuery,
@@ -107,6 +111,33 @@ export class TriggersController {
   ): Promise<FireListResponse> {
     const page = await this.triggers.listFires(principal.orgId, id, query.limit ?? 50, query.cursor);
     return { fires: page.fires.map(toFireResponse), next_cursor: page.nextCursor };
+  }
+
+  @RequireRole('member')
+  @Post(':id/fires/:fireId/outcome')
+  @HttpCode(201)
+  @ApiCreatedResponse({
+    type: OutcomeResponse,
+    description: 'The outcome, scored against the fire’s prediction.',
+  })
+  @ApiErrors('not_found', 'conflict')
+  async reportOutcome(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('fireId') fireId: string,
+    @Body() body: ReportOutcomeDto,
+  ): Promise<OutcomeResponse> {
+    return toOutcomeResponse(await this.triggers.reportOutcome(principal.orgId, id, fireId, body));
+  }
+
+  @Get(':id/calibration')
+  @ApiOkResponse({ type: CalibrationResponse })
+  @ApiErrors('not_found')
+  calibration(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<CalibrationResponse> {
+    return this.triggers.calibration(principal.orgId, id);
   }
 
   @RequireRole('member')

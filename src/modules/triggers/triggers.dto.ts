@@ -16,6 +16,13 @@ import {
 import { SimulateRequest } from '../simulation/simulation.dto';
 import { Trigger, TriggerFire } from './trigger.entity';
 import {
+  Calibration,
+  CALIBRATION_STATUSES,
+  CalibrationStatus,
+  COVERAGE_TARGET,
+  Prediction,
+} from './trigger-calibration';
+import {
   Aggregate,
   AGGREGATES,
   EXECUTION_STATUSES,
@@ -425,6 +432,14 @@ export class FireResponse {
   confidence!: number | null;
   @ApiProperty({ enum: EXECUTION_STATUSES, nullable: true })
   execution_status!: ExecutionStatus | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The execution policy snapshot the fire was decided under; null when it did not simulate.',
+  })
+  policy_snapshot_id!: string | null;
+  @ApiProperty({ type: 'number', nullable: true, description: 'The outcome reported for the fire, if any.' })
+  realized_value!: number | null;
 }
 
 export class FireListResponse {
@@ -463,5 +478,177 @@ export function toFireResponse(fire: TriggerFire): FireResponse {
     expected_value: fire.expectedValue ?? null,
     confidence: fire.confidence ?? null,
     execution_status: fire.executionStatus ?? null,
+    policy_snapshot_id: fire.policySnapshotId ?? null,
+    realized_value: fire.realizedValue ?? null,
+  };
+}
+
+const MAX_REALIZED_VARIABLES = 256;
+
+function realizedVariablesProblem(variables: unknown): string | undefined {
+  if (!isPlainObject(variables)) return 'must be an object mapping variable names to numbers';
+  const entries = Object.entries(variables);
+  if (entries.length > MAX_REALIZED_VARIABLES) return `must name at most ${MAX_REALIZED_VARIABLES} variables`;
+  const bad = entries.find(([, value]) => typeof value !== 'number' || !Number.isFinite(value));
+  return bad ? `${bad[0].slice(0, 64)} must be a finite number` : undefined;
+}
+
+/** What happened after a fire: the value realized and, optionally, the realized values of the variables. */
+@UnknownFieldProblem('unknown field; allowed fields are realized_value, realized_variables')
+export class ReportOutcomeDto {
+  @Required()
+  @FiniteNumber()
+  realized_value!: number;
+
+  @IfPresent()
+  @Problem(realizedVariablesProblem)
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    description:
+      "The variables' realized values, so every action's model is re-evaluated; `current_value` defaults to the fire's.",
+    example: { demand: 104 },
+  })
+  realized_variables?: Record<string, number>;
+}
+
+export class PredictedBandResponse {
+  @ApiProperty()
+  mean!: number;
+  @ApiProperty()
+  std_dev!: number;
+  @ApiProperty()
+  p5!: number;
+  @ApiProperty()
+  p95!: number;
+}
+
+export class OutcomeResponse {
+  @ApiProperty()
+  fire_id!: string;
+  @ApiProperty()
+  trigger_id!: string;
+  @ApiProperty()
+  realized_value!: number;
+  @ApiProperty({ format: 'date-time' })
+  reported_at!: string;
+  @ApiProperty()
+  recommended_action!: string;
+  @ApiProperty({
+    type: () => PredictedBandResponse,
+    description: "The recommended action's prediction at fire time.",
+  })
+  predicted!: PredictedBandResponse;
+  @ApiProperty({
+    description: 'Whether the realized value fell inside the predicted 5th–95th percentile band.',
+  })
+  inside_band!: boolean;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, nullable: true })
+  realized_variables!: Record<string, number> | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'number' },
+    nullable: true,
+    description: "Every action's model evaluated on the realized variables; null without them.",
+  })
+  action_values!: Record<string, number> | null;
+  @ApiProperty({ type: 'string', nullable: true })
+  best_action!: string | null;
+  @ApiProperty({
+    type: 'boolean',
+    nullable: true,
+    description: 'No action did strictly better than the recommended one.',
+  })
+  recommended_was_best!: boolean | null;
+}
+
+export class CalibrationResponse {
+  @ApiProperty()
+  trigger_id!: string;
+  @ApiProperty({ enum: CALIBRATION_STATUSES })
+  status!: CalibrationStatus;
+  @ApiProperty({ type: 'integer', description: 'Every outcome reported for the trigger.' })
+  outcomes!: number;
+  @ApiProperty({ type: 'integer', description: 'The most recent outcomes the status is judged on.' })
+  window!: number;
+  @ApiProperty({ type: 'integer' })
+  inside_band!: number;
+  @ApiProperty({ type: 'integer' })
+  below_band!: number;
+  @ApiProperty({ type: 'integer' })
+  above_band!: number;
+  @ApiProperty({
+    type: 'number',
+    nullable: true,
+    description: 'inside_band / window; null before any outcome.',
+  })
+  coverage!: number | null;
+  @ApiProperty({ example: COVERAGE_TARGET })
+  coverage_target!: number;
+  @ApiProperty()
+  coverage_tolerance!: number;
+  @ApiProperty({ type: 'integer' })
+  min_outcomes!: number;
+  @ApiProperty({ type: 'integer', description: 'Outcomes of the window reported with realized variables.' })
+  judged!: number;
+  @ApiProperty({ type: 'integer', description: 'Of those, how many found the recommended action best.' })
+  recommended_best!: number;
+  @ApiProperty({ description: 'The execution policy snapshot whose min_outcomes was applied.' })
+  policy_snapshot_id!: string;
+}
+
+export function toOutcomeResponse(fire: TriggerFire): OutcomeResponse {
+  const prediction = JSON.parse(fire.prediction ?? '{"actions":[]}') as Prediction;
+  const action = prediction.actions.find((a) => a.name === fire.recommendedAction);
+  const realized = fire.realizedValue ?? NaN;
+  const judged = fire.realizedActionValues
+    ? (JSON.parse(fire.realizedActionValues) as {
+        action_values: Record<string, number>;
+        best_action: string;
+        recommended_was_best: boolean;
+      })
+    : null;
+  return {
+    fire_id: fire.id,
+    trigger_id: fire.triggerId,
+    realized_value: realized,
+    reported_at: iso(fire.outcomeAt) ?? '',
+    recommended_action: fire.recommendedAction ?? '',
+    predicted: {
+      mean: action?.mean ?? NaN,
+      std_dev: action?.std_dev ?? NaN,
+      p5: action?.p5 ?? NaN,
+      p95: action?.p95 ?? NaN,
+    },
+    inside_band: action !== undefined && realized >= action.p5 && realized <= action.p95,
+    realized_variables: fire.realizedVariables
+      ? (JSON.parse(fire.realizedVariables) as Record<string, number>)
+      : null,
+    action_values: judged?.action_values ?? null,
+    best_action: judged?.best_action ?? null,
+    recommended_was_best: judged?.recommended_was_best ?? null,
+  };
+}
+
+export function toCalibrationResponse(
+  triggerId: string,
+  calibration: Calibration,
+  policySnapshotId: string,
+): CalibrationResponse {
+  return {
+    trigger_id: triggerId,
+    status: calibration.status,
+    outcomes: calibration.outcomes,
+    window: calibration.window,
+    inside_band: calibration.insideBand,
+    below_band: calibration.belowBand,
+    above_band: calibration.aboveBand,
+    coverage: calibration.coverage,
+    coverage_target: COVERAGE_TARGET,
+    coverage_tolerance: calibration.tolerance,
+    min_outcomes: calibration.minOutcomes,
+    judged: calibration.judged,
+    recommended_best: calibration.recommendedBest,
+    policy_snapshot_id: policySnapshotId,
   };
 }

@@ -5,6 +5,10 @@ import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { QueryModule } from '../query/query.module';
 import { SimulationModule } from '../simulation/simulation.module';
 import { WebhookOutboxModule } from '../webhook-outbox/webhook-outbox.module';
+import { ExecutionPolicyController } from './execution-policy.controller';
+import { ExecutionPolicySnapshotSchema } from './execution-policy.entity';
+import { ExecutionPolicyRepository } from './execution-policy.repository';
+import { ExecutionPolicyService } from './execution-policy.service';
 import { TriggerEvaluator } from './trigger-evaluator';
 import { TriggerFiring } from './trigger-firing';
 import { TriggerReader } from './trigger-reader';
@@ -16,13 +20,21 @@ import { TriggersService } from './triggers.service';
 @Module({
   imports: [
     IdempotencyModule,
-    DatabaseModule.forFeature([TriggerSchema, TriggerFireSchema]),
+    DatabaseModule.forFeature([TriggerSchema, TriggerFireSchema, ExecutionPolicySnapshotSchema]),
     QueryModule,
     SimulationModule,
     WebhookOutboxModule,
     MetricsModule,
   ],
-  controllers: [TriggersController],
-  providers: [TriggerRepository, TriggersService, TriggerReader, TriggerFiring, TriggerEvaluator],
+  controllers: [TriggersController, ExecutionPolicyController],
+  providers: [
+    TriggerRepository,
+    TriggersService,
+    TriggerReader,
+    TriggerFiring,
+    TriggerEvaluator,
+    ExecutionPolicyRepository,
+    ExecutionPolicyService,
+  ],
 })
 export class TriggersModule {}

@@ -10,7 +10,14 @@ import { transition } from './trigger-evaluation';
 import { TriggerEvaluator } from './trigger-evaluator';
 import { ComputedFire, TriggerFiring } from './trigger-firing';
 import { TriggerReader } from './trigger-reader';
-import { FirePage, TriggerChanges, TriggerPage, TriggerRepository } from './trigger.repository';
+import { Judgement, judgeOutcome, Prediction } from './trigger-calibration';
+import {
+  FirePage,
+  OutcomeFields,
+  TriggerChanges,
+  TriggerPage,
+  TriggerRepository,
+} from './trigger.repository';
 import {
   parseCondition,
   queryBodyOf,
@@ -20,7 +27,14 @@ import {
   toStoredSchedule,
   underQuery,
 } from './trigger-definition';
-import { CreateTriggerDto, EvaluationResponse, UpdateTriggerDto } from './triggers.dto';
+import {
+  CalibrationResponse,
+  CreateTriggerDto,
+  EvaluationResponse,
+  ReportOutcomeDto,
+  toCalibrationResponse,
+  UpdateTriggerDto,
+} from './triggers.dto';
 import { DEFAULT_EXECUTION_MAX_AGE_S } from './triggers.types';
 
 /** Triggers of an organization: their definitions and the state their evaluations leave. */
@@ -196,6 +210,62 @@ export class TriggersService {
     };
   }
 
+  /** The outcome of a fire, reported once, scored against the band the fire predicted and judged when it can be. */
+  async reportOutcome(
+    orgId: string,
+    id: string,
+    fireId: string,
+    body: ReportOutcomeDto,
+  ): Promise<TriggerFire> {
+    await this.get(orgId, id);
+    const fire = await this.triggers.findFire(orgId, id, fireId);
+    if (!fire) throw new AppError('not_found', 'No fire with this id for this trigger.');
+    if (fire.realizedValue != null) throw outcomeAlreadyReported();
+    if (!fire.prediction || !fire.recommendedAction) {
+      throw new AppError(
+        'conflict',
+        'The fire ran no simulation (its condition did not hold): no prediction to compare.',
+      );
+    }
+    const prediction = JSON.parse(fire.prediction) as Prediction;
+    let judgement: Judgement | undefined;
+    if (body.realized_variables) {
+      if (!Array.isArray(prediction.variables)) {
+        throw new AppError(
+          'conflict',
+          'The fire was recorded without its models: realized variables cannot be judged.',
+        );
+      }
+      judgement = judgeOutcome(
+        prediction,
+        fire.recommendedAction,
+        body.realized_variables,
+        fire.currentValue,
+      );
+    }
+    const outcome: OutcomeFields = {
+      realizedValue: body.realized_value,
+      realizedVariables: body.realized_variables ? JSON.stringify(body.realized_variables) : null,
+      realizedActionValues: judgement
+        ? JSON.stringify({
+            action_values: judgement.actionValues,
+            best_action: judgement.bestAction,
+            recommended_was_best: judgement.recommendedWasBest,
+          })
+        : null,
+      outcomeAt: this.clock.now(),
+    };
+    if (!(await this.triggers.recordOutcome(orgId, fireId, outcome))) throw outcomeAlreadyReported();
+    return { ...fire, ...outcome };
+  }
+
+  /** The trigger's calibration under the org's current execution policy. */
+  async calibration(orgId: string, id: string): Promise<CalibrationResponse> {
+    await this.get(orgId, id);
+    const { calibration, policySnapshotId } = await this.firing.calibrationUnderPolicy(orgId, id);
+    return toCalibrationResponse(id, calibration, policySnapshotId);
+  }
+
   async listFires(orgId: string, id: string, limit: number, cursor?: string): Promise<FirePage> {
     await this.get(orgId, id);
     return this.triggers.listFires(orgId, id, limit, cursor);
@@ -239,6 +309,10 @@ export class TriggersService {
       ]);
     }
   }
+}
+
+function outcomeAlreadyReported(): AppError {
+  return new AppError('conflict', 'An outcome was already reported for this fire.');
 }
 
 function currentValueRequired(): AppError {

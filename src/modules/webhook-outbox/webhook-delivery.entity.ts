@@ -1,7 +1,10 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-/** pending → delivered | gone (410) | blocked (egress policy) | failed (attempts exhausted); redeliver → pending. */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'blocked', 'gone'] as const;
+/**
+ * pending → delivered | gone (410) | blocked (egress policy) | failed (attempts exhausted) | expired (its deadline
+ * passed before a 2xx: never sent again); redeliver → pending, or expired at once when the deadline has passed.
+ */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'blocked', 'gone', 'expired'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface WebhookDelivery {
@@ -10,6 +13,10 @@ export interface WebhookDelivery {
   event: string;
   url: string;
   jobId?: string | null;
+  /** The trigger fire the message reports, for the fire's delivery log. */
+  fireId?: string | null;
+  /** After this the message is never sent (status `expired`); null: no deadline. */
+  expiresAt?: Date | null;
   /** Standard Webhooks `webhook-id`: the same on every attempt, so receivers can deduplicate. */
   webhookId: string;
   /** The exact body bytes (JSON) sent on every attempt. */
@@ -42,6 +49,8 @@ export const WebhookDeliverySchema = new EntitySchema<WebhookDelivery>({
     event: { type: 'string' },
     url: { type: 'text' },
     jobId: { type: 'string', fieldName: 'job_id', nullable: true },
+    fireId: { type: 'string', fieldName: 'fire_id', nullable: true },
+    expiresAt: { type: 'Date', fieldName: 'expires_at', nullable: true },
     webhookId: { type: 'string', fieldName: 'webhook_id', unique: true },
     body: { type: 'text' },
     status: { type: 'string' },

@@ -17,6 +17,9 @@ export interface NewDelivery {
   readonly event: string;
   readonly url: string;
   readonly jobId?: string;
+  readonly fireId?: string;
+  /** A message not sent by then never is (status `expired`). */
+  readonly expiresAt?: Date;
   readonly body: Record<string, unknown>;
 }
 
@@ -29,6 +32,7 @@ export interface AttemptRecord {
 
 export interface DeliveryFilter {
   readonly jobId?: string;
+  readonly fireId?: string;
   readonly status?: DeliveryStatus;
   readonly limit: number;
   readonly cursor?: string;
@@ -59,6 +63,8 @@ export class WebhookDeliveryRepository {
       event: delivery.event,
       url: delivery.url,
       jobId: delivery.jobId ?? null,
+      fireId: delivery.fireId ?? null,
+      expiresAt: delivery.expiresAt ?? null,
       webhookId: timeOrderedId('msg', now.getTime()),
       body: JSON.stringify(delivery.body),
       status: 'pending',
@@ -156,6 +162,7 @@ export class WebhookDeliveryRepository {
       {
         orgId,
         ...(filter.jobId ? { jobId: filter.jobId } : {}),
+        ...(filter.fireId ? { fireId: filter.fireId } : {}),
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.cursor ? { id: { $lt: filter.cursor } } : {}),
       },
@@ -179,14 +186,35 @@ export class WebhookDeliveryRepository {
     return byDelivery;
   }
 
-  /** Puts a finished delivery back in the queue (same webhook-id and body); false when it is still pending. */
+  /**
+   * Puts a finished delivery back in the queue (same webhook-id and body); false when it is still pending. One
+   * whose deadline has passed is marked `expired` instead: a redelivery never sends a message past its deadline.
+   */
   async requeue(orgId: string, id: string, now: Date): Promise<boolean> {
+    const em = this.em.fork();
+    const finished = { id, orgId, status: { $ne: 'pending' as const } };
+    const expired = await em.nativeUpdate(
+      WebhookDeliverySchema,
+      { ...finished, expiresAt: { $ne: null, $lt: now } },
+      { status: 'expired', nextAttemptAt: null, leaseUntil: null },
+    );
+    if (expired === 1) return true;
+    const updated = await em.nativeUpdate(
+      WebhookDeliverySchema,
+      { ...finished, $or: [{ expiresAt: null }, { expiresAt: { $gte: now } }] },
+      { status: 'pending', nextAttemptAt: now, leaseUntil: null },
+    );
+    return updated === 1;
+  }
+
+  /** Ends a claimed delivery whose deadline passed before it could be sent; only while `owner` holds it. */
+  async markExpired(id: string, owner: string): Promise<boolean> {
     const updated = await this.em
       .fork()
       .nativeUpdate(
         WebhookDeliverySchema,
-        { id, orgId, status: { $ne: 'pending' } },
-        { status: 'pending', nextAttemptAt: now, leaseUntil: null },
+        { id, status: 'pending', leaseOwner: owner, leaseUntil: { $ne: null } },
+        { status: 'expired', nextAttemptAt: null, leaseUntil: null },
       );
     return updated === 1;
   }

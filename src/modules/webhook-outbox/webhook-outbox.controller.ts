@@ -24,6 +24,7 @@ export class WebhookOutboxController {
   ): Promise<DeliveryListResponse> {
     const page = await this.outbox.list(principal.orgId, {
       jobId: query.job_id,
+      fireId: query.fire_id,
       status: query.status,
       limit: query.limit ?? 50,
       cursor: query.cursor,

@@ -11,6 +11,11 @@ export class DeliveryListQuery extends CursorPageQuery {
   job_id?: string;
 
   @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  fire_id?: string;
+
+  @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
 }
@@ -43,6 +48,15 @@ export class DeliveryResponse {
   url!: string;
   @ApiProperty({ type: 'string', nullable: true })
   job_id!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'The trigger fire the message reports.' })
+  fire_id!: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'Not sent after this (status `expired`); null: no deadline.',
+  })
+  expires_at!: string | null;
   @ApiProperty({
     description: 'The webhook-id header: the same on every attempt, for receivers to deduplicate.',
   })
@@ -76,6 +90,8 @@ export function toDeliveryResponse({ delivery, attempts }: DeliveryView): Delive
     event: delivery.event,
     url: delivery.url,
     job_id: delivery.jobId ?? null,
+    fire_id: delivery.fireId ?? null,
+    expires_at: delivery.expiresAt ? delivery.expiresAt.toISOString() : null,
     webhook_id: delivery.webhookId,
     status: delivery.status,
     attempts: attempts.map((a) => ({

@@ -133,6 +133,16 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
 
   private async attempt(delivery: WebhookDelivery): Promise<void> {
     const attemptedAt = new Date();
+    if (delivery.expiresAt && delivery.expiresAt.getTime() < attemptedAt.getTime()) {
+      if (await this.deliveries.markExpired(delivery.id, this.leases.owner)) {
+        this.outcomes.inc({ event: delivery.event, outcome: 'expired' });
+        this.logger.info(
+          { event: 'webhook_expired', delivery_id: delivery.id, webhook_event: delivery.event },
+          'webhook delivery past its deadline: not sent',
+        );
+      }
+      return;
+    }
     const outcome = await this.transport.send({
       orgId: delivery.orgId,
       url: delivery.url,

@@ -10,11 +10,13 @@ import { Migration0302PrivacyReports } from './Migration0302PrivacyReports';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0501WorkLeases } from './Migration0501WorkLeases';
+import { Migration0502DeliveryExpiry } from './Migration0502DeliveryExpiry';
 import { Migration0550Repohost } from './Migration0550Repohost';
 import { Migration0600Connectors } from './Migration0600Connectors';
 import { Migration0700Datasets } from './Migration0700Datasets';
 import { Migration0900IdempotencyKeys } from './Migration0900IdempotencyKeys';
 import { Migration1000Triggers } from './Migration1000Triggers';
+import { Migration1010ExecutionPolicy } from './Migration1010ExecutionPolicy';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -39,4 +41,6 @@ export const MIGRATIONS = [
   { name: 'Migration0302PrivacyReports', class: Migration0302PrivacyReports },
   { name: 'Migration1000Triggers', class: Migration1000Triggers },
   { name: 'Migration0501WorkLeases', class: Migration0501WorkLeases },
+  { name: 'Migration0502DeliveryExpiry', class: Migration0502DeliveryExpiry },
+  { name: 'Migration1010ExecutionPolicy', class: Migration1010ExecutionPolicy },
 ];

@@ -1,0 +1,53 @@
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { ApiOkResponse } from '@nestjs/swagger';
+import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
+import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
+import {
+  ExecutionPolicyDto,
+  ExecutionPolicyResponse,
+  toExecutionPolicyResponse,
+} from './execution-policy.dto';
+import { ExecutionPolicyService } from './execution-policy.service';
+import { DEFAULT_MIN_OUTCOMES } from './trigger-calibration';
+
+@RequireEntitlement('triggers')
+@Controller('v1/execution-policy')
+export class ExecutionPolicyController {
+  constructor(private readonly policies: ExecutionPolicyService) {}
+
+  @Get()
+  @ApiOkResponse({ type: ExecutionPolicyResponse, description: 'The snapshot in force.' })
+  async get(@CurrentPrincipal() principal: Principal): Promise<ExecutionPolicyResponse> {
+    return toExecutionPolicyResponse(await this.policies.current(principal.orgId));
+  }
+
+  @RequireRole('admin')
+  @Put()
+  @ApiOkResponse({
+    type: ExecutionPolicyResponse,
+    description: 'The new snapshot (the current one when nothing changed).',
+  })
+  @ApiErrors('conflict')
+  async set(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ExecutionPolicyDto,
+  ): Promise<ExecutionPolicyResponse> {
+    const snapshot = await this.policies.set(
+      principal.orgId,
+      { mode: body.mode, minOutcomes: body.min_outcomes ?? DEFAULT_MIN_OUTCOMES },
+      principal.userId ?? principal.keyId ?? null,
+    );
+    return toExecutionPolicyResponse(snapshot);
+  }
+
+  @Get('snapshots/:id')
+  @ApiOkResponse({ type: ExecutionPolicyResponse, description: 'A snapshot, current or past.' })
+  @ApiErrors('not_found')
+  async snapshot(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<ExecutionPolicyResponse> {
+    return toExecutionPolicyResponse(await this.policies.snapshot(principal.orgId, id));
+  }
+}
