@@ -12,6 +12,8 @@ const LIMITS: ParseLimits = {
   maxDecompressedBytes: 32 * 1024 * 1024,
   maxExpansionRatio: 100,
   memoryMb: 256,
+  maxArchiveEntries: 1000,
+  maxArchiveBytes: 64 * 1024 * 1024,
 };
 
 /** Parses the whole file as an ingest does; only ConnectorError may come out. */

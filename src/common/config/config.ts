@@ -82,6 +82,7 @@ const SCHEMA = {
     integer(1024 * 1024 * 1024, { min: 1024 * 1024 }),
   ],
   parseMaxExpansionRatio: ['SERVICE_PARSE_MAX_EXPANSION_RATIO', integer(100, { min: 1 })],
+  parseMaxArchiveEntries: ['SERVICE_PARSE_MAX_ARCHIVE_ENTRIES', integer(10_000, { min: 1, max: 10_000_000 })],
   parseMemoryMb: ['SERVICE_PARSE_MEMORY_MB', integer(1024, { min: 32, max: 65_536 })],
   importDir: ['SERVICE_IMPORT_DIR', optionalText()],
   importGrants: ['SERVICE_IMPORT_GRANTS', pathGrants()],

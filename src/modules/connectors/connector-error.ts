@@ -10,6 +10,7 @@ export const CONNECTOR_ERROR_TYPES = {
   invalid_config: true,
   invalid_payload: true,
   path_not_allowed: true,
+  unsafe_archive: true,
   timeout: true,
   remote_error: true,
   pagination_error: true,

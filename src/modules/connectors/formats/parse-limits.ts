@@ -11,6 +11,10 @@ export interface ParseLimits {
   readonly maxExpansionRatio: number;
   /** The parse thread's V8 heap (old generation), in MB. */
   readonly memoryMb: number;
+  /** Entries one archive (repo_archive) may hold, directories and links included. */
+  readonly maxArchiveEntries: number;
+  /** Bytes one archive file may have: the upload limit, whichever way the archive arrived. */
+  readonly maxArchiveBytes: number;
 }
 
 export function parseLimitsOf(config: AppConfig): ParseLimits {
@@ -20,6 +24,8 @@ export function parseLimitsOf(config: AppConfig): ParseLimits {
     maxDecompressedBytes: config.parseMaxDecompressedBytes,
     maxExpansionRatio: config.parseMaxExpansionRatio,
     memoryMb: config.parseMemoryMb,
+    maxArchiveEntries: config.parseMaxArchiveEntries,
+    maxArchiveBytes: config.maxUploadBytes,
   };
 }
 
