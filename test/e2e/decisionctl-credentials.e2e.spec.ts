@@ -130,6 +130,55 @@ describe('decisionctl key resolution and credential store', () => {
     });
   });
 
+  describe('a Secret Service that is locked or does not answer', () => {
+    let secrets: SecretService;
+    let h: ReturnType<typeof freshHome>;
+    let env: Record<string, string>;
+
+    beforeAll(async () => {
+      h = home();
+      secrets = await startSecretService(h.env);
+      env = { ...h.env, ...secrets.env, SERVICE_BASE_URL: t.baseUrl };
+      const stored = await decisionctl(['config', 'set-key', '-', t.baseUrl], env, { input: apiKey });
+      expect(stored.stderr).toContain('stored the key');
+      expect(stored.status).toBe(0);
+    });
+
+    afterAll(() => secrets?.stop());
+
+    it('a locked keyring: reading and storing fail closed (78); nothing falls back to a file', async () => {
+      secrets.lock();
+      const read = await decisionctl(['whoami'], env);
+      expect(read.stderr).toContain('no secure credential store');
+      expect(read.status).toBe(78);
+
+      const store = await decisionctl(['config', 'set-key', '-', t.baseUrl], env, { input: apiKey });
+      expect(store.stderr).toContain('no secure credential store');
+      expect(store.status).toBe(78);
+      expect(filesContaining(h.root, secretOf(apiKey))).toEqual([]);
+    });
+
+    it('a keyring daemon that never answers: the CLI fails closed (78) instead of hanging', async () => {
+      secrets.freeze();
+      try {
+        const started = Date.now();
+        const read = await decisionctl(['whoami'], env);
+        expect(read.status).toBe(78);
+        expect(read.stderr).toContain('no secure credential store');
+        expect(read.stderr).toContain('SERVICE_API_KEY');
+        // Not a speed goal: a hang would run into the bus's 25 s reply timeout or never end. The keyring
+        // library gives up after about 2.5 s; the CLI's own 10 s limit is the backstop behind it.
+        expect(Date.now() - started).toBeLessThan(20_000);
+
+        const store = await decisionctl(['config', 'set-key', '-', t.baseUrl], env, { input: apiKey });
+        expect(store.status).toBe(78);
+      } finally {
+        secrets.thaw();
+      }
+      expect(filesContaining(h.root, secretOf(apiKey))).toEqual([]);
+    });
+  });
+
   describe('bad input', () => {
     it('a malformed config file: exit 78 naming the file', async () => {
       const h = home();
