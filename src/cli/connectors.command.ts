@@ -3,6 +3,7 @@ import { collectSetting, readJsonObject } from './client/arguments';
 import { connect } from './client/connection';
 import { CliFailure, ExitCode } from './client/exit-codes';
 import { type FormatOptions, printResult, withFormat } from './client/output';
+import { type PagingOptions, pageToPrint, withPaging } from './client/paging';
 import { withProgress } from './client/progress';
 
 interface CreateOptions extends FormatOptions {
@@ -44,10 +45,14 @@ export function registerConnectorsCommands(program: Command): void {
       await client.connectors.create({ name, connector_type: options.type, config }),
     );
   });
-  withFormat(connectors.command('list').description('the connectors of the organization')).action(
-    async (options: FormatOptions) => {
+  withPaging(connectors.command('list').description('the connectors of the organization')).action(
+    async (options: PagingOptions) => {
       const { client } = await connect();
-      const page = await client.connectors.list();
+      const page = await pageToPrint(
+        client.connectors.list({ limit: options.limit, cursor: options.cursor }),
+        'connectors',
+        options,
+      );
       printResult(options.format, page, {
         rows: page.connectors,
         columns: ['id', 'name', 'connector_type', 'status', 'created_at'],

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { readJsonObject } from './client/arguments';
 import { connect } from './client/connection';
 import { type FormatOptions, printResult, withFormat } from './client/output';
+import { type PagingOptions, pageToPrint, withPaging } from './client/paging';
 
 /** `decisionctl triggers create|list|get|delete` (docs/triggers.md for the definition). */
 export function registerTriggersCommands(program: Command): void {
@@ -19,10 +20,14 @@ export function registerTriggersCommands(program: Command): void {
       await client.triggers.create(body as Parameters<typeof client.triggers.create>[0]),
     );
   });
-  withFormat(triggers.command('list').description('the triggers of the organization')).action(
-    async (options: FormatOptions) => {
+  withPaging(triggers.command('list').description('the triggers of the organization')).action(
+    async (options: PagingOptions) => {
       const { client } = await connect();
-      const page = await client.triggers.list();
+      const page = await pageToPrint(
+        client.triggers.list({ limit: options.limit, cursor: options.cursor }),
+        'triggers',
+        options,
+      );
       printResult(options.format, page, {
         rows: page.triggers,
         columns: ['id', 'name', 'state', 'created_at'],

@@ -119,6 +119,8 @@ describe('decisionctl client commands against the real daemon', () => {
     expect(await table('connectors', 'test', connector.id)).toMatch(/^success\s+true/m);
     const listed = await json('GET /v1/connectors', 200, 'connectors', 'list');
     expect(listed.connectors.map((c: { id: string }) => c.id)).toContain(connector.id);
+    const every = await json('GET /v1/connectors', 200, 'connectors', 'list', '--limit', '1', '--all');
+    expect(every.connectors).toEqual(listed.connectors);
     expect(await table('connectors', 'list')).toMatch(/^ID\s+NAME\s+CONNECTOR_TYPE\s+STATUS/);
     await json('GET /v1/connectors/{id}/browse', 200, 'connectors', 'browse', connector.id);
     expect(await table('connectors', 'browse', connector.id)).not.toBe('');
@@ -199,6 +201,59 @@ describe('decisionctl client commands against the real daemon', () => {
     expect(await table('triggers', 'get', created.id)).toMatch(/^name\s+cli trigger/m);
     await json('DELETE /v1/triggers/{id}', 200, 'triggers', 'delete', created.id);
     expect((await cli('triggers', 'get', created.id)).status).toBe(1);
+  });
+
+  it('lists page by cursor: --limit and --cursor give one page, --all every item in one document', async () => {
+    const ids: string[] = [];
+    for (const name of ['paged one', 'paged two', 'paged three']) {
+      writeFileSync(
+        join(root, 'paged.json'),
+        JSON.stringify({
+          name,
+          condition: { source: { kind: 'push' }, operator: 'gt', threshold: 1 },
+          simulation: SCENARIO,
+        }),
+      );
+      ids.push((await json('POST /v1/triggers', 201, 'triggers', 'create', join(root, 'paged.json'))).id);
+    }
+    const total = (await t.request('GET', '/v1/triggers?limit=100', { token: env.SERVICE_API_KEY })).body
+      .triggers.length;
+    expect(total).toBeGreaterThanOrEqual(3);
+
+    const first = await cli('triggers', 'list', '--limit', '2', '--format', 'json');
+    expect(first.status).toBe(0);
+    const page: any = expectJsonOfContract(first.stdout, 'GET /v1/triggers', 200);
+    expect(page.triggers).toHaveLength(2);
+    expect(page.next_cursor).toEqual(expect.any(String));
+    expect(first.stderr).toBe(
+      `decisionctl: more triggers follow: add --cursor ${page.next_cursor}, or --all for every page\n`,
+    );
+
+    const second = await json(
+      'GET /v1/triggers',
+      200,
+      'triggers',
+      'list',
+      '--limit',
+      '2',
+      '--cursor',
+      page.next_cursor,
+    );
+    const seen = [...page.triggers, ...second.triggers].map((x: { id: string }) => x.id);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    const all = await cli('triggers', 'list', '--limit', '2', '--all', '--format', 'json');
+    expect(all.stderr).toBe('');
+    const everything: any = expectJsonOfContract(all.stdout, 'GET /v1/triggers', 200);
+    expect(everything.next_cursor).toBeNull();
+    expect(everything.triggers).toHaveLength(total);
+    expect(everything.triggers.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining(ids));
+    expect(everything.triggers.slice(0, 2)).toEqual(page.triggers);
+
+    const rows = (await table('triggers', 'list', '--limit', '1', '--all')).trim().split('\n');
+    expect(rows).toHaveLength(total + 1);
+    expect((await cli('triggers', 'list', '--limit', '0')).status).toBe(2);
+    for (const id of ids) await json('DELETE /v1/triggers/{id}', 200, 'triggers', 'delete', id);
   });
 
   describe('a service that answers 503, and one that never answers', () => {

@@ -13,6 +13,7 @@ export {
   DeviceBindingError,
   EngineUnavailableError,
   JobWaitTimeoutError,
+  PagedList,
   PermissionDeniedError,
   RateLimitError,
 } from '../../../sdk/dist/index';
