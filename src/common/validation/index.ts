@@ -1,6 +1,7 @@
 export {
   contextOf,
   DependsOnOtherFields,
+  EachEntry,
   EachItem,
   IfPresent,
   isPlainObject,

@@ -67,13 +67,49 @@ export function EachItem<T extends object = Record<string, unknown>>(check: Item
   };
 }
 
-/** The problems of an `@EachItem` rule that failed, by item index; undefined for any other rule. */
-export function itemProblems(rule: string, list: unknown, object: unknown): [number, string][] | undefined {
+export type EntryCheck = (value: unknown, name: string) => string | undefined;
+
+const ENTRY_CHECKS = new Map<string, EntryCheck>();
+
+/**
+ * A rule for each entry of a JSON object whose names the client chooses (headers), reported at the entry's own
+ * path (`headers.X-Trace`). A value that is not an object is left to the rules above.
+ */
+export function EachEntry(check: EntryCheck): PropertyDecorator {
+  const name = `entries${nextCheckId++}`;
+  ENTRY_CHECKS.set(name, check);
+  return (target, propertyName) => {
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) =>
+          !isPlainObject(value) ||
+          Object.entries(value).every(([key, item]) => check(item, key) === undefined),
+        defaultMessage: () => 'has invalid entries',
+      },
+    });
+  };
+}
+
+/**
+ * The problems of an `@EachItem` or `@EachEntry` rule that failed, as the path step of each item (`[1]`, `.name`);
+ * undefined for any other rule.
+ */
+export function itemProblems(rule: string, value: unknown, object: unknown): [string, string][] | undefined {
+  const entryCheck = ENTRY_CHECKS.get(rule);
+  if (entryCheck && isPlainObject(value)) {
+    return Object.entries(value).flatMap(([key, item]) => {
+      const problem = entryCheck(item, key);
+      return problem === undefined ? [] : [[`.${key}`, problem] as [string, string]];
+    });
+  }
   const check = ITEM_CHECKS.get(rule);
-  if (!check || !Array.isArray(list)) return undefined;
-  return list.flatMap((item, index) => {
-    const problem = check(item, index, list, object as Record<string, unknown>);
-    return problem === undefined ? [] : [[index, problem] as [number, string]];
+  if (!check || !Array.isArray(value)) return undefined;
+  return value.flatMap((item, index) => {
+    const problem = check(item, index, value, object as Record<string, unknown>);
+    return problem === undefined ? [] : [[`[${index}]`, problem] as [string, string]];
   });
 }
 

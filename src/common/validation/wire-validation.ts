@@ -50,7 +50,7 @@ export function toErrorDetails(
     const first = firstProblem(error);
     if (first === undefined) return toErrorDetails(error.children ?? [], field, error.value);
     const items = itemProblems(first[0], error.value, error.target);
-    if (items) return items.map(([index, problem]) => ({ field: `${field}[${index}]`, problem }));
+    if (items) return items.map(([step, problem]) => ({ field: `${field}${step}`, problem }));
     return [{ field: field === '' ? 'body' : field, problem: first[1] }];
   });
 }

@@ -1,10 +1,20 @@
-import { ConfigReader } from './config-reader';
-import { ConfigNormalizer, RequestedType } from './connector-descriptor';
+import {
+  ConfigBoolean,
+  ConfigEnum,
+  ConfigJson,
+  ConfigPort,
+  ConfigString,
+  compact,
+  ConnectorConfig,
+  FieldCheck,
+  storedFields,
+} from './config-fields';
+import { RequestedType } from './connector-descriptor';
 import { FILE_TYPES, FileType } from './file-types';
 
 /*
- * The config value of each existing type, and the field readers several types share. Each type's own normalizer
- * lives with its descriptor in drivers/<type>.ts.
+ * The stored config value of each type, and the config fields and rules several types share. Each type's own
+ * config class lives with its descriptor in drivers/<type>.ts.
  */
 
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
@@ -148,56 +158,73 @@ export interface FileConfig extends ObjectParseOptions {
   readonly file_path?: string;
 }
 
-/** Types whose fields the spec leaves open: kept as given (secret-named fields masked and encrypted). */
-export type OpenConfig = Readonly<Record<string, unknown>>;
+/** An http(s) URL, when given. */
+export const httpUrl: FieldCheck<unknown> = (value) =>
+  typeof value === 'string' && !isHttpUrl(value) ? 'must be an http(s) URL' : undefined;
 
-/** Drops undefined values so stored and returned configs only show what is set. */
-export function compact<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
+const isDsn = (config: { connection_string?: unknown }): boolean =>
+  typeof config.connection_string === 'string' && config.connection_string.trim() !== '';
 
-/** postgres, redshift, mysql, mssql: host/port/database/user or a DSN. */
-export function sqlServerConfig(
-  defaultPort: (host: string | undefined) => number,
-  withSsl: boolean,
-): ConfigNormalizer<SqlServerConfig> {
-  return (r) => {
-    const connectionString = r.string('connection_string');
-    const dsn = connectionString !== undefined && connectionString.trim() !== '';
-    const host = dsn ? r.string('host') : r.stringOr('host', 'localhost');
-    const explicitPort = r.port();
+/** A default that a DSN (`connection_string`) replaces. */
+export const unlessDsn = <V>(value: V): { shown: V; of: (config: SqlServerFields) => V | undefined } => ({
+  shown: value,
+  of: (config) => (isDsn(config) ? undefined : value),
+});
+
+/**
+ * postgres, redshift, mysql, mssql: host/port/database/user or a DSN (`connection_string` wins when set). Each type
+ * adds its port (default) and TLS fields.
+ */
+export abstract class SqlServerFields extends ConnectorConfig<SqlServerConfig> {
+  @ConfigString({ description: 'A DSN (SQLAlchemy style accepted); wins over the discrete fields when set.' })
+  connection_string?: string;
+
+  @ConfigString<SqlServerFields>({ default: unlessDsn('localhost') })
+  host?: string;
+
+  /** Each type declares it again with its default (`override port?: number = undefined`, so it keeps this place). */
+  @ConfigPort()
+  port?: number;
+
+  @ConfigString<SqlServerFields>({
+    required: (config) => !isDsn(config),
+    description: 'Required without a DSN.',
+  })
+  database?: string;
+
+  @ConfigString<SqlServerFields>({
+    aliases: ['username'],
+    required: (config) => !isDsn(config),
+    description: 'Required without a DSN.',
+  })
+  user?: string;
+
+  @ConfigString({ secret: true })
+  password?: string;
+
+  @ConfigString()
+  schema?: string;
+
+  toConfig(): SqlServerConfig {
     return compact<SqlServerConfig>({
-      host,
-      port: explicitPort ?? (dsn ? undefined : defaultPort(host)),
-      database: r.string('database', { required: !dsn }),
-      user: r.string('user', { aliases: ['username'], required: !dsn }),
-      password: r.string('password'),
-      connection_string: dsn ? connectionString : undefined,
-      ssl_mode: withSsl ? r.oneOf('ssl_mode', SSL_MODES, 'prefer', { aliases: ['sslmode'] }) : undefined,
-      schema: r.string('schema'),
+      ...storedFields(this),
+      connection_string: isDsn(this) ? this.connection_string : undefined,
     });
-  };
-}
-
-export function httpUrlField(r: ConfigReader, key: string): string | undefined {
-  const value = r.string(key);
-  if (value !== undefined && !isHttpUrl(value)) r.problem(key, 'must be an http(s) URL');
-  return value;
+  }
 }
 
 /** A service-account JSON given as an object or a string; kept as text. */
-export function serviceAccount(
-  r: ConfigReader,
-  key: string,
-  aliases: readonly string[] = [],
-): string | undefined {
-  const value = r.json(key, { aliases });
+export const SERVICE_ACCOUNT_PROBLEM = 'must be a JSON object or a non-empty string';
+
+export function serviceAccountProblem(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'object' && !Array.isArray(value)) return JSON.stringify(value);
-  if (typeof value === 'string' && value.trim() !== '') return value;
-  r.problem(key, 'must be a JSON object or a non-empty string');
-  return undefined;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return undefined;
+  if (typeof value === 'string' && value.trim() !== '') return undefined;
+  return SERVICE_ACCOUNT_PROBLEM;
 }
+
+export const serviceAccountText = (value: unknown): unknown =>
+  typeof value === 'object' && value !== null ? JSON.stringify(value) : value;
 
 export function isServiceAccountJson(text: string): boolean {
   try {
@@ -213,31 +240,65 @@ export function isServiceAccountJson(text: string): boolean {
   }
 }
 
-export function parseOptions(r: ConfigReader, requested: RequestedType): ObjectParseOptions {
-  const fileType = r.has('file_type')
-    ? r.oneOf('file_type', [...FILE_TYPES, 'xlsx', 'xls'] as const, 'csv')
-    : undefined;
-  const sheetRaw = r.json('sheet');
-  let sheet: string | number | undefined;
-  if (typeof sheetRaw === 'string') sheet = /^\d+$/.test(sheetRaw) ? Number(sheetRaw) : sheetRaw;
-  else if (typeof sheetRaw === 'number' && Number.isSafeInteger(sheetRaw) && sheetRaw >= 0) sheet = sheetRaw;
-  else if (sheetRaw !== undefined && sheetRaw !== null)
-    r.problem('sheet', 'must be a sheet name or a 0-based index');
-  const delimiter = r.string('delimiter');
-  if (delimiter !== undefined && delimiter.length !== 1 && delimiter !== '\\t') {
-    r.problem('delimiter', 'must be a single character');
+const sheetProblem: FieldCheck<unknown> = (value) =>
+  value === undefined ||
+  typeof value === 'string' ||
+  (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
+    ? undefined
+    : 'must be a sheet name or a 0-based index';
+
+/** What every object-store and file config shares: how to parse the object. */
+export abstract class ObjectParseFields<C> extends ConnectorConfig<C> {
+  @ConfigEnum([...FILE_TYPES, 'xlsx', 'xls'], {
+    description:
+      "Default: from the type alias, else the name's extension, else csv. xlsx and xls mean excel.",
+  })
+  file_type?: string;
+
+  @ConfigString({ description: 'JSON: the path of the record array inside the document.' })
+  json_path?: string;
+
+  @ConfigJson({
+    checks: [sheetProblem],
+    read: (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    schema: { oneOf: [{ type: 'string' }, { type: 'integer', minimum: 0 }] },
+    description: 'Excel: a sheet name or a 0-based index.',
+  })
+  sheet?: string | number;
+
+  @ConfigString({
+    checks: [
+      (value) =>
+        typeof value === 'string' && value.length !== 1 && value !== '\\t'
+          ? 'must be a single character'
+          : undefined,
+    ],
+    description: 'CSV: one character; "\\t" for a tab.',
+  })
+  delimiter?: string;
+
+  @ConfigString({
+    checks: [
+      (value) =>
+        typeof value === 'string' && !isKnownEncoding(value) ? 'is not a known text encoding' : undefined,
+    ],
+  })
+  encoding?: string;
+
+  @ConfigBoolean()
+  has_header?: boolean;
+
+  protected parseOptions(requested: RequestedType): ObjectParseOptions {
+    const fileType = this.file_type as FileType | 'xlsx' | 'xls' | undefined;
+    return compact({
+      file_type: fileType === 'xlsx' || fileType === 'xls' ? 'excel' : (fileType ?? requested.fileType),
+      json_path: this.json_path,
+      sheet: this.sheet,
+      delimiter: this.delimiter === '\\t' ? '\t' : this.delimiter,
+      encoding: this.encoding,
+      has_header: this.has_header,
+    });
   }
-  const encoding = r.string('encoding');
-  if (encoding !== undefined && !isKnownEncoding(encoding))
-    r.problem('encoding', 'is not a known text encoding');
-  return compact<ObjectParseOptions>({
-    file_type: fileType === 'xlsx' || fileType === 'xls' ? 'excel' : (fileType ?? requested.fileType),
-    json_path: r.string('json_path'),
-    sheet,
-    delimiter: delimiter === '\\t' ? '\t' : delimiter,
-    encoding,
-    has_header: r.has('has_header') ? r.boolean('has_header', true) : undefined,
-  });
 }
 
 export function isKnownEncoding(label: string): boolean {

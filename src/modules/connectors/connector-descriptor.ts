@@ -1,4 +1,5 @@
-import type { ConfigReader } from './config-reader';
+import type { ClassConstructor } from 'class-transformer';
+import type { ConnectorConfig } from './config-fields';
 import type { ConnectorDriver } from './connector-driver';
 import type { FileType } from './file-types';
 
@@ -25,15 +26,9 @@ export interface RequestedType {
 }
 
 /**
- * Reads a raw config field by field (ConfigReader collects every problem by field name) and returns it with the
- * type's defaults and aliases applied.
- */
-export type ConfigNormalizer<C> = (reader: ConfigReader, requested: RequestedType) => C;
-
-/**
  * Everything the service knows about one connector type, in the type's own file (drivers/<type>.ts), registered
- * with one line in drivers/index.ts. The type list, aliases, `GET /v1/connectors/types`, normalisation, masking
- * and the destination check are all derived from these.
+ * with one line in drivers/index.ts. The type list, aliases, `GET /v1/connectors/types`, the config's validation,
+ * normalisation and contract schema, masking and the destination check are all derived from these.
  */
 export interface ConnectorDescriptor<N extends string = string, C = unknown> {
   readonly name: N;
@@ -41,7 +36,11 @@ export interface ConnectorDescriptor<N extends string = string, C = unknown> {
   readonly aliases?: readonly TypeAlias[];
   /** Stored beside the type where the spec names one (azure → azure_blob). */
   readonly provider?: string;
-  readonly normalize: ConfigNormalizer<C>;
+  /**
+   * The config class (config-fields.ts decorators): its fields validate a config, name its problems, give the
+   * defaults, aliases and secrets, and describe it in the contract and in `GET /v1/connectors/types`.
+   */
+  readonly config: ClassConstructor<ConnectorConfig<C>>;
   /**
    * The fields that decide where a stored secret is sent and how it travels (TLS settings included): changing one
    * makes the client re-enter kept secrets. Empty for types without secrets.

@@ -1,5 +1,5 @@
 import { AppError, ErrorDetail } from '../../common/errors';
-import { ConfigReader } from './config-reader';
+import { normalizeConfigClass } from './config-fields';
 import {
   ConnectorDescriptor,
   ConnectorFamily,
@@ -99,10 +99,11 @@ export function normalizeConfig(resolved: ResolvedType, raw: unknown): Normalize
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw AppError.validation([{ field: 'config', problem: 'must be an object' }]);
   }
-  const reader = new ConfigReader((raw ?? {}) as Record<string, unknown>);
-  const values = descriptorOf(resolved.type).normalize(reader, resolved);
-  const problems: ErrorDetail[] = reader.finish();
-  if (problems.length > 0) throw AppError.validation(problems);
+  const values = normalizeConfigClass(
+    descriptorOf(resolved.type).config,
+    (raw ?? {}) as Record<string, unknown>,
+    resolved,
+  );
   return { type: resolved.type, values } as NormalizedConfig;
 }
 

@@ -6,8 +6,9 @@ import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { keyPrefix, objectStoreDriver } from './object-store';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, isHttpUrl, parseOptions } from '../connector-config';
+import { defineConnector, RequestedType } from '../connector-descriptor';
+import { httpUrl, ObjectParseFields } from '../connector-config';
+import { ConfigBoolean, ConfigString, FieldCheck, storedFields } from '../config-fields';
 
 /** The storage emulator's published development account (UseDevelopmentStorage=true). */
 const DEVELOPMENT_ACCOUNT = {
@@ -199,40 +200,58 @@ export const azureDriver = objectStoreDriver<AzureConfig>({
   },
 });
 
-const azure: ConfigNormalizer<AzureConfig> = (r, requested) => {
-  const config = compact<AzureConfig>({
-    connection_string: r.string('connection_string'),
-    account_url: r.string('account_url'),
-    blob_url: r.string('blob_url'),
-    container: r.string('container'),
-    blob: r.string('blob'),
-    anonymous: r.boolean('anonymous', false),
-    ...parseOptions(r, requested),
-  });
-  if (config.blob_url !== undefined) {
-    if (!isHttpUrl(config.blob_url)) r.problem('blob_url', 'must be an http(s) URL');
-    return { ...config, anonymous: true };
+const given = (value: unknown): value is string => typeof value === 'string';
+
+/** Container and blob name the object unless a blob_url does. */
+const namesObject: FieldCheck<AzureConnectorConfig> = (value, config) =>
+  !given(config.blob_url) && (given(config.account_url) || given(config.connection_string)) && !value
+    ? 'is required with account_url or connection_string'
+    : undefined;
+
+export class AzureConnectorConfig extends ObjectParseFields<AzureConfig> {
+  @ConfigString({
+    description: 'An Azure Storage connection string (AccountKey or SAS); with container and blob.',
+  })
+  connection_string?: string;
+
+  @ConfigString<AzureConnectorConfig>({
+    checks: [(value, config) => (given(config.blob_url) ? undefined : httpUrl(value, config))],
+    description: 'https://<account>.blob.core.windows.net; with container and blob.',
+  })
+  account_url?: string;
+
+  @ConfigString<AzureConnectorConfig>({
+    checks: [
+      httpUrl,
+      (value, config) =>
+        value === undefined && !given(config.account_url) && !given(config.connection_string)
+          ? 'provide blob_url, or account_url + container + blob, or connection_string + container + blob'
+          : undefined,
+    ],
+    description: "The blob's full URL (a SAS URL or a public blob); read anonymously.",
+  })
+  blob_url?: string;
+
+  @ConfigString<AzureConnectorConfig>({ checks: [namesObject] })
+  container?: string;
+
+  @ConfigString<AzureConnectorConfig>({ checks: [namesObject] })
+  blob?: string;
+
+  @ConfigBoolean({ default: false })
+  anonymous?: boolean;
+
+  toConfig(requested: RequestedType): AzureConfig {
+    const config = { ...storedFields<AzureConfig>(this), ...this.parseOptions(requested) };
+    return config.blob_url !== undefined ? { ...config, anonymous: true } : config;
   }
-  if (config.account_url !== undefined && !isHttpUrl(config.account_url)) {
-    r.problem('account_url', 'must be an http(s) URL');
-  }
-  if (config.account_url === undefined && config.connection_string === undefined) {
-    r.problem(
-      'blob_url',
-      'provide blob_url, or account_url + container + blob, or connection_string + container + blob',
-    );
-  } else {
-    if (!config.container) r.problem('container', 'is required with account_url or connection_string');
-    if (!config.blob) r.problem('blob', 'is required with account_url or connection_string');
-  }
-  return config;
-};
+}
 
 export const azureConnector = defineConnector({
   name: 'azure',
   family: 'object_store',
   provider: 'azure_blob',
-  normalize: azure,
+  config: AzureConnectorConfig,
   destinationFields: ['connection_string', 'account_url', 'blob_url'],
   driver: azureDriver,
 });

@@ -18,8 +18,14 @@ import {
 } from './google-auth';
 import { assertReadOnlyQuery, splitTable } from './sql-common';
 import { loadOnFirstUse } from '../lazy-module';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, httpUrlField, isServiceAccountJson, serviceAccount } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import {
+  httpUrl,
+  isServiceAccountJson,
+  serviceAccountProblem,
+  serviceAccountText,
+} from '../connector-config';
+import { ConfigBoolean, ConfigJson, ConfigString, ConnectorConfig, storedFields } from '../config-fields';
 
 const SCOPE = 'https://www.googleapis.com/auth/bigquery.readonly';
 const DEFAULT_ENDPOINT = 'https://bigquery.googleapis.com';
@@ -234,25 +240,50 @@ export const bigqueryDriver: ConnectorDriver<BigqueryConfig> = {
   },
 };
 
-const bigquery: ConfigNormalizer<BigqueryConfig> = (r) => {
-  const json = serviceAccount(r, 'service_account_json', ['credentials']);
-  if (json !== undefined && !isServiceAccountJson(json)) {
-    r.problem('service_account_json', 'must be a service-account JSON (with client_email and private_key)');
+export class BigqueryConnectorConfig extends ConnectorConfig<BigqueryConfig> {
+  @ConfigString()
+  project_id?: string;
+
+  @ConfigJson({
+    aliases: ['credentials'],
+    secret: true,
+    checks: [
+      serviceAccountProblem,
+      (value) =>
+        value === undefined || isServiceAccountJson(serviceAccountText(value) as string)
+          ? undefined
+          : 'must be a service-account JSON (with client_email and private_key)',
+    ],
+    read: serviceAccountText,
+    schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }] },
+    description: 'A service-account key, as a JSON object or its text; kept as text.',
+  })
+  service_account_json?: string;
+
+  @ConfigBoolean({ default: false, description: "Use the appliance host's own Google credentials." })
+  ambient_credentials?: boolean;
+
+  @ConfigString()
+  location?: string;
+
+  @ConfigString()
+  dataset?: string;
+
+  @ConfigString({
+    checks: [httpUrl],
+    description: 'A private endpoint or test stand-in instead of https://bigquery.googleapis.com.',
+  })
+  endpoint_url?: string;
+
+  toConfig(): BigqueryConfig {
+    return storedFields<BigqueryConfig>(this);
   }
-  return compact<BigqueryConfig>({
-    project_id: r.string('project_id'),
-    service_account_json: json,
-    ambient_credentials: r.boolean('ambient_credentials', false),
-    location: r.string('location'),
-    dataset: r.string('dataset'),
-    endpoint_url: httpUrlField(r, 'endpoint_url'),
-  });
-};
+}
 
 export const bigqueryConnector = defineConnector({
   name: 'bigquery',
   family: 'sql',
-  normalize: bigquery,
+  config: BigqueryConnectorConfig,
   destinationFields: ['endpoint_url'],
   driver: bigqueryDriver,
 });

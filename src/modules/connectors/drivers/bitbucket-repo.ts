@@ -1,5 +1,6 @@
-import { compact, httpUrlField } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { httpUrl } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, FieldCheck, storedFields } from '../config-fields';
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { isPlainObject } from '../formats/records';
@@ -83,30 +84,42 @@ export const bitbucketRepoDriver = repoHostDriver<BitbucketRepoConfig>({
   },
 });
 
-const bitbucketRepoConfig: ConfigNormalizer<BitbucketRepoConfig> = (r) => {
-  const workspace = r.string('workspace', { required: true });
-  const repo = r.string('repo', { aliases: ['repository', 'repo_slug'], required: true });
-  for (const [key, value] of [
-    ['workspace', workspace],
-    ['repo', repo],
-  ] as const) {
-    if (value !== undefined && value.trim() !== '' && !isRepoName(value)) {
-      r.problem(key, 'must be a Bitbucket slug (letters, digits, "-", "_", ".")');
-    }
+const bitbucketSlug: FieldCheck<unknown> = (value) =>
+  typeof value === 'string' && value.trim() !== '' && !isRepoName(value)
+    ? 'must be a Bitbucket slug (letters, digits, "-", "_", ".")'
+    : undefined;
+
+export class BitbucketRepoConnectorConfig extends ConnectorConfig<BitbucketRepoConfig> {
+  @ConfigString({ required: true, checks: [bitbucketSlug] })
+  workspace!: string;
+
+  @ConfigString({ aliases: ['repository', 'repo_slug'], required: true, checks: [bitbucketSlug] })
+  repo!: string;
+
+  @ConfigString({
+    aliases: ['access_token'],
+    secret: true,
+    description: 'A repository or workspace access token.',
+  })
+  token?: string;
+
+  @ConfigString({ default: BITBUCKET_API, checks: [httpUrl] })
+  base_url?: string;
+
+  @ConfigString({
+    description: 'The branch, tag or commit read when a request names none; default the main branch.',
+  })
+  ref?: string;
+
+  toConfig(): BitbucketRepoConfig {
+    return storedFields<BitbucketRepoConfig>(this);
   }
-  return compact<BitbucketRepoConfig>({
-    workspace: workspace ?? '',
-    repo: repo ?? '',
-    token: r.string('token', { aliases: ['access_token'] }),
-    base_url: httpUrlField(r, 'base_url') ?? BITBUCKET_API,
-    ref: r.string('ref'),
-  });
-};
+}
 
 export const bitbucketRepoConnector = defineConnector({
   name: 'bitbucket_repo',
   family: 'repository',
-  normalize: bitbucketRepoConfig,
+  config: BitbucketRepoConnectorConfig,
   selection: { path: 'required', ref: 'optional' },
   destinationFields: ['base_url'],
   driver: bitbucketRepoDriver,

@@ -6,8 +6,16 @@ import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { quoteIdent, sqlRecord, tablesFromColumns } from './sql-common';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, parseUrl } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { parseUrl } from '../connector-config';
+import {
+  compact,
+  ConfigBoolean,
+  ConfigPort,
+  ConfigString,
+  ConnectorConfig,
+  FieldCheck,
+} from '../config-fields';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 const loadClickhouse = loadOnFirstUse(() => import('@clickhouse/client'));
@@ -180,44 +188,90 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
   },
 };
 
-const clickhouse: ConfigNormalizer<ClickhouseConfig> = (r) => {
-  const connectionString = r.string('connection_string');
-  const url = r.string('url');
-  let host = r.string('host');
-  let port = r.port();
-  let secureFromUrl: boolean | undefined;
-  const endpoint = connectionString || url;
-  if (endpoint) {
-    const parsed = parseUrl(endpoint);
-    if (!parsed)
-      r.problem(connectionString ? 'connection_string' : 'url', 'must be a URL such as https://host:8443');
-    else {
-      secureFromUrl =
-        ['https:', 'clickhouses:'].includes(parsed.protocol) || parsed.searchParams.get('secure') === 'true';
-      if (!connectionString || !host) host = parsed.hostname || host;
-      if (parsed.port && (!connectionString || port === undefined)) port = Number(parsed.port);
-    }
-  }
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The endpoint a DSN or URL names (the DSN wins); undefined when neither is given or it is not a URL. */
+function endpointOf(config: ClickhouseConnectorConfig): URL | undefined {
+  const endpoint = text(config.connection_string) || text(config.url);
+  return endpoint ? parseUrl(endpoint) : undefined;
+}
+
+/** The host: from the URL unless a DSN and a host are both given; stored bare (no IPv6 brackets). */
+function hostOf(config: ClickhouseConnectorConfig): string | undefined {
+  const parsed = endpointOf(config);
+  let host = text(config.host);
+  if (parsed && (!text(config.connection_string) || !host)) host = parsed.hostname || host;
   // URL.hostname keeps an IPv6 literal's brackets; the host is stored bare, however it was given.
-  host = host?.replace(/^\[(.*)\]$/, '$1');
-  if (!host) r.problem('host', 'is required (or connection_string or url)');
-  const secure = r.boolean('secure', secureFromUrl ?? false);
-  return compact<ClickhouseConfig>({
-    host,
-    port: port ?? (secure ? 8443 : 8123),
-    database: r.stringOr('database', 'default'),
-    user: r.stringOr('user', 'default', { aliases: ['username'] }),
-    password: r.string('password'),
-    secure,
-    connection_string: connectionString,
-    url,
-  });
-};
+  return host?.replace(/^\[(.*)\]$/, '$1');
+}
+
+const endpointUrl =
+  (field: 'connection_string' | 'url'): FieldCheck<ClickhouseConnectorConfig> =>
+  (value, config) => {
+    if (!value) return undefined;
+    if (field === 'url' && text(config.connection_string)) return undefined;
+    return parseUrl(value as string) ? undefined : 'must be a URL such as https://host:8443';
+  };
+
+export class ClickhouseConnectorConfig extends ConnectorConfig<ClickhouseConfig> {
+  @ConfigString<ClickhouseConnectorConfig>({
+    checks: [endpointUrl('connection_string')],
+    description: 'clickhouse(s):// or http(s):// DSN; gives host, port and secure.',
+  })
+  connection_string?: string;
+
+  @ConfigString<ClickhouseConnectorConfig>({
+    checks: [endpointUrl('url')],
+    description: 'http(s)://host:port; gives host, port and secure.',
+  })
+  url?: string;
+
+  @ConfigString<ClickhouseConnectorConfig>({
+    checks: [(_host, config) => (hostOf(config) ? undefined : 'is required (or connection_string or url)')],
+  })
+  host?: string;
+
+  @ConfigPort({ description: 'Default: from the URL, else 8443 when secure, else 8123.' })
+  port?: number;
+
+  @ConfigString({ default: 'default' })
+  database?: string;
+
+  @ConfigString({ aliases: ['username'], default: 'default' })
+  user?: string;
+
+  @ConfigString({ secret: true })
+  password?: string;
+
+  @ConfigBoolean({ description: 'HTTPS; default: from the URL, else false.' })
+  secure?: boolean;
+
+  toConfig(): ClickhouseConfig {
+    const parsed = endpointOf(this);
+    const secure =
+      this.secure ??
+      (parsed !== undefined &&
+        (['https:', 'clickhouses:'].includes(parsed.protocol) ||
+          parsed.searchParams.get('secure') === 'true'));
+    let port = this.port;
+    if (parsed?.port && (!this.connection_string || port === undefined)) port = Number(parsed.port);
+    return compact<ClickhouseConfig>({
+      host: hostOf(this),
+      port: port ?? (secure ? 8443 : 8123),
+      database: this.database ?? 'default',
+      user: this.user ?? 'default',
+      password: this.password,
+      secure,
+      connection_string: this.connection_string,
+      url: this.url,
+    });
+  }
+}
 
 export const clickhouseConnector = defineConnector({
   name: 'clickhouse',
   family: 'sql',
-  normalize: clickhouse,
+  config: ClickhouseConnectorConfig,
   destinationFields: ['host', 'port', 'secure', 'url', 'connection_string'],
   driver: clickhouseDriver,
 });

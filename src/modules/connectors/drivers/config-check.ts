@@ -1,4 +1,4 @@
-import { OpenConfig } from '../connector-config';
+import { OpenConfig, OpenConfigFields } from '../config-fields';
 import { ConnectorDescriptor, ConnectorFamily, defineConnector, TypeAlias } from '../connector-descriptor';
 import { ConnectorDriver } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -29,7 +29,7 @@ export function configCheckConnector<const N extends string>(
     name,
     family,
     aliases,
-    normalize: (reader) => reader.all(),
+    config: OpenConfigFields,
     destinationFields: [],
     openConfig: true,
     driver: configCheckDriver(name),

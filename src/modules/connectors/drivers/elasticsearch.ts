@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { compact, httpUrlField, parseUrl } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { httpUrl, parseUrl } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
 import {
   BrowseItem,
   BrowseResult,
@@ -277,34 +278,61 @@ export const elasticsearchDriver: ConnectorDriver<ElasticsearchConfig> = {
   },
 };
 
-const elasticsearchConfig: ConfigNormalizer<ElasticsearchConfig> = (r) => {
-  const url = httpUrlField(r, 'url') ?? r.string('url', { required: true });
-  if (url !== undefined && (parseUrl(url)?.username || parseUrl(url)?.password)) {
-    r.problem('url', 'must not carry credentials; use username and password or api_key');
+const given = (value: unknown): boolean => typeof value === 'string';
+
+export class ElasticsearchConnectorConfig extends ConnectorConfig<ElasticsearchConfig> {
+  @ConfigString({
+    required: true,
+    checks: [
+      httpUrl,
+      (value) =>
+        parseUrl(value as string)?.username || parseUrl(value as string)?.password
+          ? 'must not carry credentials; use username and password or api_key'
+          : undefined,
+    ],
+    description: 'The cluster, http(s)://host:9200.',
+  })
+  url!: string;
+
+  @ConfigString({ aliases: ['user'] })
+  username?: string;
+
+  @ConfigString<ElasticsearchConnectorConfig>({
+    secret: true,
+    checks: [
+      (value, config) =>
+        given(value) && given(config.username)
+          ? 'cannot be combined with username; use one of them'
+          : undefined,
+    ],
+    description: 'An Elasticsearch API key (the encoded form), instead of username and password.',
+  })
+  api_key?: string;
+
+  @ConfigString({
+    checks: [
+      (value) =>
+        given(value) && !(value as string).includes('-----BEGIN CERTIFICATE-----')
+          ? 'must be a PEM certificate'
+          : undefined,
+    ],
+    description: 'The CA certificate (PEM) a self-signed cluster certificate chains to.',
+  })
+  ca_pem?: string;
+
+  @ConfigString({ secret: true })
+  password?: string;
+
+  toConfig(): ElasticsearchConfig {
+    return storedFields<ElasticsearchConfig>(this);
   }
-  const username = r.string('username', { aliases: ['user'] });
-  const apiKey = r.string('api_key');
-  if (apiKey !== undefined && username !== undefined) {
-    r.problem('api_key', 'cannot be combined with username; use one of them');
-  }
-  const caPem = r.string('ca_pem');
-  if (caPem !== undefined && !caPem.includes('-----BEGIN CERTIFICATE-----')) {
-    r.problem('ca_pem', 'must be a PEM certificate');
-  }
-  return compact<ElasticsearchConfig>({
-    url: url ?? '',
-    username,
-    password: r.string('password'),
-    api_key: apiKey,
-    ca_pem: caPem,
-  });
-};
+}
 
 export const elasticsearchConnector = defineConnector({
   name: 'elasticsearch',
   family: 'search',
   aliases: [{ name: 'elastic' }],
-  normalize: elasticsearchConfig,
+  config: ElasticsearchConnectorConfig,
   selection: { index: 'required' },
   destinationFields: ['url', 'ca_pem'],
   driver: elasticsearchDriver,

@@ -1,4 +1,4 @@
-import { FileConfig, ObjectParseOptions } from '../connector-config';
+import { FileConfig, ObjectParseFields, ObjectParseOptions } from '../connector-config';
 import {
   BrowseItem,
   BrowseResult,
@@ -11,8 +11,8 @@ import { ConnectorError } from '../connector-error';
 import { CollisionLog, contentBytes, FileDescription, FileSource, FormatOptions } from '../formats';
 import { describeFileInThread, ParseRun, readFileRecordsInThread } from '../formats/parse-thread';
 import { confinedFile } from '../local-path';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, parseOptions } from '../connector-config';
+import { defineConnector, RequestedType } from '../connector-descriptor';
+import { compact, ConfigString } from '../config-fields';
 import { FileType, inferFileType } from '../file-types';
 
 export function formatOptions(
@@ -134,17 +134,27 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
   },
 };
 
-const file: ConfigNormalizer<FileConfig> = (r, requested) => {
-  const options = parseOptions(r, requested);
-  const content = r.string('content');
-  const filePath = r.string('file_path', { aliases: ['path'] });
-  return compact<FileConfig>({
-    ...options,
-    file_type: options.file_type ?? inferFileType(filePath) ?? 'csv',
-    content,
-    file_path: filePath,
-  });
-};
+export class FileConnectorConfig extends ObjectParseFields<FileConfig> {
+  @ConfigString({ description: "The file's text, inline (with content or file_path, not both needed)." })
+  content?: string;
+
+  @ConfigString({
+    aliases: ['path'],
+    description:
+      'A file inside the import directory, or the file_path an upload (POST /v1/connectors/uploads) returned.',
+  })
+  file_path?: string;
+
+  toConfig(requested: RequestedType): FileConfig {
+    const options = this.parseOptions(requested);
+    return compact<FileConfig>({
+      ...options,
+      file_type: options.file_type ?? inferFileType(this.file_path) ?? 'csv',
+      content: this.content,
+      file_path: this.file_path,
+    });
+  }
+}
 
 export const fileConnector = defineConnector({
   name: 'file',
@@ -159,7 +169,7 @@ export const fileConnector = defineConnector({
     { name: 'xls', fileType: 'excel' },
     { name: 'parquet', fileType: 'parquet' },
   ],
-  normalize: file,
+  config: FileConnectorConfig,
   destinationFields: [],
   driver: fileDriver,
 });

@@ -12,8 +12,9 @@ import {
 } from './google-auth';
 import { keyPrefix, objectStoreDriver } from './object-store';
 import { loadOnFirstUse } from '../lazy-module';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, isHttpUrl, parseOptions, serviceAccount } from '../connector-config';
+import { defineConnector, RequestedType } from '../connector-descriptor';
+import { httpUrl, ObjectParseFields, serviceAccountProblem, serviceAccountText } from '../connector-config';
+import { ConfigBoolean, ConfigJson, ConfigString, storedFields } from '../config-fields';
 
 const SCOPE = 'https://www.googleapis.com/auth/devstorage.read_only';
 const DEFAULT_ENDPOINT = 'https://storage.googleapis.com';
@@ -112,25 +113,45 @@ export const gcsDriver = objectStoreDriver<GcsConfig>({
   },
 });
 
-const gcs: ConfigNormalizer<GcsConfig> = (r, requested) => {
-  const endpoint = r.string('endpoint_url');
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) r.problem('endpoint_url', 'must be an http(s) URL');
-  return compact<GcsConfig>({
-    bucket: r.string('bucket', { required: true }) ?? '',
-    blob: r.string('blob', { required: true }) ?? '',
-    credentials: serviceAccount(r, 'credentials', ['service_account_json']),
-    project_id: r.string('project_id'),
-    anonymous: r.boolean('anonymous', false),
-    ambient_credentials: r.boolean('ambient_credentials', false),
-    endpoint_url: endpoint,
-    ...parseOptions(r, requested),
-  });
-};
+export class GcsConnectorConfig extends ObjectParseFields<GcsConfig> {
+  @ConfigString({ checks: [httpUrl], description: 'A private endpoint or emulator instead of googleapis.' })
+  endpoint_url?: string;
+
+  @ConfigString({ required: true })
+  bucket!: string;
+
+  @ConfigString({ required: true, description: 'The object name; a prefix ending in / browses a folder.' })
+  blob!: string;
+
+  @ConfigJson({
+    aliases: ['service_account_json'],
+    secret: true,
+    checks: [serviceAccountProblem],
+    read: serviceAccountText,
+    schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }] },
+    description:
+      'A service-account key (JSON object or text), or the path of its file inside the import directory.',
+  })
+  credentials?: string;
+
+  @ConfigString()
+  project_id?: string;
+
+  @ConfigBoolean({ default: false, description: 'Unsigned requests (public buckets).' })
+  anonymous?: boolean;
+
+  @ConfigBoolean({ default: false, description: "Use the appliance host's own Google credentials." })
+  ambient_credentials?: boolean;
+
+  toConfig(requested: RequestedType): GcsConfig {
+    return { ...storedFields<GcsConfig>(this), ...this.parseOptions(requested) };
+  }
+}
 
 export const gcsConnector = defineConnector({
   name: 'gcs',
   family: 'object_store',
-  normalize: gcs,
+  config: GcsConnectorConfig,
   destinationFields: ['endpoint_url'],
   driver: gcsDriver,
 });

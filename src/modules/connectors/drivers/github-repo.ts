@@ -1,5 +1,6 @@
-import { compact, httpUrlField } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { httpUrl } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, FieldCheck, storedFields } from '../config-fields';
 import { DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { isPlainObject } from '../formats/records';
@@ -77,30 +78,46 @@ export const githubRepoDriver = repoHostDriver<GithubRepoConfig>({
   },
 });
 
-const githubRepoConfig: ConfigNormalizer<GithubRepoConfig> = (r) => {
-  const owner = r.string('owner', { required: true });
-  const repo = r.string('repo', { aliases: ['repository'], required: true });
-  for (const [key, value] of [
-    ['owner', owner],
-    ['repo', repo],
-  ] as const) {
-    if (value !== undefined && value.trim() !== '' && !isRepoName(value)) {
-      r.problem(key, 'must be a GitHub name (letters, digits, "-", "_", ".")');
-    }
+const githubName: FieldCheck<unknown> = (value) =>
+  typeof value === 'string' && value.trim() !== '' && !isRepoName(value)
+    ? 'must be a GitHub name (letters, digits, "-", "_", ".")'
+    : undefined;
+
+export class GithubRepoConnectorConfig extends ConnectorConfig<GithubRepoConfig> {
+  @ConfigString({ required: true, checks: [githubName], description: 'The user or organization.' })
+  owner!: string;
+
+  @ConfigString({ aliases: ['repository'], required: true, checks: [githubName] })
+  repo!: string;
+
+  @ConfigString({
+    aliases: ['access_token'],
+    secret: true,
+    description: 'A personal access token (read access).',
+  })
+  token?: string;
+
+  @ConfigString({
+    default: GITHUB_API,
+    checks: [httpUrl],
+    description: 'GitHub Enterprise Server: https://<host>/api/v3.',
+  })
+  base_url?: string;
+
+  @ConfigString({
+    description: 'The branch, tag or commit read when a request names none; default the default branch.',
+  })
+  ref?: string;
+
+  toConfig(): GithubRepoConfig {
+    return storedFields<GithubRepoConfig>(this);
   }
-  return compact<GithubRepoConfig>({
-    owner: owner ?? '',
-    repo: repo ?? '',
-    token: r.string('token', { aliases: ['access_token'] }),
-    base_url: httpUrlField(r, 'base_url') ?? GITHUB_API,
-    ref: r.string('ref'),
-  });
-};
+}
 
 export const githubRepoConnector = defineConnector({
   name: 'github_repo',
   family: 'repository',
-  normalize: githubRepoConfig,
+  config: GithubRepoConnectorConfig,
   selection: { path: 'required', ref: 'optional' },
   destinationFields: ['base_url'],
   driver: githubRepoDriver,

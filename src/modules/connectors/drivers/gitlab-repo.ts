@@ -1,5 +1,6 @@
-import { compact, httpUrlField } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { httpUrl } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { isPlainObject } from '../formats/records';
@@ -82,27 +83,46 @@ export const gitlabRepoDriver = repoHostDriver<GitlabRepoConfig>({
 
 const PROJECT = /^(\d+|[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)+)$/;
 
-const gitlabRepoConfig: ConfigNormalizer<GitlabRepoConfig> = (r) => {
-  const project = r.string('project', { aliases: ['project_id'], required: true });
-  if (
-    project !== undefined &&
-    project.trim() !== '' &&
-    (!PROJECT.test(project) || /(^|\/)\.\.?(\/|$)/.test(project))
-  ) {
-    r.problem('project', 'must be a project path (group/name) or a numeric project id');
+export class GitlabRepoConnectorConfig extends ConnectorConfig<GitlabRepoConfig> {
+  @ConfigString({
+    aliases: ['project_id'],
+    required: true,
+    checks: [
+      (value) =>
+        typeof value === 'string' &&
+        value.trim() !== '' &&
+        (!PROJECT.test(value) || /(^|\/)\.\.?(\/|$)/.test(value))
+          ? 'must be a project path (group/name) or a numeric project id'
+          : undefined,
+    ],
+    description: 'group/name (subgroups allowed) or the numeric project id.',
+  })
+  project!: string;
+
+  @ConfigString({ aliases: ['access_token', 'private_token'], secret: true })
+  token?: string;
+
+  @ConfigString({
+    default: GITLAB_API,
+    checks: [httpUrl],
+    description: 'A self-managed GitLab: https://<host>/api/v4.',
+  })
+  base_url?: string;
+
+  @ConfigString({
+    description: 'The branch, tag or commit read when a request names none; default the default branch.',
+  })
+  ref?: string;
+
+  toConfig(): GitlabRepoConfig {
+    return storedFields<GitlabRepoConfig>(this);
   }
-  return compact<GitlabRepoConfig>({
-    project: project ?? '',
-    token: r.string('token', { aliases: ['access_token', 'private_token'] }),
-    base_url: httpUrlField(r, 'base_url') ?? GITLAB_API,
-    ref: r.string('ref'),
-  });
-};
+}
 
 export const gitlabRepoConnector = defineConnector({
   name: 'gitlab_repo',
   family: 'repository',
-  normalize: gitlabRepoConfig,
+  config: GitlabRepoConnectorConfig,
   selection: { path: 'required', ref: 'optional' },
   destinationFields: ['base_url'],
   driver: gitlabRepoDriver,

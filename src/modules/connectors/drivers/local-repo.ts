@@ -1,8 +1,8 @@
 import { lstat, readdir, readFile, readlink, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { PromiseFsClient, TreeEntry } from 'isomorphic-git';
-import { compact } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
 import {
   BrowseItem,
   BrowseResult,
@@ -265,16 +265,26 @@ export const localRepoDriver: ConnectorDriver<LocalRepoConfig> = {
   },
 };
 
-const localRepoConfig: ConfigNormalizer<LocalRepoConfig> = (r) =>
-  compact<LocalRepoConfig>({
-    path: r.string('path', { required: true }) ?? '',
-    ref: r.string('ref'),
-  });
+export class LocalRepoConnectorConfig extends ConnectorConfig<LocalRepoConfig> {
+  @ConfigString({
+    required: true,
+    description:
+      'The repository folder (a work tree with .git, or a bare repository) inside the import directory.',
+  })
+  path!: string;
+
+  @ConfigString({ description: 'The branch, tag or commit read when a request names none; default HEAD.' })
+  ref?: string;
+
+  toConfig(): LocalRepoConfig {
+    return storedFields<LocalRepoConfig>(this);
+  }
+}
 
 export const localRepoConnector = defineConnector({
   name: 'local_repo',
   family: 'repository',
-  normalize: localRepoConfig,
+  config: LocalRepoConnectorConfig,
   selection: { path: 'required', ref: 'optional' },
   destinationFields: [],
   driver: localRepoDriver,

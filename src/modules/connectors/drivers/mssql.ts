@@ -13,8 +13,9 @@ import {
   sqlRecord,
   tablesFromColumns,
 } from './sql-common';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { sqlServerConfig } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { SqlServerFields, unlessDsn } from '../connector-config';
+import { ConfigBoolean, ConfigPort } from '../config-fields';
 
 const REQUEST_TIMEOUT_MS = 120_000;
 const loadMssql = loadOnFirstUse(async () => (await import('mssql')).default);
@@ -160,16 +161,21 @@ export const mssqlDriver: ConnectorDriver<SqlServerConfig> = {
   },
 };
 
-const mssql: ConfigNormalizer<SqlServerConfig> = (r, requested) => ({
-  ...sqlServerConfig(() => 1433, false)(r, requested),
-  encrypt: r.boolean('encrypt', true),
-  trust_server_certificate: r.boolean('trust_server_certificate', false),
-});
+export class MssqlConnectorConfig extends SqlServerFields {
+  @ConfigPort<SqlServerFields>({ default: unlessDsn(1433) })
+  override port?: number = undefined;
+
+  @ConfigBoolean({ default: true, description: 'TLS on the TDS connection.' })
+  encrypt?: boolean;
+
+  @ConfigBoolean({ default: false, description: 'Accept a self-signed server certificate.' })
+  trust_server_certificate?: boolean;
+}
 
 export const mssqlConnector = defineConnector({
   name: 'mssql',
   family: 'sql',
-  normalize: mssql,
+  config: MssqlConnectorConfig,
   destinationFields: ['host', 'port', 'connection_string', 'encrypt', 'trust_server_certificate'],
   driver: mssqlDriver,
 });

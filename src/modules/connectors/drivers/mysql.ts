@@ -15,7 +15,8 @@ import {
   tablesFromColumns,
 } from './sql-common';
 import { defineConnector } from '../connector-descriptor';
-import { sqlServerConfig } from '../connector-config';
+import { SqlServerFields, unlessDsn } from '../connector-config';
+import { ConfigPort } from '../config-fields';
 
 const loadMysql = loadOnFirstUse(async () => (await import('mysql2')).default);
 
@@ -180,10 +181,15 @@ export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
   },
 };
 
+export class MysqlConnectorConfig extends SqlServerFields {
+  @ConfigPort<SqlServerFields>({ default: unlessDsn(3306) })
+  override port?: number = undefined;
+}
+
 export const mysqlConnector = defineConnector({
   name: 'mysql',
   family: 'sql',
-  normalize: sqlServerConfig(() => 3306, false),
+  config: MysqlConnectorConfig,
   destinationFields: ['host', 'port', 'connection_string'],
   driver: mysqlDriver,
 });

@@ -16,7 +16,8 @@ import {
   tablesFromColumns,
 } from './sql-common';
 import { defineConnector } from '../connector-descriptor';
-import { sqlServerConfig } from '../connector-config';
+import { SSL_MODES, SqlServerFields, unlessDsn } from '../connector-config';
+import { ConfigEnum, ConfigPort } from '../config-fields';
 
 const loadPg = loadOnFirstUse(async () => (await import('pg')).default);
 
@@ -227,11 +228,19 @@ function pgDriver(flavor: Flavor): ConnectorDriver<SqlServerConfig> {
 export const postgresDriver = pgDriver(POSTGRES);
 export const redshiftDriver = pgDriver(REDSHIFT);
 
+export class PostgresConnectorConfig extends SqlServerFields {
+  @ConfigPort<SqlServerFields>({ default: unlessDsn(5432) })
+  override port?: number = undefined;
+
+  @ConfigEnum(SSL_MODES, { aliases: ['sslmode'], default: 'prefer' })
+  ssl_mode?: SslMode;
+}
+
 export const postgresConnector = defineConnector({
   name: 'postgres',
   family: 'sql',
   aliases: [{ name: 'postgresql' }],
-  normalize: sqlServerConfig(() => 5432, true),
+  config: PostgresConnectorConfig,
   destinationFields: ['host', 'port', 'connection_string', 'ssl_mode'],
   driver: postgresDriver,
 });

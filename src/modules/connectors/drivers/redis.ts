@@ -1,6 +1,13 @@
 import type { RedisClientType } from 'redis';
-import { compact } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { defineConnector } from '../connector-descriptor';
+import {
+  ConfigBoolean,
+  ConfigInteger,
+  ConfigPort,
+  ConfigString,
+  ConnectorConfig,
+  storedFields,
+} from '../config-fields';
 import {
   BrowseItem,
   BrowseResult,
@@ -316,20 +323,34 @@ export const redisDriver: ConnectorDriver<RedisConfig> = {
   },
 };
 
-const redisConfig: ConfigNormalizer<RedisConfig> = (r) =>
-  compact<RedisConfig>({
-    host: r.stringOr('host', 'localhost'),
-    port: r.port() ?? 6379,
-    username: r.string('username', { aliases: ['user'] }),
-    password: r.string('password'),
-    db: r.integer('db', { min: 0 }) ?? 0,
-    tls: r.boolean('tls', false),
-  });
+export class RedisConnectorConfig extends ConnectorConfig<RedisConfig> {
+  @ConfigString({ default: 'localhost' })
+  host?: string;
+
+  @ConfigPort({ default: 6379 })
+  port?: number;
+
+  @ConfigString({ aliases: ['user'], description: 'An ACL user (Redis 6+).' })
+  username?: string;
+
+  @ConfigString({ secret: true })
+  password?: string;
+
+  @ConfigInteger({ min: 0, default: 0, description: 'The logical database number.' })
+  db?: number;
+
+  @ConfigBoolean({ default: false })
+  tls?: boolean;
+
+  toConfig(): RedisConfig {
+    return storedFields<RedisConfig>(this);
+  }
+}
 
 export const redisConnector = defineConnector({
   name: 'redis',
   family: 'key_value',
-  normalize: redisConfig,
+  config: RedisConnectorConfig,
   selection: { pattern: 'required', max_keys: 'optional' },
   destinationFields: ['host', 'port', 'tls'],
   driver: redisDriver,

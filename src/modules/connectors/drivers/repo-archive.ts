@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { compact } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
 import {
   BrowseItem,
   BrowseResult,
@@ -127,26 +127,55 @@ export const repoArchiveDriver: ConnectorDriver<RepoArchiveConfig> = {
   },
 };
 
-const repoArchiveConfig: ConfigNormalizer<RepoArchiveConfig> = (r) => {
-  const filePath = r.string('file_path');
-  const content = r.string('content');
-  const fileName = r.string('file_name');
-  const hasContent = content !== undefined && content !== '';
-  const hasPath = filePath !== undefined && filePath.trim() !== '';
-  if (hasContent && hasPath) r.problem('content', 'give either file_path or content, not both');
-  else if (hasContent) {
-    if (fileName === undefined || fileName.trim() === '') r.problem('file_name', 'is required with content');
-    else if (archiveFormatOf(fileName) === undefined) r.problem('file_name', `must end in ${FORMATS}`);
-  } else if (!hasPath) r.problem('file_path', 'is required (or content with file_name)');
-  else if (archiveFormatOf(filePath) === undefined) r.problem('file_path', `must end in ${FORMATS}`);
-  if (hasPath && fileName !== undefined) r.problem('file_name', 'applies only with content');
-  return compact<RepoArchiveConfig>({ file_path: filePath, content, file_name: fileName });
-};
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const hasContent = (config: RepoArchiveConnectorConfig): boolean => Boolean(text(config.content));
+const hasPath = (config: RepoArchiveConnectorConfig): boolean => Boolean(text(config.file_path)?.trim());
+
+export class RepoArchiveConnectorConfig extends ConnectorConfig<RepoArchiveConfig> {
+  @ConfigString<RepoArchiveConnectorConfig>({
+    checks: [
+      (value, config) => {
+        if (hasContent(config)) return undefined;
+        if (!hasPath(config)) return 'is required (or content with file_name)';
+        return archiveFormatOf(value as string) === undefined ? `must end in ${FORMATS}` : undefined;
+      },
+    ],
+    description: `An upload (POST /v1/connectors/uploads) or a file of the import directory; ${FORMATS}.`,
+  })
+  file_path?: string;
+
+  @ConfigString<RepoArchiveConnectorConfig>({
+    checks: [
+      (_value, config) =>
+        hasContent(config) && hasPath(config) ? 'give either file_path or content, not both' : undefined,
+    ],
+    description: 'The archive itself, base64 (instead of file_path).',
+  })
+  content?: string;
+
+  @ConfigString<RepoArchiveConnectorConfig>({
+    checks: [
+      (value, config) => {
+        if (hasPath(config)) return value === undefined ? undefined : 'applies only with content';
+        if (!hasContent(config)) return undefined;
+        if (text(value)?.trim() === undefined || text(value)?.trim() === '')
+          return 'is required with content';
+        return archiveFormatOf(value as string) === undefined ? `must end in ${FORMATS}` : undefined;
+      },
+    ],
+    description: `With content: the archive's name, whose extension (${FORMATS}) says its format.`,
+  })
+  file_name?: string;
+
+  toConfig(): RepoArchiveConfig {
+    return storedFields<RepoArchiveConfig>(this);
+  }
+}
 
 export const repoArchiveConnector = defineConnector({
   name: 'repo_archive',
   family: 'repository',
-  normalize: repoArchiveConfig,
+  config: RepoArchiveConnectorConfig,
   selection: { path: 'required' },
   destinationFields: [],
   driver: repoArchiveDriver,

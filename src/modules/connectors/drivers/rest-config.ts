@@ -1,120 +1,298 @@
-import { ConfigReader } from '../config-reader';
-import { compact, isHttpUrl, REST_AUTH_TYPES, RestConfig, RestPagination } from '../connector-config';
-import { ConfigNormalizer } from '../connector-descriptor';
+import { isPlainObject } from '../../../common/validation';
+import {
+  compact,
+  ConfigEnum,
+  ConfigFields,
+  ConfigInteger,
+  ConfigJson,
+  ConfigObject,
+  ConfigPositiveNumber,
+  ConfigScalarMap,
+  ConfigString,
+  ConfigStringMap,
+  ConnectorConfig,
+  FieldCheck,
+  matchOf,
+} from '../config-fields';
+import { isHttpUrl, REST_AUTH_TYPES, RestAuthType, RestConfig, RestPagination } from '../connector-config';
 
 const PAGINATION_MODES = ['page_number', 'cursor_path'] as const;
+const AUTH_MODES = ['none', 'token', 'bearer', 'oauth', 'basic', 'api_key'] as const;
+type AuthMode = (typeof AUTH_MODES)[number];
+const TOKEN_MODES: readonly AuthMode[] = ['token', 'bearer', 'oauth'];
+const DEFAULT_API_KEY_HEADER = 'X-API-Key';
 
-function pagination(r: ConfigReader): RestPagination | undefined {
-  const p = r.nested('pagination');
-  if (!p) return undefined;
-  const modeGiven = p.has('mode');
-  const mode = p.oneOf('mode', PAGINATION_MODES, 'page_number');
-  if (!modeGiven) p.problem('mode', 'is required (page_number or cursor_path)');
-  const maxPages = p.integer('max_pages', { min: 1 });
-  if (!p.has('max_pages')) p.problem('max_pages', 'is required (a positive integer)');
-  const config = compact<RestPagination>({
-    mode,
-    max_pages: maxPages ?? 1,
-    page_param: p.stringOr('page_param', 'page'),
-    start_page: p.integer('start_page', { min: 0 }) ?? 1,
-    next_path: p.string('next_path'),
-    cursor_param: p.string('cursor_param'),
-    next_link_rel: p.string('next_link_rel'),
-    has_more_path: p.string('has_more_path'),
-    page_size_param: p.string('page_size_param'),
-    page_size: p.integer('page_size', { min: 1 }),
-  });
-  if (mode === 'cursor_path' && !config.next_path)
-    p.problem('next_path', 'is required for cursor_path paging');
-  r.merge(p);
-  return config;
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const isBlank = (value: string | undefined): boolean => value === undefined || value.trim() === '';
+
+/** `pagination`: how to walk the pages of a paged API. */
+export class RestPaginationFields extends ConfigFields {
+  @ConfigEnum(PAGINATION_MODES, {
+    default: 'page_number',
+    missing: 'is required (page_number or cursor_path)',
+  })
+  mode!: RestPagination['mode'];
+
+  @ConfigInteger({
+    min: 1,
+    missing: 'is required (a positive integer)',
+    description: 'At most this many pages.',
+  })
+  max_pages!: number;
+
+  @ConfigString({ default: 'page' })
+  page_param?: string;
+
+  @ConfigInteger({ min: 0, default: 1 })
+  start_page?: number;
+
+  @ConfigString<RestPaginationFields>({
+    checks: [
+      (value, config) =>
+        matchOf(PAGINATION_MODES, config.mode) === 'cursor_path' && !value
+          ? 'is required for cursor_path paging'
+          : undefined,
+    ],
+    description: 'cursor_path: where the next cursor is in each answer (dotted path).',
+  })
+  next_path?: string;
+
+  @ConfigString({ description: 'cursor_path: the query parameter that carries the cursor.' })
+  cursor_param?: string;
+
+  @ConfigString()
+  next_link_rel?: string;
+
+  @ConfigString()
+  has_more_path?: string;
+
+  @ConfigString()
+  page_size_param?: string;
+
+  @ConfigInteger({ min: 1 })
+  page_size?: number;
 }
 
+const modeOf = (auth: { mode?: unknown }): AuthMode => (matchOf(AUTH_MODES, auth.mode) as AuthMode) ?? 'none';
+
+/** A field of the `auth` envelope is read only by the modes that use it; elsewhere it is unknown. */
+const usedIn =
+  (modes: readonly AuthMode[]): FieldCheck<RestAuthFields> =>
+  (value, auth) =>
+    value !== undefined && !modes.includes(modeOf(auth)) ? 'is not a known field' : undefined;
+
+/** `auth`: the canonical envelope; it sets auth_type and adds the header the mode implies. */
+export class RestAuthFields extends ConfigFields {
+  @ConfigEnum(AUTH_MODES, { default: 'none' })
+  mode?: AuthMode;
+
+  @ConfigString<RestAuthFields>({
+    aliases: ['access_token'],
+    secret: true,
+    required: (auth) => TOKEN_MODES.includes(modeOf(auth)) && auth.api_key === undefined,
+    checks: [usedIn([...TOKEN_MODES, 'api_key'])],
+    description: 'token, bearer, oauth: sent as Authorization: Bearer <token>.',
+  })
+  token?: string;
+
+  @ConfigString<RestAuthFields>({
+    aliases: ['key', 'value'],
+    secret: true,
+    required: (auth) => modeOf(auth) === 'api_key' && auth.token === undefined,
+    checks: [usedIn([...TOKEN_MODES, 'api_key'])],
+    description: 'api_key: sent under api_key_header.',
+  })
+  api_key?: string;
+
+  @ConfigString<RestAuthFields>({
+    aliases: ['header'],
+    checks: [usedIn(['api_key'])],
+    description: 'api_key: the header name (default: the flat api_key_header, X-API-Key).',
+  })
+  api_key_header?: string;
+
+  @ConfigString<RestAuthFields>({
+    aliases: ['user'],
+    required: (auth) => modeOf(auth) === 'basic',
+    checks: [usedIn(['basic'])],
+  })
+  username?: string;
+
+  @ConfigString<RestAuthFields>({ secret: true, checks: [usedIn(['basic'])] })
+  password?: string;
+}
+
+interface ResolvedAuth {
+  readonly authType: RestAuthType;
+  readonly apiKey?: string;
+  readonly apiKeyHeader: string;
+  readonly username?: string;
+  readonly password?: string;
+  /** The header an `auth` envelope implies (added unless `headers` already names it). */
+  readonly header?: readonly [string, string];
+}
+
+/** The flat fields, overridden by an `auth` envelope; works on raw values too (a value of the wrong type is unset). */
+function resolveAuth(config: RestConnectorConfig): ResolvedAuth {
+  const authType = (matchOf(REST_AUTH_TYPES, config.auth_type) as RestAuthType | undefined) ?? 'none';
+  const flatHeader = text(config.api_key_header);
+  const flat: ResolvedAuth = {
+    authType,
+    apiKey: text(config.api_key) ?? (authType === 'bearer' ? text(config.token) : undefined),
+    apiKeyHeader: isBlank(flatHeader) ? DEFAULT_API_KEY_HEADER : (flatHeader as string),
+    username: text(config.username),
+    password: text(config.password),
+  };
+  const auth: unknown = config.auth;
+  if (!isPlainObject(auth)) return flat;
+  const envelope = auth as RestAuthFields;
+  const mode = modeOf(envelope);
+  if (TOKEN_MODES.includes(mode)) {
+    const token = text(envelope.token) ?? text(envelope.api_key);
+    return {
+      ...flat,
+      authType: 'bearer',
+      apiKey: token,
+      header: token ? ['Authorization', `Bearer ${token}`] : undefined,
+    };
+  }
+  if (mode === 'basic') {
+    const username = text(envelope.username);
+    const password = text(envelope.password) ?? '';
+    return {
+      ...flat,
+      authType: 'basic',
+      username,
+      password,
+      header: isBlank(username)
+        ? undefined
+        : ['Authorization', `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`],
+    };
+  }
+  if (mode === 'api_key') {
+    const apiKey = text(envelope.api_key) ?? text(envelope.token);
+    const header = text(envelope.api_key_header);
+    const apiKeyHeader = isBlank(header) ? flat.apiKeyHeader : (header as string);
+    return {
+      ...flat,
+      authType: 'api_key',
+      apiKey,
+      apiKeyHeader,
+      header: apiKey ? [apiKeyHeader, apiKey] : undefined,
+    };
+  }
+  return flat;
+}
+
+const httpUrlUnlessEmpty: FieldCheck<unknown> = (value) =>
+  typeof value === 'string' && value !== '' && !isHttpUrl(value) ? 'must be an http(s) URL' : undefined;
+
 /** The REST config: URL, one of four auth styles (flat fields or an `auth` envelope), paging. */
-export const restConfig: ConfigNormalizer<RestConfig> = (r) => {
-  const url = r.string('url');
-  const baseUrl = r.string('base_url') ?? url;
-  for (const [key, value] of [
-    ['base_url', baseUrl],
-    ['url', url],
-  ] as const) {
-    if (value !== undefined && value !== '' && !isHttpUrl(value)) r.problem(key, 'must be an http(s) URL');
+export class RestConnectorConfig extends ConnectorConfig<RestConfig> {
+  @ConfigString({
+    checks: [httpUrlUnlessEmpty],
+    description: 'The endpoint to read (also the base_url if none).',
+  })
+  url?: string;
+
+  @ConfigString({ checks: [httpUrlUnlessEmpty], description: 'Default: url.' })
+  base_url?: string;
+
+  @ConfigStringMap({
+    description: 'Sent verbatim with every request; mirror the credential here for fetching.',
+  })
+  headers?: Record<string, string>;
+
+  @ConfigEnum(REST_AUTH_TYPES, { default: 'none' })
+  auth_type?: RestAuthType;
+
+  @ConfigObject(() => RestAuthFields, {
+    description:
+      'The canonical auth envelope {mode: none|token|bearer|oauth|basic|api_key, ...}; wins over the flat fields.',
+  })
+  auth?: RestAuthFields;
+
+  @ConfigString<RestConnectorConfig>({
+    secret: true,
+    checks: [
+      (_value, config) => {
+        const auth = resolveAuth(config);
+        if (auth.authType === 'bearer' && !auth.apiKey) return 'is required for bearer auth (or token)';
+        if (auth.authType === 'api_key' && !auth.apiKey) return 'is required for api_key auth';
+        return undefined;
+      },
+    ],
+    description: 'bearer: the token; api_key: the key.',
+  })
+  api_key?: string;
+
+  @ConfigString({ secret: true, description: 'bearer: the token, when api_key is not given.' })
+  token?: string;
+
+  @ConfigString({ default: DEFAULT_API_KEY_HEADER })
+  api_key_header?: string;
+
+  @ConfigString<RestConnectorConfig>({
+    aliases: ['user'],
+    checks: [
+      (_value, config) => {
+        const auth = resolveAuth(config);
+        return auth.authType === 'basic' && !auth.username ? 'is required for basic auth' : undefined;
+      },
+    ],
+  })
+  username?: string;
+
+  @ConfigString({ secret: true })
+  password?: string;
+
+  @ConfigEnum(['GET', 'POST'], { default: 'GET' })
+  method?: 'GET' | 'POST';
+
+  @ConfigJson({ description: 'POST: the JSON body sent.' })
+  body?: unknown;
+
+  @ConfigString({ description: 'The path the connection test calls instead of the URL itself.' })
+  health_path?: string;
+
+  @ConfigScalarMap({ description: 'Query parameters added to every request.' })
+  params?: Record<string, string>;
+
+  @ConfigPositiveNumber({ default: 30, description: 'Seconds per request.' })
+  timeout?: number;
+
+  @ConfigString({
+    description: 'Where the records are in each answer (dotted path); default: the answer itself.',
+  })
+  data_path?: string;
+
+  @ConfigObject(() => RestPaginationFields)
+  pagination?: RestPaginationFields;
+
+  toConfig(): RestConfig {
+    const auth = resolveAuth(this);
+    const headers = { ...(this.headers ?? {}) };
+    if (auth.header) setHeader(headers, auth.header[0], auth.header[1]);
+    const baseUrl = this.base_url ?? this.url;
+    return compact<RestConfig>({
+      base_url: baseUrl === '' ? undefined : baseUrl,
+      url: this.url,
+      auth_type: auth.authType,
+      api_key: auth.apiKey,
+      api_key_header: auth.apiKeyHeader,
+      username: auth.username,
+      password: auth.password,
+      health_path: this.health_path,
+      method: this.method ?? 'GET',
+      headers,
+      params: this.params ?? {},
+      body: this.body,
+      timeout: this.timeout ?? 30,
+      data_path: this.data_path,
+      pagination: this.pagination as RestPagination | undefined,
+    });
   }
-  const headers = { ...(r.stringMap('headers') ?? {}) };
-  let authType = r.oneOf('auth_type', REST_AUTH_TYPES, 'none');
-  let apiKey = r.string('api_key', { aliases: authType === 'bearer' ? ['token'] : [] });
-  if (authType !== 'bearer') r.string('token');
-  let apiKeyHeader = r.stringOr('api_key_header', 'X-API-Key');
-  let username = r.string('username', { aliases: ['user'] });
-  let password = r.string('password');
-
-  const envelope = r.nested('auth');
-  if (envelope) {
-    const mode = envelope.oneOf(
-      'mode',
-      ['none', 'token', 'bearer', 'oauth', 'basic', 'api_key'] as const,
-      'none',
-    );
-    switch (mode) {
-      case 'none':
-        break;
-      case 'token':
-      case 'bearer':
-      case 'oauth': {
-        const token = envelope.string('token', { aliases: ['access_token', 'api_key'], required: true });
-        authType = 'bearer';
-        apiKey = token;
-        if (token) setHeader(headers, 'Authorization', `Bearer ${token}`);
-        break;
-      }
-      case 'basic': {
-        username = envelope.string('username', { aliases: ['user'], required: true });
-        password = envelope.string('password') ?? '';
-        authType = 'basic';
-        if (username !== undefined) {
-          setHeader(
-            headers,
-            'Authorization',
-            `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-          );
-        }
-        break;
-      }
-      case 'api_key': {
-        apiKey = envelope.string('api_key', { aliases: ['key', 'value', 'token'], required: true });
-        apiKeyHeader = envelope.stringOr('api_key_header', apiKeyHeader, { aliases: ['header'] });
-        authType = 'api_key';
-        if (apiKey) setHeader(headers, apiKeyHeader, apiKey);
-        break;
-      }
-    }
-    r.merge(envelope);
-  }
-
-  if (authType === 'bearer' && !apiKey) r.problem('api_key', 'is required for bearer auth (or token)');
-  if (authType === 'api_key' && !apiKey) r.problem('api_key', 'is required for api_key auth');
-  if (authType === 'basic' && !username) r.problem('username', 'is required for basic auth');
-
-  const method = r.oneOf('method', ['GET', 'POST'] as const, 'GET');
-  const body = r.json('body');
-  return compact<RestConfig>({
-    base_url: baseUrl === '' ? undefined : baseUrl,
-    url,
-    auth_type: authType,
-    api_key: apiKey,
-    api_key_header: apiKeyHeader,
-    username,
-    password,
-    health_path: r.string('health_path'),
-    method,
-    headers,
-    params: r.scalarMap('params') ?? {},
-    body,
-    timeout: r.positiveNumber('timeout') ?? 30,
-    data_path: r.string('data_path'),
-    pagination: pagination(r),
-  });
-};
+}
 
 function setHeader(headers: Record<string, string>, name: string, value: string): void {
   const existing = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());

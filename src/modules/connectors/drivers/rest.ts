@@ -20,7 +20,7 @@ import { classifyNetworkError, errorMessage } from '../network-errors';
 import { inferFields } from './infer-fields';
 import { originOf, requireLinkOnOrigin, requireRedirectOnOrigin } from './rest-origin';
 import { defineConnector } from '../connector-descriptor';
-import { restConfig } from './rest-config';
+import { RestConnectorConfig } from './rest-config';
 
 /** A page body larger than this is refused rather than buffered. */
 export const MAX_REST_RESPONSE_BYTES = 256 * 1024 * 1024;
@@ -344,7 +344,7 @@ export const restConnector = defineConnector({
   name: 'rest',
   family: 'api',
   aliases: [{ name: 'rest_api' }],
-  normalize: restConfig,
+  config: RestConnectorConfig,
   destinationFields: ['base_url', 'url'],
   testedStatus: 'ok',
   driver: restDriver,

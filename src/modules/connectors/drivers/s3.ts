@@ -8,8 +8,9 @@ import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { instanceCredentials } from './aws-instance-credentials';
 import { keyPrefix, objectStoreDriver } from './object-store';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, isHttpUrl, parseOptions } from '../connector-config';
+import { defineConnector, RequestedType } from '../connector-descriptor';
+import { httpUrl, ObjectParseFields } from '../connector-config';
+import { ConfigBoolean, ConfigString, storedFields } from '../config-fields';
 
 const REQUEST_TIMEOUT_MS = 60_000;
 const loadS3 = loadOnFirstUse(async () => (await import('@aws-sdk/client-s3')).default);
@@ -176,27 +177,47 @@ export const s3Driver = objectStoreDriver<S3Config>({
   },
 });
 
-const s3: ConfigNormalizer<S3Config> = (r, requested) => {
-  const endpoint = r.string('endpoint_url', { aliases: ['endpoint'] });
-  if (endpoint !== undefined && !isHttpUrl(endpoint)) r.problem('endpoint_url', 'must be an http(s) URL');
-  return compact<S3Config>({
-    bucket: r.string('bucket', { required: true }) ?? '',
-    key: r.string('key', { required: true }) ?? '',
-    region: r.stringOr('region', 'us-east-1'),
-    aws_access_key_id: r.string('aws_access_key_id', { aliases: ['access_key_id'] }),
-    aws_secret_access_key: r.string('aws_secret_access_key', { aliases: ['secret_access_key'] }),
-    aws_session_token: r.string('aws_session_token', { aliases: ['session_token'] }),
-    endpoint_url: endpoint,
-    anonymous: r.boolean('anonymous', false),
-    ambient_credentials: r.boolean('ambient_credentials', false),
-    ...parseOptions(r, requested),
-  });
-};
+export class S3ConnectorConfig extends ObjectParseFields<S3Config> {
+  @ConfigString({ required: true })
+  bucket!: string;
+
+  @ConfigString({ required: true, description: 'The object key; a prefix ending in / browses a folder.' })
+  key!: string;
+
+  @ConfigString({ default: 'us-east-1' })
+  region?: string;
+
+  @ConfigString({ aliases: ['access_key_id'] })
+  aws_access_key_id?: string;
+
+  @ConfigString({ aliases: ['secret_access_key'], secret: true })
+  aws_secret_access_key?: string;
+
+  @ConfigString({ aliases: ['session_token'], secret: true })
+  aws_session_token?: string;
+
+  @ConfigString({
+    aliases: ['endpoint'],
+    checks: [httpUrl],
+    description: 'An S3-compatible endpoint (MinIO...).',
+  })
+  endpoint_url?: string;
+
+  @ConfigBoolean({ default: false, description: 'Unsigned requests (public buckets).' })
+  anonymous?: boolean;
+
+  @ConfigBoolean({ default: false, description: "Use the appliance host's own AWS credentials." })
+  ambient_credentials?: boolean;
+
+  toConfig(requested: RequestedType): S3Config {
+    return { ...storedFields<S3Config>(this), ...this.parseOptions(requested) };
+  }
+}
 
 export const s3Connector = defineConnector({
   name: 's3',
   family: 'object_store',
-  normalize: s3,
+  config: S3ConnectorConfig,
   destinationFields: ['endpoint_url'],
   driver: s3Driver,
 });

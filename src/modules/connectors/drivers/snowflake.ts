@@ -6,8 +6,9 @@ import { GuardedProxy, startGuardedProxy } from '../guarded-proxy';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 import { assertReadOnlyQuery, selectionSql, sqlRecord, tablesFromColumns } from './sql-common';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact, httpUrlField } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { httpUrl } from '../connector-config';
+import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
 
 const TIMEOUT_MS = 60_000;
 type SnowflakeSdk = typeof import('snowflake-sdk');
@@ -213,26 +214,51 @@ export const snowflakeDriver: ConnectorDriver<SnowflakeConfig> = {
   },
 };
 
-const snowflake: ConfigNormalizer<SnowflakeConfig> = (r) => {
-  const connectionString = r.string('connection_string');
-  const dsn = Boolean(connectionString);
-  return compact<SnowflakeConfig>({
-    account: r.string('account', { required: !dsn }),
-    user: r.string('user', { aliases: ['username'], required: !dsn }),
-    password: r.string('password', { required: !dsn }),
-    warehouse: r.string('warehouse'),
-    database: r.string('database'),
-    schema: r.string('schema'),
-    role: r.string('role'),
-    connection_string: connectionString,
-    access_url: httpUrlField(r, 'access_url'),
-  });
-};
+const withoutDsn = (config: SnowflakeConnectorConfig): boolean =>
+  !(typeof config.connection_string === 'string' && config.connection_string !== '');
+
+export class SnowflakeConnectorConfig extends ConnectorConfig<SnowflakeConfig> {
+  @ConfigString({
+    description: 'snowflake://user:password@account/database/schema?warehouse=...; wins when set.',
+  })
+  connection_string?: string;
+
+  @ConfigString({ required: withoutDsn, description: 'Required without a DSN.' })
+  account?: string;
+
+  @ConfigString({ aliases: ['username'], required: withoutDsn, description: 'Required without a DSN.' })
+  user?: string;
+
+  @ConfigString({ secret: true, required: withoutDsn, description: 'Required without a DSN.' })
+  password?: string;
+
+  @ConfigString()
+  warehouse?: string;
+
+  @ConfigString()
+  database?: string;
+
+  @ConfigString()
+  schema?: string;
+
+  @ConfigString()
+  role?: string;
+
+  @ConfigString({
+    checks: [httpUrl],
+    description: 'A private-link or test endpoint instead of https://<account>.snowflakecomputing.com.',
+  })
+  access_url?: string;
+
+  toConfig(): SnowflakeConfig {
+    return storedFields(this);
+  }
+}
 
 export const snowflakeConnector = defineConnector({
   name: 'snowflake',
   family: 'sql',
-  normalize: snowflake,
+  config: SnowflakeConnectorConfig,
   destinationFields: ['account', 'access_url', 'connection_string'],
   driver: snowflakeDriver,
 });

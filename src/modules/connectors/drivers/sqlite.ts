@@ -13,8 +13,8 @@ import { ConnectorError } from '../connector-error';
 import { confinedFile } from '../local-path';
 import { errorMessage } from '../network-errors';
 import { quoteIdent, sqlRecord } from './sql-common';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
-import { compact } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
+import { compact, ConfigString, ConnectorConfig } from '../config-fields';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
@@ -153,17 +153,28 @@ export const sqliteDriver: ConnectorDriver<SqliteConfig> = {
   },
 };
 
-const sqlite: ConfigNormalizer<SqliteConfig> = (r) => {
-  const path = r.string('path');
-  const connectionString = r.string('connection_string');
-  if (!path && !connectionString) r.problem('path', 'is required (or connection_string)');
-  return compact({ path, connection_string: connectionString });
-};
+export class SqliteConnectorConfig extends ConnectorConfig<SqliteConfig> {
+  @ConfigString<SqliteConnectorConfig>({
+    checks: [
+      (path, config) =>
+        !path && !config.connection_string ? 'is required (or connection_string)' : undefined,
+    ],
+    description: 'A database file inside the import directory; required without connection_string.',
+  })
+  path?: string;
+
+  @ConfigString({ description: 'sqlite:///<path>, inside the import directory.' })
+  connection_string?: string;
+
+  toConfig(): SqliteConfig {
+    return compact({ path: this.path, connection_string: this.connection_string });
+  }
+}
 
 export const sqliteConnector = defineConnector({
   name: 'sqlite',
   family: 'sql',
-  normalize: sqlite,
+  config: SqliteConnectorConfig,
   destinationFields: [],
   driver: sqliteDriver,
 });
