@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FastifyBodyParser, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors';
+import { jsonHasNulEscape, nulInBodyError, nulInUrlError, urlHasNul } from './nul-character';
 
 /**
  * Fastify route config (Nest's `@RouteConfig(ACCEPTS_ANY_BODY)`) of the routes that read bodies other than JSON
@@ -58,7 +59,14 @@ function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): Fas
       );
       return;
     }
-    void parse(request, body.toString(), done);
+    if (!jsonHasNulEscape(body)) {
+      void parse(request, body.toString(), done);
+      return;
+    }
+    void parse(request, body.toString(), (error, value) => {
+      if (error) done(error, undefined);
+      else done(nulInBodyError(value), undefined);
+    });
   };
 }
 
@@ -75,7 +83,7 @@ function isJson(request: FastifyRequest): boolean {
 }
 
 /**
- * JSON bodies are parsed with a nesting limit, and a body of any other type is refused with 415 before it is read,
+ * JSON bodies are parsed with a nesting limit and without U+0000 in any text (the URL neither), and a body of any other type is refused with 415 before it is read,
  * except on routes configured with ACCEPTS_ANY_BODY. Call before app.init(), which registers the routes.
  */
 export function installBodyParsers(
@@ -88,6 +96,10 @@ export function installBodyParsers(
     { bodyLimit: limits.maxBodyBytes },
     depthLimitedJsonParser(fastify, limits.maxJsonDepth),
   );
+  // %00 is tested on the raw target: the store would meet it in a path or query parameter after decoding.
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    done(urlHasNul(request.url) ? nulInUrlError() : undefined);
+  });
   fastify.addHook('preParsing', (request, _reply, payload, done) => {
     const config = request.routeOptions.config as Partial<typeof ACCEPTS_ANY_BODY> | undefined;
     // Unmatched routes answer 404 whatever they were sent.
