@@ -5,6 +5,7 @@ import { ApiKeys } from './resources/api-keys';
 import { Connectors } from './resources/connectors';
 import { Data } from './resources/data';
 import { Devices } from './resources/devices';
+import { ExecutionPolicy } from './resources/execution-policy';
 import { Jobs } from './resources/jobs';
 import { ProviderKeys } from './resources/provider-keys';
 import { Triggers } from './resources/triggers';
@@ -24,6 +25,7 @@ export class DecisionService {
   readonly data: Data;
   readonly jobs: Jobs;
   readonly triggers: Triggers;
+  readonly executionPolicy: ExecutionPolicy;
   readonly webhooks: Webhooks;
   private readonly transport: Transport;
 
@@ -37,6 +39,7 @@ export class DecisionService {
     this.data = new Data(this.transport);
     this.jobs = new Jobs(this.transport);
     this.triggers = new Triggers(this.transport);
+    this.executionPolicy = new ExecutionPolicy(this.transport);
     this.webhooks = new Webhooks(this.transport);
   }
 

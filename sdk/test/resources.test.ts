@@ -255,8 +255,25 @@ describe('every resource method against the real daemon', () => {
       [quiet.fire_id, fired.fire_id],
     );
     await assert.rejects(client.triggers.fire(created.id, {}), ValidationError);
+    const outcome = await client.triggers.reportOutcome(created.id, fired.fire_id, { realized_value: 80 });
+    assert.equal(outcome.realized_value, 80);
+    await assert.rejects(
+      client.triggers.reportOutcome(created.id, fired.fire_id, { realized_value: 80 }),
+      ConflictError,
+    );
+    const calibration = await client.triggers.calibration(created.id);
+    assert.deepEqual([calibration.status, calibration.outcomes], ['calibrating', 1]);
     assert.deepEqual(await client.triggers.delete(created.id), { id: created.id, deleted: true });
     await assert.rejects(client.triggers.get(created.id), NotFoundError);
+  });
+
+  it('executionPolicy.get, set and snapshot', async () => {
+    const initial = await client.executionPolicy.get();
+    assert.equal(initial.mode, 'calibrated_only');
+    const changed = await client.executionPolicy.set({ mode: 'never', min_outcomes: 40 });
+    assert.notEqual(changed.policy_snapshot_id, initial.policy_snapshot_id);
+    assert.deepEqual(await client.executionPolicy.snapshot(initial.policy_snapshot_id), initial);
+    await client.executionPolicy.set({ mode: 'calibrated_only' });
   });
 
   it('webhooks.test, signingSecret and deliveries', async () => {

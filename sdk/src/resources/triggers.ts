@@ -87,6 +87,26 @@ export class Triggers {
     );
   }
 
+  /** POST /v1/triggers/{id}/fires/{fire_id}/outcome: once per fire (409 the second time). */
+  reportOutcome(
+    id: string,
+    fireId: string,
+    body: RequestBody<'Triggers_reportOutcome'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'Triggers_reportOutcome'>> {
+    return this.transport.request({
+      method: 'POST',
+      path: `${this.path(id)}/fires/${encodeURIComponent(fireId)}/outcome`,
+      body,
+      options,
+    });
+  }
+
+  /** GET /v1/triggers/{id}/calibration: `calibrating`, `calibrated` or `degraded`, with the counts behind it. */
+  calibration(id: string, options?: RequestOptions): Promise<ResponseBody<'Triggers_calibration'>> {
+    return this.transport.request({ method: 'GET', path: `${this.path(id)}/calibration`, options });
+  }
+
   private path(id: string): string {
     return `/v1/triggers/${encodeURIComponent(id)}`;
   }

@@ -5,6 +5,8 @@ import type { ListQuery } from './connectors';
 
 export interface DeliveriesQuery extends ListQuery {
   job_id?: string;
+  /** A trigger fire's deliveries: its `trigger.fired` and `decision.execute`. */
+  fire_id?: string;
   status?: string;
 }
 
