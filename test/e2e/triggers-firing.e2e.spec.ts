@@ -1,3 +1,6 @@
+import { EntityManager } from '@mikro-orm/sqlite';
+import { IdempotencyRecordSchema } from '../../src/modules/idempotency/idempotency-record.entity';
+import { idempotencyRecordId } from '../../src/modules/idempotency/idempotency.service';
 import { signupAccount, TestAccount } from '../factories/accounts';
 import { pushTrigger, queryTrigger, stockDataset } from '../factories/triggers';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
@@ -147,6 +150,27 @@ describe('triggers: evaluation, fires and trigger.fired', () => {
       fires: [expect.objectContaining({ fire_id: first.body.fire_id })],
       next_cursor: null,
     });
+  });
+
+  it('answers a retry whose first call fired but died before its answer was stored with that same fire', async () => {
+    const id = await create(pushTrigger({ webhook_url: `${receiver.url}/fired-retried` }));
+    const first = await fire(id, { current_value: 10 }, { 'idempotency-key': 'died-after-commit' });
+    expect(first.status).toBe(200);
+    // What a SIGKILL between the fire's commit and the stored answer leaves: the claim in flight, lapsed.
+    await t.app
+      .get(EntityManager)
+      .fork()
+      .nativeUpdate(
+        IdempotencyRecordSchema,
+        { id: idempotencyRecordId(owner.orgId, 'died-after-commit') },
+        { state: 'in_flight', statusCode: null, responseSealed: null, leaseUntil: new Date(0) },
+      );
+    const retried = await fire(id, { current_value: 10 }, { 'idempotency-key': 'died-after-commit' });
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body).toEqual(first.body);
+    const fires = await t.request('GET', `/v1/triggers/${id}/fires`, { token: owner.apiKey });
+    expect(fires.body.fires.map((f: any) => f.fire_id)).toEqual([first.body.fire_id]);
   });
 
   it('dry-runs an evaluation without simulating or recording anything', async () => {

@@ -5,6 +5,7 @@ import { canonicalJson } from '../../common/crypto/canonical-json';
 import { SecretVault, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { parseIdempotencyKey } from './idempotency-key';
 import { idempotencyResponseAad, IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyRepository, NewClaim } from './idempotency.repository';
 
@@ -41,6 +42,21 @@ export type IdempotencyOutcome =
 
 export function idempotencyRecordId(orgId: string, key: string): string {
   return sha256Hex(`${orgId}\n${key}`);
+}
+
+/**
+ * The identity of the Idempotency-Key a request carries (what its record is stored under), or undefined without a
+ * valid one: a handler that records it beside what it creates, in the same transaction, can find that creation again
+ * when the request is retried after its daemon died before the answer was stored.
+ */
+export function idempotencyIdOf(orgId: string, header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  try {
+    const key = parseIdempotencyKey(header);
+    return key === undefined ? undefined : idempotencyRecordId(orgId, key);
+  } catch {
+    return undefined;
+  }
 }
 
 export function requestFingerprint(request: IdempotentRequest): string {

@@ -84,6 +84,8 @@ export interface TriggerFire {
   orgId: string;
   /** The scheduled slot (ISO time) or `manual:<fire id>`: unique per trigger, so a slot fires at most once. */
   slot: string;
+  /** For a fire call made with an Idempotency-Key: the key's identity (unique per trigger), so a retry finds it. */
+  idempotencyId?: string | null;
   firedAt: Date;
   conditionMet: boolean;
   currentValue: number;
@@ -110,6 +112,7 @@ export const TriggerFireSchema = new EntitySchema<TriggerFire>({
     triggerId: { type: 'string', fieldName: 'trigger_id' },
     orgId: { type: 'string', fieldName: 'org_id' },
     slot: { type: 'string' },
+    idempotencyId: { type: 'string', fieldName: 'idempotency_id', nullable: true },
     firedAt: { type: 'Date', fieldName: 'fired_at' },
     conditionMet: { type: 'boolean', fieldName: 'condition_met' },
     currentValue: { type: 'double', fieldName: 'current_value' },

@@ -203,6 +203,15 @@ export class TriggerRepository {
     });
   }
 
+  /** The fire a call with this Idempotency-Key identity recorded on the trigger, if any. */
+  findFireByIdempotency(
+    orgId: string,
+    triggerId: string,
+    idempotencyId: string,
+  ): Promise<TriggerFire | null> {
+    return this.em.fork().findOne(TriggerFireSchema, { orgId, triggerId, idempotencyId });
+  }
+
   /** Gives up `owner`'s lease without recording anything (the daemon is stopping mid-evaluation). */
   async releaseLease(id: string, owner: string): Promise<void> {
     await this.em

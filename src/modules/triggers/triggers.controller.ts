@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
+import { idempotencyIdOf } from '../idempotency/idempotency.service';
 import { Idempotent } from '../idempotency/idempotency.types';
 import {
   CalibrationResponse,
@@ -85,8 +86,10 @@ export class TriggersController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: FireTriggerDto,
+    @Headers('idempotency-key') idempotencyKey?: string,
   ): Promise<FireResponse> {
-    return toFireResponse(await this.triggers.fire(principal.orgId, id, body.current_value));
+    const idempotencyId = idempotencyIdOf(principal.orgId, idempotencyKey);
+    return toFireResponse(await this.triggers.fire(principal.orgId, id, body.current_value, idempotencyId));
   }
 
   @Post(':id/evaluate')

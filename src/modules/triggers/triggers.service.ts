@@ -149,8 +149,18 @@ export class TriggersService {
    * A fire call: its own slot, never deduplicated against the schedule (a retry with the same Idempotency-Key is
    * the same fire). for_s, the cooldown and the keep-firing window do not apply: a condition that holds fires.
    */
-  async fire(orgId: string, id: string, pushed: number | undefined): Promise<TriggerFire> {
+  async fire(
+    orgId: string,
+    id: string,
+    pushed: number | undefined,
+    idempotencyId?: string,
+  ): Promise<TriggerFire> {
     const trigger = await this.get(orgId, id);
+    if (idempotencyId !== undefined) {
+      // The first call with this key fired, then its daemon died before the answer was stored: the same fire.
+      const earlier = await this.triggers.findFireByIdempotency(orgId, id, idempotencyId);
+      if (earlier) return earlier;
+    }
     if (!trigger.enabled) throw new AppError('conflict', 'The trigger is disabled: enable it to fire it.');
     const reading = await this.readOrRefuse(trigger, pushed);
     const firedAt = this.clock.now();
@@ -160,7 +170,12 @@ export class TriggersService {
           fire: { triggerId: id, orgId, firedAt, conditionMet: false, currentValue: reading.value },
           alsoWrite: async () => undefined,
         };
-    const fire = await this.triggers.recordManualFire(orgId, id, computed.fire, computed.alsoWrite);
+    const fire = await this.triggers.recordManualFire(
+      orgId,
+      id,
+      { ...computed.fire, idempotencyId: idempotencyId ?? null },
+      computed.alsoWrite,
+    );
     if (!fire) throw new AppError('not_found', 'No trigger with this id.');
     if (fire.conditionMet) {
       this.evaluator.countManualFire(fire.executionStatus ?? 'none');

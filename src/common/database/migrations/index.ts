@@ -17,6 +17,7 @@ import { Migration0700Datasets } from './Migration0700Datasets';
 import { Migration0900IdempotencyKeys } from './Migration0900IdempotencyKeys';
 import { Migration1000Triggers } from './Migration1000Triggers';
 import { Migration1010ExecutionPolicy } from './Migration1010ExecutionPolicy';
+import { Migration1020TriggerFireIdempotency } from './Migration1020TriggerFireIdempotency';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   { name: 'Migration0501WorkLeases', class: Migration0501WorkLeases },
   { name: 'Migration0502DeliveryExpiry', class: Migration0502DeliveryExpiry },
   { name: 'Migration1010ExecutionPolicy', class: Migration1010ExecutionPolicy },
+  { name: 'Migration1020TriggerFireIdempotency', class: Migration1020TriggerFireIdempotency },
 ];
