@@ -39,7 +39,7 @@ describe('trigger evaluations under work leases', () => {
   });
   afterAll(() => t.close());
 
-  it('keeps the lease of an evaluation that outlasts it, renewing it, and records its one fire', async () => {
+  it('keeps the lease of an evaluation that outlasts it, renewing it, and records and counts its one fire', async () => {
     const repository = t.app.get(TriggerRepository);
     const created = await t.request('POST', '/v1/triggers', {
       token: owner.apiKey,
@@ -78,5 +78,11 @@ describe('trigger evaluations under work leases', () => {
     // The evaluation ran longer than one lease and was still recorded: its lease was renewed, not lost.
     const ranMs = fired.lastEvaluatedAt!.getTime() - Date.parse(fires.body.fires[0].fired_at);
     expect(ranMs).toBeGreaterThan(LEASE_S * 1000);
+
+    const metrics = (await t.request('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^trigger_evaluations_total\{state="firing"\} 1$/m);
+    expect(metrics).toMatch(/^trigger_fires_total\{kind="scheduled",execution_status="not_requested"\} 1$/m);
+    expect(metrics).toMatch(/^trigger_evaluation_lateness_seconds_count 1$/m);
+    expect(metrics).toContain('# TYPE trigger_slots_skipped_total counter');
   });
 });
