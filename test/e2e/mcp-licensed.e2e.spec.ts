@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { signupAccount } from '../factories/accounts';
+import { pushTrigger } from '../factories/triggers';
 import { connectStdio, connectStreamable, structured, toolErrorOf } from '../support/mcp-clients';
 import { writeTestLicense } from '../support/licenses';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
@@ -13,6 +14,9 @@ const ALL_TOOLS = [
   'query_batch',
   'query_sql_report',
   'create_connector',
+  'list_triggers',
+  'create_trigger',
+  'fire_trigger',
   'list_runtime_libraries',
   'execute_runtime_library',
 ];
@@ -41,12 +45,19 @@ describe('MCP surface with a license carrying mcp and runtime_library', () => {
     await t.close();
   });
 
-  it('lists all ten tools; only create_connector is not read-only', async () => {
+  it('lists all thirteen tools; only create_connector and the trigger writes are not read-only', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
     expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true).map((tool) => tool.name)).toEqual([
       'create_connector',
+      'create_trigger',
+      'fire_trigger',
     ]);
+    const fire = tools.find((tool) => tool.name === 'fire_trigger')!;
+    expect(fire.inputSchema.required).toEqual(['trigger_id']);
+    expect(Object.keys(fire.inputSchema.properties ?? {}).sort()).toEqual(['current_value', 'trigger_id']);
+    const create = tools.find((tool) => tool.name === 'create_trigger')!;
+    expect(create.inputSchema.required).toEqual(expect.arrayContaining(['name', 'condition', 'simulation']));
     const res = await t.request('GET', '/mcp/tools', { token });
     expect(res.body.tools.map((tool: any) => tool.name)).toEqual(ALL_TOOLS);
   });
@@ -177,6 +188,51 @@ describe('MCP surface with a license carrying mcp and runtime_library', () => {
     );
     expect(failed.code).toBe('runtime_execution_failed');
     expect(failed.message).toMatch(/irr/i);
+  });
+
+  it('create_trigger, list_triggers and fire_trigger act as the trigger endpoints do', async () => {
+    const created = structured(
+      await client.callTool({ name: 'create_trigger', arguments: pushTrigger({ name: 'mcp stock' }) }),
+    );
+    expect(created).toMatchObject({ name: 'mcp stock', state: 'inactive', enabled: true });
+    const listed = structured(await client.callTool({ name: 'list_triggers', arguments: { limit: 500 } }));
+    expect(listed.triggers.map((tr: any) => tr.id)).toContain(created.id);
+    const fired = structured(
+      await client.callTool({
+        name: 'fire_trigger',
+        arguments: { trigger_id: created.id, current_value: 42 },
+      }),
+    );
+    expect(fired).toMatchObject({ trigger_id: created.id, condition_met: true, current_value: 42 });
+    expect(fired.run_id).toMatch(/^run_/);
+    const history = await t.request('GET', `/v1/triggers/${created.id}/fires`, { token });
+    expect(history.body.fires.map((f: any) => f.fire_id)).toEqual([fired.fire_id]);
+
+    const missingValue = toolErrorOf(
+      await client.callTool({ name: 'fire_trigger', arguments: { trigger_id: created.id } }),
+    );
+    expect(missingValue.code).toBe('validation_failed');
+    const notFinite = toolErrorOf(
+      await client.callTool({
+        name: 'fire_trigger',
+        arguments: { trigger_id: created.id, current_value: 'x' },
+      }),
+    );
+    expect(notFinite.code).toBe('validation_failed');
+    const unknown = toolErrorOf(
+      await client.callTool({
+        name: 'fire_trigger',
+        arguments: { trigger_id: 'trg_missing', current_value: 1 },
+      }),
+    );
+    expect(unknown.code).toBe('not_found');
+    const badInterval = toolErrorOf(
+      await client.callTool({
+        name: 'create_trigger',
+        arguments: pushTrigger({ schedule: { interval_s: 5 } }),
+      }),
+    );
+    expect(badInterval.code).toBe('validation_failed');
   });
 
   it('relays the licensed tools over stdio', async () => {

@@ -1605,6 +1605,12 @@ export interface components {
             slot: string;
             trigger_id: string;
         };
+        FireTriggerArguments: {
+            /** @description The value to test: required for a push source, overrides the query of a query source. */
+            current_value?: number;
+            /** @description Trigger id (trg_…), as returned by list_triggers. */
+            trigger_id: string;
+        };
         FireTriggerDto: {
             current_value?: number;
         };
@@ -1805,6 +1811,12 @@ export interface components {
             limit?: number;
             /** @description Words matched against module and function names. */
             search?: string;
+        };
+        ListTriggersArguments: {
+            /** @description next_cursor of the previous page. */
+            cursor?: string;
+            /** @description Page size, default 50. */
+            limit?: number;
         };
         LoginDto: {
             email: string;
@@ -11271,7 +11283,8 @@ export interface operations {
     Triggers_fire: {
         parameters: {
             query?: never;
-            header?: {
+            header: {
+                "idempotency-key": string;
                 /**
                  * @description Makes a retry safe: the same key and body within 24 h replay the first success (`Idempotent-Replayed: true`). 1 to 255 printable ASCII characters, bare or as a quoted string. See docs/api.md, "Idempotency keys".
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"

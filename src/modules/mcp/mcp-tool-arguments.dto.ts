@@ -10,7 +10,9 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page';
 import { ContractComponent } from '../../common/openapi';
+import { FiniteNumber, IfPresent } from '../../common/validation';
 
 /**
  * The arguments of the tools that wrap a route without a body (a path parameter, a query string, the runtime
@@ -41,6 +43,48 @@ export class DatasetArguments {
   @MaxLength(128)
   @ApiProperty({ minLength: 1, maxLength: 128, description: 'Dataset id, as returned by list_data.' })
   dataset_id!: string;
+}
+
+@ContractComponent()
+export class ListTriggersArguments {
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_LIMIT)
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_PAGE_LIMIT,
+    description: 'Page size, default 50.',
+  })
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  @ApiPropertyOptional({ maxLength: 256, description: 'next_cursor of the previous page.' })
+  cursor?: string;
+}
+
+@ContractComponent()
+export class FireTriggerArguments {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 128,
+    description: 'Trigger id (trg_…), as returned by list_triggers.',
+  })
+  trigger_id!: string;
+
+  @IfPresent()
+  @FiniteNumber()
+  @ApiPropertyOptional({
+    type: 'number',
+    description: 'The value to test: required for a push source, overrides the query of a query source.',
+  })
+  current_value?: number;
 }
 
 @ContractComponent()

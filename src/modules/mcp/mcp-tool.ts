@@ -22,7 +22,8 @@ export interface ToolDefinition<A extends object> {
   readonly name: string;
   readonly description: string;
   readonly endpoint: string;
-  readonly visibleWith?: Entitlement;
+  /** Several: visible only when the license grants every one of them. */
+  readonly visibleWith?: Entitlement | readonly Entitlement[];
   readonly requires?: Requirement;
   /** The class of its arguments: checked as the route's body is, its JSON Schema read from the contract. */
   readonly input: Type<A>;

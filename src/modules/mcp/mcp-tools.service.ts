@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { authorize } from '../../common/auth/authorization';
-import { ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
+import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 import { Principal } from '../../common/auth/principal';
 import { toConnectorResponse, CreateConnectorRequest } from '../connectors/connectors.dto';
 import { ConnectorsService } from '../connectors/connectors.service';
@@ -11,10 +11,14 @@ import { QueryBatchRequest, QueryRequest, SqlReportRequest } from '../query/quer
 import { QueryService } from '../query/query.service';
 import { toExecutionResponse, toListingResponse } from '../runtime-library/runtime-library.dto';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
+import { CreateTriggerDto, toFireResponse, toTriggerResponse } from '../triggers/triggers.dto';
+import { TriggersService } from '../triggers/triggers.service';
 import { defineTool, McpTool } from './mcp-tool';
 import {
   DatasetArguments,
   ExecuteLibraryArguments,
+  FireTriggerArguments,
+  ListTriggersArguments,
   ListDataArguments,
   ListLibrariesArguments,
   NoToolArguments,
@@ -34,6 +38,7 @@ export class McpToolsService {
     private readonly connectors: ConnectorsService,
     private readonly runtime: RuntimeLibraryService,
     private readonly contract: ContractDocument,
+    private readonly triggers: TriggersService,
     @Inject(ENTITLEMENT_SOURCE) private readonly entitlements: EntitlementSource,
   ) {
     this.tools = this.catalogue();
@@ -41,7 +46,11 @@ export class McpToolsService {
 
   visibleTools(): McpTool[] {
     return this.tools.filter(
-      (t) => t.visibleWith === undefined || this.entitlements.hasEntitlement(t.visibleWith),
+      (t) =>
+        t.visibleWith === undefined ||
+        [t.visibleWith]
+          .flat()
+          .every((entitlement: Entitlement) => this.entitlements.hasEntitlement(entitlement)),
     );
   }
 
@@ -170,6 +179,74 @@ export class McpToolsService {
           return toConnectorResponse(
             await this.connectors.create(principal.orgId, args.name, args.connector_type, args.config ?? {}),
           );
+        },
+      }),
+      defineTool({
+        name: 'list_triggers',
+        description:
+          'List the triggers of your organization (conditions that fire simulations) with their state ' +
+          '(inactive, pending, firing, recovering, no_data, error, disabled), oldest first; page with `cursor`.',
+        endpoint: 'GET /v1/triggers',
+        visibleWith: ['mcp', 'triggers'],
+        requires: { entitlements: ['triggers'] },
+        input: ListTriggersArguments,
+        output: z.looseObject({ triggers: z.array(anyObject), next_cursor: z.string().nullable() }),
+        annotations: { title: 'List triggers', ...readOnly },
+        run: async (principal, args) => {
+          const page = await this.triggers.list(principal.orgId, args.limit ?? 50, args.cursor);
+          return { triggers: page.triggers.map(toTriggerResponse), next_cursor: page.nextCursor };
+        },
+      }),
+      defineTool({
+        name: 'create_trigger',
+        description:
+          'Create a trigger: a condition on a value (a dataset query, or pushed on fire) compared with a ' +
+          'threshold, a simulation (a POST /v1/simulate body) run when it holds, a schedule (interval_s ≥ 10) ' +
+          'and optional webhooks that receive trigger.fired.',
+        endpoint: 'POST /v1/triggers',
+        visibleWith: ['mcp', 'triggers'],
+        requires: { entitlements: ['triggers'], role: 'member' },
+        input: CreateTriggerDto,
+        output: z.looseObject({ id: z.string(), name: z.string(), state: z.string() }),
+        annotations: {
+          title: 'Create a trigger',
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
+        run: async (principal, args) => {
+          return { ...toTriggerResponse(await this.triggers.create(principal.orgId, args)) };
+        },
+      }),
+      defineTool({
+        name: 'fire_trigger',
+        description:
+          'Fire a trigger now: read its value (or take `current_value`), and when the condition holds run its ' +
+          'simulation and send trigger.fired. Answers the fire: condition_met, recommended_action, ' +
+          'expected_value, confidence, execution_status.',
+        endpoint: 'POST /v1/triggers/{id}/fire',
+        visibleWith: ['mcp', 'triggers'],
+        requires: { entitlements: ['triggers'], role: 'member' },
+        input: FireTriggerArguments,
+        output: z.looseObject({
+          fire_id: z.string(),
+          trigger_id: z.string(),
+          condition_met: z.boolean(),
+          current_value: z.number(),
+          execution_status: z.string().nullable(),
+        }),
+        annotations: {
+          title: 'Fire a trigger',
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: true,
+        },
+        run: async (principal, args) => {
+          return {
+            ...toFireResponse(await this.triggers.fire(principal.orgId, args.trigger_id, args.current_value)),
+          };
         },
       }),
       defineTool({

@@ -5,6 +5,7 @@ import { DatasetsModule } from '../datasets/datasets.module';
 import { LicensingModule } from '../licensing/licensing.module';
 import { QueryModule } from '../query/query.module';
 import { RuntimeLibraryModule } from '../runtime-library/runtime-library.module';
+import { TriggersModule } from '../triggers/triggers.module';
 import { McpController } from './mcp.controller';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpSessions } from './mcp-sessions';
@@ -19,6 +20,7 @@ import { McpTransportService } from './mcp-transport.service';
     QueryModule,
     ConnectorsModule,
     RuntimeLibraryModule,
+    TriggersModule,
   ],
   controllers: [McpController],
   providers: [McpToolsService, McpServerFactory, McpSessions, McpTransportService],

@@ -36,5 +36,6 @@ import { TriggersService } from './triggers.service';
     ExecutionPolicyRepository,
     ExecutionPolicyService,
   ],
+  exports: [TriggersService],
 })
 export class TriggersModule {}
