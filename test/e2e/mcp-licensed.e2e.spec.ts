@@ -17,6 +17,7 @@ const ALL_TOOLS = [
   'list_triggers',
   'create_trigger',
   'fire_trigger',
+  'report_trigger_outcome',
   'list_runtime_libraries',
   'execute_runtime_library',
 ];
@@ -45,13 +46,14 @@ describe('MCP surface with a license carrying mcp and runtime_library', () => {
     await t.close();
   });
 
-  it('lists all thirteen tools; only create_connector and the trigger writes are not read-only', async () => {
+  it('lists all fourteen tools; only create_connector and the trigger writes are not read-only', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
     expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true).map((tool) => tool.name)).toEqual([
       'create_connector',
       'create_trigger',
       'fire_trigger',
+      'report_trigger_outcome',
     ]);
     const fire = tools.find((tool) => tool.name === 'fire_trigger')!;
     expect(fire.inputSchema.required).toEqual(['trigger_id']);
@@ -226,6 +228,29 @@ describe('MCP surface with a license carrying mcp and runtime_library', () => {
       }),
     );
     expect(unknown.code).toBe('not_found');
+
+    const outcome = structured(
+      await client.callTool({
+        name: 'report_trigger_outcome',
+        arguments: { trigger_id: created.id, fire_id: fired.fire_id, realized_value: 150 },
+      }),
+    );
+    expect(outcome).toMatchObject({ fire_id: fired.fire_id, realized_value: 150 });
+    expect(typeof outcome.inside_band).toBe('boolean');
+    const twice = toolErrorOf(
+      await client.callTool({
+        name: 'report_trigger_outcome',
+        arguments: { trigger_id: created.id, fire_id: fired.fire_id, realized_value: 150 },
+      }),
+    );
+    expect(twice.code).toBe('conflict');
+    const noFire = toolErrorOf(
+      await client.callTool({
+        name: 'report_trigger_outcome',
+        arguments: { trigger_id: created.id, fire_id: 'fire_missing', realized_value: 1 },
+      }),
+    );
+    expect(noFire.code).toBe('not_found');
     const badInterval = toolErrorOf(
       await client.callTool({
         name: 'create_trigger',

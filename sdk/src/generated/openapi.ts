@@ -2182,6 +2182,22 @@ export interface components {
             /** @example unlicensed */
             status: string;
         };
+        ReportOutcomeArguments: {
+            /** @description Fire id (fire_…), as fire_trigger answered it. */
+            fire_id: string;
+            realized_value: number;
+            /**
+             * @description The variables' realized values, so every action's model is re-evaluated; `current_value` defaults to the fire's.
+             * @example {
+             *       "demand": 104
+             *     }
+             */
+            realized_variables?: {
+                [key: string]: number;
+            };
+            /** @description Trigger id (trg_…). */
+            trigger_id: string;
+        };
         ReportOutcomeDto: {
             realized_value: number;
             /**

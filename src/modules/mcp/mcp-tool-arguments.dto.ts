@@ -12,7 +12,8 @@ import {
 } from 'class-validator';
 import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page';
 import { ContractComponent } from '../../common/openapi';
-import { FiniteNumber, IfPresent } from '../../common/validation';
+import { FiniteNumber, IfPresent, UnknownFieldProblem } from '../../common/validation';
+import { ReportOutcomeDto } from '../triggers/triggers.dto';
 
 /**
  * The arguments of the tools that wrap a route without a body (a path parameter, a query string, the runtime
@@ -85,6 +86,29 @@ export class FireTriggerArguments {
     description: 'The value to test: required for a push source, overrides the query of a query source.',
   })
   current_value?: number;
+}
+
+/** `POST /v1/triggers/{id}/fires/{fire_id}/outcome`: the path's ids beside the route's own body. */
+@ContractComponent()
+@UnknownFieldProblem(
+  'unknown field; allowed fields are trigger_id, fire_id, realized_value, realized_variables',
+)
+export class ReportOutcomeArguments extends ReportOutcomeDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  @ApiProperty({ minLength: 1, maxLength: 128, description: 'Trigger id (trg_…).' })
+  trigger_id!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 128,
+    description: 'Fire id (fire_…), as fire_trigger answered it.',
+  })
+  fire_id!: string;
 }
 
 @ContractComponent()

@@ -11,7 +11,12 @@ import { QueryBatchRequest, QueryRequest, SqlReportRequest } from '../query/quer
 import { QueryService } from '../query/query.service';
 import { toExecutionResponse, toListingResponse } from '../runtime-library/runtime-library.dto';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
-import { CreateTriggerDto, toFireResponse, toTriggerResponse } from '../triggers/triggers.dto';
+import {
+  CreateTriggerDto,
+  toFireResponse,
+  toOutcomeResponse,
+  toTriggerResponse,
+} from '../triggers/triggers.dto';
 import { TriggersService } from '../triggers/triggers.service';
 import { defineTool, McpTool } from './mcp-tool';
 import {
@@ -19,6 +24,7 @@ import {
   ExecuteLibraryArguments,
   FireTriggerArguments,
   ListTriggersArguments,
+  ReportOutcomeArguments,
   ListDataArguments,
   ListLibrariesArguments,
   NoToolArguments,
@@ -246,6 +252,31 @@ export class McpToolsService {
         run: async (principal, args) => {
           return {
             ...toFireResponse(await this.triggers.fire(principal.orgId, args.trigger_id, args.current_value)),
+          };
+        },
+      }),
+      defineTool({
+        name: 'report_trigger_outcome',
+        description:
+          'Report what happened after a fire: `realized_value` and optionally `realized_variables`, once per ' +
+          'fire. Answers whether it fell inside the predicted 90 % band and, with the variables, which action ' +
+          'was best; outcomes calibrate the trigger.',
+        endpoint: 'POST /v1/triggers/{id}/fires/{fire_id}/outcome',
+        visibleWith: ['mcp', 'triggers'],
+        requires: { entitlements: ['triggers'], role: 'member' },
+        input: ReportOutcomeArguments,
+        output: z.looseObject({ fire_id: z.string(), realized_value: z.number(), inside_band: z.boolean() }),
+        annotations: {
+          title: 'Report a fire outcome',
+          readOnlyHint: false,
+          destructiveHint: false,
+          idempotentHint: false,
+          openWorldHint: false,
+        },
+        run: async (principal, args) => {
+          const { trigger_id: triggerId, fire_id: fireId, ...body } = args;
+          return {
+            ...toOutcomeResponse(await this.triggers.reportOutcome(principal.orgId, triggerId, fireId, body)),
           };
         },
       }),
