@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './common/config';
+import { describeStore, storeLocationOf } from './common/database';
 import { StartupError } from './common/errors';
 import { AppLogger, createLogger } from './common/logging';
 import { EngineService } from './modules/engine/engine.service';
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
       event: 'daemon_started',
       address: await app.getUrl(),
       data_dir: config.dataDir,
+      store: describeStore(storeLocationOf(config)),
       pid: process.pid,
       node_version: process.version,
     },

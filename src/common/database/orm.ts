@@ -27,6 +27,13 @@ export function storeLocationOf(config: {
     : { kind: 'sqlite', file: config.databaseFile };
 }
 
+/** Where the state lives, for logs and operators: the file, or the server and database without any credential. */
+export function describeStore(location: StoreLocation): string {
+  if (location.kind === 'sqlite') return `sqlite:${location.file}`;
+  const url = new URL(location.url);
+  return `postgresql://${url.host}${url.pathname}`;
+}
+
 interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
 }
