@@ -55,6 +55,17 @@ describe('connectors over HTTP (booted daemon)', () => {
     expect(response.body.types).toEqual(
       expect.arrayContaining(['postgres', 'file', 'file_upload', 'rest', 'azure', 'repo_archive']),
     );
+    const postgres = response.body.descriptions.find((d: { type: string }) => d.type === 'postgres');
+    expect(postgres).toMatchObject({ family: 'sql', aliases: ['postgresql'], open_config: false });
+    expect(postgres.fields).toContainEqual({
+      name: 'password',
+      type: 'string',
+      required: false,
+      secret: true,
+    });
+    expect(postgres.fields).toContainEqual(
+      expect.objectContaining({ name: 'port', type: 'integer', default: 5432 }),
+    );
   });
 
   it('refuses an unknown type with 422 invalid_type and bad config with 422 validation_failed', async () => {

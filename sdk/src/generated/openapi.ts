@@ -1202,11 +1202,66 @@ export interface components {
             /** @example api_key */
             type: string;
         };
+        /** @description The config of connector_type azure. */
+        AzureConnectorConfig: {
+            /** @description https://<account>.blob.core.windows.net; with container and blob. */
+            account_url?: string;
+            /** @default false */
+            anonymous?: boolean;
+            blob?: string;
+            /** @description The blob's full URL (a SAS URL or a public blob); read anonymously. */
+            blob_url?: string;
+            /** @description An Azure Storage connection string (AccountKey or SAS); with container and blob. */
+            connection_string?: string;
+            container?: string;
+            /** @description CSV: one character; "\t" for a tab. */
+            delimiter?: string;
+            encoding?: string;
+            /**
+             * @description Default: from the type alias, else the name's extension, else csv. xlsx and xls mean excel.
+             * @enum {string}
+             */
+            file_type?: "csv" | "tsv" | "json" | "excel" | "parquet" | "xlsx" | "xls";
+            has_header?: boolean;
+            /** @description JSON: the path of the record array inside the document. */
+            json_path?: string;
+            /** @description Excel: a sheet name or a 0-based index. */
+            sheet?: string | number;
+        };
         BatchErrorObject: {
             /** @example dataset_not_found */
             code: string;
             details?: components["schemas"]["ErrorDetailDto"][];
             message: string;
+        };
+        /** @description The config of connector_type bigquery. */
+        BigqueryConnectorConfig: {
+            /**
+             * @description Use the appliance host's own Google credentials.
+             * @default false
+             */
+            ambient_credentials?: boolean;
+            dataset?: string;
+            /** @description A private endpoint or test stand-in instead of https://bigquery.googleapis.com. */
+            endpoint_url?: string;
+            location?: string;
+            project_id?: string;
+            /** @description A service-account key, as a JSON object or its text; kept as text. Also accepted as credentials. */
+            service_account_json?: {
+                [key: string]: unknown;
+            } | string;
+        };
+        /** @description The config of connector_type bitbucket_repo. */
+        BitbucketRepoConnectorConfig: {
+            /** @default https://api.bitbucket.org/2.0 */
+            base_url?: string;
+            /** @description The branch, tag or commit read when a request names none; default the main branch. */
+            ref?: string;
+            /** @description Also accepted as repository, repo_slug. */
+            repo: string;
+            /** @description A repository or workspace access token. Also accepted as access_token. */
+            token?: string;
+            workspace: string;
         };
         CalibrationResponse: {
             above_band: number;
@@ -1231,6 +1286,26 @@ export interface components {
             trigger_id: string;
             /** @description The most recent outcomes the status is judged on. */
             window: number;
+        };
+        /** @description The config of connector_type clickhouse. */
+        ClickhouseConnectorConfig: {
+            /** @description clickhouse(s):// or http(s):// DSN; gives host, port and secure. */
+            connection_string?: string;
+            /** @default default */
+            database?: string;
+            host?: string;
+            password?: string;
+            /** @description Default: from the URL, else 8443 when secure, else 8123. */
+            port?: number;
+            /** @description HTTPS; default: from the URL, else false. */
+            secure?: boolean;
+            /** @description http(s)://host:port; gives host, port and secure. */
+            url?: string;
+            /**
+             * @description Also accepted as username.
+             * @default default
+             */
+            user?: string;
         };
         ClockRollbackResponse: {
             /**
@@ -1304,15 +1379,15 @@ export interface components {
         };
         CreateConnectorRequest: {
             /**
-             * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
+             * @description The config of connector_type (for PATCH: of the stored type), one of the per-type schemas; secrets are write-only. See docs/connectors.md and GET /v1/connectors/types.
              * @example {
              *       "content": "id,score\n1,10\n",
              *       "file_type": "csv"
              *     }
              */
-            config?: {
+            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | {
                 [key: string]: unknown;
-            };
+            } | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             connector_type?: string;
             name: string;
         };
@@ -1482,6 +1557,18 @@ export interface components {
             /** @example 1.4.0 */
             sdk_version: string | null;
         };
+        /** @description The config of connector_type elasticsearch, elastic. */
+        ElasticsearchConnectorConfig: {
+            /** @description An Elasticsearch API key (the encoded form), instead of username and password. */
+            api_key?: string;
+            /** @description The CA certificate (PEM) a self-signed cluster certificate chains to. */
+            ca_pem?: string;
+            password?: string;
+            /** @description The cluster, http(s)://host:9200. */
+            url: string;
+            /** @description Also accepted as user. */
+            username?: string;
+        };
         EmailVerifiedResponse: {
             /** @enum {string} */
             status: "ok";
@@ -1580,6 +1667,26 @@ export interface components {
              */
             policy_snapshot_id: string;
         };
+        /** @description The config of connector_type file, file_upload, csv, tsv, json, excel, xlsx, xls, parquet. */
+        FileConnectorConfig: {
+            /** @description The file's text, inline (with content or file_path, not both needed). */
+            content?: string;
+            /** @description CSV: one character; "\t" for a tab. */
+            delimiter?: string;
+            encoding?: string;
+            /** @description A file inside the import directory, or the file_path an upload (POST /v1/connectors/uploads) returned. Also accepted as path. */
+            file_path?: string;
+            /**
+             * @description Default: from the type alias, else the name's extension, else csv. xlsx and xls mean excel.
+             * @enum {string}
+             */
+            file_type?: "csv" | "tsv" | "json" | "excel" | "parquet" | "xlsx" | "xls";
+            has_header?: boolean;
+            /** @description JSON: the path of the record array inside the document. */
+            json_path?: string;
+            /** @description Excel: a sheet name or a 0-based index. */
+            sheet?: string | number;
+        };
         FireListResponse: {
             fires: components["schemas"]["FireResponse"][];
             next_cursor: string | null;
@@ -1621,6 +1728,72 @@ export interface components {
         FormulaDto: {
             expression: string;
             name: string;
+        };
+        /** @description The config of connector_type gcs. */
+        GcsConnectorConfig: {
+            /**
+             * @description Use the appliance host's own Google credentials.
+             * @default false
+             */
+            ambient_credentials?: boolean;
+            /**
+             * @description Unsigned requests (public buckets).
+             * @default false
+             */
+            anonymous?: boolean;
+            /** @description The object name; a prefix ending in / browses a folder. */
+            blob: string;
+            bucket: string;
+            /** @description A service-account key (JSON object or text), or the path of its file inside the import directory. Also accepted as service_account_json. */
+            credentials?: {
+                [key: string]: unknown;
+            } | string;
+            /** @description CSV: one character; "\t" for a tab. */
+            delimiter?: string;
+            encoding?: string;
+            /** @description A private endpoint or emulator instead of googleapis. */
+            endpoint_url?: string;
+            /**
+             * @description Default: from the type alias, else the name's extension, else csv. xlsx and xls mean excel.
+             * @enum {string}
+             */
+            file_type?: "csv" | "tsv" | "json" | "excel" | "parquet" | "xlsx" | "xls";
+            has_header?: boolean;
+            /** @description JSON: the path of the record array inside the document. */
+            json_path?: string;
+            project_id?: string;
+            /** @description Excel: a sheet name or a 0-based index. */
+            sheet?: string | number;
+        };
+        /** @description The config of connector_type github_repo. */
+        GithubRepoConnectorConfig: {
+            /**
+             * @description GitHub Enterprise Server: https://<host>/api/v3.
+             * @default https://api.github.com
+             */
+            base_url?: string;
+            /** @description The user or organization. */
+            owner: string;
+            /** @description The branch, tag or commit read when a request names none; default the default branch. */
+            ref?: string;
+            /** @description Also accepted as repository. */
+            repo: string;
+            /** @description A personal access token (read access). Also accepted as access_token. */
+            token?: string;
+        };
+        /** @description The config of connector_type gitlab_repo. */
+        GitlabRepoConnectorConfig: {
+            /**
+             * @description A self-managed GitLab: https://<host>/api/v4.
+             * @default https://gitlab.com/api/v4
+             */
+            base_url?: string;
+            /** @description group/name (subgroups allowed) or the numeric project id. Also accepted as project_id. */
+            project: string;
+            /** @description The branch, tag or commit read when a request names none; default the default branch. */
+            ref?: string;
+            /** @description Also accepted as access_token, private_token. */
+            token?: string;
         };
         HealthResponse: {
             /** @enum {string} */
@@ -1681,15 +1854,15 @@ export interface components {
         };
         InlineConnectorRequest: {
             /**
-             * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
+             * @description The config of connector_type (for PATCH: of the stored type), one of the per-type schemas; secrets are write-only. See docs/connectors.md and GET /v1/connectors/types.
              * @example {
              *       "content": "id,score\n1,10\n",
              *       "file_type": "csv"
              *     }
              */
-            config?: {
+            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | {
                 [key: string]: unknown;
-            };
+            } | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             connector_type?: string;
         };
         InterpretationResponse: {
@@ -1818,6 +1991,13 @@ export interface components {
             /** @description Page size, default 50. */
             limit?: number;
         };
+        /** @description The config of connector_type local_repo. */
+        LocalRepoConnectorConfig: {
+            /** @description The repository folder (a work tree with .git, or a bare repository) inside the import directory. */
+            path: string;
+            /** @description The branch, tag or commit read when a request names none; default HEAD. */
+            ref?: string;
+        };
         LoginDto: {
             email: string;
             password: string;
@@ -1875,6 +2055,46 @@ export interface components {
             organization: components["schemas"]["MeOrganizationResponse"];
             /** @description Present for a session token. */
             user?: components["schemas"]["UserResponse"];
+        };
+        /** @description The config of connector_type mssql. */
+        MssqlConnectorConfig: {
+            /** @description A DSN (SQLAlchemy style accepted); wins over the discrete fields when set. */
+            connection_string?: string;
+            /** @description Required without a DSN. */
+            database?: string;
+            /**
+             * @description TLS on the TDS connection.
+             * @default true
+             */
+            encrypt?: boolean;
+            /** @default localhost */
+            host?: string;
+            password?: string;
+            /** @default 1433 */
+            port?: number;
+            schema?: string;
+            /**
+             * @description Accept a self-signed server certificate.
+             * @default false
+             */
+            trust_server_certificate?: boolean;
+            /** @description Required without a DSN. Also accepted as username. */
+            user?: string;
+        };
+        /** @description The config of connector_type mysql. */
+        MysqlConnectorConfig: {
+            /** @description A DSN (SQLAlchemy style accepted); wins over the discrete fields when set. */
+            connection_string?: string;
+            /** @description Required without a DSN. */
+            database?: string;
+            /** @default localhost */
+            host?: string;
+            password?: string;
+            /** @default 3306 */
+            port?: number;
+            schema?: string;
+            /** @description Required without a DSN. Also accepted as username. */
+            user?: string;
         };
         NoToolArguments: Record<string, unknown>;
         OrderTermDto: {
@@ -1950,6 +2170,27 @@ export interface components {
             column: string;
             /** @enum {string} */
             direction: "asc" | "desc";
+        };
+        /** @description The config of connector_type postgres, postgresql. */
+        PostgresConnectorConfig: {
+            /** @description A DSN (SQLAlchemy style accepted); wins over the discrete fields when set. */
+            connection_string?: string;
+            /** @description Required without a DSN. */
+            database?: string;
+            /** @default localhost */
+            host?: string;
+            password?: string;
+            /** @default 5432 */
+            port?: number;
+            schema?: string;
+            /**
+             * @description Also accepted as sslmode.
+             * @default prefer
+             * @enum {string}
+             */
+            ssl_mode?: "disable" | "allow" | "prefer" | "require" | "verify-ca" | "verify-full";
+            /** @description Required without a DSN. Also accepted as username. */
+            user?: string;
         };
         PredictedBandResponse: {
             mean: number;
@@ -2117,6 +2358,47 @@ export interface components {
             status: "ready" | "not_ready";
             storage: components["schemas"]["StorageStatusResponse"];
         };
+        /** @description The config of connector_type redis. */
+        RedisConnectorConfig: {
+            /**
+             * @description The logical database number.
+             * @default 0
+             */
+            db?: number;
+            /** @default localhost */
+            host?: string;
+            password?: string;
+            /** @default 6379 */
+            port?: number;
+            /** @default false */
+            tls?: boolean;
+            /** @description An ACL user (Redis 6+). Also accepted as user. */
+            username?: string;
+        };
+        /** @description The config of connector_type redshift. */
+        RedshiftConnectorConfig: {
+            /** @description A DSN (SQLAlchemy style accepted); wins over the discrete fields when set. */
+            connection_string?: string;
+            /** @description Required without a DSN. */
+            database?: string;
+            /** @default localhost */
+            host?: string;
+            password?: string;
+            /**
+             * @description 5439 for *.redshift.amazonaws.com hosts, else 5432.
+             * @default 5432
+             */
+            port?: number;
+            schema?: string;
+            /**
+             * @description Also accepted as sslmode.
+             * @default prefer
+             * @enum {string}
+             */
+            ssl_mode?: "disable" | "allow" | "prefer" | "require" | "verify-ca" | "verify-full";
+            /** @description Required without a DSN. Also accepted as username. */
+            user?: string;
+        };
         RegistrationResponse: {
             /** @example laptop-4f2a */
             device_id: string;
@@ -2126,6 +2408,15 @@ export interface components {
             license_token: string;
             /** @example dev_01hx3v9c2m */
             registration_id: string;
+        };
+        /** @description The config of connector_type repo_archive. */
+        RepoArchiveConnectorConfig: {
+            /** @description The archive itself, base64 (instead of file_path). */
+            content?: string;
+            /** @description With content: the archive's name, whose extension (.tar.gz, .tgz, .tar or .zip) says its format. */
+            file_name?: string;
+            /** @description An upload (POST /v1/connectors/uploads) or a file of the import directory; .tar.gz, .tgz, .tar or .zip. */
+            file_path?: string;
         };
         ReportApplianceResponse: {
             /** @example 7bc8a8c */
@@ -2260,6 +2551,93 @@ export interface components {
             new_password: string;
             token: string;
         };
+        RestAuthFields: {
+            /** @description api_key: sent under api_key_header. Also accepted as key, value. */
+            api_key?: string;
+            /** @description api_key: the header name (default: the flat api_key_header, X-API-Key). Also accepted as header. */
+            api_key_header?: string;
+            /**
+             * @default none
+             * @enum {string}
+             */
+            mode?: "none" | "token" | "bearer" | "oauth" | "basic" | "api_key";
+            password?: string;
+            /** @description token, bearer, oauth: sent as Authorization: Bearer <token>. Also accepted as access_token. */
+            token?: string;
+            /** @description Also accepted as user. */
+            username?: string;
+        };
+        /** @description The config of connector_type rest, rest_api. */
+        RestConnectorConfig: {
+            /** @description bearer: the token; api_key: the key. */
+            api_key?: string;
+            /** @default X-API-Key */
+            api_key_header?: string;
+            /** @description The canonical auth envelope {mode: none|token|bearer|oauth|basic|api_key, ...}; wins over the flat fields. */
+            auth?: components["schemas"]["RestAuthFields"];
+            /**
+             * @default none
+             * @enum {string}
+             */
+            auth_type?: "none" | "bearer" | "api_key" | "basic";
+            /** @description Default: url. */
+            base_url?: string;
+            /** @description POST: the JSON body sent. */
+            body?: {
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean;
+            /** @description Where the records are in each answer (dotted path); default: the answer itself. */
+            data_path?: string;
+            /** @description Sent verbatim with every request; mirror the credential here for fetching. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description The path the connection test calls instead of the URL itself. */
+            health_path?: string;
+            /**
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "POST";
+            pagination?: components["schemas"]["RestPaginationFields"];
+            /** @description Query parameters added to every request. */
+            params?: {
+                [key: string]: string | number | boolean;
+            };
+            password?: string;
+            /**
+             * @description Seconds per request.
+             * @default 30
+             */
+            timeout?: number;
+            /** @description bearer: the token, when api_key is not given. */
+            token?: string;
+            /** @description The endpoint to read (also the base_url if none). */
+            url?: string;
+            /** @description Also accepted as user. */
+            username?: string;
+        };
+        RestPaginationFields: {
+            /** @description cursor_path: the query parameter that carries the cursor. */
+            cursor_param?: string;
+            has_more_path?: string;
+            /** @description At most this many pages. */
+            max_pages: number;
+            /**
+             * @default page_number
+             * @enum {string}
+             */
+            mode: "page_number" | "cursor_path";
+            next_link_rel?: string;
+            /** @description cursor_path: where the next cursor is in each answer (dotted path). */
+            next_path?: string;
+            /** @default page */
+            page_param?: string;
+            page_size?: number;
+            page_size_param?: string;
+            /** @default 1 */
+            start_page?: number;
+        };
         ResultColumnResponse: {
             /** @example region */
             name: string;
@@ -2360,6 +2738,45 @@ export interface components {
             functions: string[];
             /** @example finance */
             name: string;
+        };
+        /** @description The config of connector_type s3. */
+        S3ConnectorConfig: {
+            /**
+             * @description Use the appliance host's own AWS credentials.
+             * @default false
+             */
+            ambient_credentials?: boolean;
+            /**
+             * @description Unsigned requests (public buckets).
+             * @default false
+             */
+            anonymous?: boolean;
+            /** @description Also accepted as access_key_id. */
+            aws_access_key_id?: string;
+            /** @description Also accepted as secret_access_key. */
+            aws_secret_access_key?: string;
+            /** @description Also accepted as session_token. */
+            aws_session_token?: string;
+            bucket: string;
+            /** @description CSV: one character; "\t" for a tab. */
+            delimiter?: string;
+            encoding?: string;
+            /** @description An S3-compatible endpoint (MinIO...). Also accepted as endpoint. */
+            endpoint_url?: string;
+            /**
+             * @description Default: from the type alias, else the name's extension, else csv. xlsx and xls mean excel.
+             * @enum {string}
+             */
+            file_type?: "csv" | "tsv" | "json" | "excel" | "parquet" | "xlsx" | "xls";
+            has_header?: boolean;
+            /** @description JSON: the path of the record array inside the document. */
+            json_path?: string;
+            /** @description The object key; a prefix ending in / browses a folder. */
+            key: string;
+            /** @default us-east-1 */
+            region?: string;
+            /** @description Excel: a sheet name or a 0-based index. */
+            sheet?: string | number;
         };
         ScenarioDto: {
             /** @description The choices compared on the same draws. */
@@ -2473,6 +2890,23 @@ export interface components {
             /** @description By magnitude of correlation, largest first. */
             sensitivity: components["schemas"]["SensitivityResponse"][];
         };
+        /** @description The config of connector_type snowflake. */
+        SnowflakeConnectorConfig: {
+            /** @description A private-link or test endpoint instead of https://<account>.snowflakecomputing.com. */
+            access_url?: string;
+            /** @description Required without a DSN. */
+            account?: string;
+            /** @description snowflake://user:password@account/database/schema?warehouse=...; wins when set. */
+            connection_string?: string;
+            database?: string;
+            /** @description Required without a DSN. */
+            password?: string;
+            role?: string;
+            schema?: string;
+            /** @description Required without a DSN. Also accepted as username. */
+            user?: string;
+            warehouse?: string;
+        };
         SqlReportRequest: {
             /**
              * @description The dataset visible as its dataset_name and as `dataset`; this or dataset_ids is required.
@@ -2510,6 +2944,13 @@ export interface components {
             /** @description Each dataset and the table names it was visible as. */
             tables: components["schemas"]["ReportTableResponse"][];
             truncated: boolean;
+        };
+        /** @description The config of connector_type sqlite. */
+        SqliteConnectorConfig: {
+            /** @description sqlite:///<path>, inside the import directory. */
+            connection_string?: string;
+            /** @description A database file inside the import directory; required without connection_string. */
+            path?: string;
         };
         StorageStatusResponse: {
             /** @description Bytes an unprivileged writer may still use. */
@@ -2592,15 +3033,15 @@ export interface components {
         };
         UpdateConnectorRequest: {
             /**
-             * @description A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.
+             * @description The config of connector_type (for PATCH: of the stored type), one of the per-type schemas; secrets are write-only. See docs/connectors.md and GET /v1/connectors/types.
              * @example {
              *       "content": "id,score\n1,10\n",
              *       "file_type": "csv"
              *     }
              */
-            config?: {
+            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | {
                 [key: string]: unknown;
-            };
+            } | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             name?: string;
         };
         UpdateTriggerDto: {

@@ -3,6 +3,7 @@ import { ClassConstructor } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AppError, ErrorDetail } from '../../common/errors';
 import {
+  DependsOnOtherFields,
   EachEntry,
   isPlainObject,
   Nested,
@@ -37,6 +38,7 @@ export interface FieldSpec {
   readonly secret: boolean;
   readonly default?: unknown;
   readonly values?: readonly string[];
+  readonly description?: string;
   /** A nested object's class (REST pagination and auth). */
   readonly nested?: () => ClassConstructor<object>;
   /** The stored form of a value that passed validation (undefined stays undefined unless there is a default). */
@@ -132,11 +134,14 @@ function field<T>(
     const name = String(property);
     const full: FieldSpec = {
       ...spec,
+      description: options.description,
       name,
       aliases: options.aliases ?? [],
       secret: options.secret === true,
     };
     ownFieldsOf(target).push(full);
+    // Always validated (a missing value has its own problem); marks the field optional in the contract.
+    if (spec.required !== true) DependsOnOtherFields()(target, property);
     const checks = [own, ...(options.checks ?? [])];
     Problem<Dto>((value, config) => {
       for (const check of checks) {

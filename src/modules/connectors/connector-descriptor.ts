@@ -1,3 +1,4 @@
+import { ApiSchema } from '@nestjs/swagger';
 import type { ClassConstructor } from 'class-transformer';
 import type { ConnectorConfig } from './config-fields';
 import type { ConnectorDriver } from './connector-driver';
@@ -55,9 +56,16 @@ export interface ConnectorDescriptor<N extends string = string, C = unknown> {
   readonly driver: ConnectorDriver<C>;
 }
 
-/** Declares a type's descriptor, keeping its literal name for the derived ConnectorType union. */
+/**
+ * Declares a type's descriptor, keeping its literal name for the derived ConnectorType union; its config class is
+ * described in the contract as the config of that type.
+ */
 export function defineConnector<const N extends string, C>(
   descriptor: ConnectorDescriptor<N, C>,
 ): ConnectorDescriptor<N, C> {
+  const names = [descriptor.name, ...(descriptor.aliases ?? []).map((alias) => alias.name)];
+  if (!descriptor.openConfig) {
+    ApiSchema({ description: `The config of connector_type ${names.join(', ')}.` })(descriptor.config);
+  }
   return descriptor;
 }

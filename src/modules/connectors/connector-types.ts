@@ -1,5 +1,6 @@
 import { AppError, ErrorDetail } from '../../common/errors';
-import { normalizeConfigClass } from './config-fields';
+import type { ClassConstructor } from 'class-transformer';
+import { compact, fieldsOf, normalizeConfigClass } from './config-fields';
 import {
   ConnectorDescriptor,
   ConnectorFamily,
@@ -126,4 +127,58 @@ export function selectionProblems(
     }
     return [];
   });
+}
+
+/** One config field as `GET /v1/connectors/types` lists it. */
+export interface ConfigFieldDescription {
+  readonly name: string;
+  readonly type: string;
+  readonly required: boolean;
+  /** Required or not depending on other fields (its description says when). */
+  readonly conditionally_required?: true;
+  /** Write-only: masked in every answer. */
+  readonly secret: boolean;
+  readonly default?: unknown;
+  readonly aliases?: readonly string[];
+  readonly values?: readonly string[];
+  readonly description?: string;
+  /** A nested object's own fields (REST `pagination`, `auth`). */
+  readonly fields?: readonly ConfigFieldDescription[];
+}
+
+export interface ConnectorTypeDescription {
+  readonly type: ConnectorType;
+  readonly family: ConnectorFamily;
+  readonly aliases: readonly string[];
+  /** Any flat object is kept as given (secret-looking names masked); `fields` is empty. */
+  readonly open_config: boolean;
+  readonly fields: readonly ConfigFieldDescription[];
+}
+
+function describeFields(type: ClassConstructor<object>): ConfigFieldDescription[] {
+  return fieldsOf(type).map((spec) =>
+    compact<ConfigFieldDescription>({
+      name: spec.name,
+      type: spec.kind === 'enum' ? 'string' : spec.kind,
+      required: spec.required === true,
+      conditionally_required: spec.required === 'conditional' ? true : undefined,
+      secret: spec.secret,
+      default: spec.default,
+      aliases: spec.aliases.length > 0 ? spec.aliases : undefined,
+      values: spec.values,
+      description: spec.description || undefined,
+      fields: spec.nested ? describeFields(spec.nested()) : undefined,
+    }),
+  );
+}
+
+/** Every canonical type with its family, aliases and config fields, all read from its descriptor and config class. */
+export function describeConnectorTypes(): ConnectorTypeDescription[] {
+  return CONNECTORS.map((descriptor) => ({
+    type: descriptor.name,
+    family: descriptor.family,
+    aliases: (descriptor.aliases ?? []).map((alias) => alias.name),
+    open_config: descriptor.openConfig === true,
+    fields: descriptor.openConfig ? [] : describeFields(descriptor.config),
+  }));
 }

@@ -5,7 +5,7 @@ import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { Idempotent } from '../idempotency/idempotency.types';
-import { ACCEPTED_TYPE_NAMES } from './connector-types';
+import { ACCEPTED_TYPE_NAMES, describeConnectorTypes } from './connector-types';
 import { ConnectorUploads } from './connector-uploads';
 import {
   CreateConnectorRequest,
@@ -35,7 +35,7 @@ export class ConnectorsController {
 
   @Get('types')
   types(): object {
-    return { types: ACCEPTED_TYPE_NAMES };
+    return { types: ACCEPTED_TYPE_NAMES, descriptions: describeConnectorTypes() };
   }
 
   @Post()

@@ -1,22 +1,30 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page';
 import { BrowseResult } from './connector-driver';
 import { maskConfig } from './connector-secrets';
 import { ConnectorType, descriptorOf } from './connector-types';
+import { CONNECTORS } from './drivers';
 import { Connector, TestResult } from './connectors.service';
 
-/** The optional `config` of a connector request: a flat object whose keys the service checks per type. */
+/**
+ * The optional `config` of a connector request: the config of one type, described per type in the contract (each
+ * type's config class); validated by the service against the class of the request's type.
+ */
 function ConnectorConfig(): PropertyDecorator {
   return applyDecorators(
     IsOptional(),
     IsObject(),
     ApiPropertyOptional({
       description:
-        'A flat object whose keys depend on connector_type (docs/connectors.md); secrets are write-only.',
-      type: 'object',
-      additionalProperties: true,
+        'The config of connector_type (for PATCH: of the stored type), one of the per-type schemas; secrets are ' +
+        'write-only. See docs/connectors.md and GET /v1/connectors/types.',
+      anyOf: CONNECTORS.map((descriptor) =>
+        descriptor.openConfig
+          ? { type: 'object', additionalProperties: true, description: `${descriptor.name}: any flat object` }
+          : { $ref: getSchemaPath(descriptor.config) },
+      ),
       example: { file_type: 'csv', content: 'id,score\n1,10\n' },
     }),
   );

@@ -2,6 +2,7 @@ import { fieldsOf } from '../../../src/modules/connectors/config-fields';
 import {
   ACCEPTED_TYPE_NAMES,
   CONNECTOR_TYPES,
+  describeConnectorTypes,
   OBJECT_STORE_TYPES,
   SQL_TYPES,
 } from '../../../src/modules/connectors/connector-types';
@@ -29,4 +30,59 @@ describe('connector descriptors', () => {
       expect(descriptor.destinationFields.filter((field) => !declared.includes(field))).toEqual([]);
     },
   );
+});
+
+describe('the types listing', () => {
+  const described = describeConnectorTypes();
+  const fieldsOfType = (type: string) => described.find((d) => d.type === type)?.fields ?? [];
+
+  it('describes every canonical type, in the listing order, with its family and aliases', () => {
+    expect(described.map((d) => d.type)).toEqual(CONNECTOR_TYPES);
+    expect(described.find((d) => d.type === 'postgres')).toMatchObject({
+      family: 'sql',
+      aliases: ['postgresql'],
+    });
+  });
+
+  it("derives each field's name, requirement, secrecy, default and aliases from the config class", () => {
+    expect(fieldsOfType('redis')).toEqual([
+      { name: 'host', type: 'string', required: false, secret: false, default: 'localhost' },
+      { name: 'port', type: 'integer', required: false, secret: false, default: 6379 },
+      {
+        name: 'username',
+        type: 'string',
+        required: false,
+        secret: false,
+        aliases: ['user'],
+        description: 'An ACL user (Redis 6+).',
+      },
+      { name: 'password', type: 'string', required: false, secret: true },
+      {
+        name: 'db',
+        type: 'integer',
+        required: false,
+        secret: false,
+        default: 0,
+        description: 'The logical database number.',
+      },
+      { name: 'tls', type: 'boolean', required: false, secret: false, default: false },
+    ]);
+    expect(fieldsOfType('postgres').find((f) => f.name === 'database')).toEqual({
+      name: 'database',
+      type: 'string',
+      required: false,
+      conditionally_required: true,
+      secret: false,
+      description: 'Required without a DSN.',
+    });
+    expect(
+      fieldsOfType('s3')
+        .filter((f) => f.required)
+        .map((f) => f.name),
+    ).toEqual(['bucket', 'key']);
+    expect(fieldsOfType('postgres').find((f) => f.name === 'ssl_mode')?.values).toContain('verify-full');
+    const pagination = fieldsOfType('rest').find((f) => f.name === 'pagination');
+    expect(pagination?.type).toBe('object');
+    expect(pagination?.fields?.filter((f) => f.required).map((f) => f.name)).toEqual(['mode', 'max_pages']);
+  });
 });

@@ -249,7 +249,18 @@ export class RestConnectorConfig extends ConnectorConfig<RestConfig> {
   @ConfigEnum(['GET', 'POST'], { default: 'GET' })
   method?: 'GET' | 'POST';
 
-  @ConfigJson({ description: 'POST: the JSON body sent.' })
+  @ConfigJson({
+    description: 'POST: the JSON body sent.',
+    schema: {
+      oneOf: [
+        { type: 'object', additionalProperties: true },
+        { type: 'array', items: {} },
+        { type: 'string' },
+        { type: 'number' },
+        { type: 'boolean' },
+      ],
+    },
+  })
   body?: unknown;
 
   @ConfigString({ description: 'The path the connection test calls instead of the URL itself.' })
