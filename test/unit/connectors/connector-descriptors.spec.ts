@@ -1,4 +1,5 @@
 import { fieldsOf } from '../../../src/modules/connectors/config-fields';
+import { MASK, maskConfig } from '../../../src/modules/connectors/connector-secrets';
 import {
   ACCEPTED_TYPE_NAMES,
   CONNECTOR_TYPES,
@@ -31,6 +32,17 @@ describe('connector descriptors', () => {
     },
   );
 });
+
+// A field a config class declares secret must be masked in every answer, whatever its name.
+it.each(CONNECTORS.filter((d) => !d.openConfig).map((d) => [d.name, d] as const))(
+  '%s: every declared secret is masked',
+  (_name, descriptor) => {
+    const secrets = fieldsOf(descriptor.config).filter((field) => field.secret);
+    for (const field of secrets) {
+      expect([field.name, maskConfig({ [field.name]: 'value' })[field.name]]).toEqual([field.name, MASK]);
+    }
+  },
+);
 
 describe('the types listing', () => {
   const described = describeConnectorTypes();

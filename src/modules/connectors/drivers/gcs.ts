@@ -125,7 +125,7 @@ export class GcsConnectorConfig extends ObjectParseFields<GcsConfig> {
 
   @ConfigJson({
     aliases: ['service_account_json'],
-    secret: true,
+    // Not write-only: a path is shown as given; the JSON form is masked in every answer.
     checks: [serviceAccountProblem],
     read: serviceAccountText,
     schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'string' }] },
