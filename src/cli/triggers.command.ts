@@ -1,10 +1,20 @@
-import { Command } from 'commander';
-import { readJsonObject } from './client/arguments';
+import { Command, InvalidArgumentError } from 'commander';
+import { readJsonObject, wholeNumber } from './client/arguments';
 import { connect } from './client/connection';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 import { type PagingOptions, pageToPrint, withPaging } from './client/paging';
 
-/** `decisionctl triggers create|list|get|delete` (docs/triggers.md for the definition). */
+function finiteNumber(value: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number))
+    throw new InvalidArgumentError('must be a finite number');
+  return number;
+}
+
+/**
+ * `decisionctl triggers create|list|get|delete|outcome|calibration` and `decisionctl execution-policy get|set`
+ * (docs/triggers.md for the definition).
+ */
 export function registerTriggersCommands(program: Command): void {
   const triggers = program.command('triggers').description('define and inspect decision triggers');
   withFormat(
@@ -46,5 +56,73 @@ export function registerTriggersCommands(program: Command): void {
   ).action(async (id: string, options: FormatOptions) => {
     const { client } = await connect();
     printResult(options.format, await client.triggers.delete(id));
+  });
+  withFormat(
+    triggers
+      .command('outcome')
+      .description('report what happened after a fire (once per fire)')
+      .argument('<id>', 'the trigger id')
+      .argument('<fire_id>', 'the fire id')
+      .argument('<realized_value>', 'the value realized', finiteNumber)
+      .option(
+        '--variables <file>',
+        "the variables' realized values as a JSON object (- reads standard input)",
+      ),
+  ).action(
+    async (
+      id: string,
+      fireId: string,
+      realizedValue: number,
+      options: FormatOptions & { variables?: string },
+    ) => {
+      const variables = options.variables ? readJsonObject(options.variables) : undefined;
+      const { client } = await connect();
+      printResult(
+        options.format,
+        await client.triggers.reportOutcome(id, fireId, {
+          realized_value: realizedValue,
+          ...(variables ? { realized_variables: variables as Record<string, number> } : {}),
+        }),
+      );
+    },
+  );
+  withFormat(
+    triggers
+      .command('calibration')
+      .description('calibrating, calibrated or degraded, and the counts behind it')
+      .argument('<id>', 'the trigger id'),
+  ).action(async (id: string, options: FormatOptions) => {
+    const { client } = await connect();
+    printResult(options.format, await client.triggers.calibration(id));
+  });
+
+  const policy = program
+    .command('execution-policy')
+    .description("the organization's rule for decision.execute (calibrated_only, always, never)");
+  withFormat(policy.command('get').description('the policy in force')).action(
+    async (options: FormatOptions) => {
+      const { client } = await connect();
+      printResult(options.format, await client.executionPolicy.get());
+    },
+  );
+  withFormat(
+    policy
+      .command('set')
+      .description('change the policy (admin): a new immutable snapshot')
+      .argument('<mode>', 'calibrated_only, always or never')
+      .option(
+        '--min-outcomes <n>',
+        'outcomes a trigger needs before it can be calibrated (default 30)',
+        wholeNumber,
+      ),
+  ).action(async (mode: string, options: FormatOptions & { minOutcomes?: number }) => {
+    const { client } = await connect();
+    printResult(
+      options.format,
+      await client.executionPolicy.set({
+        mode: mode as 'calibrated_only' | 'always' | 'never',
+        ...(options.minOutcomes !== undefined ? { min_outcomes: options.minOutcomes } : {}),
+      }),
+    );
   });
 }

@@ -199,8 +199,58 @@ describe('decisionctl client commands against the real daemon', () => {
       'cli trigger',
     );
     expect(await table('triggers', 'get', created.id)).toMatch(/^name\s+cli trigger/m);
+
+    const fired = await t.request('POST', `/v1/triggers/${created.id}/fire`, {
+      body: { current_value: 5 },
+      token: env.SERVICE_API_KEY,
+    });
+    writeFileSync(join(root, 'realized.json'), JSON.stringify({ revenue: 150, cost: -100 }));
+    const outcome = await json(
+      'POST /v1/triggers/{id}/fires/{fireId}/outcome',
+      201,
+      'triggers',
+      'outcome',
+      created.id,
+      fired.body.fire_id,
+      '50',
+      '--variables',
+      join(root, 'realized.json'),
+    );
+    expect(outcome).toMatchObject({
+      realized_value: 50,
+      action_values: { proceed: 50, do_nothing: 0 },
+      best_action: 'proceed',
+    });
+    expect((await cli('triggers', 'outcome', created.id, fired.body.fire_id, 'x')).status).toBe(2);
+    expect((await cli('triggers', 'outcome', created.id, fired.body.fire_id, '50')).status).toBe(1);
+    const calibration = await json(
+      'GET /v1/triggers/{id}/calibration',
+      200,
+      'triggers',
+      'calibration',
+      created.id,
+    );
+    expect(calibration).toMatchObject({ status: 'calibrating', outcomes: 1 });
     await json('DELETE /v1/triggers/{id}', 200, 'triggers', 'delete', created.id);
     expect((await cli('triggers', 'get', created.id)).status).toBe(1);
+  });
+
+  it('execution-policy get and set', async () => {
+    const current = await json('GET /v1/execution-policy', 200, 'execution-policy', 'get');
+    expect(current.mode).toBe('calibrated_only');
+    const changed = await json(
+      'PUT /v1/execution-policy',
+      200,
+      'execution-policy',
+      'set',
+      'never',
+      '--min-outcomes',
+      '40',
+    );
+    expect(changed).toMatchObject({ mode: 'never', min_outcomes: 40 });
+    expect(changed.policy_snapshot_id).not.toBe(current.policy_snapshot_id);
+    expect(await table('execution-policy', 'get')).toMatch(/^mode\s+never/m);
+    expect((await cli('execution-policy', 'set', 'sometimes')).status).toBe(2);
   });
 
   it('lists page by cursor: --limit and --cursor give one page, --all every item in one document', async () => {
