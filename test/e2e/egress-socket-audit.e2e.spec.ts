@@ -71,7 +71,16 @@ function connectorModes(base: string): [string, string, Record<string, unknown>]
     ['elasticsearch api key', 'elasticsearch', { url: http, api_key: 'k' }],
     ['github_repo token', 'github_repo', { owner: 'a', repo: 'b', token: 't', base_url: http }],
     ['gitlab_repo token', 'gitlab_repo', { project: 'a/b', token: 't', base_url: http }],
-    ['bitbucket_repo token', 'bitbucket_repo', { workspace: 'a', repo: 'b', token: 't', base_url: http }],
+    [
+      'bitbucket_repo Data Center token',
+      'bitbucket_repo',
+      { workspace: 'a', repo: 'b', token: 't', base_url: http },
+    ],
+    [
+      'bitbucket_repo Cloud token',
+      'bitbucket_repo',
+      { workspace: 'a', repo: 'b', token: 't', base_url: `${http}/2.0` },
+    ],
     ['rest no auth', 'rest', { base_url: http }],
     ['rest bearer', 'rest', { base_url: http, auth_type: 'bearer', token: 't' }],
     ['rest api key', 'rest', { base_url: http, auth_type: 'api_key', api_key: 'k' }],

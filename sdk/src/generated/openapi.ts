@@ -1253,14 +1253,18 @@ export interface components {
         };
         /** @description The config of connector_type bitbucket_repo. */
         BitbucketRepoConnectorConfig: {
-            /** @default https://api.bitbucket.org/2.0 */
+            /**
+             * @description The Cloud API (host api.bitbucket.org or a path ending in /2.0), or a Data Center / Server root URL.
+             * @default https://api.bitbucket.org/2.0
+             */
             base_url?: string;
             /** @description The branch, tag or commit read when a request names none; default the main branch. */
             ref?: string;
             /** @description Also accepted as repository, repo_slug. */
             repo: string;
-            /** @description A repository or workspace access token. Also accepted as access_token. */
+            /** @description Cloud: a repository or workspace access token. Data Center / Server: an HTTP access token. Also accepted as access_token. */
             token?: string;
+            /** @description Cloud: the workspace. Data Center / Server: the project key (`~user` for a personal repository). Also accepted as project, project_key. */
             workspace: string;
         };
         CalibrationResponse: {
