@@ -100,6 +100,23 @@ describe('the committed OpenAPI contract', () => {
     expect(loginCodes).toEqual(['invalid_credentials']);
   });
 
+  it('lists what the body parsers answer on routes that read no body: 415 everywhere, 400/413/422 but on GET', () => {
+    // Found by the HTTP fuzz (test/reliability/http-fuzz.reliability.spec.ts): the parsers run before any handler.
+    const codes = (operation: any, status: string): string[] | undefined =>
+      operation.responses[status]?.content['application/json'].schema.properties.error.properties.code.enum;
+    const me = generated.paths['/v1/me'].get;
+    expect(codes(me, '415')).toEqual(['unsupported_media_type']);
+    expect(codes(me, '400')).toBeUndefined();
+    const deleteTrigger = generated.paths['/v1/triggers/{id}'].delete;
+    expect(codes(deleteTrigger, '415')).toEqual(['unsupported_media_type']);
+    expect(codes(deleteTrigger, '400')).toEqual(['invalid_json']);
+    expect(codes(deleteTrigger, '413')).toEqual(['payload_too_large']);
+    expect(codes(deleteTrigger, '422')).toContain('validation_failed');
+    const inbound = generated.paths['/webhooks/repohost'].post;
+    expect(codes(inbound, '415')).toEqual(['unsupported_media_type']);
+    expect(codes(inbound, '400')).toContain('invalid_json');
+  });
+
   it('lists Idempotency-Key and its errors on exactly the routes that honour it', () => {
     const withKey: string[] = [];
     for (const [path, operations] of Object.entries<Record<string, any>>(generated.paths)) {

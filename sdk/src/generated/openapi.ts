@@ -3604,6 +3604,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description validation_failed */
             422: {
                 headers: {
@@ -3708,6 +3722,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
@@ -3778,6 +3806,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -3830,6 +3872,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3908,6 +3978,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -3960,6 +4044,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4026,6 +4138,20 @@ export interface operations {
                     "text/plain": "Accepted";
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -4078,6 +4204,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4182,6 +4336,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "forbidden" | "invalid_device_binding_token" | "origin_not_allowed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4303,6 +4471,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -4375,6 +4557,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "authentication_required" | "invalid_api_key";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4454,6 +4650,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4561,6 +4771,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -4664,6 +4888,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4791,6 +5029,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
@@ -4890,6 +5142,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5127,7 +5393,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedApiKeyResponse"];
                 };
             };
-            /** @description cannot_revoke_last_key */
+            /** @description cannot_revoke_last_key, invalid_json */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5136,7 +5402,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "cannot_revoke_last_key";
+                            code?: "cannot_revoke_last_key" | "invalid_json";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5197,7 +5463,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5206,7 +5500,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5299,6 +5593,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5403,6 +5711,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5969,6 +6291,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -6028,6 +6364,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -6070,7 +6420,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6079,7 +6457,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6173,6 +6551,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -6234,6 +6626,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -6276,7 +6682,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6285,7 +6719,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6528,6 +6962,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -6589,6 +7037,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -6631,7 +7093,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6640,7 +7130,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6732,6 +7222,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7006,6 +7510,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -7067,6 +7585,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -7109,7 +7641,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7118,7 +7678,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7361,6 +7921,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -7460,6 +8034,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7567,6 +8155,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -7666,6 +8268,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7773,6 +8389,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -7835,6 +8465,20 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -7877,7 +8521,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7886,7 +8558,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7938,6 +8610,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevokedDeviceResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
                 };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
@@ -7996,7 +8682,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8005,7 +8719,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8445,6 +9159,20 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
                 headers: {
@@ -8516,6 +9244,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8622,6 +9364,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8915,6 +9671,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -8977,6 +9747,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
                 };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
@@ -9049,7 +9833,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9058,7 +9870,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9162,6 +9974,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9297,6 +10123,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -9396,6 +10236,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9507,6 +10361,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -9606,6 +10474,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9837,6 +10719,20 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedProviderKeyResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -9893,7 +10789,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9902,7 +10826,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10459,6 +11383,20 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessResponse"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Not ready: the disk is nearly full. */
             503: {
                 headers: {
@@ -10540,6 +11478,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10823,6 +11775,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11129,6 +12095,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -11192,6 +12172,20 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedTriggerResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -11248,7 +12242,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11257,7 +12279,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12034,6 +13056,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
@@ -12325,6 +13361,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
@@ -12387,6 +13437,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeliveryResponse"];
+                };
+            };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
                 };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
@@ -12459,7 +13523,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12468,7 +13560,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12562,6 +13654,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12669,6 +13775,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -12730,6 +13850,20 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedSigningSecretResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
                 headers: {
@@ -12772,7 +13906,35 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id */
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12781,7 +13943,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id";
+                            code?: "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12984,6 +14146,20 @@ export interface operations {
                     "application/json": components["schemas"]["InboundAcceptedResponse"];
                 };
             };
+            /** @description invalid_json */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_signature */
             401: {
                 headers: {
@@ -12994,6 +14170,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_signature";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

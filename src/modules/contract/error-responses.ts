@@ -35,6 +35,8 @@ const BODY_ERRORS: readonly ErrorCode[] = [
 
 export interface OperationShape {
   readonly hasBody: boolean;
+  /** Whether the HTTP layer parses a JSON body sent to it (every method but GET and HEAD), declared or not. */
+  readonly parsesBody: boolean;
   readonly hasQuery: boolean;
 }
 
@@ -44,7 +46,11 @@ export function errorCodesOf(facts: RouteFacts, shape: OperationShape): ErrorCod
   if (!facts.isPublic) CREDENTIAL_ERRORS.forEach((c) => codes.add(c));
   if (facts.role !== undefined) codes.add('insufficient_role');
   if (facts.entitlement !== undefined) codes.add('not_entitled');
-  if (shape.hasBody) BODY_ERRORS.forEach((c) => codes.add(c));
+  // The body parsers run before any handler (src/common/http/body-parsers.ts): a body that is not JSON is refused
+  // on every route, and a JSON body sent with any method but GET is parsed, with its limits, even where the route
+  // reads none. So a client that sends one where none is expected gets these answers too.
+  codes.add('unsupported_media_type');
+  if (shape.hasBody || shape.parsesBody) BODY_ERRORS.forEach((c) => codes.add(c));
   if (shape.hasQuery) codes.add('validation_failed');
   ANY_OPERATION_ERRORS.forEach((c) => codes.delete(c));
   return [...codes];

@@ -97,11 +97,11 @@ function describe(app: INestApplication): JsonObject {
   describeValidatedClasses(schemas, validated);
   const paths = document.paths as Record<string, Record<string, JsonObject>>;
   for (const path of Object.keys(paths)) {
-    for (const operation of Object.values(paths[path])) {
+    for (const [method, operation] of Object.entries(paths[path])) {
       const id = operation.operationId;
       const route = typeof id === 'string' ? facts.get(id) : undefined;
       if (typeof id !== 'string' || !route) throw new Error(`no route facts for an operation of ${path}`);
-      completeOperation(operation, id, route, validated);
+      completeOperation(operation, id, route, validated, method);
     }
   }
   schemas.ErrorBody = schemas.ErrorBodyDto;
@@ -198,6 +198,7 @@ function completeOperation(
   operationId: string,
   route: RouteFacts,
   validated: Record<string, JsonObject>,
+  method: string,
 ): void {
   let parameters = (operation.parameters ?? []) as JsonObject[];
   if (route.queryType) {
@@ -209,6 +210,7 @@ function completeOperation(
   operation.parameters = parameters;
   const codes = errorCodesOf(route, {
     hasBody: operation.requestBody !== undefined,
+    parsesBody: method !== 'get' && method !== 'head',
     hasQuery: parameters.some((p) => p.in === 'query'),
   });
   if (route.isIdempotent) operation.parameters = [...parameters, IDEMPOTENCY_KEY_PARAMETER];
