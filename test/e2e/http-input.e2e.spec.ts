@@ -65,6 +65,46 @@ describe('HTTP input: JSON nesting depth', () => {
   });
 });
 
+describe('HTTP input: text that is not well-formed Unicode', () => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    t = withContractChecks(await startTestApp());
+    key = (await signupAccount(t)).apiKey;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  // Found by the HTTP fuzz: a lone surrogate in an e-mail made class-validator's isEmail throw (encodeURI) — a 500.
+  it.each([
+    ['/auth/forgot-password', '{"email":"a\\ud800@example.test"}', undefined, 'email'],
+    [
+      '/auth/signup',
+      '{"email":"a@example.test","password":"long enough passphrase","name":"x\\udfffy"}',
+      undefined,
+      'name',
+    ],
+    ['/auth/login', '{"email":"\\udbff\\udbff@example.test","password":"p"}', undefined, 'email'],
+    ['/v1/api-keys', '{"label":"ok","extra":{"deep":["\\uD83D"]}}', true, 'extra.deep[0]'],
+  ])('refuses a lone surrogate on POST %s with 422 naming the field', async (path, rawBody, auth, field) => {
+    const res = await t.request('POST', path, { rawBody, headers: json, ...(auth ? { token: key } : {}) });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_failed');
+    expect(res.body.error.details).toEqual([{ field, problem: expect.stringContaining('lone surrogate') }]);
+  });
+
+  it('takes a surrogate pair (an emoji), escaped or not', async () => {
+    const res = await t.request('POST', '/v1/api-keys', {
+      rawBody: '{"label":"\\ud83d\\udca5 💥"}',
+      headers: json,
+      token: key,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.label).toBe('💥 💥');
+  });
+});
+
 describe('HTTP input: the largest depth an operator may configure', () => {
   it('still answers every route without overflowing (SERVICE_MAX_JSON_DEPTH=512)', async () => {
     const t = withContractChecks(await startTestApp({ SERVICE_MAX_JSON_DEPTH: '512' }));

@@ -40,7 +40,38 @@ export function exceedsJsonDepth(bytes: Uint8Array, maxDepth: number): boolean {
   return false;
 }
 
-/** Fastify's own JSON parser (prototype-poisoning checks included), behind the depth check. */
+/** A `\uD800`–`\uDFFF` escape: the only way a JSON text can carry a lone surrogate (bytes decode to U+FFFD). */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The path (`a.b[2]`) of the first string, key or value, in `value` holding a lone UTF-16 surrogate, or undefined.
+ * Such text is not Unicode: validators throw on it (encodeURI in isEmail), PostgreSQL refuses to store it.
+ * Recursion is bounded by the depth limit, checked before parsing.
+ */
+function loneSurrogatePath(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || 'body' : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogatePath(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path === '' ? key : `${path}.${key}`;
+    if (LONE_SURROGATE.test(key)) return childPath;
+    const found = loneSurrogatePath(child, childPath);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Fastify's own JSON parser (prototype-poisoning checks included), behind the depth check, and refusing text that
+ * is not well-formed Unicode.
+ */
 function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): FastifyBodyParser<Buffer> {
   const parse = fastify.getDefaultJsonParser('error', 'error');
   return (request, body, done) => {
@@ -59,13 +90,23 @@ function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): Fas
       );
       return;
     }
-    if (!jsonHasNulEscape(body)) {
-      void parse(request, body.toString(), done);
+    const text = body.toString();
+    const hasNul = jsonHasNulEscape(body);
+    if (!hasNul && !SURROGATE_ESCAPE.test(text)) {
+      void parse(request, text, done);
       return;
     }
-    void parse(request, body.toString(), (error, value) => {
-      if (error) done(error, undefined);
-      else done(nulInBodyError(value), undefined);
+    void parse(request, text, (error, parsed) => {
+      if (error) return done(error, undefined);
+      if (hasNul) return done(nulInBodyError(parsed), undefined);
+      const field = loneSurrogatePath(parsed);
+      if (field === undefined) return done(null, parsed);
+      done(
+        AppError.validation([
+          { field, problem: 'contains a lone surrogate (\\uD800–\\uDFFF): text must be well-formed Unicode' },
+        ]),
+        undefined,
+      );
     });
   };
 }
