@@ -93,7 +93,7 @@ describe('the committed OpenAPI contract', () => {
     expect(codes('401')).toEqual(expect.arrayContaining(['authentication_required', 'invalid_api_key']));
     expect(codes('403')).toEqual(expect.arrayContaining(['insufficient_role', 'not_entitled']));
     expect(codes('422')).toEqual(expect.arrayContaining(['validation_failed']));
-    expect(codes('400')).toEqual(['invalid_idempotency_key', 'invalid_json']);
+    expect(codes('400')).toEqual(['invalid_idempotency_key', 'invalid_json', 'malformed_request']);
     const login = generated.paths['/auth/login'].post;
     const loginCodes =
       login.responses['401'].content['application/json'].schema.properties.error.properties.code.enum;
@@ -109,12 +109,24 @@ describe('the committed OpenAPI contract', () => {
     expect(codes(me, '400')).toBeUndefined();
     const deleteTrigger = generated.paths['/v1/triggers/{id}'].delete;
     expect(codes(deleteTrigger, '415')).toEqual(['unsupported_media_type']);
-    expect(codes(deleteTrigger, '400')).toEqual(['invalid_json']);
+    expect(codes(deleteTrigger, '400')).toEqual(['invalid_json', 'malformed_request']);
     expect(codes(deleteTrigger, '413')).toEqual(['payload_too_large']);
     expect(codes(deleteTrigger, '422')).toContain('validation_failed');
     const inbound = generated.paths['/webhooks/repohost'].post;
     expect(codes(inbound, '415')).toEqual(['unsupported_media_type']);
     expect(codes(inbound, '400')).toContain('invalid_json');
+  });
+
+  it('lists an answer any operation can give under its status where the operation lists that status', () => {
+    // `default` covers only statuses an operation does not list: a bad percent-encoding is a 400 on every route.
+    const codes = (operation: any, status: string): string[] | undefined =>
+      operation.responses[status]?.content['application/json'].schema.properties.error.properties.code.enum;
+    expect(codes(generated.paths['/v1/triggers/{id}'].delete, '400')).toEqual([
+      'invalid_json',
+      'malformed_request',
+    ]);
+    expect(codes(generated.paths['/v1/me'].get, '400')).toBeUndefined();
+    expect(codes(generated.paths['/v1/me'].get, 'default')).toContain('malformed_request');
   });
 
   it('lists Idempotency-Key and its errors on exactly the routes that honour it', () => {

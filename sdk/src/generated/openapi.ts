@@ -3163,7 +3163,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordResetRequestedResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3172,7 +3172,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3256,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3265,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3377,7 +3377,7 @@ export interface operations {
                     "application/json": components["schemas"]["PasswordResetResponse"];
                 };
             };
-            /** @description invalid_json, invalid_token */
+            /** @description invalid_json, invalid_token, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,7 +3386,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json" | "invalid_token";
+                            code?: "invalid_json" | "invalid_token" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3471,7 +3471,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignupResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3480,7 +3480,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3590,7 +3590,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailVerifiedResponse"];
                 };
             };
-            /** @description invalid_token */
+            /** @description invalid_token, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3599,7 +3599,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_token";
+                            code?: "invalid_token" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3806,7 +3806,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3815,7 +3815,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -3978,7 +3978,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3987,7 +3987,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4138,7 +4138,7 @@ export interface operations {
                     "text/plain": "Accepted";
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4147,7 +4147,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5232,7 +5232,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyResponse"];
                 };
             };
-            /** @description invalid_idempotency_key, invalid_json */
+            /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5241,7 +5241,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_idempotency_key" | "invalid_json";
+                            code?: "invalid_idempotency_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5393,7 +5393,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedApiKeyResponse"];
                 };
             };
-            /** @description cannot_revoke_last_key, invalid_json */
+            /** @description cannot_revoke_last_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5402,7 +5402,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "cannot_revoke_last_key" | "invalid_json";
+                            code?: "cannot_revoke_last_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5798,7 +5798,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_idempotency_key, invalid_json */
+            /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5807,7 +5807,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_idempotency_key" | "invalid_json";
+                            code?: "invalid_idempotency_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5959,7 +5959,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5968,7 +5968,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6106,7 +6106,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6115,7 +6115,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6364,7 +6364,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6373,7 +6373,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6626,7 +6626,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6635,7 +6635,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6775,7 +6775,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6784,7 +6784,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7037,7 +7037,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7046,7 +7046,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7309,7 +7309,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_idempotency_key, invalid_json */
+            /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7318,7 +7318,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_idempotency_key" | "invalid_json";
+                            code?: "invalid_idempotency_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7585,7 +7585,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7594,7 +7594,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7734,7 +7734,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7743,7 +7743,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8465,7 +8465,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8474,7 +8474,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8612,7 +8612,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedDeviceResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8621,7 +8621,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9454,7 +9454,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubmittedJobResponse"];
                 };
             };
-            /** @description invalid_idempotency_key, invalid_json */
+            /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9463,7 +9463,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_idempotency_key" | "invalid_json";
+                            code?: "invalid_idempotency_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9749,7 +9749,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9758,7 +9758,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10558,7 +10558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderKeyResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10567,7 +10567,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10719,7 +10719,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedProviderKeyResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10728,7 +10728,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10882,7 +10882,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueryResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10891,7 +10891,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11060,7 +11060,7 @@ export interface operations {
                     "application/json": components["schemas"]["QueryBatchResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11069,7 +11069,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11209,7 +11209,7 @@ export interface operations {
                     "application/json": components["schemas"]["SqlReportResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11218,7 +11218,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11589,7 +11589,7 @@ export interface operations {
                     "application/json": components["schemas"]["SimulationResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11598,7 +11598,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11864,7 +11864,7 @@ export interface operations {
                     "application/json": components["schemas"]["TriggerResponse"];
                 };
             };
-            /** @description invalid_idempotency_key, invalid_json */
+            /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11873,7 +11873,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_idempotency_key" | "invalid_json";
+                            code?: "invalid_idempotency_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12172,7 +12172,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedTriggerResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12181,7 +12181,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12337,7 +12337,7 @@ export interface operations {
                     "application/json": components["schemas"]["TriggerResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12346,7 +12346,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12621,7 +12621,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluationResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12630,7 +12630,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12794,7 +12794,7 @@ export interface operations {
                     "application/json": components["schemas"]["FireResponse"];
                 };
             };
-            /** @description invalid_idempotency_key, invalid_json */
+            /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12803,7 +12803,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_idempotency_key" | "invalid_json";
+                            code?: "invalid_idempotency_key" | "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13439,7 +13439,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13448,7 +13448,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13850,7 +13850,7 @@ export interface operations {
                     "application/json": components["schemas"]["RotatedSigningSecretResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13859,7 +13859,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14000,7 +14000,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14009,7 +14009,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14146,7 +14146,7 @@ export interface operations {
                     "application/json": components["schemas"]["InboundAcceptedResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14155,7 +14155,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

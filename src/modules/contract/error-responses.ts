@@ -52,7 +52,14 @@ export function errorCodesOf(facts: RouteFacts, shape: OperationShape): ErrorCod
   codes.add('unsupported_media_type');
   if (shape.hasBody || shape.parsesBody) BODY_ERRORS.forEach((c) => codes.add(c));
   if (shape.hasQuery) codes.add('validation_failed');
-  ANY_OPERATION_ERRORS.forEach((c) => codes.delete(c));
+  // An answer any operation can give is described by `default`, which a client consults only for a status the
+  // operation does not list: where the operation lists that status (400 for its own codes), it goes there too.
+  const listed = new Set(
+    [...codes].filter((c) => !ANY_OPERATION_ERRORS.includes(c)).map((c) => ERROR_CATALOGUE[c].status),
+  );
+  ANY_OPERATION_ERRORS.forEach((c) =>
+    listed.has(ERROR_CATALOGUE[c].status) ? codes.add(c) : codes.delete(c),
+  );
   return [...codes];
 }
 
