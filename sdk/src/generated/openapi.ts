@@ -8814,6 +8814,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -8880,7 +8894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ExecutionPolicyResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8889,7 +8903,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9094,6 +9108,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12554,6 +12582,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description invalid_device_id */
             422: {
                 headers: {
@@ -13139,7 +13181,7 @@ export interface operations {
                     "application/json": components["schemas"]["OutcomeResponse"];
                 };
             };
-            /** @description invalid_json */
+            /** @description invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13148,7 +13190,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_json";
+                            code?: "invalid_json" | "malformed_request";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
