@@ -94,6 +94,21 @@ describe('HTTP input: text that is not well-formed Unicode', () => {
     expect(res.body.error.details).toEqual([{ field, problem: expect.stringContaining('lone surrogate') }]);
   });
 
+  // Found by the HTTP fuzz: 1e999 is valid JSON that parses to Infinity; the idempotency fingerprint threw — a 500.
+  it.each([
+    ['{"request":1e999}', 'request'],
+    ['{"request":{"runs":-1E+400}}', 'request.runs'],
+    [`{"request":{"seed":${'9'.repeat(400)}}}`, 'request.seed'],
+  ])('refuses a number that reads as Infinity (%s) with 422 naming the field', async (rawBody, field) => {
+    const res = await t.request('POST', '/v1/jobs', {
+      rawBody,
+      headers: { ...json, 'idempotency-key': 'abc' },
+      token: key,
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details).toEqual([{ field, problem: expect.stringContaining('Infinity') }]);
+  });
+
   it('takes a surrogate pair (an emoji), escaped or not', async () => {
     const res = await t.request('POST', '/v1/api-keys', {
       rawBody: '{"label":"\\ud83d\\udca5 💥"}',

@@ -42,35 +42,45 @@ export function exceedsJsonDepth(bytes: Uint8Array, maxDepth: number): boolean {
 
 /** A `\uD800`–`\uDFFF` escape: the only way a JSON text can carry a lone surrogate (bytes decode to U+FFFD). */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** A number JSON.parse may round to ±Infinity: an exponent of three digits or more, or 309 digits in a row. */
+const HUGE_NUMBER = /[eE][+]?\d{3}|\d{309}/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATE_PROBLEM =
+  'contains a lone surrogate (\\uD800–\\uDFFF): text must be well-formed Unicode';
+const NOT_FINITE_PROBLEM = 'is a number too large to represent (it reads as Infinity)';
 
 /**
- * The path (`a.b[2]`) of the first string, key or value, in `value` holding a lone UTF-16 surrogate, or undefined.
- * Such text is not Unicode: validators throw on it (encodeURI in isEmail), PostgreSQL refuses to store it.
- * Recursion is bounded by the depth limit, checked before parsing.
+ * The first value in `value` JSON cannot carry faithfully, as a validation detail (field `a.b[2]`): a string or
+ * key holding a lone UTF-16 surrogate (not Unicode: validators throw on it, PostgreSQL will not store it), or a
+ * number that overflowed to ±Infinity (`1e999` is valid JSON). Recursion is bounded by the depth limit.
  */
-function loneSurrogatePath(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? path || 'body' : undefined;
+function unrepresentable(value: unknown, path = ''): { field: string; problem: string } | undefined {
+  const field = path || 'body';
+  if (typeof value === 'string')
+    return LONE_SURROGATE.test(value) ? { field, problem: LONE_SURROGATE_PROBLEM } : undefined;
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? undefined : { field, problem: NOT_FINITE_PROBLEM };
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = loneSurrogatePath(value[i], `${path}[${i}]`);
+      const found = unrepresentable(value[i], `${path}[${i}]`);
       if (found !== undefined) return found;
     }
     return undefined;
   }
   for (const [key, child] of Object.entries(value)) {
     const childPath = path === '' ? key : `${path}.${key}`;
-    if (LONE_SURROGATE.test(key)) return childPath;
-    const found = loneSurrogatePath(child, childPath);
+    if (LONE_SURROGATE.test(key)) return { field: childPath, problem: LONE_SURROGATE_PROBLEM };
+    const found = unrepresentable(child, childPath);
     if (found !== undefined) return found;
   }
   return undefined;
 }
 
 /**
- * Fastify's own JSON parser (prototype-poisoning checks included), behind the depth check, and refusing text that
- * is not well-formed Unicode.
+ * Fastify's own JSON parser (prototype-poisoning checks included), behind the depth check, and refusing what JSON
+ * cannot carry faithfully (`unrepresentable`); that walk runs only when the text has a surrogate escape or a huge
+ * number.
  */
 function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): FastifyBodyParser<Buffer> {
   const parse = fastify.getDefaultJsonParser('error', 'error');
@@ -92,21 +102,16 @@ function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): Fas
     }
     const text = body.toString();
     const hasNul = jsonHasNulEscape(body);
-    if (!hasNul && !SURROGATE_ESCAPE.test(text)) {
+    if (!hasNul && !SURROGATE_ESCAPE.test(text) && !HUGE_NUMBER.test(text)) {
       void parse(request, text, done);
       return;
     }
     void parse(request, text, (error, parsed) => {
       if (error) return done(error, undefined);
       if (hasNul) return done(nulInBodyError(parsed), undefined);
-      const field = loneSurrogatePath(parsed);
-      if (field === undefined) return done(null, parsed);
-      done(
-        AppError.validation([
-          { field, problem: 'contains a lone surrogate (\\uD800–\\uDFFF): text must be well-formed Unicode' },
-        ]),
-        undefined,
-      );
+      const found = unrepresentable(parsed);
+      if (found === undefined) return done(null, parsed);
+      done(AppError.validation([found]), undefined);
     });
   };
 }
