@@ -9,6 +9,8 @@ export const ROOT = resolve(__dirname, '..', '..', '..', '..');
 
 export interface BenchDaemon {
   readonly url: string;
+  /** The daemon's process id, for /proc (RSS, open descriptors). */
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -16,7 +18,13 @@ export async function startDaemon(env: Record<string, string>): Promise<BenchDae
   const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'development', SERVICE_DATA_DIR: dataDir, SERVICE_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'development',
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -33,6 +41,7 @@ export async function startDaemon(env: Record<string, string>): Promise<BenchDae
   child.stdout.resume();
   return {
     url,
+    pid: child.pid ?? 0,
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -46,7 +55,11 @@ export async function signupKey(url: string): Promise<string> {
   const response = await fetch(`${url}/auth/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'benchmark-password-1', name: 'Bench' }),
+    body: JSON.stringify({
+      email: `bench-${Date.now()}@example.com`,
+      password: 'benchmark-password-1',
+      name: 'Bench',
+    }),
   });
   const body = (await response.json()) as { api_key?: { raw_key?: string } };
   if (!response.ok || !body.api_key?.raw_key) throw new Error(`sign-up failed (${response.status})`);
@@ -77,6 +90,9 @@ export function writeSection(name: string, lines: readonly string[]): void {
   }
   const from = doc.indexOf(start);
   const to = doc.indexOf(end);
-  doc = from >= 0 && to > from ? doc.slice(0, from) + section + doc.slice(to + end.length) : `${doc.trimEnd()}\n\n${section}\n`;
+  doc =
+    from >= 0 && to > from
+      ? doc.slice(0, from) + section + doc.slice(to + end.length)
+      : `${doc.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, doc);
 }
