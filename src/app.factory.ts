@@ -49,14 +49,15 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
   });
   app.useGlobalFilters(new ErrorFilter(logger));
   app.useGlobalPipes(createValidationPipe());
-  installBodyParsers(app, config);
-
-  const metrics = app.get(MetricsService);
   const fastify = app.getHttpAdapter().getInstance();
+  // First of the onRequest hooks, so that an answer any later one gives (%00 in the URL) carries the request id.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
   });
+  installBodyParsers(app, config);
+
+  const metrics = app.get(MetricsService);
   fastify.addHook('onSend', (request, reply, payload, done) => {
     // A refused upload is answered before its body has arrived: keeping the connection would leave the client
     // streaming into a drain, and graceful shutdown waiting for that connection until its deadline.

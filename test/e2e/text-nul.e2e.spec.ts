@@ -72,5 +72,7 @@ describe('HTTP input: the NUL character in text', () => {
     expect(res.body.error.message).toBe(
       'The request URL contains the character U+0000 (%00), which no text in this API may hold.',
     );
+    // Found by the HTTP fuzz: this answer came without the X-Request-Id header its body names.
+    expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
   });
 });
