@@ -276,7 +276,8 @@ async function main(): Promise<void> {
     soaking = false;
     clearInterval(sampler);
     await background;
-    samples.push({ atMs: Date.now() - started, rss: rssKib(pid), fds: openFds(pid) });
+    // The end of the soak is the last sample under load; this one, after the clients closed, is printed apart.
+    const afterLoad = { atMs: Date.now() - started, rss: rssKib(pid), fds: openFds(pid) };
 
     // The outbox drains: no pending delivery within 60 s of the end.
     const endedAt = Date.now();
@@ -309,7 +310,7 @@ async function main(): Promise<void> {
         `to a loopback receiver), a SQL report and a push-trigger fire every second, and 3 query triggers every 10 s:`,
     );
     say('');
-    say('| Route | req/s | p50 ms | p99 ms | max ms | non-2xx | errors |');
+    say('| Route | req/s achieved of the target | p50 ms | p99 ms | max ms | non-2xx | errors |');
     say('| --- | --: | --: | --: | --: | --: | --: |');
     routes.forEach((route, i) => {
       const m = measured(results[i]);
@@ -334,6 +335,9 @@ async function main(): Promise<void> {
     );
     say(
       `- outbox: ${pending === 0 ? `drained ${drainedS.toFixed(0)} s after the end` : `${pending} deliveries still pending 60 s after the end`}`,
+    );
+    say(
+      `- after the load stopped: RSS ${(afterLoad.rss / 1024).toFixed(0)} MiB, ${afterLoad.fds} open descriptors`,
     );
     say(
       `- load average at the end ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
