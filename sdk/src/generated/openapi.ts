@@ -1362,8 +1362,10 @@ export interface components {
         ConnectDataDto: {
             connection_id: string;
             connection_type: string;
+            cypher?: string;
             dataset_name: string;
             index?: string;
+            label?: string;
             max_keys?: number;
             path?: string;
             pattern?: string;

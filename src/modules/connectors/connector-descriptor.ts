@@ -12,7 +12,7 @@ export type ConnectorFamily =
   'sql' | 'object_store' | 'api' | 'file' | 'graph' | 'key_value' | 'search' | 'repository';
 
 /** The `/v1/data/connect` fields beyond SQL's table/query that say what a type reads. */
-export const SELECTION_FIELDS = ['pattern', 'max_keys', 'path', 'ref', 'index'] as const;
+export const SELECTION_FIELDS = ['pattern', 'max_keys', 'path', 'ref', 'index', 'label', 'cypher'] as const;
 export type SelectionField = (typeof SELECTION_FIELDS)[number];
 
 /** Another accepted name of a type; a file-format alias (csv, xlsx...) also presets the config's `file_type`. */
@@ -51,6 +51,8 @@ export interface ConnectorDescriptor<N extends string = string, C = unknown> {
   readonly openConfig?: boolean;
   /** The data connect selection fields the type takes (others are refused), and which of them it needs. */
   readonly selection?: { readonly [F in SelectionField]?: 'required' | 'optional' };
+  /** Selection fields of which exactly one must be given (neo4j: a label or a cypher query). */
+  readonly selectionOneOf?: readonly SelectionField[];
   /** The `status` of a successful test (REST answers `ok`, the others `live`). */
   readonly testedStatus?: 'live' | 'ok';
   readonly driver: ConnectorDriver<C>;

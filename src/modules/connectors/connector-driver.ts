@@ -47,7 +47,8 @@ export interface BrowseResult {
 /**
  * Which rows to read. SQL types read `table` (optionally in `schema`) whole, or run one read-only `query`; files,
  * objects and REST ignore both (their config says what to read) except `sheet`, which overrides an Excel sheet;
- * Redis reads the keys of `pattern`; Elasticsearch the documents of `index`; repositories and archives read the data file at `path`.
+ * Redis reads the keys of `pattern`; Elasticsearch the documents of `index`; Neo4j the nodes of `label` or a
+ * read-only `cypher` query; repositories and archives read the data file at `path`.
  */
 export interface RowSelection {
   readonly table?: string;
@@ -62,6 +63,9 @@ export interface RowSelection {
   readonly ref?: string;
   /** Search engines: the index whose documents are read. */
   readonly index?: string;
+  /** Graphs: the label whose nodes are read, or one read-only Cypher query. */
+  readonly label?: string;
+  readonly cypher?: string;
   /** Stop after this many rows (previews); without it everything is read. */
   readonly limit?: number;
 }

@@ -116,17 +116,32 @@ export function selectionProblems(
   type: string,
   given: Readonly<Partial<Record<SelectionField, unknown>>>,
 ): ErrorDetail[] {
-  const wanted = isConnectorType(type) ? (descriptorOf(type).selection ?? {}) : {};
-  return SELECTION_FIELDS.flatMap((field): ErrorDetail[] => {
-    const present = given[field] !== undefined;
-    if (present && wanted[field] === undefined) {
-      return [{ field, problem: `does not apply to ${type} connectors` }];
-    }
-    if (!present && wanted[field] === 'required') {
-      return [{ field, problem: `is required for ${type} connectors` }];
-    }
-    return [];
-  });
+  const descriptor = isConnectorType(type) ? descriptorOf(type) : undefined;
+  const wanted = descriptor?.selection ?? {};
+  const oneOf = descriptor?.selectionOneOf ?? [];
+  const givenOneOf = oneOf.filter((field) => given[field] !== undefined);
+  const choice: ErrorDetail[] =
+    oneOf.length === 0 || givenOneOf.length === 1
+      ? []
+      : [
+          {
+            field: givenOneOf[1] ?? oneOf[0],
+            problem: `give exactly one of ${oneOf.join(', ')} for ${type} connectors`,
+          },
+        ];
+  return [
+    ...choice,
+    ...SELECTION_FIELDS.flatMap((field): ErrorDetail[] => {
+      const present = given[field] !== undefined;
+      if (present && wanted[field] === undefined) {
+        return [{ field, problem: `does not apply to ${type} connectors` }];
+      }
+      if (!present && wanted[field] === 'required') {
+        return [{ field, problem: `is required for ${type} connectors` }];
+      }
+      return [];
+    }),
+  ];
 }
 
 /** One config field as `GET /v1/connectors/types` lists it. */

@@ -23,6 +23,8 @@ export interface RowSelection {
   readonly path?: string;
   readonly ref?: string;
   readonly index?: string;
+  readonly label?: string;
+  readonly cypher?: string;
 }
 
 export interface ConnectorRowSource {
@@ -121,6 +123,8 @@ export class DataConnectService {
       path: request.path,
       ref: request.ref,
       index: request.index,
+      label: request.label,
+      cypher: request.cypher,
     };
     const recorded = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
     const selection: RowSelection = {
@@ -131,6 +135,8 @@ export class DataConnectService {
       path: request.path,
       ref: request.ref,
       index: request.index,
+      label: request.label,
+      cypher: request.cypher,
     };
     try {
       const record = await this.datasets.ingest(

@@ -88,6 +88,18 @@ export class ConnectDataDto {
   @IsString()
   @Length(1, 255)
   index?: string;
+
+  /** Neo4j: the label whose nodes become rows (properties as columns); give this or cypher. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  label?: string;
+
+  /** Neo4j: one read-only Cypher query whose result becomes rows (writing clauses are refused before sending). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 100_000)
+  cypher?: string;
 }
 
 export class FormulaDto {

@@ -202,7 +202,7 @@ describe('ConnectorsService', () => {
   });
 
   it('config-check-only types are stored, and their test says nothing was contacted', async () => {
-    const connector = await service.create('org_o', 'graph', 'neo4j', {
+    const connector = await service.create('org_o', 'graph', 'repo_archive', {
       uri: 'bolt://graph:7687',
       password: 'x',
     });

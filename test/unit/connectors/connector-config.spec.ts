@@ -286,7 +286,7 @@ describe('connector config validation', () => {
   });
 
   it('open types keep their fields as given', () => {
-    expect(normalize('neo4j', { uri: 'bolt://h', password: 'p' })).toEqual({
+    expect(normalize('repo_archive', { uri: 'bolt://h', password: 'p' })).toEqual({
       uri: 'bolt://h',
       password: 'p',
     });
