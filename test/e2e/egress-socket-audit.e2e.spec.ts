@@ -68,6 +68,8 @@ function connectorModes(base: string): [string, string, Record<string, unknown>]
     ['mysql DSN', 'mysql', { connection_string: `mysql://u:p@${base}/d` }],
     ['redis password', 'redis', { host, port, password: 'p' }],
     ['elasticsearch basic', 'elasticsearch', { url: http, username: 'u', password: 'p' }],
+    ['neo4j bolt', 'neo4j', { url: `bolt://${base}`, username: 'u', password: 'p' }],
+    ['neo4j routing', 'neo4j', { url: `neo4j://${base}`, username: 'u', password: 'p', database: 'd' }],
     ['elasticsearch api key', 'elasticsearch', { url: http, api_key: 'k' }],
     ['github_repo token', 'github_repo', { owner: 'a', repo: 'b', token: 't', base_url: http }],
     ['gitlab_repo token', 'gitlab_repo', { project: 'a/b', token: 't', base_url: http }],
