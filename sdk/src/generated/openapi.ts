@@ -1391,9 +1391,7 @@ export interface components {
              *       "file_type": "csv"
              *     }
              */
-            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | {
-                [key: string]: unknown;
-            } | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
+            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | components["schemas"]["Neo4jConnectorConfig"] | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             connector_type?: string;
             name: string;
         };
@@ -1866,9 +1864,7 @@ export interface components {
              *       "file_type": "csv"
              *     }
              */
-            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | {
-                [key: string]: unknown;
-            } | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
+            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | components["schemas"]["Neo4jConnectorConfig"] | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             connector_type?: string;
         };
         InterpretationResponse: {
@@ -2101,6 +2097,16 @@ export interface components {
             schema?: string;
             /** @description Required without a DSN. Also accepted as username. */
             user?: string;
+        };
+        /** @description The config of connector_type neo4j. */
+        Neo4jConnectorConfig: {
+            /** @description The database sessions use; the server's default database when absent. Also accepted as db. */
+            database?: string;
+            password?: string;
+            /** @description The server, bolt://host:port or neo4j://host:port (port 7687 by default). Also accepted as uri. */
+            url: string;
+            /** @description Also accepted as user. */
+            username: string;
         };
         NoToolArguments: Record<string, unknown>;
         OrderTermDto: {
@@ -3045,9 +3051,7 @@ export interface components {
              *       "file_type": "csv"
              *     }
              */
-            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | {
-                [key: string]: unknown;
-            } | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
+            config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | components["schemas"]["Neo4jConnectorConfig"] | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             name?: string;
         };
         UpdateTriggerDto: {

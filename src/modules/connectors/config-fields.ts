@@ -416,17 +416,6 @@ export abstract class ConnectorConfig<C> extends ConfigFields {
   abstract toConfig(requested: RequestedType): C;
 }
 
-/** The config of a type whose fields the spec leaves open. */
-export type OpenConfig = Readonly<Record<string, unknown>>;
-
-/** Types whose fields the spec leaves open: every field is kept as given (secret-looking names masked). */
-export class OpenConfigFields extends ConnectorConfig<OpenConfig> {
-  static readonly isOpen = true;
-  toConfig(): OpenConfig {
-    return { ...(this as object) };
-  }
-}
-
 /** Drops undefined values so stored and returned configs only show what is set. */
 export function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;

@@ -201,19 +201,6 @@ describe('ConnectorsService', () => {
     });
   });
 
-  it('config-check-only types are stored, and their test says nothing was contacted', async () => {
-    const connector = await service.create('org_o', 'graph', 'repo_archive', {
-      uri: 'bolt://graph:7687',
-      password: 'x',
-    });
-    expect(toConnectorResponse(connector).config).toEqual({ uri: 'bolt://graph:7687', password: MASK });
-    expect(await service.test('org_o', connector.id)).toMatchObject({
-      success: false,
-      errorType: 'not_implemented',
-      recoverable: false,
-    });
-  });
-
   it('streams rows of a stored connector for datasets', async () => {
     const connector = await service.create(OPERATOR, 'people', 'file', { file_path: 'people.csv' });
     const rows: Record<string, unknown>[] = [];

@@ -1,7 +1,8 @@
 import type { Driver, Record as Neo4jRecord, Session } from 'neo4j-driver';
 import { isIP } from 'node:net';
-import { compact, parseUrl } from '../connector-config';
-import { ConfigNormalizer, defineConnector } from '../connector-descriptor';
+import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
+import { parseUrl } from '../connector-config';
+import { defineConnector } from '../connector-descriptor';
 import {
   BrowseItem,
   BrowseResult,
@@ -356,37 +357,55 @@ export const neo4jDriver: ConnectorDriver<Neo4jConfig> = {
   },
 };
 
-const neo4jConfig: ConfigNormalizer<Neo4jConfig> = (r) => {
-  const url = r.string('url', { required: true, aliases: ['uri'] });
-  const parsed = url === undefined ? undefined : parseUrl(url);
-  if (url !== undefined) {
-    if (parsed === undefined || !['bolt:', 'neo4j:'].includes(parsed.protocol) || parsed.hostname === '') {
-      r.problem('url', 'must be a bolt://host:port or neo4j://host:port URL');
-    } else if (parsed.username || parsed.password) {
-      r.problem('url', 'must not carry credentials; use username and password');
-    } else if ((parsed.pathname !== '' && parsed.pathname !== '/') || parsed.search || parsed.hash) {
-      r.problem('url', 'must be only scheme, host and port (the database goes in database)');
-    }
+function boltUrlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const parsed = parseUrl(value);
+  if (parsed === undefined || !['bolt:', 'neo4j:'].includes(parsed.protocol) || parsed.hostname === '') {
+    return 'must be a bolt://host:port or neo4j://host:port URL';
   }
-  const database = r.string('database', { aliases: ['db'] });
-  if (database !== undefined && !/^[A-Za-z][A-Za-z0-9.-]{0,62}$/.test(database)) {
-    r.problem(
-      'database',
-      'must be a Neo4j database name (letters, digits, "." and "-", starting with a letter)',
-    );
+  if (parsed.username || parsed.password) return 'must not carry credentials; use username and password';
+  if ((parsed.pathname !== '' && parsed.pathname !== '/') || parsed.search || parsed.hash) {
+    return 'must be only scheme, host and port (the database goes in database)';
   }
-  return compact<Neo4jConfig>({
-    url: url ?? '',
-    username: r.string('username', { required: true, aliases: ['user'] }) ?? '',
-    password: r.string('password'),
-    database,
-  });
-};
+  return undefined;
+}
+
+export class Neo4jConnectorConfig extends ConnectorConfig<Neo4jConfig> {
+  @ConfigString({
+    required: true,
+    aliases: ['uri'],
+    checks: [boltUrlProblem],
+    description: 'The server, bolt://host:port or neo4j://host:port (port 7687 by default).',
+  })
+  url!: string;
+
+  @ConfigString({ required: true, aliases: ['user'] })
+  username!: string;
+
+  @ConfigString({ secret: true })
+  password?: string;
+
+  @ConfigString({
+    aliases: ['db'],
+    checks: [
+      (value) =>
+        typeof value === 'string' && !/^[A-Za-z][A-Za-z0-9.-]{0,62}$/.test(value)
+          ? 'must be a Neo4j database name (letters, digits, "." and "-", starting with a letter)'
+          : undefined,
+    ],
+    description: "The database sessions use; the server's default database when absent.",
+  })
+  database?: string;
+
+  toConfig(): Neo4jConfig {
+    return storedFields<Neo4jConfig>(this);
+  }
+}
 
 export const neo4jConnector = defineConnector({
   name: 'neo4j',
   family: 'graph',
-  normalize: neo4jConfig,
+  config: Neo4jConnectorConfig,
   selection: { label: 'optional', cypher: 'optional' },
   selectionOneOf: ['label', 'cypher'],
   destinationFields: ['url'],
