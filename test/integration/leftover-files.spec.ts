@@ -49,4 +49,41 @@ describe('files left by a killed daemon', () => {
       rmSync(elsewhere, { recursive: true, force: true });
     }
   });
+
+  it('removes a dataset file published but never catalogued (a kill between its rename and its insert)', async () => {
+    const dataDir = makeTempDir();
+    const first = await startTestApp({}, dataDir);
+    const signup = await first.request('POST', '/auth/signup', {
+      body: { email: 'orphan@example.test', password: 'correct horse battery staple', name: 'O' },
+    });
+    const key = signup.body.api_key.raw_key;
+    const connector = await first.request('POST', '/v1/connectors', {
+      token: key,
+      body: { name: 'csv', connector_type: 'file', config: { file_type: 'csv', content: 'a,b\n1,x\n2,y' } },
+    });
+    const kept = await first.request('POST', '/v1/data/connect', {
+      token: key,
+      body: { connection_type: 'file', connection_id: connector.body.id, dataset_name: 'kept' },
+    });
+    expect(kept.body.status).toBe('ready');
+    await first.close(true);
+    const orphanId = `ds_${'ab'.repeat(12)}`;
+    const orphans = [
+      place(join(dataDir, 'datasets', `${orphanId}.sqlite`)),
+      place(join(dataDir, 'datasets', `${orphanId}.summaries.sqlite`)),
+    ];
+
+    const second = await startTestApp({}, dataDir);
+    try {
+      expect(orphans.filter((path) => existsSync(path))).toEqual([]);
+      expect(existsSync(join(dataDir, 'datasets', `${kept.body.dataset_id}.sqlite`))).toBe(true);
+      const query = await second.request('POST', '/v1/query', {
+        token: key,
+        body: { dataset_id: kept.body.dataset_id, select: ['a'] },
+      });
+      expect([query.status, query.body.rows?.length]).toEqual([200, 2]);
+    } finally {
+      await second.close();
+    }
+  });
 });

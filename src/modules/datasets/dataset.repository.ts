@@ -88,6 +88,12 @@ export class DatasetRepository {
     return records.map((record) => record.fileName);
   }
 
+  /** Every version's id, of every org: the files the datasets dir may hold. */
+  async allIds(): Promise<string[]> {
+    const records = await this.em.fork().find(DatasetSchema, {}, { fields: ['id'] });
+    return records.map((record) => record.id);
+  }
+
   async delete(id: string): Promise<void> {
     await this.em.fork().nativeDelete(DatasetSchema, { id });
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
@@ -63,6 +63,13 @@ export class EmptySourceError extends Error {
 }
 
 const PARTIAL_FILE = /\.partial(-journal|-wal|-shm)?$/;
+/** A version's own files: its rows (`ds_<id>.sqlite`) and its summaries (`ds_<id>.summaries.sqlite`). */
+const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(summaries\.)?sqlite$/;
+/**
+ * How old an uncatalogued file must be before it is removed when the datasets dir is shared by PostgreSQL replicas:
+ * another node may be between publishing a file and inserting its row. Alone on SQLite, nothing else writes there.
+ */
+const SHARED_ORPHAN_AGE_MS = 60 * 60 * 1000;
 
 /** The dataset catalogue and files: ingest snapshots, list, describe, delete, formulas. */
 @Injectable()
@@ -82,12 +89,37 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     private readonly quota: StorageQuotaService,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     this.quota.registerSource('datasets', (orgId) => this.bytesOnDisk(orgId));
     mkdirSync(this.config.datasetsDir, { recursive: true, mode: 0o700 });
     // A killed build leaves its partial file and, when SQLite was journaling at that moment, the journal beside it.
     for (const name of readdirSync(this.config.datasetsDir)) {
       if (PARTIAL_FILE.test(name)) rmSync(join(this.config.datasetsDir, name), { force: true });
+    }
+    await this.removeUncataloguedFiles();
+  }
+
+  /**
+   * A kill after a version's file is renamed into place and before its catalogue row is inserted leaves a complete
+   * file that nothing lists, queries, counts against a quota or deletes: removed at start, with its summaries.
+   */
+  private async removeUncataloguedFiles(): Promise<void> {
+    const catalogued = new Set(await this.datasets.allIds());
+    const minAgeMs = this.config.databaseUrl === undefined ? 0 : SHARED_ORPHAN_AGE_MS;
+    const removed: string[] = [];
+    for (const name of readdirSync(this.config.datasetsDir)) {
+      const id = VERSION_FILE.exec(name)?.[1];
+      if (id === undefined || catalogued.has(id)) continue;
+      const path = join(this.config.datasetsDir, name);
+      if (minAgeMs > 0 && Date.now() - statSync(path).ctimeMs < minAgeMs) continue;
+      rmSync(path, { force: true });
+      removed.push(name);
+    }
+    if (removed.length > 0) {
+      this.logger.info(
+        { event: 'dataset_orphans_removed', files: removed },
+        'removed dataset files that no catalogue row names',
+      );
     }
   }
 
