@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { wholeNumber } from './client/arguments';
+import { collectSetting, wholeNumber } from './client/arguments';
 import { connect } from './client/connection';
 import { CliFailure, ExitCode } from './client/exit-codes';
 import { type FormatOptions, printResult, withFormat } from './client/output';
@@ -10,6 +10,7 @@ interface ConnectOptions extends FormatOptions {
   readonly type: string;
   readonly visibility: string;
   readonly provider?: string;
+  readonly set?: Record<string, unknown>;
 }
 
 interface QueryOptions extends FormatOptions {
@@ -24,18 +25,27 @@ export function registerDataCommands(program: Command): void {
     data
       .command('connect')
       .description(
-        'make a dataset from a connector (file: connection type file; REST: api with --provider rest)',
+        'make a dataset from a connector (file: connection type file; REST: api with --provider rest; ' +
+          'other types: --type <connector type> and the selection with --set, e.g. --set table=orders)',
       )
       .argument('<dataset_name>', 'a name for the dataset')
       .requiredOption('--connector <id>', 'the connector to read from')
-      .option('--type <connection_type>', 'file or api', 'file')
+      .option('--type <connection_type>', 'file, api, or the connector type (postgres, redis, ...)', 'file')
       .option('--visibility <visibility>', 'private or org', 'private')
-      .option('--provider <provider>', 'for api sources, e.g. rest'),
+      .option('--provider <provider>', 'for api sources, e.g. rest')
+      .option(
+        '--set <name=value>',
+        'a selection field of the connector type: table, pattern, index, label, cypher, path, ref ' +
+          '(repeatable; JSON values are parsed; docs/connectors.md lists them per type)',
+        collectSetting,
+      ),
   ).action(async (datasetName: string, options: ConnectOptions) => {
     const { client } = await connect();
     const result = await withProgress(
       `connecting ${datasetName}`,
       client.data.connect({
+        // The selection first: the named options above always win over a --set of the same field.
+        ...options.set,
         connection_type: options.type,
         dataset_name: datasetName,
         connection_id: options.connector,

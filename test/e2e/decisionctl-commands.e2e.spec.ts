@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { join } from 'node:path';
+import { createClient } from 'redis';
 import { signupAccount } from '../factories/accounts';
 import { decisionctl, expectJsonOfContract, freshHome } from '../support/decisionctl';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -352,5 +353,88 @@ describe('decisionctl client commands against the real daemon', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain('interrupted');
     });
+  });
+});
+
+describe('decisionctl data connect with a selection (--set), against a real Redis', () => {
+  const DB = 13;
+  const PREFIX = `cli_${process.pid}_${Date.now()}`;
+  const redis = createClient({ socket: { host: '127.0.0.1', port: 6379 }, database: DB });
+  let t: TestApp;
+  let root: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    await redis.connect();
+    for (let i = 1; i <= 3; i += 1)
+      await redis.hSet(`${PREFIX}:sale:${i}`, {
+        region: ['north', 'south', 'east'][i - 1],
+        units: String(i),
+      });
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1:6379' });
+    const home = freshHome();
+    root = home.root;
+    env = { ...home.env, SERVICE_BASE_URL: t.baseUrl, SERVICE_API_KEY: (await signupAccount(t)).apiKey };
+  });
+
+  afterAll(async () => {
+    await t.close();
+    const keys = await redis.keys(`${PREFIX}:*`);
+    if (keys.length > 0) await redis.del(keys);
+    await redis.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('passes the type and its selection fields to /v1/data/connect; named options win over --set', async () => {
+    const run = async (...args: string[]) => {
+      const result = await decisionctl([...args, '--format', 'json'], env);
+      if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+      return result.stdout;
+    };
+    const connector: any = expectJsonOfContract(
+      await run(
+        'connectors',
+        'create',
+        'cache',
+        '--type',
+        'redis',
+        '--set',
+        'host=127.0.0.1',
+        '--set',
+        `db=${DB}`,
+      ),
+      'POST /v1/connectors',
+      201,
+    );
+    await run('connectors', 'test', connector.id);
+    const dataset: any = expectJsonOfContract(
+      await run(
+        'data',
+        'connect',
+        'sales',
+        '--connector',
+        connector.id,
+        '--type',
+        'redis',
+        '--set',
+        `pattern=${PREFIX}:sale:*`,
+        '--set',
+        'dataset_name=ignored',
+      ),
+      'POST /v1/data/connect',
+      200,
+    );
+    expect(dataset).toMatchObject({
+      status: 'ready',
+      dataset_name: 'sales',
+      schema_summary: { rows: 3, columns: 3 },
+    });
+
+    const missing = await decisionctl(
+      ['data', 'connect', 'nothing', '--connector', connector.id, '--type', 'redis'],
+      env,
+    );
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('pattern');
   });
 });
