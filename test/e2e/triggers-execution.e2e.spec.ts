@@ -307,14 +307,21 @@ describe('triggers: execution policy, decision.execute, outcomes and calibration
     const next = await fire(owner, id, 42);
     const invalid = await t.request('POST', `/v1/triggers/${id}/fires/${next.fire_id}/outcome`, {
       token: owner.apiKey,
-      rawBody: '{"realized_value": 1e999, "realized_variables": {"demand": "x"}}',
-      headers: { 'content-type': 'application/json' },
+      body: { realized_value: 'high', realized_variables: { demand: 'x' } },
     });
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.details.map((d: any) => d.field).sort()).toEqual([
       'realized_value',
       'realized_variables',
     ]);
+    // A number that reads as Infinity is refused by the JSON parser, before the route, naming the field.
+    const infinite = await t.request('POST', `/v1/triggers/${id}/fires/${next.fire_id}/outcome`, {
+      token: owner.apiKey,
+      rawBody: '{"realized_value": 1e999}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(infinite.status).toBe(422);
+    expect(infinite.body.error.details.map((d: any) => d.field)).toEqual(['realized_value']);
     const unknownVariable = await report(owner, id, next.fire_id, {
       realized_value: 1,
       realized_variables: { demand: 1, price: 2 },

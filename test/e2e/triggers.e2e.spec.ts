@@ -98,7 +98,9 @@ describe('triggers: definitions over HTTP', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBe(422);
-    expect(problems(res.body)).toEqual({ 'condition.threshold': 'must be a finite number' });
+    expect(problems(res.body)).toEqual({
+      'condition.threshold': 'is a number too large to represent (it reads as Infinity)',
+    });
   });
 
   it('refuses a simulation that POST /v1/simulate refuses, with the same details under simulation.', async () => {
