@@ -603,10 +603,13 @@ function problemsOf(request: FuzzRequest, answer: Answer): string[] {
   // The client resolves `..` and `%2e%2e` before sending: the path that went out may be another operation's, or none.
   const sent = operationFor(request.operation.method, new URL(`${baseUrl}${request.path}`).pathname);
   if (sent === undefined) {
-    // 404, or what the HTTP layer says first about the URL or the body (foundation.e2e.spec.ts: POST /v1/me).
+    // 404, or what the HTTP layer says first about the URL or the body (foundation.e2e.spec.ts: POST /v1/me); a
+    // request line over Node's 16 KiB header limit is refused by the parser before any route is looked up.
     const code = String((answer.body as { error?: Json } | undefined)?.error?.code);
     const bodyCodes = [
       'not_found',
+      'headers_too_large',
+      'uri_too_long',
       'malformed_request',
       'invalid_json',
       'payload_too_large',
