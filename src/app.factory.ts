@@ -10,6 +10,7 @@ import {
   createValidationPipe,
   ErrorFilter,
   installBodyParsers,
+  installLingeringClose,
   requestIdFor,
 } from './common/http';
 import { AppLogger } from './common/logging';
@@ -58,12 +59,7 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
   installBodyParsers(app, config);
 
   const metrics = app.get(MetricsService);
-  fastify.addHook('onSend', (request, reply, payload, done) => {
-    // A refused upload is answered before its body has arrived: keeping the connection would leave the client
-    // streaming into a drain, and graceful shutdown waiting for that connection until its deadline.
-    if (!request.raw.complete) void reply.header('connection', 'close');
-    done(null, payload);
-  });
+  installLingeringClose(fastify);
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;

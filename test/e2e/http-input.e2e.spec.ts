@@ -319,3 +319,48 @@ describe('HTTP input: answers of the HTTP layer itself', () => {
     expect((await t.request('GET', '/v1/health')).status).toBe(200);
   });
 });
+
+describe('HTTP input: an answer given before the body has arrived', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = withContractChecks(await startTestApp());
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /**
+   * Writes the whole request without reading, then reads what came back: a client busy sending its body. Closed at
+   * once with the body unread, the daemon's connection reset destroyed the answer before the client read it (it saw
+   * EPIPE or ECONNRESET instead of the error).
+   */
+  function sendAllThenRead(path: string, contentType: string, bytes: number): Promise<string> {
+    const { hostname, port } = new URL(t.baseUrl);
+    return new Promise((resolve) => {
+      let text = '';
+      const socket = connect(Number(port), hostname);
+      socket.pause();
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('error', (error) => resolve(`${text}[${error.message}]`));
+      socket.on('close', () => resolve(text));
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(bytes, 0x20), () => {
+        socket.resume();
+        socket.end();
+      });
+    });
+  }
+
+  const refusedEarly: [string, string, string, string][] = [
+    ['%00 in the query', '/auth/forgot-password?q=%00', 'application/json', '400 Bad Request'],
+    ['a body that is not JSON', '/auth/forgot-password', 'text/plain', '415 Unsupported Media Type'],
+  ];
+
+  it.each(refusedEarly)('reaches a client still sending 8 MB: %s', async (_name, path, type, status) => {
+    const text = await sendAllThenRead(path, type, 8 * 1024 * 1024);
+    expect(text).toMatch(new RegExp(`^HTTP/1\\.1 ${status}\r\n`));
+    expect(text.toLowerCase()).toContain('connection: close');
+  });
+});

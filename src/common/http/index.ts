@@ -4,3 +4,4 @@ export { createValidationPipe } from './validation.pipe';
 export { RouteMetadata } from './route-metadata';
 export { ACCEPTS_ANY_BODY, installBodyParsers } from './body-parsers';
 export { answerClientError, answerFrameworkError } from './framework-errors';
+export { installLingeringClose } from './lingering-close';
