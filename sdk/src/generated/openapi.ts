@@ -1267,6 +1267,27 @@ export interface components {
             /** @description Cloud: the workspace. Data Center / Server: the project key (`~user` for a personal repository). Also accepted as project, project_key. */
             workspace: string;
         };
+        BrowseColumnResponse: {
+            name: string;
+            type: string;
+        };
+        BrowseItemResponse: {
+            columns?: components["schemas"]["BrowseColumnResponse"][];
+            /**
+             * @description table, view, sheet, object, field, index, key_pattern...
+             * @example table
+             */
+            kind: string;
+            name: string;
+            /** @description Rows, documents, nodes or keys, where the source says. */
+            rows?: number;
+            /** @description The SQL schema of a table or view. */
+            schema?: string;
+            /** @description Bytes of an object or file. */
+            size?: number;
+            /** @description The type of a field or file, the value type of a key pattern. */
+            type?: string;
+        };
         CalibrationResponse: {
             above_band: number;
             below_band: number;
@@ -1359,6 +1380,33 @@ export interface components {
             };
             value?: components["schemas"]["ValueSelectorDto"];
         };
+        ConfigFieldDescription: {
+            /** @description Other accepted names. */
+            aliases?: string[];
+            /**
+             * @description Required or not depending on other fields (its description says when).
+             * @enum {boolean}
+             */
+            conditionally_required?: true;
+            /** @description The value stored when the field is missing. */
+            default?: string | number | boolean;
+            description?: string;
+            /** @description A nested object’s own fields (REST `pagination`, `auth`). */
+            fields?: components["schemas"]["ConfigFieldDescription"][];
+            /** @example port */
+            name: string;
+            /** @description Always required; see conditionally_required for the others. */
+            required: boolean;
+            /** @description Write-only: masked in every answer. */
+            secret: boolean;
+            /**
+             * @description An enum is a string listing its `values`.
+             * @enum {string}
+             */
+            type: "string" | "integer" | "number" | "boolean" | "object" | "map" | "json";
+            /** @description The accepted values of an enum, matched without case. */
+            values?: string[];
+        };
         ConnectDataDto: {
             connection_id: string;
             connection_type: string;
@@ -1375,6 +1423,94 @@ export interface components {
             table?: string;
             /** @enum {string} */
             visibility?: "private" | "shared";
+        };
+        ConnectorBrowseResponse: {
+            /** @enum {string} */
+            connector_type: "postgres" | "mysql" | "mssql" | "sqlite" | "clickhouse" | "redshift" | "snowflake" | "bigquery" | "s3" | "gcs" | "azure" | "rest" | "file" | "neo4j" | "redis" | "elasticsearch" | "github_repo" | "gitlab_repo" | "bitbucket_repo" | "local_repo" | "repo_archive";
+            /** @description Facts of the source, per type (database, server, commit...). */
+            discovery: {
+                [key: string]: unknown;
+            };
+            items: components["schemas"]["BrowseItemResponse"][];
+            message: string;
+            /** @description How many the source holds; items may show fewer. */
+            total: number;
+        };
+        ConnectorListResponse: {
+            connectors: components["schemas"]["ConnectorResponse"][];
+            next_cursor: string | null;
+        };
+        ConnectorResponse: {
+            /** @description The stored config of connector_type (defaults applied, aliases resolved), secrets masked as "********"; GET /v1/connectors/types lists the fields of each type. */
+            config: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The canonical type (an alias given at creation resolved).
+             * @enum {string}
+             */
+            connector_type: "postgres" | "mysql" | "mssql" | "sqlite" | "clickhouse" | "redshift" | "snowflake" | "bigquery" | "s3" | "gcs" | "azure" | "rest" | "file" | "neo4j" | "redis" | "elasticsearch" | "github_repo" | "gitlab_repo" | "bitbucket_repo" | "local_repo" | "repo_archive";
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why the last test failed, if it did. */
+            error_message: string | null;
+            /**
+             * @description The error type of the last failed test.
+             * @enum {string}
+             */
+            error_type?: "egress_blocked" | "auth_failed" | "unreachable" | "not_found" | "invalid_config" | "invalid_payload" | "path_not_allowed" | "unsafe_archive" | "timeout" | "remote_error" | "pagination_error" | "not_implemented" | "driver_error";
+            /** @example con_0mh3k2l1a09f3c2b7d4e5f6a7b */
+            id: string;
+            /** Format: date-time */
+            last_tested_at: string | null;
+            name: string;
+            /** @description Stored beside the type where one is named (azure → azure_blob). */
+            provider?: string;
+            /**
+             * @description `untested` until a test; `live` or `error` after.
+             * @enum {string}
+             */
+            status: "untested" | "live" | "error";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ConnectorTestResponse: {
+            /** @description On success: facts of the source, per type (server version, database...). */
+            details?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description On failure: what went wrong (docs/connectors.md).
+             * @enum {string}
+             */
+            error_type?: "egress_blocked" | "auth_failed" | "unreachable" | "not_found" | "invalid_config" | "invalid_payload" | "path_not_allowed" | "unsafe_archive" | "timeout" | "remote_error" | "pagination_error" | "not_implemented" | "driver_error";
+            /** @example 12.5 */
+            latency_ms: number;
+            message: string;
+            /** @description On failure: whether fixing the input or credentials and retrying can help. */
+            recoverable?: boolean;
+            /**
+             * @description `ok` for a REST connector, `live` for the others.
+             * @enum {string}
+             */
+            status: "live" | "ok" | "error";
+            success: boolean;
+        };
+        ConnectorTypeDescription: {
+            /** @description Other names connector_type accepts for this type. */
+            aliases: string[];
+            /** @enum {string} */
+            family: "sql" | "object_store" | "api" | "file" | "graph" | "key_value" | "search" | "repository";
+            fields: components["schemas"]["ConfigFieldDescription"][];
+            /** @description Any flat object is kept as given (secret-looking names masked); `fields` is empty. */
+            open_config: boolean;
+            /** @enum {string} */
+            type: "postgres" | "mysql" | "mssql" | "sqlite" | "clickhouse" | "redshift" | "snowflake" | "bigquery" | "s3" | "gcs" | "azure" | "rest" | "file" | "neo4j" | "redis" | "elasticsearch" | "github_repo" | "gitlab_repo" | "bitbucket_repo" | "local_repo" | "repo_archive";
+        };
+        ConnectorTypesResponse: {
+            descriptions: components["schemas"]["ConnectorTypeDescription"][];
+            /** @description Canonical types, then aliases. */
+            types: ("postgres" | "mysql" | "mssql" | "sqlite" | "clickhouse" | "redshift" | "snowflake" | "bigquery" | "s3" | "gcs" | "azure" | "rest" | "file" | "neo4j" | "redis" | "elasticsearch" | "github_repo" | "gitlab_repo" | "bitbucket_repo" | "local_repo" | "repo_archive" | "postgresql" | "rest_api" | "file_upload" | "csv" | "tsv" | "json" | "excel" | "xlsx" | "xls" | "parquet" | "elastic")[];
         };
         CreateApiKeyDto: {
             device_limit?: number;
@@ -3087,6 +3223,17 @@ export interface components {
             schedule?: components["schemas"]["ScheduleDto"] | null;
             simulation?: components["schemas"]["SimulateRequest"];
             webhook_url?: string | null;
+        };
+        UploadedFile: {
+            /** @example 1024 */
+            bytes: number;
+            /**
+             * @description Relative to the import dir: put it in a file connector's `file_path`.
+             * @example orgs/org_0mh3k2l1a09f3c2b7d4e5f6a7b/uploads/4b9d2c1e8a7f4d0b9c6e5a3f2d1b0c9e_sales.csv
+             */
+            file_path: string;
+            /** @description SHA-256 of the stored bytes, in hex. */
+            sha256: string;
         };
         UserResponse: {
             /**
@@ -5677,7 +5824,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -5798,11 +5947,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The connector, `untested`. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
             };
             /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
@@ -5902,7 +6054,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description idempotency_key_reused, invalid_device_id, invalid_type, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5911,7 +6063,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "idempotency_key_reused" | "invalid_device_id" | "invalid_type" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5959,11 +6111,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description What the source holds; nothing is stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorBrowseResponse"];
+                };
             };
             /** @description invalid_json, malformed_request */
             400: {
@@ -6049,7 +6204,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_device_id, invalid_type, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6058,7 +6213,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_device_id" | "invalid_type" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6073,6 +6228,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description connector_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "connector_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6106,11 +6275,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The outcome; nothing is stored. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorTestResponse"];
+                };
             };
             /** @description invalid_json, malformed_request */
             400: {
@@ -6196,7 +6368,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_device_id, invalid_type, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6205,7 +6377,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_device_id" | "invalid_type" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6253,7 +6425,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorTypesResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -6357,18 +6531,34 @@ export interface operations {
     };
     Connectors_upload: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The file name of a raw upload, without X-Filename. */
+                filename?: string;
+            };
+            header?: {
+                /** @description The file name of a raw upload. */
+                "X-Filename"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The file, as raw bytes or as a multipart form with one file part; SERVICE_MAX_UPLOAD_BYTES at most. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "multipart/form-data": {
+                    file: string;
+                };
+            };
+        };
         responses: {
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UploadedFile"];
+                };
             };
             /** @description invalid_json, malformed_request */
             400: {
@@ -6513,7 +6703,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -6553,6 +6745,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6626,6 +6832,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Deleted. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -6684,6 +6891,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6775,11 +6996,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The connector; `untested` again after a config change. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorResponse"];
+                };
             };
             /** @description invalid_json, malformed_request */
             400: {
@@ -6833,6 +7057,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6924,7 +7162,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorBrowseResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -6964,6 +7204,34 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_connected */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_connected";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7010,6 +7278,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description connector_failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "connector_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
             default: {
                 headers: {
@@ -7037,11 +7319,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The outcome, also recorded: the connector becomes `live` or `error`. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConnectorTestResponse"];
+                };
             };
             /** @description invalid_json, malformed_request */
             400: {
@@ -7095,6 +7380,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

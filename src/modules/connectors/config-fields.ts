@@ -26,7 +26,17 @@ type Dto = Record<string, unknown>;
 /** A problem of a field's value (undefined when it is fine), given the whole config for cross-field rules. */
 export type FieldCheck<T = Dto> = (value: unknown, config: T) => string | undefined;
 
-export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'enum' | 'object' | 'map' | 'json';
+export const FIELD_KINDS = [
+  'string',
+  'integer',
+  'number',
+  'boolean',
+  'enum',
+  'object',
+  'map',
+  'json',
+] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
 
 /** What `GET /v1/connectors/types` and the normaliser know of one field. */
 export interface FieldSpec {

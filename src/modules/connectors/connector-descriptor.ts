@@ -8,8 +8,17 @@ import type { FileType } from './file-types';
  * What kind of source a type is. `/v1/data/connect` accepts a family name as `connection_type` (`database`,
  * `object_store`...) and SQL types need a table or query there.
  */
-export type ConnectorFamily =
-  'sql' | 'object_store' | 'api' | 'file' | 'graph' | 'key_value' | 'search' | 'repository';
+export const CONNECTOR_FAMILIES = [
+  'sql',
+  'object_store',
+  'api',
+  'file',
+  'graph',
+  'key_value',
+  'search',
+  'repository',
+] as const;
+export type ConnectorFamily = (typeof CONNECTOR_FAMILIES)[number];
 
 /** The `/v1/data/connect` fields beyond SQL's table/query that say what a type reads. */
 export const SELECTION_FIELDS = ['pattern', 'max_keys', 'path', 'ref', 'index', 'label', 'cypher'] as const;

@@ -8,6 +8,7 @@ import {
   SELECTION_FIELDS,
   SelectionField,
 } from './connector-descriptor';
+import type { ConfigFieldDescription, ConnectorTypeDescription } from './connector-types.dto';
 import { CONNECTORS } from './drivers';
 
 /*
@@ -142,32 +143,6 @@ export function selectionProblems(
       return [];
     }),
   ];
-}
-
-/** One config field as `GET /v1/connectors/types` lists it. */
-export interface ConfigFieldDescription {
-  readonly name: string;
-  readonly type: string;
-  readonly required: boolean;
-  /** Required or not depending on other fields (its description says when). */
-  readonly conditionally_required?: true;
-  /** Write-only: masked in every answer. */
-  readonly secret: boolean;
-  readonly default?: unknown;
-  readonly aliases?: readonly string[];
-  readonly values?: readonly string[];
-  readonly description?: string;
-  /** A nested object's own fields (REST `pagination`, `auth`). */
-  readonly fields?: readonly ConfigFieldDescription[];
-}
-
-export interface ConnectorTypeDescription {
-  readonly type: ConnectorType;
-  readonly family: ConnectorFamily;
-  readonly aliases: readonly string[];
-  /** Any flat object is kept as given (secret-looking names masked); `fields` is empty. */
-  readonly open_config: boolean;
-  readonly fields: readonly ConfigFieldDescription[];
 }
 
 function describeFields(type: ClassConstructor<object>): ConfigFieldDescription[] {

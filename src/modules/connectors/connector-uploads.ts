@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import busboy from 'busboy';
 import { FastifyRequest } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
@@ -16,11 +17,17 @@ import { orgUploadDir, orgUploadDirs } from './local-path';
 /** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */
 export const STREAMED_CONTENT_TYPES = ['application/octet-stream', 'multipart/form-data'];
 
-export interface UploadedFile {
-  /** Relative to the import dir (`orgs/<org id>/uploads/...`): put it in a file connector's `file_path`. */
-  readonly file_path: string;
-  readonly bytes: number;
-  readonly sha256: string;
+/** `POST /v1/connectors/uploads`: where the file was stored, for a file connector's `file_path`. */
+export class UploadedFile {
+  @ApiProperty({
+    example: 'orgs/org_0mh3k2l1a09f3c2b7d4e5f6a7b/uploads/4b9d2c1e8a7f4d0b9c6e5a3f2d1b0c9e_sales.csv',
+    description: "Relative to the import dir: put it in a file connector's `file_path`.",
+  })
+  readonly file_path!: string;
+  @ApiProperty({ type: 'integer', example: 1024 })
+  readonly bytes!: number;
+  @ApiProperty({ pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the stored bytes, in hex.' })
+  readonly sha256!: string;
 }
 
 /** Keeps a readable, safe file name: letters, digits, dot, dash, underscore; never a path. */

@@ -1,13 +1,27 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
+import {
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+} from '@nestjs/swagger';
 import { FastifyRequest } from 'fastify';
 import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
 import { Idempotent } from '../idempotency/idempotency.types';
 import { ACCEPTED_TYPE_NAMES, describeConnectorTypes } from './connector-types';
-import { ConnectorUploads } from './connector-uploads';
+import { ConnectorTypesResponse } from './connector-types.dto';
+import { ConnectorUploads, UploadedFile } from './connector-uploads';
 import {
+  ConnectorBrowseResponse,
+  ConnectorListResponse,
+  ConnectorResponse,
+  ConnectorTestResponse,
   CreateConnectorRequest,
   InlineConnectorRequest,
   ListConnectorsQuery,
@@ -24,6 +38,23 @@ function previewCaller(principal: Principal): string {
   return principal.keyId ?? (principal.userId ? `user:${principal.userId}` : `org:${principal.orgId}`);
 }
 
+/** An upload is streamed, never parsed as JSON: the raw bytes, or a form whose one file part is kept. */
+const UPLOAD_BODY = {
+  required: true,
+  description:
+    'The file, as raw bytes or as a multipart form with one file part; SERVICE_MAX_UPLOAD_BYTES at most.',
+  content: {
+    'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } },
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } },
+        required: ['file'],
+      },
+    },
+  },
+};
+
 @Controller('v1/connectors')
 @RequireEntitlement('connectors')
 export class ConnectorsController {
@@ -34,21 +65,31 @@ export class ConnectorsController {
   ) {}
 
   @Get('types')
-  types(): object {
+  @ApiOkResponse({ type: ConnectorTypesResponse })
+  types(): ConnectorTypesResponse {
     return { types: ACCEPTED_TYPE_NAMES, descriptions: describeConnectorTypes() };
   }
 
   @Post()
   @RequireRole('member')
   @Idempotent()
-  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateConnectorRequest): Promise<object> {
+  @ApiCreatedResponse({ type: ConnectorResponse, description: 'The connector, `untested`.' })
+  @ApiErrors('invalid_type')
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: CreateConnectorRequest,
+  ): Promise<ConnectorResponse> {
     return toConnectorResponse(
       await this.connectors.create(p.orgId, body.name, body.connector_type, body.config ?? {}),
     );
   }
 
   @Get()
-  async list(@CurrentPrincipal() p: Principal, @Query() query: ListConnectorsQuery): Promise<object> {
+  @ApiOkResponse({ type: ConnectorListResponse })
+  async list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListConnectorsQuery,
+  ): Promise<ConnectorListResponse> {
     const page = await this.connectors.list(p.orgId, query.limit, query.cursor);
     return { connectors: page.connectors.map(toConnectorResponse), next_cursor: page.nextCursor };
   }
@@ -56,7 +97,12 @@ export class ConnectorsController {
   @Post('test')
   @RequireRole('member')
   @HttpCode(200)
-  async testInline(@CurrentPrincipal() p: Principal, @Body() body: InlineConnectorRequest): Promise<object> {
+  @ApiOkResponse({ type: ConnectorTestResponse, description: 'The outcome; nothing is stored.' })
+  @ApiErrors('invalid_type')
+  async testInline(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: InlineConnectorRequest,
+  ): Promise<ConnectorTestResponse> {
     this.limiter.take(previewCaller(p));
     return toTestResponse(await this.connectors.testInline(p.orgId, body.connector_type, body.config ?? {}));
   }
@@ -64,10 +110,12 @@ export class ConnectorsController {
   @Post('browse')
   @RequireRole('member')
   @HttpCode(200)
+  @ApiOkResponse({ type: ConnectorBrowseResponse, description: 'What the source holds; nothing is stored.' })
+  @ApiErrors('invalid_type', 'connector_failed')
   async browseInline(
     @CurrentPrincipal() p: Principal,
     @Body() body: InlineConnectorRequest,
-  ): Promise<object> {
+  ): Promise<ConnectorBrowseResponse> {
     this.limiter.take(previewCaller(p));
     return toBrowseResponse(
       await this.connectors.browseInline(p.orgId, body.connector_type, body.config ?? {}),
@@ -78,28 +126,46 @@ export class ConnectorsController {
   @RouteConfig(ACCEPTS_ANY_BODY)
   @RequireRole('member')
   @HttpCode(201)
-  async upload(@CurrentPrincipal() p: Principal, @Req() request: FastifyRequest): Promise<object> {
+  @ApiOperation({ requestBody: UPLOAD_BODY })
+  @ApiHeader({ name: 'X-Filename', required: false, description: 'The file name of a raw upload.' })
+  @ApiQuery({
+    name: 'filename',
+    type: String,
+    required: false,
+    description: 'The file name of a raw upload, without X-Filename.',
+  })
+  @ApiCreatedResponse({ type: UploadedFile })
+  async upload(@CurrentPrincipal() p: Principal, @Req() request: FastifyRequest): Promise<UploadedFile> {
     return this.uploads.receive(p.orgId, request);
   }
 
   @Get(':id')
-  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({ type: ConnectorResponse })
+  @ApiErrors('not_found')
+  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ConnectorResponse> {
     return toConnectorResponse(await this.connectors.getForOrg(p.orgId, id));
   }
 
   @Patch(':id')
   @RequireRole('member')
+  @ApiOkResponse({
+    type: ConnectorResponse,
+    description: 'The connector; `untested` again after a config change.',
+  })
+  @ApiErrors('not_found')
   async update(
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
     @Body() body: UpdateConnectorRequest,
-  ): Promise<object> {
+  ): Promise<ConnectorResponse> {
     return toConnectorResponse(await this.connectors.update(p.orgId, id, body));
   }
 
   @Delete(':id')
   @RequireRole('member')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiErrors('not_found')
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
     await this.connectors.remove(p.orgId, id);
   }
@@ -107,12 +173,19 @@ export class ConnectorsController {
   @Post(':id/test')
   @RequireRole('member')
   @HttpCode(200)
-  async test(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({
+    type: ConnectorTestResponse,
+    description: 'The outcome, also recorded: the connector becomes `live` or `error`.',
+  })
+  @ApiErrors('not_found')
+  async test(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ConnectorTestResponse> {
     return toTestResponse(await this.connectors.test(p.orgId, id));
   }
 
   @Get(':id/browse')
-  async browse(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({ type: ConnectorBrowseResponse })
+  @ApiErrors('not_found', 'not_connected', 'connector_failed')
+  async browse(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ConnectorBrowseResponse> {
     return toBrowseResponse(await this.connectors.browse(p.orgId, id));
   }
 }

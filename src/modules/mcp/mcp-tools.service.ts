@@ -182,9 +182,16 @@ export class McpToolsService {
           openWorldHint: false,
         },
         run: async (principal, args) => {
-          return toConnectorResponse(
-            await this.connectors.create(principal.orgId, args.name, args.connector_type, args.config ?? {}),
-          );
+          return {
+            ...toConnectorResponse(
+              await this.connectors.create(
+                principal.orgId,
+                args.name,
+                args.connector_type,
+                args.config ?? {},
+              ),
+            ),
+          };
         },
       }),
       defineTool({
