@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTestDatabase, sharedSecretsEnv } from '../support/postgres';
 import { makeTempDir, startTestApp } from '../support/test-app';
 
 function place(path: string, bytes = 1024): string {
@@ -21,6 +22,8 @@ describe('files left by a killed daemon', () => {
       place(join(datasets, 'ds_0a1b.sqlite.partial')),
       place(join(datasets, 'ds_0a1b.sqlite.partial-journal')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-journal')),
+      place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab')),
+      place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab-journal')),
       place(join(uploads, `${hex}_sales.csv.partial`), 18 * 1024 * 1024),
       place(join(orgUploads, `${hex}_sales.csv.partial`)),
       place(join(dataDir, 'run', 'connector-scratch', `object-${randomUUID()}`)),
@@ -84,6 +87,33 @@ describe('files left by a killed daemon', () => {
       expect([query.status, query.body.rows?.length]).toEqual([200, 2]);
     } finally {
       await second.close();
+    }
+  });
+
+  it('on a datasets dir shared by PostgreSQL replicas, leaves a partial file another node is still writing', async () => {
+    const dataDir = makeTempDir();
+    const datasets = join(dataDir, 'datasets');
+    const building = [
+      place(join(datasets, 'ds_0a1b.sqlite.partial')),
+      place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab')),
+    ];
+    const abandoned = [
+      place(join(datasets, 'ds_0c0d.sqlite.partial')),
+      place(join(datasets, 'ds_0c0d.summaries.sqlite.partial-ba9876543210')),
+    ];
+    const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    for (const path of abandoned) utimesSync(path, twoHoursAgo, twoHoursAgo);
+    const database = await createTestDatabase();
+    const t = await startTestApp(
+      { ...sharedSecretsEnv(join(dataDir, 'keys')), SERVICE_DATABASE_URL: database.url },
+      dataDir,
+    );
+    try {
+      expect(building.filter((path) => !existsSync(path))).toEqual([]);
+      expect(abandoned.filter((path) => existsSync(path))).toEqual([]);
+    } finally {
+      await t.close();
+      await database.drop();
     }
   });
 });

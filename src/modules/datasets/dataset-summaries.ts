@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, fsyncSync, openSync, closeSync, renameSync, rmSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import { ColumnSchema } from './column-profile';
@@ -97,7 +98,7 @@ function sqlText(value: string): string {
  * Per-dimension summary tables of immutable dataset versions, kept in a file beside the dataset's
  * (`<id>.summaries.sqlite`), so the dataset file itself is never written after it is published. A summary is
  * computed by SQLite with the same GROUP BY a direct query runs, over the dataset file attached read-only, into a
- * `.partial` file that is synced and then renamed: a file under the final name is always complete. Builds run one
+ * `.partial-<random>` file that is synced and then renamed: a file under the final name is always complete. Builds run one
  * at a time on libuv's thread pool (node-sqlite3), never on the request path.
  */
 export class DatasetSummaries {
@@ -197,8 +198,9 @@ export class DatasetSummaries {
 
   private async build(datasetFile: string, plan: SummaryPlan): Promise<void> {
     const file = DatasetSummaries.fileFor(datasetFile);
-    const partial = `${file}.partial`;
-    rmSync(partial, { force: true });
+    // A name of its own: replicas sharing the datasets dir may build the same version's summaries at once, and
+    // with one shared name one would remove the other's file and rename a half-built one into place.
+    const partial = `${file}.partial-${randomBytes(6).toString('hex')}`;
     const db = await connect(partial);
     try {
       await exec(db, 'pragma journal_mode = off; pragma synchronous = off');

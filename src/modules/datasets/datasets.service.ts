@@ -62,7 +62,8 @@ export class EmptySourceError extends Error {
   }
 }
 
-const PARTIAL_FILE = /\.partial(-journal|-wal|-shm)?$/;
+/** What a build writes before its rename (summaries add `-<random>`), and SQLite's journal files beside it. */
+const PARTIAL_FILE = /\.partial(-[0-9a-f]{12})?(-journal|-wal|-shm)?$/;
 /** A version's own files: its rows (`ds_<id>.sqlite`) and its summaries (`ds_<id>.summaries.sqlite`). */
 const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(summaries\.)?sqlite$/;
 /**
@@ -92,11 +93,29 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     this.quota.registerSource('datasets', (orgId) => this.bytesOnDisk(orgId));
     mkdirSync(this.config.datasetsDir, { recursive: true, mode: 0o700 });
-    // A killed build leaves its partial file and, when SQLite was journaling at that moment, the journal beside it.
-    for (const name of readdirSync(this.config.datasetsDir)) {
-      if (PARTIAL_FILE.test(name)) rmSync(join(this.config.datasetsDir, name), { force: true });
-    }
+    this.removePartialFiles();
     await this.removeUncataloguedFiles();
+  }
+
+  /** How long a file must have been left alone before a start may remove it (see SHARED_ORPHAN_AGE_MS). */
+  private minAgeBeforeRemovalMs(): number {
+    return this.config.databaseUrl === undefined ? 0 : SHARED_ORPHAN_AGE_MS;
+  }
+
+  /**
+   * A killed build leaves its partial file and, when SQLite was journaling at that moment, the journal beside it.
+   * On a datasets dir shared by replicas, another node's build in progress writes its partial file continually, so
+   * only one untouched for SHARED_ORPHAN_AGE_MS is left over from a killed one.
+   */
+  private removePartialFiles(): void {
+    const minAgeMs = this.minAgeBeforeRemovalMs();
+    for (const name of readdirSync(this.config.datasetsDir)) {
+      if (!PARTIAL_FILE.test(name)) continue;
+      const path = join(this.config.datasetsDir, name);
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (stats === undefined || (minAgeMs > 0 && Date.now() - stats.mtimeMs < minAgeMs)) continue;
+      rmSync(path, { force: true });
+    }
   }
 
   /**
@@ -105,7 +124,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
    */
   private async removeUncataloguedFiles(): Promise<void> {
     const catalogued = new Set(await this.datasets.allIds());
-    const minAgeMs = this.config.databaseUrl === undefined ? 0 : SHARED_ORPHAN_AGE_MS;
+    const minAgeMs = this.minAgeBeforeRemovalMs();
     const removed: string[] = [];
     for (const name of readdirSync(this.config.datasetsDir)) {
       const id = VERSION_FILE.exec(name)?.[1];
