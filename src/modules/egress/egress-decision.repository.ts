@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
 import { serializeTransactionsOn } from '../../common/database';
 import { canonicalJson } from '../../common/crypto/canonical-json';
+import { GroupCommit } from '../../common/group-commit';
 import { EgressDecision, EgressDecisionSchema } from './egress-decision.entity';
 
 export const GENESIS_HASH = '0'.repeat(64);
@@ -54,20 +55,21 @@ export interface TimeBucket {
 
 const VERIFY_PAGE = 1000;
 
-/** The append-only, hash-chained decision log. Appends are serialised so each row links to the one before it. */
+/**
+ * The append-only, hash-chained decision log. Appends are serialised so each row links to the one before it; those
+ * that arrive while a batch is being written are chained and written together, in one transaction.
+ */
 @Injectable()
 export class EgressDecisionRepository {
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly appends = new GroupCommit<NewDecision, EgressDecision>((batch) => this.appendNow(batch));
 
   constructor(private readonly em: EntityManager) {}
 
   append(decision: NewDecision): Promise<EgressDecision> {
-    const next = this.tail.then(() => this.appendNow(decision));
-    this.tail = next.catch(() => undefined);
-    return next;
+    return this.appends.submit(decision);
   }
 
-  private async appendNow(decision: NewDecision): Promise<EgressDecision> {
+  private async appendNow(decisions: readonly NewDecision[]): Promise<EgressDecision[]> {
     return this.em.fork().transactional(async (em) => {
       await serializeTransactionsOn(em, 'egress_decisions');
       const last = await em.findOne(
@@ -75,16 +77,16 @@ export class EgressDecisionRepository {
         { seq: { $gt: 0 } },
         { orderBy: { seq: 'desc' }, fields: ['seq', 'hash'] },
       );
-      const seq = (last?.seq ?? 0) + 1;
-      const prevHash = last?.hash ?? GENESIS_HASH;
-      const row: EgressDecision = {
-        ...decision,
-        seq,
-        prevHash,
-        hash: decisionHash(prevHash, { ...decision, seq }),
-      };
-      await em.insert(EgressDecisionSchema, row);
-      return row;
+      let seq = last?.seq ?? 0;
+      let prevHash = last?.hash ?? GENESIS_HASH;
+      const rows = decisions.map((decision): EgressDecision => {
+        seq++;
+        const row = { ...decision, seq, prevHash, hash: decisionHash(prevHash, { ...decision, seq }) };
+        prevHash = row.hash;
+        return row;
+      });
+      await em.insertMany(EgressDecisionSchema, rows);
+      return rows;
     });
   }
 

@@ -1,0 +1,54 @@
+interface Pending<T, R> {
+  readonly item: T;
+  readonly resolve: (result: R) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Writes that arrive while one batch is being written are written together as the next batch: one transaction (and
+ * one trip through the single SQLite connection) for many callers instead of one each. Each caller's promise settles
+ * with its own item's result once its batch has committed, so a caller still never goes on before its write is
+ * durable. A failed batch (rolled back whole) is written again item by item, so one bad write fails only its own
+ * caller. At most one batch is in flight, so batches stay in arrival order.
+ */
+export class GroupCommit<T, R> {
+  private pending: Pending<T, R>[] = [];
+  private inFlight?: Promise<void>;
+
+  /** `write` gets the batch in arrival order and returns one result per item, in the same order. */
+  constructor(
+    private readonly write: (items: readonly T[]) => Promise<readonly R[]>,
+    private readonly maxBatch = 256,
+  ) {}
+
+  submit(item: T): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      this.inFlight ??= this.drain();
+    });
+  }
+
+  private async writeOne(entry: Pending<T, R>): Promise<void> {
+    try {
+      entry.resolve((await this.write([entry.item]))[0]);
+    } catch (error) {
+      entry.reject(error);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    // Lets callers of the same tick join the first batch rather than each starting one.
+    await Promise.resolve();
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.maxBatch);
+      try {
+        const results = await this.write(batch.map((entry) => entry.item));
+        batch.forEach((entry, i) => entry.resolve(results[i]));
+      } catch (error) {
+        if (batch.length === 1) batch[0].reject(error);
+        else for (const entry of batch) await this.writeOne(entry);
+      }
+    }
+    this.inFlight = undefined;
+  }
+}
