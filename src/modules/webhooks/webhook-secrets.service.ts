@@ -13,6 +13,9 @@ export interface RotationResult {
 /** Per-organization signing secrets: created on first use, sealed at rest, rotated with a grace period. */
 @Injectable()
 export class WebhookSecretsService {
+  /** Reads in flight by organization: deliveries signed at the same moment share one read of the row. */
+  private readonly reading = new Map<string, Promise<WebhookSigningSecret>>();
+
   constructor(
     private readonly secrets: WebhookSecretRepository,
     private readonly box: SecretVault,
@@ -20,12 +23,12 @@ export class WebhookSecretsService {
   ) {}
 
   async currentSecret(orgId: string): Promise<string> {
-    return this.open(orgId, (await this.row(orgId)).currentSealed, 'current');
+    return this.open(orgId, (await this.readOrCreate(orgId)).currentSealed, 'current');
   }
 
   /** What a delivery signs with now: the current secret, plus the previous one while its grace period lasts. */
   async signingSecrets(orgId: string, now = new Date()): Promise<SigningSecrets> {
-    const row = await this.row(orgId);
+    const row = await this.sharedRead(orgId);
     const current = this.open(orgId, row.currentSealed, 'current');
     const inGrace =
       row.previousSealed !== null && row.previousUntil !== null && row.previousUntil > now.toISOString();
@@ -34,7 +37,7 @@ export class WebhookSecretsService {
   }
 
   async rotate(orgId: string, now = new Date()): Promise<RotationResult> {
-    const row = await this.row(orgId);
+    const row = await this.readOrCreate(orgId);
     const current = this.open(orgId, row.currentSealed, 'current');
     const next = generateSigningSecret();
     const previousValidUntil = new Date(now.getTime() + this.config.webhookSecretGraceS * 1000).toISOString();
@@ -48,7 +51,20 @@ export class WebhookSecretsService {
     return { signingSecret: next, previousValidUntil };
   }
 
-  private async row(orgId: string): Promise<WebhookSigningSecret> {
+  /**
+   * Joins a read already under way for the organization rather than starting one: the row it returns is at most as
+   * old as that read, never a cached copy, so signing uses a rotated secret from the first read that starts after it.
+   */
+  private sharedRead(orgId: string): Promise<WebhookSigningSecret> {
+    let read = this.reading.get(orgId);
+    if (!read) {
+      read = this.readOrCreate(orgId).finally(() => this.reading.delete(orgId));
+      this.reading.set(orgId, read);
+    }
+    return read;
+  }
+
+  private async readOrCreate(orgId: string): Promise<WebhookSigningSecret> {
     const existing = await this.secrets.find(orgId);
     if (existing) return existing;
     return this.secrets.insertIfMissing({
