@@ -2,6 +2,6 @@ export { AppStateRepository } from './app-state.repository';
 export { DatabaseModule } from './database.module';
 export { describeStore, openDatabase, storeLocationOf } from './orm';
 export type { StoreLocation, StoreOrm } from './orm';
-export { skippingLockedRows, WorkLeases } from './work-leases';
+export { claimRows, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';
-export type { Lease } from './work-leases';
+export type { Claim, Lease } from './work-leases';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
-import { LockMode } from '@mikro-orm/core';
+import { EntityData, EntitySchema, FilterQuery, LockMode, QueryOrderMap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/sqlite';
 import { APP_CONFIG, AppConfig } from '../config';
 import { dialectOf } from './dialect';
@@ -43,4 +43,45 @@ export class WorkLeases {
  */
 export function skippingLockedRows(em: EntityManager): { lockMode?: LockMode.PESSIMISTIC_PARTIAL_WRITE } {
   return dialectOf(em.getPlatform()) === 'postgresql' ? { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE } : {};
+}
+
+/** What `claimRows` takes: which rows are due, in which order, and what claiming writes on them. */
+export interface Claim<T extends object> {
+  readonly due: FilterQuery<T>;
+  readonly orderBy: QueryOrderMap<T>;
+  readonly limit: number;
+  readonly set: EntityData<T>;
+  /** `orderBy` for the claimed rows: `returning` gives them in no particular order. */
+  readonly compare: (a: T, b: T) => number;
+}
+
+/**
+ * Claims up to `limit` due rows in one statement, `update … where id in (select … limit n) and <due> returning *`,
+ * outside any transaction: one trip to the database instead of a transaction of select, update and select. The
+ * update takes only rows still due, so a row is never claimed twice; on PostgreSQL the inner select skips rows
+ * another replica is claiming (`for update skip locked`). Returns the claimed rows sorted by `compare`.
+ */
+export async function claimRows<T extends { id: string }>(
+  em: EntityManager,
+  schema: EntitySchema<T>,
+  claim: Claim<T>,
+): Promise<T[]> {
+  const pick = em
+    .createQueryBuilder(schema, 'due')
+    .select('id')
+    .where(claim.due)
+    .orderBy(claim.orderBy)
+    .limit(claim.limit);
+  // Knex's own lock clause: the ORM's lock mode insists on an explicit transaction, and this statement is its own.
+  const picked =
+    dialectOf(em.getPlatform()) === 'postgresql'
+      ? pick.getKnexQuery().forUpdate().skipLocked()
+      : pick.getKnexQuery();
+  const rows: EntityData<T>[] = await em
+    .createQueryBuilder(schema)
+    .update(claim.set)
+    .where({ $and: [{ id: { $in: picked } }, claim.due] } as FilterQuery<T>)
+    .returning('*' as never)
+    .execute('all', true);
+  return rows.map((row) => em.map(schema, row)).sort(claim.compare);
 }

@@ -10,6 +10,8 @@ import { FinishedJob, JobsRepository } from './jobs.repository';
 import { SimulationService } from '../simulation/simulation.service';
 
 const POLL_INTERVAL_MS = 1000;
+/** How many jobs a runner holds (running or about to run), as a multiple of its concurrency. */
+const CLAIM_AHEAD = 2;
 
 /** The job.completed body of the spec; the result is summarised, the full one stays at the poll URL. */
 export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Record<string, unknown> {
@@ -46,6 +48,8 @@ export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Rec
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly running = new Set<Promise<void>>();
+  /** Claimed, held under this runner's lease, not started yet. */
+  private readonly ready: Job[] = [];
   private readonly loop: BackgroundLoop;
   private readonly renewal: BackgroundLoop;
 
@@ -77,7 +81,14 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
 
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
-    await Promise.allSettled([...this.running]);
+    const unstarted = this.ready.splice(0);
+    await Promise.allSettled([
+      ...this.running,
+      this.jobs.release(
+        unstarted.map((job) => job.id),
+        this.leases.owner,
+      ),
+    ]);
     await this.renewal.stop();
   }
 
@@ -85,46 +96,59 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     this.loop.wake();
   }
 
+  /**
+   * Keeps SERVICE_JOB_CONCURRENCY jobs running. Claims take up to twice that, so the next jobs are already held when
+   * one ends and a claim (a transaction) serves several jobs rather than one.
+   */
   private async fill(): Promise<void> {
-    while (!this.loop.isStopped && this.running.size < this.config.jobConcurrency) {
+    const concurrency = this.config.jobConcurrency;
+    while (!this.loop.isStopped && this.running.size < concurrency) {
+      const next = this.ready.shift();
+      if (next) {
+        this.start(next);
+        continue;
+      }
       const now = new Date();
       const claimed = await this.jobs.claim(
         now,
-        this.config.jobConcurrency - this.running.size,
+        CLAIM_AHEAD * concurrency - this.running.size,
         this.leases.leaseFrom(now),
       );
-      for (const job of claimed) {
-        if (job.attempts > 1)
-          this.logger.warn(
-            { event: 'job_resumed', job_id: job.id, attempt: job.attempts },
-            'abandoned job resumed',
-          );
-        const execution = this.execute(job).finally(() => {
-          this.running.delete(execution);
-          this.wake();
-        });
-        this.running.add(execution);
-      }
       if (claimed.length === 0) return;
+      this.ready.push(...claimed);
     }
   }
 
+  private start(job: Job): void {
+    if (job.attempts > 1)
+      this.logger.warn(
+        { event: 'job_resumed', job_id: job.id, attempt: job.attempts },
+        'abandoned job resumed',
+      );
+    const execution = this.execute(job).finally(() => {
+      this.running.delete(execution);
+      this.wake();
+    });
+    this.running.add(execution);
+  }
+
   private async renewLeases(): Promise<void> {
-    if (this.running.size === 0) return;
+    if (this.running.size === 0 && this.ready.length === 0) return;
     await this.jobs.renewLeases(this.leases.leaseFrom(new Date()));
   }
 
   private async execute(job: Job): Promise<void> {
     const outcome = await this.run(job);
     const now = new Date();
-    const recorded = await this.jobs.finish(job.id, this.leases.owner, outcome, now, async (em, finished) => {
-      if (finished.callbackUrl) {
+    const callbackUrl = job.callbackUrl;
+    const recorded = await this.jobs.finish(job.id, this.leases.owner, outcome, now, async (em) => {
+      if (callbackUrl) {
         await this.outbox.enqueue(em, {
-          orgId: finished.orgId,
+          orgId: job.orgId,
           event: 'job.completed',
-          url: finished.callbackUrl,
-          jobId: finished.id,
-          body: jobCompletedBody(finished, outcome, now),
+          url: callbackUrl,
+          jobId: job.id,
+          body: jobCompletedBody(job, outcome, now),
         });
       }
     });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { Lease, skippingLockedRows } from '../../common/database';
+import { claimRows, Lease } from '../../common/database';
+import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
 
@@ -16,6 +17,14 @@ export interface FinishedJob {
   readonly runId?: string;
   readonly result?: unknown;
   readonly error?: unknown;
+}
+
+interface Finish {
+  readonly id: string;
+  readonly owner: string;
+  readonly outcome: FinishedJob;
+  readonly now: Date;
+  readonly alsoWrite: (em: EntityManager) => Promise<void>;
 }
 
 /**
@@ -38,20 +47,29 @@ export function newJobId(now = Date.now()): string {
 
 @Injectable()
 export class JobsRepository {
+  private readonly finishes = new GroupCommit<Finish, boolean>((batch) => this.finishAll(batch));
+
   constructor(private readonly em: EntityManager) {}
 
+  /** One autocommitted insert: no unit of work, so no transaction around it. */
   async create(orgId: string, request: unknown, callbackUrl: string | undefined, now: Date): Promise<Job> {
-    const em = this.em.fork();
-    const job = em.create(JobSchema, {
+    const job: Job = {
       id: newJobId(now.getTime()),
       orgId,
       status: 'queued',
       request: JSON.stringify(request),
       callbackUrl: callbackUrl ?? null,
       createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+      runId: null,
+      result: null,
+      error: null,
       attempts: 0,
-    });
-    await em.persistAndFlush(job);
+      leaseOwner: null,
+      leaseUntil: null,
+    };
+    await this.em.fork().insert(JobSchema, job);
     return job;
   }
 
@@ -69,37 +87,42 @@ export class JobsRepository {
   }
 
   /**
-   * Moves up to `limit` of the oldest claimable jobs to running under `lease`, in one transaction: the select skips
-   * rows another replica is claiming, and the update claims only rows still claimable, so a job is never claimed by
-   * two replicas at once.
+   * Moves up to `limit` of the oldest claimable jobs to running under `lease`, in one statement (`claimRows`): a job
+   * is never claimed by two replicas at once.
    */
   async claim(now: Date, limit: number, lease: Lease): Promise<Job[]> {
-    return this.em.fork().transactional(async (em) => {
-      const due = await em.find(JobSchema, claimable(now), {
-        orderBy: { createdAt: 'asc', id: 'asc' },
-        limit,
-        fields: ['id'],
-        ...skippingLockedRows(em),
-      });
-      if (due.length === 0) return [];
-      const ids = due.map((job) => job.id);
-      await em.nativeUpdate(
-        JobSchema,
-        { $and: [{ id: { $in: ids } }, claimable(now)] },
-        {
-          status: 'running',
-          startedAt: now,
-          attempts: raw('attempts + 1'),
-          leaseOwner: lease.owner,
-          leaseUntil: lease.until,
-        },
-      );
-      return em.find(
-        JobSchema,
-        { id: { $in: ids }, status: 'running', leaseOwner: lease.owner },
-        { orderBy: { createdAt: 'asc', id: 'asc' }, refresh: true },
-      );
+    return claimRows(this.em.fork(), JobSchema, {
+      due: claimable(now),
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      limit,
+      set: {
+        status: 'running',
+        startedAt: now,
+        attempts: raw('attempts + 1'),
+        leaseOwner: lease.owner,
+        leaseUntil: lease.until,
+      },
+      compare: (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),
     });
+  }
+
+  /**
+   * Gives back claimed jobs that never started (a runner stopping): queued again, as if never claimed, unless they
+   * were cancelled or taken over meanwhile.
+   */
+  async release(ids: readonly string[], owner: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.em.fork().nativeUpdate(
+      JobSchema,
+      { id: { $in: [...ids] }, status: 'running', leaseOwner: owner },
+      {
+        status: 'queued',
+        startedAt: null,
+        attempts: raw('attempts - 1'),
+        leaseOwner: null,
+        leaseUntil: null,
+      },
+    );
   }
 
   /** Extends every lease `lease.owner` still holds on a running job; a job taken over meanwhile is not touched. */
@@ -112,32 +135,38 @@ export class JobsRepository {
   /**
    * Marks a running job finished and, in the same transaction, lets `alsoWrite` record what must follow it (the
    * job.completed outbox row). Returns false when the job was cancelled meanwhile or its lease was lost to another
-   * replica; then nothing is written.
+   * replica; then nothing is written. Finishes that arrive together share one transaction (`GroupCommit`).
    */
-  async finish(
+  finish(
     id: string,
     owner: string,
     outcome: FinishedJob,
     now: Date,
-    alsoWrite: (em: EntityManager, job: Job) => Promise<void>,
+    alsoWrite: (em: EntityManager) => Promise<void>,
   ): Promise<boolean> {
+    return this.finishes.submit({ id, owner, outcome, now, alsoWrite });
+  }
+
+  private finishAll(batch: readonly Finish[]): Promise<boolean[]> {
     return this.em.fork().transactional(async (em) => {
-      const updated = await em.nativeUpdate(
-        JobSchema,
-        { id, status: 'running', leaseOwner: owner },
-        {
-          status: outcome.status,
-          leaseUntil: null,
-          finishedAt: now,
-          runId: outcome.runId ?? null,
-          result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
-          error: outcome.error === undefined ? null : JSON.stringify(outcome.error),
-        },
-      );
-      if (updated !== 1) return false;
-      const job = await em.findOneOrFail(JobSchema, { id }, { refresh: true });
-      await alsoWrite(em, job);
-      return true;
+      const recorded: boolean[] = [];
+      for (const { id, owner, outcome, now, alsoWrite } of batch) {
+        const updated = await em.nativeUpdate(
+          JobSchema,
+          { id, status: 'running', leaseOwner: owner },
+          {
+            status: outcome.status,
+            leaseUntil: null,
+            finishedAt: now,
+            runId: outcome.runId ?? null,
+            result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
+            error: outcome.error === undefined ? null : JSON.stringify(outcome.error),
+          },
+        );
+        if (updated === 1) await alsoWrite(em);
+        recorded.push(updated === 1);
+      }
+      return recorded;
     });
   }
 

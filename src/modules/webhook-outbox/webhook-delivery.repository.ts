@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { Lease, skippingLockedRows } from '../../common/database';
+import { claimRows, Lease } from '../../common/database';
+import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import {
   DeliveryStatus,
@@ -30,6 +31,13 @@ export interface AttemptRecord {
   readonly error?: string;
 }
 
+interface AttemptOutcome {
+  readonly id: string;
+  readonly owner: string;
+  readonly attempt: AttemptRecord;
+  readonly next: { status: DeliveryStatus; nextAttemptAt: Date | null };
+}
+
 export interface DeliveryFilter {
   readonly jobId?: string;
   readonly fireId?: string;
@@ -53,11 +61,13 @@ function timeOrderedId(prefix: string, now: number): string {
 
 @Injectable()
 export class WebhookDeliveryRepository {
+  private readonly attempts = new GroupCommit<AttemptOutcome, boolean>((batch) => this.recordAll(batch));
+
   constructor(private readonly em: EntityManager) {}
 
   /** Written inside the caller's transaction (the job's completion), so the message exists iff the job finished. */
   async insert(em: EntityManager, delivery: NewDelivery, now: Date): Promise<void> {
-    const row = em.create(WebhookDeliverySchema, {
+    await em.insert(WebhookDeliverySchema, {
       id: timeOrderedId('dlv', now.getTime()),
       orgId: delivery.orgId,
       event: delivery.event,
@@ -72,34 +82,20 @@ export class WebhookDeliveryRepository {
       nextAttemptAt: now,
       createdAt: now,
     });
-    em.persist(row);
-    await em.flush();
   }
 
   /**
-   * Leases up to `limit` due deliveries, oldest first, in one transaction: the select skips rows another replica is
-   * claiming and the update takes only rows still claimable, so one delivery is never held by two replicas.
+   * Leases up to `limit` due deliveries, oldest first, in one statement (`claimRows`): one delivery is never held by
+   * two replicas.
    */
   async claimDue(now: Date, limit: number, lease: Lease): Promise<WebhookDelivery[]> {
-    return this.em.fork().transactional(async (em) => {
-      const due = await em.find(WebhookDeliverySchema, claimable(now), {
-        orderBy: { nextAttemptAt: 'asc', id: 'asc' },
-        limit,
-        fields: ['id'],
-        ...skippingLockedRows(em),
-      });
-      if (due.length === 0) return [];
-      const ids = due.map((delivery) => delivery.id);
-      await em.nativeUpdate(
-        WebhookDeliverySchema,
-        { $and: [{ id: { $in: ids } }, claimable(now)] },
-        { leaseOwner: lease.owner, leaseUntil: lease.until },
-      );
-      return em.find(
-        WebhookDeliverySchema,
-        { id: { $in: ids }, status: 'pending', leaseOwner: lease.owner, leaseUntil: lease.until },
-        { orderBy: { nextAttemptAt: 'asc', id: 'asc' }, refresh: true },
-      );
+    return claimRows(this.em.fork(), WebhookDeliverySchema, {
+      due: claimable(now),
+      orderBy: { nextAttemptAt: 'asc', id: 'asc' },
+      limit,
+      set: { leaseOwner: lease.owner, leaseUntil: lease.until },
+      compare: (a, b) =>
+        (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1),
     });
   }
 
@@ -117,35 +113,45 @@ export class WebhookDeliveryRepository {
   /**
    * Records one attempt and the delivery's next state in one transaction, and frees the lease; only while `owner`
    * still holds it. False when the lease was lost (the attempt outlived it and another replica took the delivery
-   * over): that replica's attempt is the one recorded.
+   * over): that replica's attempt is the one recorded. Records that arrive together share one transaction.
    */
-  async recordAttempt(
+  recordAttempt(
     id: string,
     owner: string,
     attempt: AttemptRecord,
     next: { status: DeliveryStatus; nextAttemptAt: Date | null },
   ): Promise<boolean> {
+    return this.attempts.submit({ id, owner, attempt, next });
+  }
+
+  private recordAll(batch: readonly AttemptOutcome[]): Promise<boolean[]> {
     return this.em.fork().transactional(async (em) => {
-      const updated = await em.nativeUpdate(
-        WebhookDeliverySchema,
-        { id, status: 'pending', leaseOwner: owner, leaseUntil: { $ne: null } },
-        {
-          attemptCount: raw('attempt_count + 1'),
-          status: next.status,
-          nextAttemptAt: next.nextAttemptAt,
-          leaseUntil: null,
-          ...(next.status === 'delivered' ? { deliveredAt: attempt.attemptedAt } : {}),
-        },
-      );
-      if (updated !== 1) return false;
-      await em.insert(WebhookAttemptSchema, {
-        deliveryId: id,
-        attemptedAt: attempt.attemptedAt,
-        statusCode: attempt.statusCode ?? null,
-        durationMs: attempt.durationMs,
-        error: attempt.error ?? null,
-      });
-      return true;
+      const recorded: boolean[] = [];
+      for (const { id, owner, attempt, next } of batch) {
+        const updated = await em.nativeUpdate(
+          WebhookDeliverySchema,
+          { id, status: 'pending', leaseOwner: owner, leaseUntil: { $ne: null } },
+          {
+            attemptCount: raw('attempt_count + 1'),
+            status: next.status,
+            nextAttemptAt: next.nextAttemptAt,
+            leaseUntil: null,
+            ...(next.status === 'delivered' ? { deliveredAt: attempt.attemptedAt } : {}),
+          },
+        );
+        recorded.push(updated === 1);
+      }
+      const rows = batch
+        .filter((_, i) => recorded[i])
+        .map(({ id, attempt }) => ({
+          deliveryId: id,
+          attemptedAt: attempt.attemptedAt,
+          statusCode: attempt.statusCode ?? null,
+          durationMs: attempt.durationMs,
+          error: attempt.error ?? null,
+        }));
+      if (rows.length > 0) await em.insertMany(WebhookAttemptSchema, rows);
+      return recorded;
     });
   }
 

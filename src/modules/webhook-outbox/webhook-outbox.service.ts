@@ -12,7 +12,8 @@ import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-deliv
 import { DeliveryFilter, NewDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 const POLL_INTERVAL_MS = 500;
-const WORKERS = 4;
+/** Attempts in flight at once; they wait on receivers, not on this process. */
+const WORKERS = 16;
 
 export interface DeliveryView {
   readonly delivery: WebhookDelivery;
