@@ -198,7 +198,7 @@ describe('every resource method against the real daemon', () => {
     assert.equal(connected.status, 'ready');
     const datasetId = String(connected.dataset_id);
     const listed = await client.data.list();
-    assert.ok(listed.datasets.some((d) => d.dataset_id === datasetId && d.rows === 3));
+    assert.ok(listed.datasets.some((d) => d.id === datasetId && d.rows === 3));
     const schema = await client.data.schema(datasetId);
     assert.deepEqual(
       (schema.columns as JsonObject[]).map((column) => column.name),

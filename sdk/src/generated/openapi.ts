@@ -1354,6 +1354,33 @@ export interface components {
             /** @example revenu */
             token: string;
         };
+        ColumnResponse: {
+            distinct_count: number;
+            /** @description True when distinct_count is an estimate (many distinct values). */
+            distinct_count_estimated: boolean;
+            /** @description null when the column has no value. */
+            max: string | number | boolean | null;
+            /** @description null when the column has no value. */
+            min: string | number | boolean | null;
+            /** @example revenue */
+            name: string;
+            null_count: number;
+            /** @enum {string} */
+            role: "id" | "time" | "measure" | "dimension";
+            /** @description A few of its values. */
+            sample_values: (string | number | boolean | null)[];
+            /** @enum {string} */
+            type: "integer" | "number" | "string" | "boolean" | "date" | "timestamp";
+        };
+        CompactDatasetResponse: {
+            columns: number;
+            /** @example sales */
+            dataset_name: string;
+            /** @example ds_3f9a1c0e7b2d4a6c8e0f1a2b */
+            id: string;
+            rows: number;
+            version: number;
+        };
         ConditionDto: {
             for_s?: number;
             /** @enum {string} */
@@ -1588,9 +1615,110 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "member" | "admin" | "owner";
         };
+        DataConnectResponse: {
+            connection_id: string;
+            /** @description When ready: the new version. */
+            dataset_id?: string;
+            dataset_name: string;
+            /** @description When failed: why the source could not be read. */
+            message?: string;
+            /** @description When ready. */
+            schema_summary?: components["schemas"]["SchemaSummaryResponse"];
+            /** @enum {string} */
+            status: "ready" | "failed";
+            /** @description When ready. */
+            version?: number;
+        };
         DatasetArguments: {
             /** @description Dataset id, as returned by list_data. */
             dataset_id: string;
+        };
+        DatasetListResponse: {
+            /** @description By name, the newest version of each (every version with `all_versions=true`); compact items with `compact=true`. */
+            datasets: (components["schemas"]["DatasetResponse"] | components["schemas"]["CompactDatasetResponse"])[];
+        };
+        DatasetResponse: {
+            columns: number;
+            connection_id: string | null;
+            /** @example file */
+            connection_type: string;
+            /** @description The same as id. */
+            dataset_id: string;
+            /** @example sales */
+            dataset_name: string;
+            formulas: components["schemas"]["FormulaResponse"][];
+            /** @example ds_3f9a1c0e7b2d4a6c8e0f1a2b */
+            id: string;
+            /** Format: date-time */
+            ingested_at: string;
+            /** @description Whether the caller’s organization owns it (a shared one may be another’s). */
+            owned: boolean;
+            rows: number;
+            source: components["schemas"]["DatasetSourceResponse"];
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Each connect under a name adds a version. */
+            version: number;
+            /** @enum {string} */
+            visibility: "private" | "shared";
+        };
+        DatasetSchemaResponse: {
+            columns: components["schemas"]["ColumnResponse"][];
+            /** @example ds_3f9a1c0e7b2d4a6c8e0f1a2b */
+            dataset_id: string;
+            /** @example sales */
+            dataset_name: string;
+            formulas: components["schemas"]["FormulaResponse"][];
+            /** @description Example questions the natural-language query understands. */
+            query_hints: string[];
+            rows: number;
+            /** @description The dimensions whose precomputed summaries are ready (aggregates by them need no scan). */
+            summaries: string[];
+            version: number;
+        };
+        DatasetSourceResponse: {
+            /** @example con_0mh3k2l1a09f3c2b7d4e5f6a7b */
+            connector_id: string;
+            connector_name: string;
+            /** @example postgres */
+            connector_type: string;
+            cypher?: string;
+            index?: string;
+            label?: string;
+            max_keys?: number;
+            path?: string;
+            pattern?: string;
+            query?: string;
+            ref?: string;
+            table?: string;
+        };
+        DatasetSummaryResponse: {
+            column_names: string[];
+            columns: number;
+            connection_id: string | null;
+            /** @example ds_3f9a1c0e7b2d4a6c8e0f1a2b */
+            dataset_id: string;
+            /** @example sales */
+            dataset_name: string;
+            /** @description Columns to group and filter by. */
+            dimensions: string[];
+            /** @description The names of its formula columns. */
+            formulas: string[];
+            id_columns: string[];
+            /** Format: date-time */
+            ingested_at: string;
+            /** @description Numeric columns to aggregate. */
+            measures: string[];
+            rows: number;
+            source: components["schemas"]["DatasetSourceResponse"];
+            time_columns: string[];
+            version: number;
+            /** @enum {string} */
+            visibility: "private" | "shared";
+        };
+        DatasetVersionsResponse: {
+            /** @description Every version of the dataset’s name, newest first. */
+            datasets: components["schemas"]["DatasetResponse"][];
         };
         DateInterpretationResponse: {
             /** @example order_date */
@@ -1868,6 +1996,17 @@ export interface components {
         FormulaDto: {
             expression: string;
             name: string;
+        };
+        FormulaResponse: {
+            /** @example revenue - cost */
+            expression: string;
+            /** @example margin */
+            name: string;
+            /**
+             * @description What the expression yields.
+             * @enum {string}
+             */
+            type: "number" | "boolean";
         };
         /** @description The config of connector_type gcs. */
         GcsConnectorConfig: {
@@ -2955,6 +3094,10 @@ export interface components {
         ScheduleDto: {
             catch_up_window_s?: number;
             interval_s: number;
+        };
+        SchemaSummaryResponse: {
+            columns: number;
+            rows: number;
         };
         SensitivityResponse: {
             /** @example 0.87 */
@@ -7487,7 +7630,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DatasetListResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7608,11 +7753,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description `ready` with the new version, or `failed` when the source could not be read. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DataConnectResponse"];
+                };
             };
             /** @description invalid_idempotency_key, invalid_json, malformed_request */
             400: {
@@ -7656,7 +7804,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            /** @description device_identity_mismatch, insufficient_role, invalid_device_binding_token, not_entitled */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7665,7 +7813,21 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                            code?: "device_identity_mismatch" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7771,7 +7933,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DatasetResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -7811,6 +7975,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7884,6 +8062,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Deleted, its files removed. */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -7932,7 +8111,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token, not_entitled */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7941,7 +8120,21 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8033,11 +8226,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The schema, with the formulas as set. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DatasetSchemaResponse"];
+                };
             };
             /** @description invalid_json, malformed_request */
             400: {
@@ -8081,7 +8277,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            /** @description device_identity_mismatch, forbidden, insufficient_role, invalid_device_binding_token, not_entitled */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8090,7 +8286,21 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                            code?: "device_identity_mismatch" | "forbidden" | "insufficient_role" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8182,7 +8392,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DatasetSchemaResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -8222,6 +8434,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8299,7 +8525,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DatasetSummaryResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -8339,6 +8567,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8416,7 +8658,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DatasetVersionsResponse"];
+                };
             };
             /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
             401: {
@@ -8456,6 +8700,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

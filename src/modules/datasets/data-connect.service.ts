@@ -5,7 +5,7 @@ import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
 import { OBJECT_STORE_TYPES, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetShapeError } from './dataset-file-writer';
-import { ConnectDataDto, Visibility } from './datasets.dto';
+import { ConnectDataDto, DataConnectResponse, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';
 
 /** What a data connect needs from the connectors module: the connector, and its rows as a stream of batches. */
@@ -63,16 +63,6 @@ function acceptsType(connectionType: string, provider: string | undefined, conne
   }
 }
 
-export interface ConnectResult {
-  readonly status: 'ready' | 'failed';
-  readonly dataset_id?: string;
-  readonly dataset_name: string;
-  readonly version?: number;
-  readonly schema_summary?: { rows: number; columns: number };
-  readonly connection_id: string;
-  readonly message?: string;
-}
-
 /** `POST /v1/data/connect`: reads a connector's rows (through the connectors module) into a new dataset version. */
 @Injectable()
 export class DataConnectService {
@@ -82,7 +72,7 @@ export class DataConnectService {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async connect(principal: Principal, request: ConnectDataDto): Promise<ConnectResult> {
+  async connect(principal: Principal, request: ConnectDataDto): Promise<DataConnectResponse> {
     const visibility: Visibility = request.visibility ?? 'private';
     if (visibility === 'shared') {
       requireRole(principal, 'admin', 'Sharing a dataset with every organization needs the admin role.');

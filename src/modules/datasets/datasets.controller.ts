@@ -1,14 +1,29 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiExtraModels, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
 import { Idempotent } from '../idempotency/idempotency.types';
-import { ConnectDataDto, ListDataQueryDto, SetFormulasDto } from './datasets.dto';
+import {
+  CompactDatasetResponse,
+  ConnectDataDto,
+  DataConnectResponse,
+  DatasetListResponse,
+  DatasetResponse,
+  DatasetSchemaResponse,
+  DatasetSummaryResponse,
+  DatasetVersionsResponse,
+  ListDataQueryDto,
+  SetFormulasDto,
+} from './datasets.dto';
 import { DatasetsService } from './datasets.service';
 import { DataConnectService } from './data-connect.service';
 import { FormulasService } from './formulas.service';
 
 const isTrue = (value: string | undefined): boolean => value === 'true' || value === '1';
 
+// The roles of data connect, formulas and delete depend on the request (sharing, the owner), so the services
+// decide them: insufficient_role and forbidden are listed per route rather than derived from a @RequireRole.
 @Controller('v1/data')
 @RequireEntitlement('datasets')
 export class DatasetsController {
@@ -21,12 +36,25 @@ export class DatasetsController {
   @Post('connect')
   @HttpCode(200)
   @Idempotent()
-  connect(@CurrentPrincipal() principal: Principal, @Body() body: ConnectDataDto): Promise<object> {
+  @ApiOkResponse({
+    type: DataConnectResponse,
+    description: '`ready` with the new version, or `failed` when the source could not be read.',
+  })
+  @ApiErrors('not_found', 'insufficient_role')
+  connect(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ConnectDataDto,
+  ): Promise<DataConnectResponse> {
     return this.connector.connect(principal, body);
   }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListDataQueryDto): Promise<object> {
+  @ApiExtraModels(CompactDatasetResponse)
+  @ApiOkResponse({ type: DatasetListResponse })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListDataQueryDto,
+  ): Promise<DatasetListResponse> {
     return {
       datasets: await this.datasets.list(principal, {
         search: query.search,
@@ -37,36 +65,54 @@ export class DatasetsController {
   }
 
   @Get(':id')
-  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({ type: DatasetResponse })
+  @ApiErrors('dataset_not_found')
+  get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DatasetResponse> {
     return this.datasets.get(principal, id);
   }
 
   @Get(':id/summary')
-  summary(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({ type: DatasetSummaryResponse })
+  @ApiErrors('dataset_not_found')
+  summary(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<DatasetSummaryResponse> {
     return this.datasets.summary(principal, id);
   }
 
   @Get(':id/schema')
-  schema(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({ type: DatasetSchemaResponse })
+  @ApiErrors('dataset_not_found')
+  schema(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DatasetSchemaResponse> {
     return this.datasets.schema(principal, id);
   }
 
   @Get(':id/versions')
-  async versions(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<object> {
+  @ApiOkResponse({ type: DatasetVersionsResponse })
+  @ApiErrors('dataset_not_found')
+  async versions(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<DatasetVersionsResponse> {
     return { datasets: await this.datasets.versions(principal, id) };
   }
 
   @Put(':id/formulas')
+  @ApiOkResponse({ type: DatasetSchemaResponse, description: 'The schema, with the formulas as set.' })
+  @ApiErrors('dataset_not_found', 'forbidden', 'insufficient_role')
   setFormulas(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: SetFormulasDto,
-  ): Promise<object> {
+  ): Promise<DatasetSchemaResponse> {
     return this.formulas.set(principal, id, body.formulas);
   }
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted, its files removed.' })
+  @ApiErrors('dataset_not_found', 'forbidden', 'insufficient_role')
   async delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
     await this.datasets.delete(principal, id);
   }

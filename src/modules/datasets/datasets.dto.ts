@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,8 +14,9 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { ColumnSchema } from './column-profile';
+import { COLUMN_ROLES, ColumnRole, ColumnSchema, ColumnValue } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
+import { COLUMN_TYPES, ColumnType } from './value-kinds';
 
 export const VISIBILITIES = ['private', 'shared'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -137,11 +139,13 @@ export class ListDataQueryDto {
   all_versions?: string;
 }
 
+export const FORMULA_TYPES = ['number', 'boolean'] as const;
+
 /** A formula column as stored: its definition and the type its expression yields. */
 export interface StoredFormula {
   readonly name: string;
   readonly expression: string;
-  readonly type: 'number' | 'boolean';
+  readonly type: (typeof FORMULA_TYPES)[number];
   /** The expression translated to SQLite over the stored columns, so filters and aggregates run in SQLite. */
   readonly sql: string;
 }
@@ -149,6 +153,210 @@ export interface StoredFormula {
 export interface StoredSchema {
   readonly columns: readonly ColumnSchema[];
   readonly queryHints: readonly string[];
+}
+
+const CELL = { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }] };
+
+/** What a dataset version was read from: the connector, and the selection given to data connect. */
+export class DatasetSourceResponse {
+  @ApiProperty({ example: 'con_0mh3k2l1a09f3c2b7d4e5f6a7b' })
+  connector_id!: string;
+  @ApiProperty()
+  connector_name!: string;
+  @ApiProperty({ example: 'postgres' })
+  connector_type!: string;
+  @ApiPropertyOptional()
+  table?: string;
+  @ApiPropertyOptional()
+  query?: string;
+  @ApiPropertyOptional()
+  pattern?: string;
+  @ApiPropertyOptional({ type: 'integer' })
+  max_keys?: number;
+  @ApiPropertyOptional()
+  path?: string;
+  @ApiPropertyOptional()
+  ref?: string;
+  @ApiPropertyOptional()
+  index?: string;
+  @ApiPropertyOptional()
+  label?: string;
+  @ApiPropertyOptional()
+  cypher?: string;
+}
+
+export class FormulaResponse {
+  @ApiProperty({ example: 'margin' })
+  name!: string;
+  @ApiProperty({ example: 'revenue - cost' })
+  expression!: string;
+  @ApiProperty({ enum: FORMULA_TYPES, description: 'What the expression yields.' })
+  type!: StoredFormula['type'];
+}
+
+/** A dataset version in the catalogue. */
+export class DatasetResponse {
+  @ApiProperty({ example: 'ds_3f9a1c0e7b2d4a6c8e0f1a2b' })
+  id!: string;
+  @ApiProperty({ description: 'The same as id.' })
+  dataset_id!: string;
+  @ApiProperty({ example: 'sales' })
+  dataset_name!: string;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Each connect under a name adds a version.' })
+  version!: number;
+  @ApiProperty({ enum: VISIBILITIES })
+  visibility!: string;
+  @ApiProperty({ description: 'Whether the caller’s organization owns it (a shared one may be another’s).' })
+  owned!: boolean;
+  @ApiProperty({ type: 'string', nullable: true })
+  connection_id!: string | null;
+  @ApiProperty({ example: 'file' })
+  connection_type!: string;
+  @ApiProperty({ type: DatasetSourceResponse })
+  source!: DatasetSourceResponse;
+  @ApiProperty({ type: 'integer' })
+  rows!: number;
+  @ApiProperty({ type: 'integer' })
+  columns!: number;
+  @ApiProperty({ type: [FormulaResponse] })
+  formulas!: FormulaResponse[];
+  @ApiProperty({ format: 'date-time' })
+  ingested_at!: string;
+  @ApiProperty({ format: 'date-time' })
+  updated_at!: string;
+}
+
+/** A dataset version as `compact=true` lists it. */
+export class CompactDatasetResponse {
+  @ApiProperty({ example: 'ds_3f9a1c0e7b2d4a6c8e0f1a2b' })
+  id!: string;
+  @ApiProperty({ example: 'sales' })
+  dataset_name!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  version!: number;
+  @ApiProperty({ type: 'integer' })
+  rows!: number;
+  @ApiProperty({ type: 'integer' })
+  columns!: number;
+}
+
+export class DatasetListResponse {
+  @ApiProperty({
+    type: 'array',
+    items: {
+      anyOf: [{ $ref: getSchemaPath(DatasetResponse) }, { $ref: getSchemaPath(CompactDatasetResponse) }],
+    },
+    description:
+      'By name, the newest version of each (every version with `all_versions=true`); compact items with `compact=true`.',
+  })
+  datasets!: (DatasetResponse | CompactDatasetResponse)[];
+}
+
+export class DatasetVersionsResponse {
+  @ApiProperty({ type: [DatasetResponse], description: 'Every version of the dataset’s name, newest first.' })
+  datasets!: DatasetResponse[];
+}
+
+/** A column's profile, computed once at ingest. */
+export class ColumnResponse {
+  @ApiProperty({ example: 'revenue' })
+  name!: string;
+  @ApiProperty({ enum: COLUMN_TYPES })
+  type!: ColumnType;
+  @ApiProperty({ enum: COLUMN_ROLES })
+  role!: ColumnRole;
+  @ApiProperty({ type: 'integer' })
+  null_count!: number;
+  @ApiProperty({ type: 'integer' })
+  distinct_count!: number;
+  @ApiProperty({ description: 'True when distinct_count is an estimate (many distinct values).' })
+  distinct_count_estimated!: boolean;
+  @ApiProperty({ ...CELL, description: 'null when the column has no value.' })
+  min!: ColumnValue;
+  @ApiProperty({ ...CELL, description: 'null when the column has no value.' })
+  max!: ColumnValue;
+  @ApiProperty({ type: 'array', items: CELL, description: 'A few of its values.' })
+  sample_values!: readonly ColumnValue[];
+}
+
+export class DatasetSummaryResponse {
+  @ApiProperty({ example: 'ds_3f9a1c0e7b2d4a6c8e0f1a2b' })
+  dataset_id!: string;
+  @ApiProperty({ example: 'sales' })
+  dataset_name!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  version!: number;
+  @ApiProperty({ enum: VISIBILITIES })
+  visibility!: string;
+  @ApiProperty({ type: 'integer' })
+  rows!: number;
+  @ApiProperty({ type: 'integer' })
+  columns!: number;
+  @ApiProperty({ type: DatasetSourceResponse })
+  source!: DatasetSourceResponse;
+  @ApiProperty({ type: 'string', nullable: true })
+  connection_id!: string | null;
+  @ApiProperty({ format: 'date-time' })
+  ingested_at!: string;
+  @ApiProperty({ type: [String] })
+  column_names!: string[];
+  @ApiProperty({ type: [String], description: 'Numeric columns to aggregate.' })
+  measures!: string[];
+  @ApiProperty({ type: [String], description: 'Columns to group and filter by.' })
+  dimensions!: string[];
+  @ApiProperty({ type: [String] })
+  time_columns!: string[];
+  @ApiProperty({ type: [String] })
+  id_columns!: string[];
+  @ApiProperty({ type: [String], description: 'The names of its formula columns.' })
+  formulas!: string[];
+}
+
+export class DatasetSchemaResponse {
+  @ApiProperty({ example: 'ds_3f9a1c0e7b2d4a6c8e0f1a2b' })
+  dataset_id!: string;
+  @ApiProperty({ example: 'sales' })
+  dataset_name!: string;
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  version!: number;
+  @ApiProperty({ type: 'integer' })
+  rows!: number;
+  @ApiProperty({ type: [ColumnResponse] })
+  columns!: ColumnResponse[];
+  @ApiProperty({ type: [FormulaResponse] })
+  formulas!: FormulaResponse[];
+  @ApiProperty({ type: [String], description: 'Example questions the natural-language query understands.' })
+  query_hints!: readonly string[];
+  @ApiProperty({
+    type: [String],
+    description: 'The dimensions whose precomputed summaries are ready (aggregates by them need no scan).',
+  })
+  summaries!: string[];
+}
+
+export class SchemaSummaryResponse {
+  @ApiProperty({ type: 'integer' })
+  rows!: number;
+  @ApiProperty({ type: 'integer' })
+  columns!: number;
+}
+
+/** The outcome of a data connect: a source that could not be read is an answer too (`failed`, with a message). */
+export class DataConnectResponse {
+  @ApiProperty({ enum: ['ready', 'failed'] })
+  status!: 'ready' | 'failed';
+  @ApiPropertyOptional({ description: 'When ready: the new version.' })
+  dataset_id?: string;
+  @ApiProperty()
+  dataset_name!: string;
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'When ready.' })
+  version?: number;
+  @ApiPropertyOptional({ type: SchemaSummaryResponse, description: 'When ready.' })
+  schema_summary?: SchemaSummaryResponse;
+  @ApiProperty()
+  connection_id!: string;
+  @ApiPropertyOptional({ description: 'When failed: why the source could not be read.' })
+  message?: string;
 }
 
 export function parseSchema(record: DatasetRecord): StoredSchema {
@@ -159,11 +367,11 @@ export function parseFormulas(record: DatasetRecord): StoredFormula[] {
   return JSON.parse(record.formulasJson) as StoredFormula[];
 }
 
-export function parseSource(record: DatasetRecord): Record<string, unknown> {
-  return JSON.parse(record.source) as Record<string, unknown>;
+export function parseSource(record: DatasetRecord): DatasetSourceResponse {
+  return JSON.parse(record.source) as DatasetSourceResponse;
 }
 
-export function toDatasetResponse(record: DatasetRecord, viewerOrgId: string): Record<string, unknown> {
+export function toDatasetResponse(record: DatasetRecord, viewerOrgId: string): DatasetResponse {
   return {
     id: record.id,
     dataset_id: record.id,
@@ -182,7 +390,7 @@ export function toDatasetResponse(record: DatasetRecord, viewerOrgId: string): R
   };
 }
 
-export function toCompactDatasetResponse(record: DatasetRecord): Record<string, unknown> {
+export function toCompactDatasetResponse(record: DatasetRecord): CompactDatasetResponse {
   return {
     id: record.id,
     dataset_name: record.datasetName,
@@ -192,7 +400,7 @@ export function toCompactDatasetResponse(record: DatasetRecord): Record<string, 
   };
 }
 
-export function toColumnResponse(column: ColumnSchema): Record<string, unknown> {
+export function toColumnResponse(column: ColumnSchema): ColumnResponse {
   return {
     name: column.name,
     type: column.type,
@@ -206,7 +414,7 @@ export function toColumnResponse(column: ColumnSchema): Record<string, unknown> 
   };
 }
 
-export function toSummaryResponse(record: DatasetRecord): Record<string, unknown> {
+export function toSummaryResponse(record: DatasetRecord): DatasetSummaryResponse {
   const schema = parseSchema(record);
   const byRole = (role: string): string[] => schema.columns.filter((c) => c.role === role).map((c) => c.name);
   return {
@@ -228,7 +436,7 @@ export function toSummaryResponse(record: DatasetRecord): Record<string, unknown
   };
 }
 
-export function toSchemaResponse(record: DatasetRecord): Record<string, unknown> {
+export function toSchemaResponse(record: DatasetRecord): Omit<DatasetSchemaResponse, 'summaries'> {
   const schema = parseSchema(record);
   return {
     dataset_id: record.id,

@@ -16,6 +16,10 @@ import { DatasetReaders } from './dataset-readers';
 import { DatasetFileWriter } from './dataset-file-writer';
 import { DatasetSummaries, ReadySummaries } from './dataset-summaries';
 import {
+  CompactDatasetResponse,
+  DatasetResponse,
+  DatasetSchemaResponse,
+  DatasetSummaryResponse,
   parseFormulas,
   parseSchema,
   StoredFormula,
@@ -241,7 +245,10 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  async list(principal: Principal, options: ListOptions = {}): Promise<Record<string, unknown>[]> {
+  async list(
+    principal: Principal,
+    options: ListOptions = {},
+  ): Promise<(DatasetResponse | CompactDatasetResponse)[]> {
     const records = await this.datasets.list({
       orgId: principal.orgId,
       search: options.search,
@@ -252,15 +259,15 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  async get(principal: Principal, id: string): Promise<Record<string, unknown>> {
+  async get(principal: Principal, id: string): Promise<DatasetResponse> {
     return toDatasetResponse(await this.visible(principal.orgId, id), principal.orgId);
   }
 
-  async summary(principal: Principal, id: string): Promise<Record<string, unknown>> {
+  async summary(principal: Principal, id: string): Promise<DatasetSummaryResponse> {
     return toSummaryResponse(await this.visible(principal.orgId, id));
   }
 
-  async schema(principal: Principal, id: string): Promise<Record<string, unknown>> {
+  async schema(principal: Principal, id: string): Promise<DatasetSchemaResponse> {
     const record = await this.visible(principal.orgId, id);
     const summaries = await this.summaries.readyDimensions(
       record.id,
@@ -271,7 +278,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Every version of the dataset's name, newest first. */
-  async versions(principal: Principal, id: string): Promise<Record<string, unknown>[]> {
+  async versions(principal: Principal, id: string): Promise<DatasetResponse[]> {
     const record = await this.visible(principal.orgId, id);
     const all = await this.datasets.list({
       orgId: record.orgId,

@@ -3,7 +3,7 @@ import { AppError, ErrorDetail } from '../../common/errors';
 import { Principal } from '../../common/auth/principal';
 import { ExpressionError, parseExpression } from '../../common/expression/expression';
 import { DatasetsService } from './datasets.service';
-import { FormulaDto, StoredFormula } from './datasets.dto';
+import { DatasetSchemaResponse, FormulaDto, StoredFormula } from './datasets.dto';
 import { formulaSql, formulaType } from './formula-sql';
 import { identifierKey } from './sql-identifiers';
 
@@ -13,7 +13,11 @@ export class FormulasService {
   constructor(private readonly datasets: DatasetsService) {}
 
   /** Replaces the dataset's formulas; every problem is reported at once and nothing changes unless all hold. */
-  async set(principal: Principal, id: string, formulas: readonly FormulaDto[]): Promise<object> {
+  async set(
+    principal: Principal,
+    id: string,
+    formulas: readonly FormulaDto[],
+  ): Promise<DatasetSchemaResponse> {
     const dataset = await this.datasets.ownedForUpdate(principal, id);
     const columns = this.datasets.columnsOf(dataset);
     const usable = new Set(

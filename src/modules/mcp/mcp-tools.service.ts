@@ -107,7 +107,7 @@ export class McpToolsService {
         output: anyObject,
         annotations: { title: 'Summarize a dataset', ...readOnly },
         run: async (principal, args) => {
-          return this.datasets.summary(principal, args.dataset_id);
+          return { ...(await this.datasets.summary(principal, args.dataset_id)) };
         },
       }),
       defineTool({
@@ -119,7 +119,7 @@ export class McpToolsService {
         output: anyObject,
         annotations: { title: 'Describe a dataset', ...readOnly },
         run: async (principal, args) => {
-          return this.datasets.schema(principal, args.dataset_id);
+          return { ...(await this.datasets.schema(principal, args.dataset_id)) };
         },
       }),
       defineTool({
