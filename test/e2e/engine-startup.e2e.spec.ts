@@ -1,6 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DaemonProcess, REPO_ROOT, spawnDaemon, waitForStart } from '../support/daemon-process';
+import { isGone, servingWorkersUnder } from '../support/engine-processes';
 import { httpRequest, makeTempDir } from '../support/test-app';
 
 // Real processes on a shared machine: start-up can take seconds under load.
@@ -22,31 +23,6 @@ function logLines(daemon: DaemonProcess): LogLine[] {
 }
 
 const eventIndex = (lines: LogLine[], event: string): number => lines.findIndex((l) => l.event === event);
-
-/** A process is gone when it no longer exists or is a zombie waiting for its reaper. */
-function isGone(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-}
-
-/** Live `simulate --serve` processes whose socket lies under `dir`. */
-function servingWorkersUnder(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return cmdline.includes('--serve') && cmdline.some((arg) => arg.startsWith(dir)) && !isGone(pid);
-      } catch {
-        return false;
-      }
-    });
-}
 
 async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -1,5 +1,5 @@
-import { makeTempDir, httpRequest, HttpResult } from '../support/test-app';
-import { DaemonProcess, spawnDaemon, waitForStart } from '../support/daemon-process';
+import { makeTempDir, HttpResult } from '../support/test-app';
+import { Appliance, seededRandom, sleep } from '../support/appliance';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { waitUntil } from '../support/wait';
 import { pushTrigger, queryTrigger } from '../factories/triggers';
@@ -15,54 +15,6 @@ const KILLS = Number(process.env.TRIGGER_CRASH_KILLS ?? 30);
 const SEED = Number(process.env.TRIGGER_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** The product's shortest interval: every slot of the scheduled triggers fires (cooldown 1 s). */
 const INTERVAL_S = 10;
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-class Appliance {
-  daemon?: DaemonProcess;
-  url = '';
-  key = '';
-  constructor(
-    readonly dataDir: string,
-    readonly env: Record<string, string>,
-  ) {}
-
-  async start(): Promise<void> {
-    this.daemon = spawnDaemon({ ...this.env, SERVICE_PORT: '0', SERVICE_DATA_DIR: this.dataDir });
-    this.url = await waitForStart(this.daemon, 90_000);
-  }
-
-  get isUp(): boolean {
-    return !!this.daemon && this.daemon.child.exitCode === null && this.daemon.child.signalCode === null;
-  }
-
-  async kill(): Promise<void> {
-    if (!this.isUp) return;
-    this.daemon!.child.kill('SIGKILL');
-    await this.daemon!.exited;
-  }
-
-  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) {
-    return httpRequest<T>(this.url, method, path, { body, token: this.key || undefined, headers });
-  }
-
-  async ok<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> {
-    const res = await this.call<T>(method, path, body);
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-    return res;
-  }
-}
 
 interface FireRow {
   fire_id: string;
@@ -104,12 +56,7 @@ describe('triggers under a SIGKILL loop', () => {
     console.log(`trigger crash loop: seed ${SEED}, ${KILLS} kills (TRIGGER_CRASH_SEED replays it)`);
     const random = seededRandom(SEED);
     await appliance.start();
-    const signup = await appliance.call('POST', '/auth/signup', {
-      email: 'crash-loop@example.test',
-      password: 'correct horse battery staple',
-      name: 'Crash loop',
-    });
-    appliance.key = signup.body.api_key.raw_key;
+    await appliance.signup('crash-loop@example.test');
     const connector = await appliance.ok('POST', '/v1/connectors', {
       name: 'stock',
       connector_type: 'file',

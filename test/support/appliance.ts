@@ -1,0 +1,79 @@
+import { DaemonProcess, spawnDaemon, waitForStart } from './daemon-process';
+import { httpRequest, HttpResult } from './test-app';
+
+/**
+ * One appliance data dir run as the built daemon in a real process, started again and again and SIGKILLed between
+ * (the crash tests of the reliability suite). `generation` counts the starts, so a caller can tell which daemon
+ * life something happened in.
+ */
+export class Appliance {
+  daemon?: DaemonProcess;
+  url = '';
+  key = '';
+  generation = 0;
+  /** When the current daemon was spawned (ms since the epoch). */
+  startedAt = 0;
+
+  constructor(
+    readonly dataDir: string,
+    readonly env: Record<string, string>,
+  ) {}
+
+  async start(): Promise<void> {
+    this.startedAt = Date.now();
+    this.daemon = spawnDaemon({ ...this.env, SERVICE_PORT: '0', SERVICE_DATA_DIR: this.dataDir });
+    this.url = await waitForStart(this.daemon, 90_000);
+    this.generation++;
+  }
+
+  get isUp(): boolean {
+    return !!this.daemon && this.daemon.child.exitCode === null && this.daemon.child.signalCode === null;
+  }
+
+  async kill(): Promise<void> {
+    if (!this.isUp) return;
+    this.daemon!.child.kill('SIGKILL');
+    await this.daemon!.exited;
+  }
+
+  call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    token?: string,
+  ) {
+    return httpRequest<T>(this.url, method, path, { body, token: token ?? (this.key || undefined), headers });
+  }
+
+  async ok<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> {
+    const res = await this.call<T>(method, path, body);
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res;
+  }
+
+  /** Signs up the first user and keeps its API key for the calls that follow. */
+  async signup(email: string): Promise<void> {
+    const res = await this.call('POST', '/auth/signup', {
+      email,
+      password: 'correct horse battery staple',
+      name: 'Crash test',
+    });
+    if (res.status !== 201) throw new Error(`signup: ${res.status} ${res.text}`);
+    this.key = res.body.api_key.raw_key;
+  }
+}
+
+/** mulberry32: a small seeded generator, so a crash run replays from its printed seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
