@@ -11898,7 +11898,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, read_only_violation, validation_failed */
+            /** @description invalid_device_id, read_only_violation, result_too_large, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11907,7 +11907,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "read_only_violation" | "validation_failed";
+                            code?: "invalid_device_id" | "read_only_violation" | "result_too_large" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -42,7 +42,7 @@ export class QueryController {
   @HttpCode(200)
   @RequireEntitlement('sql_reports')
   @ApiOkResponse({ type: SqlReportResponse })
-  @ApiErrors('dataset_not_found', 'read_only_violation', 'query_timeout')
+  @ApiErrors('dataset_not_found', 'read_only_violation', 'result_too_large', 'query_timeout')
   sql(@CurrentPrincipal() principal: Principal, @Body() body: SqlReportRequest): Promise<SqlReportResponse> {
     return this.queries.sqlReport(principal, body);
   }
