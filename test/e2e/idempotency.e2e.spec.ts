@@ -11,6 +11,7 @@ import {
 import { signupAccount, TestAccount } from '../factories/accounts';
 import { SMALL_SIMULATION } from '../factories/simulations';
 import { filesContaining } from '../support/grep-dir';
+import { withContractChecks } from '../support/contract';
 import { HttpResult, startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
@@ -32,7 +33,7 @@ describe('Idempotency-Key on the POSTs that create things', () => {
     });
     await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
     sourceUrl = `http://127.0.0.1:${(source.address() as AddressInfo).port}`;
-    t = await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1' });
+    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1' }));
   });
   afterAll(async () => {
     await t.close();
@@ -337,11 +338,12 @@ describe('Idempotency-Key on the POSTs that create things', () => {
     expect(busy.body.error.code).toBe('idempotency_key_in_use');
     expect(await jobIds(account)).toEqual([]);
 
-    await service.complete(running.claim, 202, { job_id: 'job_from_the_first_request' });
+    const first = { job_id: 'job_first', poll_url: '/v1/jobs/job_first', status: 'queued' };
+    await service.complete(running.claim, 202, first);
     const replay = await post(account, '/v1/jobs', JOB, 'long-running');
     expect(replay.status).toBe(202);
     expect(isReplay(replay)).toBe(true);
-    expect(replay.body).toEqual({ job_id: 'job_from_the_first_request' });
+    expect(replay.body).toEqual(first);
     expect(await jobIds(account)).toEqual([]);
   });
 
