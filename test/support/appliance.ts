@@ -13,6 +13,8 @@ export class Appliance {
   generation = 0;
   /** When the current daemon was spawned (ms since the epoch). */
   startedAt = 0;
+  /** Set from the kill on: a call failing from then on is the kill's doing, even before the exit is reported. */
+  private killed = false;
 
   constructor(
     readonly dataDir: string,
@@ -21,17 +23,25 @@ export class Appliance {
 
   async start(): Promise<void> {
     this.startedAt = Date.now();
+    this.killed = false;
+    // Counted at the spawn: the new daemon may send before its start-up line is read.
+    this.generation++;
     this.daemon = spawnDaemon({ ...this.env, SERVICE_PORT: '0', SERVICE_DATA_DIR: this.dataDir });
     this.url = await waitForStart(this.daemon, 90_000);
-    this.generation++;
   }
 
   get isUp(): boolean {
-    return !!this.daemon && this.daemon.child.exitCode === null && this.daemon.child.signalCode === null;
+    return (
+      !this.killed &&
+      !!this.daemon &&
+      this.daemon.child.exitCode === null &&
+      this.daemon.child.signalCode === null
+    );
   }
 
   async kill(): Promise<void> {
     if (!this.isUp) return;
+    this.killed = true;
     this.daemon!.child.kill('SIGKILL');
     await this.daemon!.exited;
   }
