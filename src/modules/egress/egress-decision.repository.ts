@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { serializeTransactionsOn } from '../../common/database';
+import { serializeTransactionsOn, sharedWrite } from '../../common/database';
 import { canonicalJson } from '../../common/crypto/canonical-json';
 import { GroupCommit } from '../../common/group-commit';
 import { EgressDecision, EgressDecisionSchema } from './egress-decision.entity';
@@ -70,7 +70,7 @@ export class EgressDecisionRepository {
   }
 
   private async appendNow(decisions: readonly NewDecision[]): Promise<EgressDecision[]> {
-    return this.em.fork().transactional(async (em) => {
+    return sharedWrite(this.em, async (em) => {
       await serializeTransactionsOn(em, 'egress_decisions');
       const last = await em.findOne(
         EgressDecisionSchema,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { claimRows, Lease } from '../../common/database';
+import { claimRows, Lease, sharedWrite } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
@@ -48,10 +48,17 @@ export function newJobId(now = Date.now()): string {
 @Injectable()
 export class JobsRepository {
   private readonly finishes = new GroupCommit<Finish, boolean>((batch) => this.finishAll(batch));
+  private readonly inserts = new GroupCommit<Job, void>(async (batch) => {
+    await sharedWrite(this.em, (em) => em.insertMany(JobSchema, [...batch]));
+    return batch.map(() => undefined);
+  });
 
   constructor(private readonly em: EntityManager) {}
 
-  /** One autocommitted insert: no unit of work, so no transaction around it. */
+  /**
+   * Jobs submitted together are one multi-row insert, committed with whatever else is being written at the moment
+   * (`sharedWrite`); the caller answers once its job is committed.
+   */
   async create(orgId: string, request: unknown, callbackUrl: string | undefined, now: Date): Promise<Job> {
     const job: Job = {
       id: newJobId(now.getTime()),
@@ -69,7 +76,7 @@ export class JobsRepository {
       leaseOwner: null,
       leaseUntil: null,
     };
-    await this.em.fork().insert(JobSchema, job);
+    await this.inserts.submit(job);
     return job;
   }
 
@@ -148,7 +155,7 @@ export class JobsRepository {
   }
 
   private finishAll(batch: readonly Finish[]): Promise<boolean[]> {
-    return this.em.fork().transactional(async (em) => {
+    return sharedWrite(this.em, async (em) => {
       const recorded: boolean[] = [];
       for (const { id, owner, outcome, now, alsoWrite } of batch) {
         const updated = await em.nativeUpdate(

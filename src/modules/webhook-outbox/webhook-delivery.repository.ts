@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { claimRows, Lease } from '../../common/database';
+import { claimRows, Lease, sharedWrite } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import {
@@ -65,23 +65,28 @@ export class WebhookDeliveryRepository {
 
   constructor(private readonly em: EntityManager) {}
 
-  /** Written inside the caller's transaction (the job's completion), so the message exists iff the job finished. */
-  async insert(em: EntityManager, delivery: NewDelivery, now: Date): Promise<void> {
-    await em.insert(WebhookDeliverySchema, {
-      id: timeOrderedId('dlv', now.getTime()),
-      orgId: delivery.orgId,
-      event: delivery.event,
-      url: delivery.url,
-      jobId: delivery.jobId ?? null,
-      fireId: delivery.fireId ?? null,
-      expiresAt: delivery.expiresAt ?? null,
-      webhookId: timeOrderedId('msg', now.getTime()),
-      body: JSON.stringify(delivery.body),
-      status: 'pending',
-      attemptCount: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-    });
+  /**
+   * Written inside the caller's transaction (the job's completion), so the message exists iff the job finished. Only
+   * persisted here: the transaction flushes it at commit, with the other messages of its batch in one insert.
+   */
+  insert(em: EntityManager, delivery: NewDelivery, now: Date): void {
+    em.persist(
+      em.create(WebhookDeliverySchema, {
+        id: timeOrderedId('dlv', now.getTime()),
+        orgId: delivery.orgId,
+        event: delivery.event,
+        url: delivery.url,
+        jobId: delivery.jobId ?? null,
+        fireId: delivery.fireId ?? null,
+        expiresAt: delivery.expiresAt ?? null,
+        webhookId: timeOrderedId('msg', now.getTime()),
+        body: JSON.stringify(delivery.body),
+        status: 'pending',
+        attemptCount: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      }),
+    );
   }
 
   /**
@@ -125,7 +130,7 @@ export class WebhookDeliveryRepository {
   }
 
   private recordAll(batch: readonly AttemptOutcome[]): Promise<boolean[]> {
-    return this.em.fork().transactional(async (em) => {
+    return sharedWrite(this.em, async (em) => {
       const recorded: boolean[] = [];
       for (const { id, owner, attempt, next } of batch) {
         const updated = await em.nativeUpdate(

@@ -60,8 +60,10 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     });
   }
 
+  /** Queues the message in the caller's transaction (`em`); it is written when that transaction commits. */
   enqueue(em: EntityManager, delivery: NewDelivery): Promise<void> {
-    return this.deliveries.insert(em, delivery, new Date());
+    this.deliveries.insert(em, delivery, new Date());
+    return Promise.resolve();
   }
 
   onApplicationBootstrap(): void {
