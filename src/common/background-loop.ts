@@ -5,6 +5,7 @@
  */
 export class BackgroundLoop {
   private timer?: NodeJS.Timeout;
+  private soon?: NodeJS.Timeout;
   private inFlight?: Promise<void>;
   private isWakePending = false;
   private stopped = false;
@@ -35,8 +36,22 @@ export class BackgroundLoop {
     this.inFlight = this.runWhileWoken();
   }
 
+  /**
+   * Wakes after `delayMs`, once however many calls arrive meanwhile: work signalled in a burst (jobs submitted, jobs
+   * finished) is then claimed in one batch rather than one claim each.
+   */
+  wakeSoon(delayMs: number): void {
+    if (this.soon || this.stopped) return;
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.wake();
+    }, delayMs);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.soon);
+    this.soon = undefined;
     clearInterval(this.timer);
     this.timer = undefined;
     await this.inFlight;

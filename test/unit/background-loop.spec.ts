@@ -103,4 +103,38 @@ describe('BackgroundLoop', () => {
       jest.useRealTimers();
     }
   });
+
+  describe('wakeSoon', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate'] }));
+    afterEach(() => jest.useRealTimers());
+
+    it('wakes once after the delay however many calls arrive meanwhile', async () => {
+      const gate = gatedTask();
+      const loop = new BackgroundLoop(gate.task, HOUR_MS, () => undefined);
+      loop.start();
+      await gate.releaseNext();
+      loop.wakeSoon(20);
+      loop.wakeSoon(20);
+      jest.advanceTimersByTime(19);
+      loop.wakeSoon(20);
+      expect(gate.runs()).toBe(1);
+      jest.advanceTimersByTime(1);
+      expect(gate.runs()).toBe(2);
+      jest.advanceTimersByTime(100);
+      expect(gate.runs()).toBe(2);
+      await gate.releaseNext();
+      await loop.stop();
+    });
+
+    it('forgets a pending wake when stopped', async () => {
+      const gate = gatedTask();
+      const loop = new BackgroundLoop(gate.task, HOUR_MS, () => undefined);
+      loop.start();
+      await gate.releaseNext();
+      loop.wakeSoon(20);
+      await loop.stop();
+      jest.advanceTimersByTime(100);
+      expect(gate.runs()).toBe(1);
+    });
+  });
 });
