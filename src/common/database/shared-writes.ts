@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/sqlite';
 import { GroupCommit } from '../group-commit';
+import { dialectOf } from './dialect';
 
 /** A piece of a write transaction: it must do all its work through the `em` it is given. */
 export type WriteUnit<R> = (em: EntityManager) => Promise<R>;
@@ -7,13 +8,16 @@ export type WriteUnit<R> = (em: EntityManager) => Promise<R>;
 const writers = new WeakMap<EntityManager, GroupCommit<WriteUnit<unknown>, unknown>>();
 
 /**
- * Runs `unit` in a transaction shared with the other units queued on the same database meanwhile (job finishes,
- * attempt records, egress decisions, submitted jobs): one begin and one commit for all of them. SQLite has one
- * connection, and a transaction holds it across every trip to the driver's thread, so the commits it saves are the
- * scarce resource; on PostgreSQL each saved commit is a saved WAL flush. A unit that fails is retried alone
- * (`GroupCommit`), so it fails only its own caller. One writer per root EntityManager, that is per database.
+ * On SQLite, runs `unit` in a transaction shared with the other units queued meanwhile (job finishes, attempt
+ * records, egress decisions, submitted jobs): one begin and one commit for all of them. SQLite has one connection,
+ * and a transaction holds it across every trip to the driver's thread, so those trips are the scarce resource. A
+ * unit that fails is retried alone (`GroupCommit`), so it fails only its own caller. One writer per root
+ * EntityManager, that is per database. PostgreSQL runs transactions side by side on its pool, where queueing every
+ * write behind one transaction only added latency (the jobs bench submitted at half the rate): there each unit is
+ * its own transaction.
  */
 export function sharedWrite<R>(root: EntityManager, unit: WriteUnit<R>): Promise<R> {
+  if (!hasOneWriter(root)) return root.fork().transactional(unit);
   let writer = writers.get(root);
   if (!writer) {
     writer = new GroupCommit<WriteUnit<unknown>, unknown>((units) =>
@@ -26,4 +30,9 @@ export function sharedWrite<R>(root: EntityManager, unit: WriteUnit<R>): Promise
     writers.set(root, writer);
   }
   return writer.submit(unit) as Promise<R>;
+}
+
+/** SQLite: one connection, so one write at a time; batching writes is what makes them fast there. */
+export function hasOneWriter(em: EntityManager): boolean {
+  return dialectOf(em.getPlatform()) === 'sqlite';
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { claimRows, Lease, sharedWrite } from '../../common/database';
+import { claimRows, hasOneWriter, Lease, sharedWrite } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
@@ -56,8 +56,8 @@ export class JobsRepository {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * Jobs submitted together are one multi-row insert, committed with whatever else is being written at the moment
-   * (`sharedWrite`); the caller answers once its job is committed.
+   * On SQLite, jobs submitted together are one multi-row insert, committed with whatever else is being written at
+   * the moment (`sharedWrite`); elsewhere one insert of its own. The caller answers once its job is committed.
    */
   async create(orgId: string, request: unknown, callbackUrl: string | undefined, now: Date): Promise<Job> {
     const job: Job = {
@@ -76,7 +76,8 @@ export class JobsRepository {
       leaseOwner: null,
       leaseUntil: null,
     };
-    await this.inserts.submit(job);
+    if (hasOneWriter(this.em)) await this.inserts.submit(job);
+    else await this.em.fork().insert(JobSchema, job);
     return job;
   }
 
