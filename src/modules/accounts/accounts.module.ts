@@ -10,6 +10,7 @@ import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginThrottle } from './login-throttle';
+import { WindowCounters } from '../../common/rate-limits';
 import { MeController } from './me.controller';
 import { OrganizationsService } from './organizations.service';
 import { SessionsService } from './sessions.service';
@@ -18,6 +19,7 @@ import { SessionsService } from './sessions.service';
   imports: [DatabaseModule.forFeature(ACCOUNT_SCHEMAS), ApiKeysModule, AuditModule, MailModule],
   controllers: [AuthController, MeController],
   providers: [
+    WindowCounters,
     AccountsRepository,
     AccountsService,
     AccountMailer,

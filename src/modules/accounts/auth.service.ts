@@ -13,7 +13,7 @@ import { AccountsRepository } from './accounts.repository';
 import { normalizeEmail } from './accounts.types';
 import { LoginThrottle, ThrottleEngagement } from './login-throttle';
 import { SessionsService } from './sessions.service';
-import { SlidingWindowLimiter } from '../../common/sliding-window-limiter';
+import { WindowCounter, WindowCounters } from '../../common/rate-limits';
 
 /** Reset mails per address per hour; beyond it requests are answered the same but send nothing (no mail bombing). */
 const RESET_MAILS_PER_HOUR = 3;
@@ -22,7 +22,7 @@ const RESET_MAILS_PER_HOUR = 3;
 export class AuthService implements OnApplicationShutdown {
   /** forgot-password work runs after the answer is sent; shutdown waits for it. */
   private readonly pending = new Set<Promise<void>>();
-  private readonly resetMails = new SlidingWindowLimiter(RESET_MAILS_PER_HOUR, 3600_000);
+  private readonly resetMails: WindowCounter;
 
   constructor(
     private readonly repository: AccountsRepository,
@@ -32,12 +32,15 @@ export class AuthService implements OnApplicationShutdown {
     private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {}
+    counters: WindowCounters,
+  ) {
+    this.resetMails = counters.create('password_reset_mail', RESET_MAILS_PER_HOUR, 3600_000);
+  }
 
   /** Unknown address, missing password and wrong password all answer the same 401, after the same work. */
   async login(rawEmail: string, password: string, ip: string): Promise<{ token: string; expiresIn: number }> {
     const email = normalizeEmail(rawEmail);
-    const { delayMs } = this.throttle.admit(email, ip);
+    const { delayMs } = await this.throttle.admit(email, ip);
     if (delayMs > 0) await sleep(delayMs);
     const user = await this.repository.findUserByEmail(email);
     const matches = user?.passwordHash
@@ -45,12 +48,12 @@ export class AuthService implements OnApplicationShutdown {
       : await burnPasswordCheck(password).then(() => false);
     const actor: AuditActor = user ? { type: 'user', id: user.id } : { type: 'anonymous' };
     if (!user || !matches) {
-      const engaged = this.throttle.recordFailure(email, ip);
+      const engaged = await this.throttle.recordFailure(email, ip);
       await this.audit.record({ event: 'login_failed', orgId: user?.orgId, actor, ip, details: { email } });
       for (const scope of engaged) await this.auditThrottle(scope, email, ip, user?.orgId, actor);
       throw new AppError('invalid_credentials');
     }
-    this.throttle.recordSuccess(email, ip);
+    await this.throttle.recordSuccess(email, ip);
     const session = await this.sessions.issue(user.id, ip);
     await this.audit.record({
       event: 'login_succeeded',
@@ -109,7 +112,7 @@ export class AuthService implements OnApplicationShutdown {
       );
     });
     this.sessions.forgetUser(userId);
-    this.throttle.clearAccount((await this.repository.findUser(userId))?.email ?? '');
+    await this.throttle.clearAccount((await this.repository.findUser(userId))?.email ?? '');
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -153,14 +156,14 @@ export class AuthService implements OnApplicationShutdown {
   private async sendReset(email: string, ip: string): Promise<void> {
     const user = await this.repository.findUserByEmail(email);
     if (!user) return;
-    if (this.resetMails.retryAfterMs(user.id) > 0) {
+    if ((await this.resetMails.retryAfterMs([user.id])) > 0) {
       this.logger.warn(
         { event: 'password_reset_mail_throttled', user_id: user.id },
         'reset mail not sent: too many',
       );
       return;
     }
-    this.resetMails.hit(user.id);
+    await this.resetMails.hit([user.id]);
     await this.mailer.sendPasswordReset(user);
     await this.audit.record({
       event: 'password_reset_requested',

@@ -103,7 +103,7 @@ export class ConnectorsController {
     @CurrentPrincipal() p: Principal,
     @Body() body: InlineConnectorRequest,
   ): Promise<ConnectorTestResponse> {
-    this.limiter.take(previewCaller(p));
+    await this.limiter.take(previewCaller(p));
     return toTestResponse(await this.connectors.testInline(p.orgId, body.connector_type, body.config ?? {}));
   }
 
@@ -116,7 +116,7 @@ export class ConnectorsController {
     @CurrentPrincipal() p: Principal,
     @Body() body: InlineConnectorRequest,
   ): Promise<ConnectorBrowseResponse> {
-    this.limiter.take(previewCaller(p));
+    await this.limiter.take(previewCaller(p));
     return toBrowseResponse(
       await this.connectors.browseInline(p.orgId, body.connector_type, body.config ?? {}),
     );

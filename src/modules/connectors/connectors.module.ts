@@ -13,6 +13,7 @@ import { ConnectorsService } from './connectors.service';
 import { ImportAreas } from './import-areas';
 import { LeftoverFileSweeper } from './leftover-files';
 import { PreviewRateLimiter } from './preview-rate-limiter';
+import { WindowCounters } from '../../common/rate-limits';
 
 @Module({
   imports: [
@@ -23,6 +24,7 @@ import { PreviewRateLimiter } from './preview-rate-limiter';
   ],
   controllers: [ConnectorsController],
   providers: [
+    WindowCounters,
     ConnectorsService,
     ConnectorRepository,
     PreviewRateLimiter,

@@ -1,0 +1,2 @@
+export { WindowCounters } from './window-counters';
+export type { WindowCounter } from './window-counter';
