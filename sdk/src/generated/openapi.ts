@@ -13,6 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Request a password-reset e-mail
+         * @description Public. The answer is the same whether or not the address has an account.
+         */
         post: operations["Auth_forgotPassword"];
         delete?: never;
         options?: never;
@@ -29,6 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Log in with an e-mail address and a password
+         * @description Public. Answers a session token to send as `Authorization: Bearer <access_token>`. Repeated failures are throttled (429 `rate_limited`).
+         */
         post: operations["Auth_login"];
         delete?: never;
         options?: never;
@@ -45,6 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Reset a password with a reset token
+         * @description Public. Sets the new password and revokes every session of the user.
+         */
         post: operations["Auth_resetPassword"];
         delete?: never;
         options?: never;
@@ -61,6 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Sign up: create an organization, its owner and a first API key
+         * @description Public. Creates the organization, its owner user and a bootstrap API key in one step, then sends a verification e-mail. The bootstrap key's `raw_key` is shown only in this answer.
+         */
         post: operations["Auth_signup"];
         delete?: never;
         options?: never;
@@ -75,6 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Verify an e-mail address
+         * @description Public. `token` is the verification token of the e-mail sent at sign-up.
+         */
         get: operations["Auth_verify"];
         put?: never;
         post?: never;
@@ -91,9 +111,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Open an MCP session's event stream (Streamable HTTP)
+         * @description The stream of server-initiated messages of the session named by `Mcp-Session-Id`.
+         */
         get: operations["Mcp_get"];
         put?: never;
+        /**
+         * Send an MCP message (Streamable HTTP)
+         * @description A JSON-RPC request answers JSON or an event stream; a notification or a response answers 202. `initialize` opens a session whose id comes in the `Mcp-Session-Id` header; later messages send it back.
+         */
         post: operations["Mcp_post"];
+        /**
+         * End an MCP session (Streamable HTTP)
+         * @description Closes the session named by `Mcp-Session-Id`.
+         */
         delete: operations["Mcp_delete"];
         options?: never;
         head?: never;
@@ -109,6 +141,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Post a message to a legacy MCP SSE session
+         * @description Needs the `sessionId` query parameter from the endpoint event of `GET /mcp/sse`; the answer comes on that stream.
+         */
         post: operations["Mcp_messages"];
         delete?: never;
         options?: never;
@@ -123,6 +159,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Open a legacy MCP SSE session
+         * @description The legacy HTTP+SSE transport: the first event names the endpoint, with its `sessionId`, to post messages to.
+         */
         get: operations["Mcp_sse"];
         put?: never;
         post?: never;
@@ -139,6 +179,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List the MCP tools
+         * @description Each tool's name, description and input schema.
+         */
         get: operations["Mcp_tools"];
         put?: never;
         post?: never;
@@ -155,6 +199,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get Prometheus metrics
+         * @description Public unless SERVICE_METRICS_TOKEN is set; then it needs `Authorization: Bearer <that token>`.
+         */
         get: operations["Health_prometheus"];
         put?: never;
         post?: never;
@@ -171,6 +219,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Generate a privacy report
+         * @description Operator administrators only (else 403 `forbidden`). Builds a fresh signed report, a 24-hour egress summary included, adds it to the report chain, and answers it as JSON (the exact signed bytes) or HTML, by `format` or the Accept header.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["Privacy_report"];
         put?: never;
         post?: never;
@@ -187,6 +241,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get the public key that verifies privacy reports
+         * @description Operator administrators only (else 403 `forbidden`).
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["Privacy_publicKey"];
         put?: never;
         post?: never;
@@ -203,6 +263,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List privacy reports
+         * @description Operator administrators only (else 403 `forbidden`). Newest first, 50 a page unless `limit` says otherwise.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["PrivacyReports_list"];
         put?: never;
         post?: never;
@@ -219,6 +287,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a privacy report
+         * @description Operator administrators only (else 403 `forbidden`). As JSON (the exact signed bytes) or HTML, by `format` or the Accept header.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["PrivacyReports_get"];
         put?: never;
         post?: never;
@@ -235,8 +309,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List API keys
+         * @description The active keys of the organization, oldest first, without key material beyond `key_prefix`. Not paged.
+         */
         get: operations["ApiKeys_list"];
         put?: never;
+        /**
+         * Create an API key
+         * @description The secret `raw_key` is answered only here: store it.
+         *
+         *     Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
+         */
         post: operations["ApiKeys_create"];
         delete?: never;
         options?: never;
@@ -254,6 +340,12 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Revoke an API key
+         * @description Takes effect at once: the key then answers 401 `invalid_api_key`. The last active key of the organization cannot be revoked (400 `cannot_revoke_last_key`).
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
+         */
         delete: operations["ApiKeys_revoke"];
         options?: never;
         head?: never;
@@ -267,6 +359,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List audit-log events
+         * @description Newest first, 100 unless `limit` (at most 1000) says otherwise; `since` keeps the events strictly after that time. Not paged by cursor.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["Audit_list"];
         put?: never;
         post?: never;
@@ -283,8 +381,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Connectors_list"];
         put?: never;
+        /**
+         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Connectors_create"];
         delete?: never;
         options?: never;
@@ -301,6 +411,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Connectors_browseInline"];
         delete?: never;
         options?: never;
@@ -317,6 +432,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Connectors_testInline"];
         delete?: never;
         options?: never;
@@ -331,6 +451,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Connectors_types"];
         put?: never;
         post?: never;
@@ -349,6 +470,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Connectors_upload"];
         delete?: never;
         options?: never;
@@ -363,12 +489,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Connectors_get"];
         put?: never;
         post?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         delete: operations["Connectors_remove"];
         options?: never;
         head?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         patch: operations["Connectors_update"];
         trace?: never;
     };
@@ -379,6 +516,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Connectors_browse"];
         put?: never;
         post?: never;
@@ -397,6 +535,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Connectors_test"];
         delete?: never;
         options?: never;
@@ -411,6 +554,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Datasets_list"];
         put?: never;
         post?: never;
@@ -429,6 +573,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         *
+         *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Datasets_connect"];
         delete?: never;
         options?: never;
@@ -443,9 +592,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Datasets_get"];
         put?: never;
         post?: never;
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         delete: operations["Datasets_delete"];
         options?: never;
         head?: never;
@@ -460,6 +611,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         put: operations["Datasets_setFormulas"];
         post?: never;
         delete?: never;
@@ -475,6 +627,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Datasets_schema"];
         put?: never;
         post?: never;
@@ -491,6 +644,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Datasets_summary"];
         put?: never;
         post?: never;
@@ -507,6 +661,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Datasets_versions"];
         put?: never;
         post?: never;
@@ -523,6 +678,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get the public key that verifies device licenses */
         get: operations["Devices_licenseKey"];
         put?: never;
         post?: never;
@@ -539,6 +695,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List devices
+         * @description The devices registered under the keys of the organization.
+         */
         get: operations["Devices_list"];
         put?: never;
         post?: never;
@@ -557,6 +717,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Register a device under the calling API key
+         * @description Needs an API key, not a session token, and the device headers (`X-Service-Device-Id` at least). Answers a signed device license token.
+         */
         post: operations["Devices_register"];
         delete?: never;
         options?: never;
@@ -574,6 +738,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Revoke a device registration
+         * @description Frees the device's slot on its key. A device bound to another key than the caller's needs the `admin` role (403 `insufficient_role`).
+         */
         delete: operations["Devices_revoke"];
         options?: never;
         head?: never;
@@ -587,7 +755,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
         get: operations["ExecutionPolicy_get"];
+        /**
+         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         put: operations["ExecutionPolicy_set"];
         post?: never;
         delete?: never;
@@ -603,6 +777,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
         get: operations["ExecutionPolicy_snapshot"];
         put?: never;
         post?: never;
@@ -619,6 +794,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Check liveness
+         * @description Public.
+         */
         get: operations["Health_health"];
         put?: never;
         post?: never;
@@ -635,6 +814,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get the engine infrastructure report
+         * @description Engine mode, engine version and the last health check: the authoritative engine signal.
+         */
         get: operations["Infrastructure_report"];
         put?: never;
         post?: never;
@@ -651,8 +834,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `jobs` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Jobs_list"];
         put?: never;
+        /**
+         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `jobs` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Jobs_submit"];
         delete?: never;
         options?: never;
@@ -667,9 +862,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `jobs` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Jobs_get"];
         put?: never;
         post?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `jobs` entitlement of the license (else 403 `not_entitled`).
+         */
         delete: operations["Jobs_cancel"];
         options?: never;
         head?: never;
@@ -683,6 +884,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get the runtime-library health
+         * @description Answers 404 `not_found` unless SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED is set.
+         */
         get: operations["RuntimeLibrary_health"];
         put?: never;
         post?: never;
@@ -699,6 +904,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get the license status */
         get: operations["Licensing_show"];
         put?: never;
         post?: never;
@@ -715,6 +921,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get the authenticated caller */
         get: operations["Me_me"];
         put?: never;
         post?: never;
@@ -731,6 +938,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get this OpenAPI document
+         * @description Any authenticated caller: the committed `contract/openapi.json`, byte for byte.
+         */
         get: operations["Contract_document"];
         put?: never;
         post?: never;
@@ -747,8 +958,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List provider keys
+         * @description The backends that have a key, with when each was set; never a secret.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["ProviderKeys_list"];
         put?: never;
+        /**
+         * Set or rotate a provider key
+         * @description Write-only: the secret is stored encrypted and never answered back. Answers 409 `encryption_key_required` while SERVICE_CONFIG_ENCRYPTION_KEY is not configured.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         post: operations["ProviderKeys_set"];
         delete?: never;
         options?: never;
@@ -766,6 +989,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Delete a provider key
+         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         delete: operations["ProviderKeys_delete"];
         options?: never;
         head?: never;
@@ -781,6 +1008,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         post: operations["Query_query"];
         delete?: never;
         options?: never;
@@ -797,6 +1025,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
         post: operations["Query_batch"];
         delete?: never;
         options?: never;
@@ -813,6 +1042,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Needs the `sql_reports` entitlement of the license (else 403 `not_entitled`). */
         post: operations["Query_sql"];
         delete?: never;
         options?: never;
@@ -827,6 +1057,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Check readiness
+         * @description Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB.
+         */
         get: operations["Health_ready"];
         put?: never;
         post?: never;
@@ -843,6 +1077,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get the runtime-library manifest */
         get: operations["RuntimeLibrary_manifest"];
         put?: never;
         post?: never;
@@ -861,6 +1096,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Needs the `simulation` entitlement of the license (else 403 `not_entitled`). */
         post: operations["Simulation_simulate"];
         delete?: never;
         options?: never;
@@ -875,8 +1111,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Triggers_list"];
         put?: never;
+        /**
+         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Triggers_create"];
         delete?: never;
         options?: never;
@@ -891,12 +1139,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Triggers_get"];
         put?: never;
         post?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         delete: operations["Triggers_delete"];
         options?: never;
         head?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         patch: operations["Triggers_update"];
         trace?: never;
     };
@@ -907,6 +1166,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
         get: operations["Triggers_calibration"];
         put?: never;
         post?: never;
@@ -925,6 +1185,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
         post: operations["Triggers_evaluate"];
         delete?: never;
         options?: never;
@@ -941,6 +1202,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Triggers_fire"];
         delete?: never;
         options?: never;
@@ -955,6 +1223,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Triggers_fires"];
         put?: never;
         post?: never;
@@ -973,6 +1246,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Triggers_reportOutcome"];
         delete?: never;
         options?: never;
@@ -987,6 +1265,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["WebhookOutbox_list"];
         put?: never;
         post?: never;
@@ -1005,6 +1288,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["WebhookOutbox_redeliver"];
         delete?: never;
         options?: never;
@@ -1019,6 +1307,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
+         */
         get: operations["Repohost_list"];
         put?: never;
         post?: never;
@@ -1035,6 +1328,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Webhooks_signingSecret"];
         put?: never;
         post?: never;
@@ -1053,6 +1351,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Webhooks_rotate"];
         delete?: never;
         options?: never;
@@ -1069,6 +1372,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         *
+         *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Webhooks_test"];
         delete?: never;
         options?: never;

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Ip, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { Public } from '../../common/auth/auth.decorators';
 import { ApiErrors } from '../../common/openapi';
 import {
@@ -35,6 +35,11 @@ export class AuthController {
     description: 'The organization, its owner and a bootstrap key.',
   })
   @ApiErrors('signup_disabled', 'email_taken', 'conflict')
+  @ApiOperation({
+    summary: 'Sign up: create an organization, its owner and a first API key',
+    description:
+      "Public. Creates the organization, its owner user and a bootstrap API key in one step, then sends a verification e-mail. The bootstrap key's `raw_key` is shown only in this answer.",
+  })
   async signup(@Body() body: SignupDto, @Ip() ip: string): Promise<SignupResponse> {
     const account = await this.accounts.signup(
       {
@@ -52,6 +57,11 @@ export class AuthController {
   @HttpCode(200)
   @ApiOkResponse({ type: LoginResponse })
   @ApiErrors('invalid_credentials', 'rate_limited')
+  @ApiOperation({
+    summary: 'Log in with an e-mail address and a password',
+    description:
+      'Public. Answers a session token to send as `Authorization: Bearer <access_token>`. Repeated failures are throttled (429 `rate_limited`).',
+  })
   async login(@Body() body: LoginDto, @Ip() ip: string): Promise<LoginResponse> {
     const session = await this.auth.login(body.email, body.password, ip);
     return { access_token: session.token, token_type: 'bearer', expires_in: session.expiresIn };
@@ -60,6 +70,10 @@ export class AuthController {
   @Get('verify')
   @ApiOkResponse({ type: EmailVerifiedResponse })
   @ApiErrors('invalid_token')
+  @ApiOperation({
+    summary: 'Verify an e-mail address',
+    description: 'Public. `token` is the verification token of the e-mail sent at sign-up.',
+  })
   async verify(@Query() query: VerifyQuery, @Ip() ip: string): Promise<EmailVerifiedResponse> {
     await this.auth.verifyEmail(query.token, ip);
     return { status: 'ok', verified: true };
@@ -71,6 +85,10 @@ export class AuthController {
     type: PasswordResetRequestedResponse,
     description: 'The same answer whether or not the address has an account.',
   })
+  @ApiOperation({
+    summary: 'Request a password-reset e-mail',
+    description: 'Public. The answer is the same whether or not the address has an account.',
+  })
   forgotPassword(@Body() body: ForgotPasswordDto, @Ip() ip: string): PasswordResetRequestedResponse {
     this.auth.requestPasswordReset(body.email, ip);
     return FORGOT_PASSWORD_RESPONSE;
@@ -80,6 +98,10 @@ export class AuthController {
   @HttpCode(200)
   @ApiOkResponse({ type: PasswordResetResponse })
   @ApiErrors('invalid_token')
+  @ApiOperation({
+    summary: 'Reset a password with a reset token',
+    description: 'Public. Sets the new password and revokes every session of the user.',
+  })
   async resetPassword(@Body() body: ResetPasswordDto, @Ip() ip: string): Promise<PasswordResetResponse> {
     await this.auth.resetPassword(body.token, body.new_password, ip);
     return { status: 'ok', sessions_revoked: true };

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Req } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { principalOf, RequestWithPrincipal } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { MeResponse, toMeResponse } from './accounts.dto';
@@ -20,6 +20,7 @@ export class MeController {
   @Get()
   @ApiOkResponse({ type: MeResponse })
   @Header('content-type', 'application/json; charset=utf-8')
+  @ApiOperation({ summary: 'Get the authenticated caller' })
   me(@Req() request: RequestWithPrincipal): string | Promise<string> {
     const principal = principalOf(request);
     if (principal.userId) {

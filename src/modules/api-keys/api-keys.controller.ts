@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/openapi';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
@@ -32,6 +32,10 @@ export class ApiKeysController {
   @HttpCode(201)
   @RequireRole('member')
   @Idempotent()
+  @ApiOperation({
+    summary: 'Create an API key',
+    description: 'The secret `raw_key` is answered only here: store it.',
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Ip() ip: string,
@@ -48,6 +52,11 @@ export class ApiKeysController {
 
   @Get()
   @ApiOkResponse({ type: ApiKeyListResponse })
+  @ApiOperation({
+    summary: 'List API keys',
+    description:
+      'The active keys of the organization, oldest first, without key material beyond `key_prefix`. Not paged.',
+  })
   async list(@CurrentPrincipal() principal: Principal): Promise<ApiKeyListResponse> {
     return { keys: (await this.apiKeys.list(principal.orgId)).map(toApiKeyResponse) };
   }
@@ -56,6 +65,11 @@ export class ApiKeysController {
   @ApiOkResponse({ type: RevokedApiKeyResponse })
   @ApiErrors('cannot_revoke_last_key', 'api_key_not_found')
   @RequireRole('member')
+  @ApiOperation({
+    summary: 'Revoke an API key',
+    description:
+      'Takes effect at once: the key then answers 401 `invalid_api_key`. The last active key of the organization cannot be revoked (400 `cannot_revoke_last_key`).',
+  })
   async revoke(
     @CurrentPrincipal() principal: Principal,
     @Ip() ip: string,

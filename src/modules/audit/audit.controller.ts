@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { AuditLogQuery, AuditLogResponse, toAuditEventResponse } from './audit.dto';
@@ -13,6 +13,11 @@ export class AuditController {
   @Get()
   @RequireRole('admin')
   @ApiOkResponse({ type: AuditLogResponse })
+  @ApiOperation({
+    summary: 'List audit-log events',
+    description:
+      'Newest first, 100 unless `limit` (at most 1000) says otherwise; `since` keeps the events strictly after that time. Not paged by cursor.',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: AuditLogQuery,

@@ -1,5 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProduces, ApiOperation } from '@nestjs/swagger';
 import { ContractDocument } from './contract-document.service';
 
 @Controller('v1/openapi.json')
@@ -17,6 +17,10 @@ export class ContractController {
       required: ['openapi', 'info', 'paths'],
       properties: { openapi: { type: 'string', enum: ['3.1.0'] } },
     },
+  })
+  @ApiOperation({
+    summary: 'Get this OpenAPI document',
+    description: 'Any authenticated caller: the committed `contract/openapi.json`, byte for byte.',
   })
   document(): Buffer {
     return this.contract.bytes;

@@ -13,6 +13,7 @@ import {
   errorResponse,
   errorResponses,
 } from './error-responses';
+import { operationDescription } from './operation-notes';
 import { requestSchemas, validatedClasses } from './request-schemas';
 import { collectRouteFacts, operationIdOf, RouteFacts } from './route-facts';
 
@@ -220,6 +221,9 @@ function completeOperation(
     ...(errorResponses(codes) as JsonObject),
     default: errorResponse(ANY_OPERATION_ERRORS) as JsonObject,
   };
+  const description = operationDescription(operation.description as string | undefined, route);
+  if (description === undefined) delete operation.description;
+  else operation.description = description;
   operation.tags = [operationId.split('_')[0]];
   if (route.isPublic) operation.security = [];
   if (route.role !== undefined) operation['x-required-role'] = route.role;

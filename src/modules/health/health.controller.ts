@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse, ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
@@ -26,6 +26,7 @@ export class HealthController {
   @Public()
   @Get('v1/health')
   @ApiOkResponse({ type: HealthResponse })
+  @ApiOperation({ summary: 'Check liveness', description: 'Public.' })
   health(): HealthResponse {
     return { status: 'ok', timestamp: new Date().toISOString() };
   }
@@ -40,6 +41,11 @@ export class HealthController {
   @ApiServiceUnavailableResponse({
     type: ReadinessResponse,
     description: 'Not ready: the disk is nearly full.',
+  })
+  @ApiOperation({
+    summary: 'Check readiness',
+    description:
+      "Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB.",
   })
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const storage = await storageStatus(this.config.dataDir, this.config.minFreeDiskMb * 1024 * 1024);
@@ -60,6 +66,11 @@ export class HealthController {
     },
   })
   @ApiErrors('authentication_required', 'invalid_api_key')
+  @ApiOperation({
+    summary: 'Get Prometheus metrics',
+    description:
+      'Public unless SERVICE_METRICS_TOKEN is set; then it needs `Authorization: Bearer <that token>`.',
+  })
   async prometheus(@Headers('authorization') authorization: string | undefined, @Res() reply: FastifyReply) {
     const token = this.config.metricsToken;
     if (token !== undefined) {

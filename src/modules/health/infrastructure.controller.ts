@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { InfrastructureResponse, toInfrastructureResponse } from './health.dto';
 import { InfrastructureService } from './infrastructure.service';
 
@@ -9,6 +9,10 @@ export class InfrastructureController {
 
   @Get()
   @ApiOkResponse({ type: InfrastructureResponse })
+  @ApiOperation({
+    summary: 'Get the engine infrastructure report',
+    description: 'Engine mode, engine version and the last health check: the authoritative engine signal.',
+  })
   async report(): Promise<InfrastructureResponse> {
     return toInfrastructureResponse(await this.infrastructure.report());
   }

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { LicenseResponse, toLicenseResponse } from './licensing.dto';
 import { LicensingService } from './licensing.service';
 
@@ -9,6 +9,7 @@ export class LicensingController {
 
   @Get()
   @ApiOkResponse({ type: LicenseResponse })
+  @ApiOperation({ summary: 'Get the license status' })
   show(): LicenseResponse {
     return toLicenseResponse(this.licensing.getStatus());
   }

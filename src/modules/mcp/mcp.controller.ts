@@ -5,6 +5,7 @@ import {
   ApiOkResponse,
   ApiProduces,
   getSchemaPath,
+  ApiOperation,
 } from '@nestjs/swagger';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../../common/auth/auth.decorators';
@@ -31,6 +32,10 @@ export class McpController {
 
   @Get('tools')
   @ApiOkResponse({ type: McpToolListResponse })
+  @ApiOperation({
+    summary: 'List the MCP tools',
+    description: "Each tool's name, description and input schema.",
+  })
   tools(@Req() request: FastifyRequest): McpToolListResponse {
     return this.transports.toolList(request);
   }
@@ -45,6 +50,11 @@ export class McpController {
   })
   @ApiAcceptedResponse({ description: 'No body: the message was a notification or a response.' })
   @ApiErrors('validation_failed', 'not_found', 'mcp_session_limit_reached')
+  @ApiOperation({
+    summary: 'Send an MCP message (Streamable HTTP)',
+    description:
+      'A JSON-RPC request answers JSON or an event stream; a notification or a response answers 202. `initialize` opens a session whose id comes in the `Mcp-Session-Id` header; later messages send it back.',
+  })
   async post(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -59,6 +69,10 @@ export class McpController {
     content: EVENT_STREAM,
   })
   @ApiErrors('validation_failed', 'not_found')
+  @ApiOperation({
+    summary: "Open an MCP session's event stream (Streamable HTTP)",
+    description: 'The stream of server-initiated messages of the session named by `Mcp-Session-Id`.',
+  })
   async get(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -70,6 +84,10 @@ export class McpController {
   @Delete()
   @ApiOkResponse({ description: 'No body: the session is closed.' })
   @ApiErrors('validation_failed', 'not_found')
+  @ApiOperation({
+    summary: 'End an MCP session (Streamable HTTP)',
+    description: 'Closes the session named by `Mcp-Session-Id`.',
+  })
   async delete(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -84,6 +102,11 @@ export class McpController {
     content: EVENT_STREAM,
   })
   @ApiErrors('mcp_session_limit_reached')
+  @ApiOperation({
+    summary: 'Open a legacy MCP SSE session',
+    description:
+      'The legacy HTTP+SSE transport: the first event names the endpoint, with its `sessionId`, to post messages to.',
+  })
   async sse(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,
@@ -99,6 +122,11 @@ export class McpController {
     content: { 'text/plain': { schema: { type: 'string', enum: ['Accepted'] } } },
   })
   @ApiErrors('validation_failed', 'not_found')
+  @ApiOperation({
+    summary: 'Post a message to a legacy MCP SSE session',
+    description:
+      'Needs the `sessionId` query parameter from the endpoint event of `GET /mcp/sse`; the answer comes on that stream.',
+  })
   async messages(
     @CurrentPrincipal() p: Principal,
     @Req() request: FastifyRequest,

@@ -1,5 +1,5 @@
 import { applyDecorators, Controller, Get, Headers, Param, Query, Res } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiProduces, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiProduces, getSchemaPath, ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
@@ -62,6 +62,11 @@ export class PrivacyController {
   /** JSON is the exact signed bytes (canonical JSON), so a saved response verifies byte for byte. */
   @Get()
   @ApiReportRepresentations()
+  @ApiOperation({
+    summary: 'Generate a privacy report',
+    description:
+      'Operator administrators only (else 403 `forbidden`). Builds a fresh signed report, a 24-hour egress summary included, adds it to the report chain, and answers it as JSON (the exact signed bytes) or HTML, by `format` or the Accept header.',
+  })
   async report(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ReportFormatQuery,
@@ -74,6 +79,10 @@ export class PrivacyController {
 
   @Get('public-key')
   @ApiOkResponse({ type: ReportPublicKeyResponse })
+  @ApiOperation({
+    summary: 'Get the public key that verifies privacy reports',
+    description: 'Operator administrators only (else 403 `forbidden`).',
+  })
   publicKey(@CurrentPrincipal() principal: Principal): ReportPublicKeyResponse {
     return toPublicKeyResponse(this.privacy.publicKey(principal));
   }
@@ -87,6 +96,11 @@ export class PrivacyReportsController {
 
   @Get()
   @ApiOkResponse({ type: PrivacyReportListResponse, description: 'Newest first.' })
+  @ApiOperation({
+    summary: 'List privacy reports',
+    description:
+      'Operator administrators only (else 403 `forbidden`). Newest first, 50 a page unless `limit` says otherwise.',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: PrivacyReportListQuery,
@@ -98,6 +112,11 @@ export class PrivacyReportsController {
   @Get(':id')
   @ApiReportRepresentations()
   @ApiErrors('not_found')
+  @ApiOperation({
+    summary: 'Get a privacy report',
+    description:
+      'Operator administrators only (else 403 `forbidden`). As JSON (the exact signed bytes) or HTML, by `format` or the Accept header.',
+  })
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

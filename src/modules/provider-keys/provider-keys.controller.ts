@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -24,6 +24,11 @@ export class ProviderKeysController {
     description: 'Stored, sealed; the secret is never answered back.',
   })
   @ApiErrors('encryption_key_required')
+  @ApiOperation({
+    summary: 'Set or rotate a provider key',
+    description:
+      'Write-only: the secret is stored encrypted and never answered back. Answers 409 `encryption_key_required` while SERVICE_CONFIG_ENCRYPTION_KEY is not configured.',
+  })
   async set(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SetProviderKeyDto,
@@ -33,6 +38,10 @@ export class ProviderKeysController {
 
   @Get()
   @ApiOkResponse({ type: ProviderKeyListResponse })
+  @ApiOperation({
+    summary: 'List provider keys',
+    description: 'The backends that have a key, with when each was set; never a secret.',
+  })
   async list(@CurrentPrincipal() principal: Principal): Promise<ProviderKeyListResponse> {
     return { keys: (await this.providerKeys.list(principal.orgId)).map(toProviderKeyResponse) };
   }
@@ -40,6 +49,7 @@ export class ProviderKeysController {
   @Delete(':backend')
   @ApiOkResponse({ type: DeletedProviderKeyResponse })
   @ApiErrors('provider_key_not_found')
+  @ApiOperation({ summary: 'Delete a provider key' })
   async delete(
     @CurrentPrincipal() principal: Principal,
     @Param('backend') backend: string,

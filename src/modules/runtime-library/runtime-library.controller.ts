@@ -1,5 +1,5 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 import { ApiErrors } from '../../common/openapi';
@@ -25,6 +25,7 @@ export class RuntimeLibraryController {
     description: 'The modules and functions the runtime offers.',
   })
   @ApiErrors('runtime_unavailable', 'runtime_timeout')
+  @ApiOperation({ summary: 'Get the runtime-library manifest' })
   async manifest(): Promise<RuntimeManifestResponse> {
     return toManifestResponse(await this.runtime.manifest());
   }
@@ -33,6 +34,10 @@ export class RuntimeLibraryController {
   @Get('libraries/health')
   @ApiOkResponse({ type: RuntimeHealthResponse })
   @ApiErrors('not_found', 'runtime_unavailable', 'runtime_timeout')
+  @ApiOperation({
+    summary: 'Get the runtime-library health',
+    description: 'Answers 404 `not_found` unless SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED is set.',
+  })
   async health(): Promise<RuntimeHealthResponse> {
     if (!this.config.runtimeLibraryHttpApiEnabled) throw new AppError('not_found');
     return toHealthResponse(await this.runtime.healthSnapshot());
