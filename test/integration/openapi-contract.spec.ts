@@ -2,6 +2,12 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { CONTRACT_FILE } from '../../src/modules/contract/contract-file';
 import { buildOpenApiDocument, serializeDocument } from '../../src/modules/contract/openapi-document';
+import {
+  entitlementNote,
+  IDEMPOTENCY_NOTE,
+  PAGING_NOTE,
+  roleNote,
+} from '../../src/modules/contract/operation-notes';
 
 /** A schema that says more than "some JSON object": a reference, named properties, a map's values, or a scalar. */
 function isTypedSchema(schema: any): boolean {
@@ -161,6 +167,28 @@ describe('the committed OpenAPI contract', () => {
       }
     }
     expect(bare).toEqual([]);
+  });
+
+  it('gives every operation a summary of its own, and the shared notes where they hold', () => {
+    const missing: string[] = [];
+    const bySummary = new Map<string, string[]>();
+    for (const [path, operations] of Object.entries<Record<string, any>>(generated.paths)) {
+      for (const [method, operation] of Object.entries<any>(operations)) {
+        const name = `${method.toUpperCase()} ${path}`;
+        const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
+        if (summary === '') missing.push(name);
+        else bySummary.set(summary, [...(bySummary.get(summary) ?? []), name]);
+      }
+    }
+    expect(missing).toEqual([]);
+    expect([...bySummary.values()].filter((names) => names.length > 1)).toEqual([]);
+    const jobs = generated.paths['/v1/jobs'];
+    expect(jobs.get.description).toContain(PAGING_NOTE);
+    expect(jobs.post.description).toContain(IDEMPOTENCY_NOTE);
+    expect(jobs.post.description).toContain(roleNote('member'));
+    expect(jobs.post.description).toContain(entitlementNote('jobs'));
+    expect(generated.paths['/mcp'].delete.summary).toBe('End an MCP session (Streamable HTTP)');
+    expect(generated.paths['/v1/me'].get.description).toBeUndefined();
   });
 
   it('types the success answer of every operation: none answers only the generic error', () => {

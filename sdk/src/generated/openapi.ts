@@ -382,14 +382,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         * List connectors
+         * @description Oldest first, 50 a page unless `limit` says otherwise.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
          */
         get: operations["Connectors_list"];
         put?: never;
         /**
-         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         * Create a connector
+         * @description The type is normalized (aliases, hyphens to underscores); an unknown type answers 422 `invalid_type`. A new connector is `untested`.
+         *
+         *     Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
@@ -412,7 +418,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Browse a connector config without saving it
+         * @description Nothing is stored. Rate limited per caller (429 `rate_limited`, with `Retry-After`).
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
          */
@@ -433,7 +442,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Test a connector config without saving it
+         * @description Nothing is stored. Rate limited per caller (429 `rate_limited`, with `Retry-After`).
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
          */
@@ -451,7 +463,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * List connector types
+         * @description The accepted type names, canonical and aliases, and a description of each.
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Connectors_types"];
         put?: never;
         post?: never;
@@ -471,6 +488,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
+         * Upload a file for a file connector
          * @description Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
@@ -489,11 +507,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a connector
+         * @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Connectors_get"];
         put?: never;
         post?: never;
         /**
+         * Delete a connector
          * @description Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
@@ -502,7 +524,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Update a connector
+         * @description A change of config makes the connector `untested` again.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
          */
@@ -516,7 +541,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `connectors` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Browse a connector's resources
+         * @description Needs a `live` connector (else 409 `not_connected`).
+         *
+         *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Connectors_browse"];
         put?: never;
         post?: never;
@@ -536,7 +566,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Test a connector
+         * @description The outcome is recorded: the connector becomes `live`, or `error` with `error_message`.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `connectors` entitlement of the license (else 403 `not_entitled`).
          */
@@ -554,7 +587,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * List datasets
+         * @description The latest version of each dataset unless `all_versions`; `search` keeps the datasets whose name or column names hold every word; `compact` answers short entries. Not paged.
+         *
+         *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Datasets_list"];
         put?: never;
         post?: never;
@@ -574,7 +612,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         * Connect data from a connector as a dataset
+         * @description Reads the connector's rows into a new dataset version before answering: `ready`, or `failed` with a message when the source could not be read. Needs the `member` role; `visibility: shared` needs `admin` (403 `insufficient_role`).
+         *
+         *     Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
          *
          *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
          */
@@ -592,11 +633,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a dataset
+         * @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Datasets_get"];
         put?: never;
         post?: never;
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Delete a dataset
+         * @description Removes its files too. Needs the `member` role, and the owner organization for a shared dataset (403 `forbidden`).
+         *
+         *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         delete: operations["Datasets_delete"];
         options?: never;
         head?: never;
@@ -611,7 +660,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Set a dataset's formula columns
+         * @description Replaces the formulas: every problem is reported at once and nothing changes unless all hold. Needs the `member` role, and the owner organization for a shared dataset (403 `forbidden`).
+         *
+         *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         put: operations["Datasets_setFormulas"];
         post?: never;
         delete?: never;
@@ -627,7 +681,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a dataset's schema
+         * @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Datasets_schema"];
         put?: never;
         post?: never;
@@ -644,7 +701,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a dataset's summary
+         * @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Datasets_summary"];
         put?: never;
         post?: never;
@@ -661,7 +721,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * List a dataset's versions
+         * @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Datasets_versions"];
         put?: never;
         post?: never;
@@ -755,10 +818,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get the execution policy
+         * @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["ExecutionPolicy_get"];
         /**
-         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         * Set the execution policy
+         * @description Records a new snapshot, or answers the current one when nothing changed. A concurrent change answers 409 `conflict`: try again.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
          */
@@ -777,7 +846,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get an execution-policy snapshot
+         * @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["ExecutionPolicy_snapshot"];
         put?: never;
         post?: never;
@@ -835,14 +907,20 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         * List jobs
+         * @description Newest first, 50 a page unless `limit` says otherwise.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
          *
          *     Needs the `jobs` entitlement of the license (else 403 `not_entitled`).
          */
         get: operations["Jobs_list"];
         put?: never;
         /**
-         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         * Submit a simulation job
+         * @description Asynchronous: answers 202 with `job_id` and `poll_url` at once; poll `poll_url` for the result. A `callback_url` receives a webhook when the job finishes.
+         *
+         *     Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
@@ -862,12 +940,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `jobs` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a job
+         * @description Its status, and its result once it has finished.
+         *
+         *     Needs the `jobs` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Jobs_get"];
         put?: never;
         post?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Cancel a job
+         * @description A job that has already finished answers 409 `conflict`.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `jobs` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1008,7 +1094,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Query a dataset
+         * @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Query_query"];
         delete?: never;
         options?: never;
@@ -1025,7 +1114,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Needs the `datasets` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Run several dataset queries
+         * @description A query that fails answers its error in its place; the others still answer.
+         *
+         *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Query_batch"];
         delete?: never;
         options?: never;
@@ -1042,7 +1136,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Needs the `sql_reports` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Run a read-only SQL report on a dataset
+         * @description One read-only SELECT statement; anything else answers 422 `read_only_violation`.
+         *
+         *     Needs the `sql_reports` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Query_sql"];
         delete?: never;
         options?: never;
@@ -1096,7 +1195,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Needs the `simulation` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Run a simulation
+         * @description Synchronous: answers when the engine has computed the result. For a run that should not hold the connection, submit a job (`POST /v1/jobs`).
+         *
+         *     Needs the `simulation` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Simulation_simulate"];
         delete?: never;
         options?: never;
@@ -1112,13 +1216,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         * List triggers
+         * @description Oldest first, 50 a page unless `limit` says otherwise.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
          *
          *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
          */
         get: operations["Triggers_list"];
         put?: never;
         /**
+         * Create a trigger
          * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
@@ -1139,11 +1247,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a trigger
+         * @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Triggers_get"];
         put?: never;
         post?: never;
         /**
+         * Delete a trigger
          * @description Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
@@ -1152,7 +1264,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Update a trigger
+         * @description A new condition or schedule restarts the trigger's evaluation.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1166,7 +1281,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Get a trigger's calibration
+         * @description Under the organization's current execution policy.
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         get: operations["Triggers_calibration"];
         put?: never;
         post?: never;
@@ -1185,7 +1305,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** @description Needs the `triggers` entitlement of the license (else 403 `not_entitled`). */
+        /**
+         * Evaluate a trigger without firing it
+         * @description A dry run: reads the value and says whether the trigger would fire; runs no simulation and sends nothing.
+         *
+         *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
+         */
         post: operations["Triggers_evaluate"];
         delete?: never;
         options?: never;
@@ -1203,7 +1328,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         * Fire a trigger now
+         * @description Reads the value (or takes `current_value`) and, when the condition holds, runs the simulation and queues the trigger's webhooks. The `for_s`, cooldown and keep-firing windows do not apply. A disabled trigger, or a value that cannot be read, answers 409 `conflict`.
+         *
+         *     Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
@@ -1224,7 +1352,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         * List a trigger's fires
+         * @description Newest first, 50 a page unless `limit` says otherwise.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
          *
          *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1247,7 +1378,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Report the outcome of a fire
+         * @description Scored against the fire's prediction. Once per fire: a second report, or a fire that ran no simulation, answers 409 `conflict`.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `triggers` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1266,7 +1400,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         * List outbound webhook deliveries
+         * @description Newest first, 50 a page unless `limit` says otherwise; `job_id`, `fire_id` and `status` filter.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
          *
          *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1289,7 +1426,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Redeliver an outbound webhook
+         * @description Asynchronous: the delivery is pending again and sent by the outbox. A delivery already pending answers 409 `conflict`.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1308,7 +1448,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
+         * List inbound repository-host deliveries
+         * @description Operator administrators only (else 403 `forbidden`). Newest first, 100 a page unless `limit` says otherwise; `before` keeps deliveries received before that time.
+         *
+         *     Paged by cursor: `limit` (1 to 500) sets the page size; pass the answer's `next_cursor` as `cursor` for the next page. `next_cursor` is null on the last page.
          *
          *     Needs the `admin` role or higher (else 403 `insufficient_role`).
          */
@@ -1329,7 +1472,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         * Get the webhook signing secret
+         * @description Created on first use.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1352,7 +1498,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `admin` role or higher (else 403 `insufficient_role`).
+         * Rotate the webhook signing secret
+         * @description Until `previous_valid_until`, deliveries carry a signature by the old secret too.
+         *
+         *     Needs the `admin` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1373,7 +1522,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * @description Needs the `member` role or higher (else 403 `insufficient_role`).
+         * Send a test webhook
+         * @description Sends a signed `webhook.test` event to `callback_url` now, under the egress policy, and answers what the receiver said.
+         *
+         *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
          *     Needs the `webhooks` entitlement of the license (else 403 `not_entitled`).
          */
@@ -1393,6 +1545,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Receive a repository-host webhook event
+         * @description Public; authenticated by the `X-Hub-Signature-256` HMAC of the body (401 `invalid_signature`). Deliveries are deduplicated by `X-GitHub-Delivery`. Answers 202 once stored; the event is processed asynchronously.
+         */
         post: operations["Repohost_receive"];
         delete?: never;
         options?: never;

@@ -66,6 +66,10 @@ export class ConnectorsController {
 
   @Get('types')
   @ApiOkResponse({ type: ConnectorTypesResponse })
+  @ApiOperation({
+    summary: 'List connector types',
+    description: 'The accepted type names, canonical and aliases, and a description of each.',
+  })
   types(): ConnectorTypesResponse {
     return { types: ACCEPTED_TYPE_NAMES, descriptions: describeConnectorTypes() };
   }
@@ -75,6 +79,11 @@ export class ConnectorsController {
   @Idempotent()
   @ApiCreatedResponse({ type: ConnectorResponse, description: 'The connector, `untested`.' })
   @ApiErrors('invalid_type')
+  @ApiOperation({
+    summary: 'Create a connector',
+    description:
+      'The type is normalized (aliases, hyphens to underscores); an unknown type answers 422 `invalid_type`. A new connector is `untested`.',
+  })
   async create(
     @CurrentPrincipal() p: Principal,
     @Body() body: CreateConnectorRequest,
@@ -86,6 +95,10 @@ export class ConnectorsController {
 
   @Get()
   @ApiOkResponse({ type: ConnectorListResponse })
+  @ApiOperation({
+    summary: 'List connectors',
+    description: 'Oldest first, 50 a page unless `limit` says otherwise.',
+  })
   async list(
     @CurrentPrincipal() p: Principal,
     @Query() query: ListConnectorsQuery,
@@ -99,6 +112,10 @@ export class ConnectorsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ConnectorTestResponse, description: 'The outcome; nothing is stored.' })
   @ApiErrors('invalid_type')
+  @ApiOperation({
+    summary: 'Test a connector config without saving it',
+    description: 'Nothing is stored. Rate limited per caller (429 `rate_limited`, with `Retry-After`).',
+  })
   async testInline(
     @CurrentPrincipal() p: Principal,
     @Body() body: InlineConnectorRequest,
@@ -112,6 +129,10 @@ export class ConnectorsController {
   @HttpCode(200)
   @ApiOkResponse({ type: ConnectorBrowseResponse, description: 'What the source holds; nothing is stored.' })
   @ApiErrors('invalid_type', 'connector_failed')
+  @ApiOperation({
+    summary: 'Browse a connector config without saving it',
+    description: 'Nothing is stored. Rate limited per caller (429 `rate_limited`, with `Retry-After`).',
+  })
   async browseInline(
     @CurrentPrincipal() p: Principal,
     @Body() body: InlineConnectorRequest,
@@ -126,7 +147,7 @@ export class ConnectorsController {
   @RouteConfig(ACCEPTS_ANY_BODY)
   @RequireRole('member')
   @HttpCode(201)
-  @ApiOperation({ requestBody: UPLOAD_BODY })
+  @ApiOperation({ summary: 'Upload a file for a file connector', requestBody: UPLOAD_BODY })
   @ApiHeader({ name: 'X-Filename', required: false, description: 'The file name of a raw upload.' })
   @ApiQuery({
     name: 'filename',
@@ -142,6 +163,7 @@ export class ConnectorsController {
   @Get(':id')
   @ApiOkResponse({ type: ConnectorResponse })
   @ApiErrors('not_found')
+  @ApiOperation({ summary: 'Get a connector' })
   async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ConnectorResponse> {
     return toConnectorResponse(await this.connectors.getForOrg(p.orgId, id));
   }
@@ -153,6 +175,10 @@ export class ConnectorsController {
     description: 'The connector; `untested` again after a config change.',
   })
   @ApiErrors('not_found')
+  @ApiOperation({
+    summary: 'Update a connector',
+    description: 'A change of config makes the connector `untested` again.',
+  })
   async update(
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
@@ -166,6 +192,7 @@ export class ConnectorsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiErrors('not_found')
+  @ApiOperation({ summary: 'Delete a connector' })
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<void> {
     await this.connectors.remove(p.orgId, id);
   }
@@ -178,6 +205,10 @@ export class ConnectorsController {
     description: 'The outcome, also recorded: the connector becomes `live` or `error`.',
   })
   @ApiErrors('not_found')
+  @ApiOperation({
+    summary: 'Test a connector',
+    description: 'The outcome is recorded: the connector becomes `live`, or `error` with `error_message`.',
+  })
   async test(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ConnectorTestResponse> {
     return toTestResponse(await this.connectors.test(p.orgId, id));
   }
@@ -185,6 +216,10 @@ export class ConnectorsController {
   @Get(':id/browse')
   @ApiOkResponse({ type: ConnectorBrowseResponse })
   @ApiErrors('not_found', 'not_connected', 'connector_failed')
+  @ApiOperation({
+    summary: "Browse a connector's resources",
+    description: 'Needs a `live` connector (else 409 `not_connected`).',
+  })
   async browse(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ConnectorBrowseResponse> {
     return toBrowseResponse(await this.connectors.browse(p.orgId, id));
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiExtraModels, ApiNoContentResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -41,6 +41,11 @@ export class DatasetsController {
     description: '`ready` with the new version, or `failed` when the source could not be read.',
   })
   @ApiErrors('not_found', 'insufficient_role')
+  @ApiOperation({
+    summary: 'Connect data from a connector as a dataset',
+    description:
+      "Reads the connector's rows into a new dataset version before answering: `ready`, or `failed` with a message when the source could not be read. Needs the `member` role; `visibility: shared` needs `admin` (403 `insufficient_role`).",
+  })
   connect(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ConnectDataDto,
@@ -51,6 +56,11 @@ export class DatasetsController {
   @Get()
   @ApiExtraModels(CompactDatasetResponse)
   @ApiOkResponse({ type: DatasetListResponse })
+  @ApiOperation({
+    summary: 'List datasets',
+    description:
+      'The latest version of each dataset unless `all_versions`; `search` keeps the datasets whose name or column names hold every word; `compact` answers short entries. Not paged.',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListDataQueryDto,
@@ -67,6 +77,7 @@ export class DatasetsController {
   @Get(':id')
   @ApiOkResponse({ type: DatasetResponse })
   @ApiErrors('dataset_not_found')
+  @ApiOperation({ summary: 'Get a dataset' })
   get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DatasetResponse> {
     return this.datasets.get(principal, id);
   }
@@ -74,6 +85,7 @@ export class DatasetsController {
   @Get(':id/summary')
   @ApiOkResponse({ type: DatasetSummaryResponse })
   @ApiErrors('dataset_not_found')
+  @ApiOperation({ summary: "Get a dataset's summary" })
   summary(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -84,6 +96,7 @@ export class DatasetsController {
   @Get(':id/schema')
   @ApiOkResponse({ type: DatasetSchemaResponse })
   @ApiErrors('dataset_not_found')
+  @ApiOperation({ summary: "Get a dataset's schema" })
   schema(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<DatasetSchemaResponse> {
     return this.datasets.schema(principal, id);
   }
@@ -91,6 +104,7 @@ export class DatasetsController {
   @Get(':id/versions')
   @ApiOkResponse({ type: DatasetVersionsResponse })
   @ApiErrors('dataset_not_found')
+  @ApiOperation({ summary: "List a dataset's versions" })
   async versions(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -101,6 +115,11 @@ export class DatasetsController {
   @Put(':id/formulas')
   @ApiOkResponse({ type: DatasetSchemaResponse, description: 'The schema, with the formulas as set.' })
   @ApiErrors('dataset_not_found', 'forbidden', 'insufficient_role')
+  @ApiOperation({
+    summary: "Set a dataset's formula columns",
+    description:
+      'Replaces the formulas: every problem is reported at once and nothing changes unless all hold. Needs the `member` role, and the owner organization for a shared dataset (403 `forbidden`).',
+  })
   setFormulas(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -113,6 +132,11 @@ export class DatasetsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted, its files removed.' })
   @ApiErrors('dataset_not_found', 'forbidden', 'insufficient_role')
+  @ApiOperation({
+    summary: 'Delete a dataset',
+    description:
+      'Removes its files too. Needs the `member` role, and the owner organization for a shared dataset (403 `forbidden`).',
+  })
   async delete(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
     await this.datasets.delete(principal, id);
   }

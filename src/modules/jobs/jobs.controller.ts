@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -25,6 +25,11 @@ export class JobsController {
   @HttpCode(202)
   @Idempotent()
   @ApiAcceptedResponse({ type: SubmittedJobResponse, description: 'Queued; poll poll_url for the result.' })
+  @ApiOperation({
+    summary: 'Submit a simulation job',
+    description:
+      'Asynchronous: answers 202 with `job_id` and `poll_url` at once; poll `poll_url` for the result. A `callback_url` receives a webhook when the job finishes.',
+  })
   async submit(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SubmitJobDto,
@@ -35,6 +40,10 @@ export class JobsController {
 
   @Get()
   @ApiOkResponse({ type: JobListResponse })
+  @ApiOperation({
+    summary: 'List jobs',
+    description: 'Newest first, 50 a page unless `limit` says otherwise.',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: JobListQuery,
@@ -46,6 +55,7 @@ export class JobsController {
   @Get(':id')
   @ApiOkResponse({ type: JobResponse })
   @ApiErrors('not_found')
+  @ApiOperation({ summary: 'Get a job', description: 'Its status, and its result once it has finished.' })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<JobResponse> {
     return toJobResponse(await this.jobs.get(principal.orgId, id));
   }
@@ -54,6 +64,10 @@ export class JobsController {
   @Delete(':id')
   @ApiOkResponse({ type: JobResponse, description: 'The job, cancelled.' })
   @ApiErrors('not_found', 'conflict')
+  @ApiOperation({
+    summary: 'Cancel a job',
+    description: 'A job that has already finished answers 409 `conflict`.',
+  })
   async cancel(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<JobResponse> {
     return toJobResponse(await this.jobs.cancel(principal.orgId, id));
   }

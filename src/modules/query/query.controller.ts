@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -23,6 +23,7 @@ export class QueryController {
   @HttpCode(200)
   @ApiOkResponse({ type: QueryResponse })
   @ApiErrors('dataset_not_found', 'query_not_understood', 'query_timeout')
+  @ApiOperation({ summary: 'Query a dataset' })
   query(@CurrentPrincipal() principal: Principal, @Body() body: QueryRequest): Promise<QueryResponse> {
     return this.queries.query(principal, body);
   }
@@ -31,6 +32,10 @@ export class QueryController {
   @HttpCode(200)
   @ApiExtraModels(QueryBatchError)
   @ApiOkResponse({ type: QueryBatchResponse, description: 'A query that fails answers its error in place.' })
+  @ApiOperation({
+    summary: 'Run several dataset queries',
+    description: 'A query that fails answers its error in its place; the others still answer.',
+  })
   batch(
     @CurrentPrincipal() principal: Principal,
     @Body() body: QueryBatchRequest,
@@ -43,6 +48,10 @@ export class QueryController {
   @RequireEntitlement('sql_reports')
   @ApiOkResponse({ type: SqlReportResponse })
   @ApiErrors('dataset_not_found', 'read_only_violation', 'result_too_large', 'query_timeout')
+  @ApiOperation({
+    summary: 'Run a read-only SQL report on a dataset',
+    description: 'One read-only SELECT statement; anything else answers 422 `read_only_violation`.',
+  })
   sql(@CurrentPrincipal() principal: Principal, @Body() body: SqlReportRequest): Promise<SqlReportResponse> {
     return this.queries.sqlReport(principal, body);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
@@ -18,6 +18,11 @@ export class SimulationController {
   @HttpCode(200)
   @ApiBody({ type: SimulateRequest })
   @ApiOkResponse({ type: SimulationResponse })
+  @ApiOperation({
+    summary: 'Run a simulation',
+    description:
+      'Synchronous: answers when the engine has computed the result. For a run that should not hold the connection, submit a job (`POST /v1/jobs`).',
+  })
   simulate(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SimulationResponse> {
     return this.simulation.simulate(principal, body);
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -18,6 +18,7 @@ export class ExecutionPolicyController {
 
   @Get()
   @ApiOkResponse({ type: ExecutionPolicyResponse, description: 'The snapshot in force.' })
+  @ApiOperation({ summary: 'Get the execution policy' })
   async get(@CurrentPrincipal() principal: Principal): Promise<ExecutionPolicyResponse> {
     return toExecutionPolicyResponse(await this.policies.current(principal.orgId));
   }
@@ -29,6 +30,11 @@ export class ExecutionPolicyController {
     description: 'The new snapshot (the current one when nothing changed).',
   })
   @ApiErrors('conflict')
+  @ApiOperation({
+    summary: 'Set the execution policy',
+    description:
+      'Records a new snapshot, or answers the current one when nothing changed. A concurrent change answers 409 `conflict`: try again.',
+  })
   async set(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ExecutionPolicyDto,
@@ -44,6 +50,7 @@ export class ExecutionPolicyController {
   @Get('snapshots/:id')
   @ApiOkResponse({ type: ExecutionPolicyResponse, description: 'A snapshot, current or past.' })
   @ApiErrors('not_found')
+  @ApiOperation({ summary: 'Get an execution-policy snapshot' })
   async snapshot(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

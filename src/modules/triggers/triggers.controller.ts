@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -37,6 +37,7 @@ export class TriggersController {
   @Idempotent()
   @ApiCreatedResponse({ type: TriggerResponse })
   @ApiErrors('dataset_not_found', 'query_not_understood')
+  @ApiOperation({ summary: 'Create a trigger' })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTriggerDto,
@@ -46,6 +47,10 @@ export class TriggersController {
 
   @Get()
   @ApiOkResponse({ type: TriggerListResponse })
+  @ApiOperation({
+    summary: 'List triggers',
+    description: 'Oldest first, 50 a page unless `limit` says otherwise.',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: TriggerListQuery,
@@ -57,6 +62,7 @@ export class TriggersController {
   @Get(':id')
   @ApiOkResponse({ type: TriggerResponse })
   @ApiErrors('not_found')
+  @ApiOperation({ summary: 'Get a trigger' })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<TriggerResponse> {
     return toTriggerResponse(await this.triggers.get(principal.orgId, id));
   }
@@ -65,6 +71,10 @@ export class TriggersController {
   @Patch(':id')
   @ApiOkResponse({ type: TriggerResponse })
   @ApiErrors('not_found', 'dataset_not_found', 'query_not_understood')
+  @ApiOperation({
+    summary: 'Update a trigger',
+    description: "A new condition or schedule restarts the trigger's evaluation.",
+  })
   async update(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -82,6 +92,11 @@ export class TriggersController {
     description: 'The fire; condition_met false when the condition did not hold.',
   })
   @ApiErrors('not_found', 'conflict', 'engine_busy', 'engine_timeout', 'engine_unavailable')
+  @ApiOperation({
+    summary: 'Fire a trigger now',
+    description:
+      "Reads the value (or takes `current_value`) and, when the condition holds, runs the simulation and queues the trigger's webhooks. The `for_s`, cooldown and keep-firing windows do not apply. A disabled trigger, or a value that cannot be read, answers 409 `conflict`.",
+  })
   async fire(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -96,6 +111,11 @@ export class TriggersController {
   @HttpCode(200)
   @ApiOkResponse({ type: EvaluationResponse })
   @ApiErrors('not_found')
+  @ApiOperation({
+    summary: 'Evaluate a trigger without firing it',
+    description:
+      'A dry run: reads the value and says whether the trigger would fire; runs no simulation and sends nothing.',
+  })
   evaluate(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -107,6 +127,10 @@ export class TriggersController {
   @Get(':id/fires')
   @ApiOkResponse({ type: FireListResponse })
   @ApiErrors('not_found')
+  @ApiOperation({
+    summary: "List a trigger's fires",
+    description: 'Newest first, 50 a page unless `limit` says otherwise.',
+  })
   async fires(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -124,6 +148,11 @@ export class TriggersController {
     description: 'The outcome, scored against the fire’s prediction.',
   })
   @ApiErrors('not_found', 'conflict')
+  @ApiOperation({
+    summary: 'Report the outcome of a fire',
+    description:
+      "Scored against the fire's prediction. Once per fire: a second report, or a fire that ran no simulation, answers 409 `conflict`.",
+  })
   async reportOutcome(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -136,6 +165,10 @@ export class TriggersController {
   @Get(':id/calibration')
   @ApiOkResponse({ type: CalibrationResponse })
   @ApiErrors('not_found')
+  @ApiOperation({
+    summary: "Get a trigger's calibration",
+    description: "Under the organization's current execution policy.",
+  })
   calibration(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -147,6 +180,7 @@ export class TriggersController {
   @Delete(':id')
   @ApiOkResponse({ type: DeletedTriggerResponse })
   @ApiErrors('not_found')
+  @ApiOperation({ summary: 'Delete a trigger' })
   async delete(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

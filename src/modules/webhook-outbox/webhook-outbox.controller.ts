@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
@@ -18,6 +18,11 @@ export class WebhookOutboxController {
 
   @Get()
   @ApiOkResponse({ type: DeliveryListResponse, description: 'Newest first.' })
+  @ApiOperation({
+    summary: 'List outbound webhook deliveries',
+    description:
+      'Newest first, 50 a page unless `limit` says otherwise; `job_id`, `fire_id` and `status` filter.',
+  })
   async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: DeliveryListQuery,
@@ -37,6 +42,11 @@ export class WebhookOutboxController {
   @HttpCode(202)
   @ApiAcceptedResponse({ type: DeliveryResponse, description: 'The delivery, pending again.' })
   @ApiErrors('not_found', 'conflict')
+  @ApiOperation({
+    summary: 'Redeliver an outbound webhook',
+    description:
+      'Asynchronous: the delivery is pending again and sent by the outbox. A delivery already pending answers 409 `conflict`.',
+  })
   async redeliver(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

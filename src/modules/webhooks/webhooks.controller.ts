@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { WebhookSecretsService } from './webhook-secrets.service';
@@ -29,6 +29,11 @@ export class WebhooksController {
     type: WebhookTestResponse,
     description: 'What the receiver answered to a signed test event.',
   })
+  @ApiOperation({
+    summary: 'Send a test webhook',
+    description:
+      'Sends a signed `webhook.test` event to `callback_url` now, under the egress policy, and answers what the receiver said.',
+  })
   async test(
     @CurrentPrincipal() principal: Principal,
     @Body() body: WebhookTestRequest,
@@ -39,6 +44,7 @@ export class WebhooksController {
   @Get('signing-secret')
   @RequireRole('admin')
   @ApiOkResponse({ type: SigningSecretResponse })
+  @ApiOperation({ summary: 'Get the webhook signing secret', description: 'Created on first use.' })
   async signingSecret(@CurrentPrincipal() principal: Principal): Promise<SigningSecretResponse> {
     return toSigningSecretResponse(await this.secrets.currentSecret(principal.orgId));
   }
@@ -47,6 +53,10 @@ export class WebhooksController {
   @HttpCode(200)
   @RequireRole('admin')
   @ApiOkResponse({ type: RotatedSigningSecretResponse })
+  @ApiOperation({
+    summary: 'Rotate the webhook signing secret',
+    description: 'Until `previous_valid_until`, deliveries carry a signature by the old secret too.',
+  })
   async rotate(@CurrentPrincipal() principal: Principal): Promise<RotatedSigningSecretResponse> {
     return toRotationResponse(await this.secrets.rotate(principal.orgId));
   }
