@@ -4,5 +4,5 @@ export { describeStore, openDatabase, storeLocationOf } from './orm';
 export type { StoreLocation, StoreOrm } from './orm';
 export { claimRows, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';
-export { hasOneWriter, sharedWrite } from './shared-writes';
+export { sharedWrite } from './shared-writes';
 export type { Claim, Lease } from './work-leases';

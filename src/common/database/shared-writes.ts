@@ -9,7 +9,7 @@ const writers = new WeakMap<EntityManager, GroupCommit<WriteUnit<unknown>, unkno
 
 /**
  * On SQLite, runs `unit` in a transaction shared with the other units queued meanwhile (job finishes, attempt
- * records, egress decisions, submitted jobs): one begin and one commit for all of them. SQLite has one connection,
+ * records, egress decisions): one begin and one commit for all of them. SQLite has one connection,
  * and a transaction holds it across every trip to the driver's thread, so those trips are the scarce resource. A
  * unit that fails is retried alone (`GroupCommit`), so it fails only its own caller. One writer per root
  * EntityManager, that is per database. PostgreSQL runs transactions side by side on its pool, where queueing every
@@ -33,6 +33,6 @@ export function sharedWrite<R>(root: EntityManager, unit: WriteUnit<R>): Promise
 }
 
 /** SQLite: one connection, so one write at a time; batching writes is what makes them fast there. */
-export function hasOneWriter(em: EntityManager): boolean {
+function hasOneWriter(em: EntityManager): boolean {
   return dialectOf(em.getPlatform()) === 'sqlite';
 }
