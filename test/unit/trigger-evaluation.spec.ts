@@ -1,3 +1,4 @@
+import { ClockStepWatch } from '../../src/common/clock';
 import {
   EvaluationState,
   nextSlotAfter,
@@ -110,6 +111,46 @@ describe('slot planning', () => {
   it('counts the slots an evaluation overran', () => {
     expect(nextSlotAfter(at(120), 60, at(100))).toEqual({ next: at(120), skipped: 0 });
     expect(nextSlotAfter(at(120), 60, at(250))).toEqual({ next: at(300), skipped: 3 });
+  });
+
+  it('restarts the grid one interval from now when the clock stepped back during an evaluation', () => {
+    expect(nextSlotAfter(at(7260), 60, at(100))).toEqual({ next: at(160), skipped: 0 });
+    expect(nextSlotAfter(at(160), 60, at(100))).toEqual({ next: at(160), skipped: 0 });
+  });
+});
+
+describe('the wall clock stepping back', () => {
+  function watch(): { step: ClockStepWatch; move: (wallMs: number, monotonicMs: number) => void } {
+    let wall = 1_000_000;
+    let monotonic = 0;
+    const step = new ClockStepWatch({ now: () => new Date(wall) }, () => monotonic);
+    return {
+      step,
+      move: (wallMs, monotonicMs) => {
+        wall += wallMs;
+        monotonic += monotonicMs;
+      },
+    };
+  }
+
+  it('is noticed once, when the wall clock moved more than 2 s less than the monotonic clock', () => {
+    const { step, move } = watch();
+    move(1000, 1000);
+    expect(step.steppedBack()).toBe(false);
+    move(-7_200_000, 1000);
+    expect(step.steppedBack()).toBe(true);
+    move(1000, 1000);
+    expect(step.steppedBack()).toBe(false);
+  });
+
+  it('is not a step forward, nor a late tick, nor a second of jitter', () => {
+    const { step, move } = watch();
+    move(3_600_000, 1000);
+    expect(step.steppedBack()).toBe(false);
+    move(30_000, 30_000);
+    expect(step.steppedBack()).toBe(false);
+    move(-1500, 0);
+    expect(step.steppedBack()).toBe(false);
   });
 });
 

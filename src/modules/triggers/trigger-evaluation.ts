@@ -113,8 +113,22 @@ export function planSlot(due: Date, intervalS: number, catchUpWindowS: number, n
   return isInTime ? { slot: latest, skipped: passed, next } : { slot: null, skipped: passed + 1, next };
 }
 
-/** The first slot after `now` on the grid of `next`, and how many grid slots up to `now` were passed over. */
+/**
+ * A next slot is at most one interval ahead of the clock; further ahead, the wall clock has stepped back since it
+ * was planned, and waiting for it would stall the trigger for the length of the step.
+ */
+export function isAheadOfClockStep(next: Date, intervalS: number, now: Date): boolean {
+  return next.getTime() - now.getTime() > intervalS * 1000;
+}
+
+/**
+ * The first slot after `now` on the grid of `next`, and how many grid slots up to `now` were passed over. After a
+ * step back of the clock the grid is restarted one interval from `now`.
+ */
 export function nextSlotAfter(next: Date, intervalS: number, now: Date): { next: Date; skipped: number } {
+  if (isAheadOfClockStep(next, intervalS, now)) {
+    return { next: new Date(now.getTime() + intervalS * 1000), skipped: 0 };
+  }
   if (next.getTime() > now.getTime()) return { next, skipped: 0 };
   const intervalMs = intervalS * 1000;
   const skipped = Math.floor((now.getTime() - next.getTime()) / intervalMs) + 1;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundLoop } from '../../common/background-loop';
-import { Clock } from '../../common/clock';
+import { Clock, ClockStepWatch } from '../../common/clock';
 import { WorkLeases } from '../../common/database';
 import { toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
@@ -31,6 +31,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     (error) => this.logger.error({ event: 'trigger_claim_failed', err: error }, 'could not claim triggers'),
   );
   private readonly renewal: BackgroundLoop;
+  private readonly clockStep: ClockStepWatch;
   private readonly evaluations;
   private readonly fires;
   private readonly skips;
@@ -45,6 +46,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     metrics: MetricsService,
   ) {
+    this.clockStep = new ClockStepWatch(clock);
     this.renewal = new BackgroundLoop(
       () => this.renewLeases(),
       leases.renewEveryMs,
@@ -73,7 +75,9 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     });
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    // The clock may have stepped back while the daemon was down.
+    await this.pullBackFromClockStep();
     this.loop.start();
     this.renewal.start();
   }
@@ -93,6 +97,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async fill(): Promise<void> {
+    if (this.clockStep.steppedBack()) await this.pullBackFromClockStep();
     while (!this.loop.isStopped && this.running.size < MAX_CONCURRENT) {
       const now = this.clock.now();
       const claimed = await this.triggers.claimDue(
@@ -118,6 +123,16 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
         this.running.set(trigger.id, evaluation);
       }
       if (claimed.length === 0) return;
+    }
+  }
+
+  private async pullBackFromClockStep(): Promise<void> {
+    const moved = await this.triggers.pullBackFromClockStep(this.clock.now(), this.leases.durationMs);
+    if (moved > 0) {
+      this.logger.warn(
+        { event: 'trigger_slots_pulled_back', triggers: moved },
+        'the wall clock stepped back: slots it left ahead are due now',
+      );
     }
   }
 

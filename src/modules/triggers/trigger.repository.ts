@@ -5,6 +5,7 @@ import { EntityManager } from '@mikro-orm/sqlite';
 import { Lease, skippingLockedRows } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
+import { isAheadOfClockStep } from './trigger-evaluation';
 
 /** Time-ordered ids, so the id alone pages a list in creation order without ties. */
 export function timeOrderedId(prefix: string, now: number): string {
@@ -120,6 +121,37 @@ export class TriggerRepository {
         { orderBy: { nextEvaluationAt: 'asc', id: 'asc' }, refresh: true },
       );
     });
+  }
+
+  /**
+   * After the wall clock stepped back: a slot further ahead than its trigger's interval, or a lease ending later
+   * than a lease can last, exists only because of the step. Slots are brought back to `now` (evaluated at once,
+   * instead of after the step) and leases to their longest, keeping their holders; returns the slots moved.
+   */
+  async pullBackFromClockStep(now: Date, longestLeaseMs: number): Promise<number> {
+    const em = this.em.fork();
+    const latestLeaseEnd = new Date(now.getTime() + longestLeaseMs);
+    await em.nativeUpdate(
+      TriggerSchema,
+      { leaseUntil: { $gt: latestLeaseEnd } },
+      { leaseUntil: latestLeaseEnd },
+    );
+    const ahead = await em.find(
+      TriggerSchema,
+      { enabled: true, nextEvaluationAt: { $gt: now } },
+      { fields: ['id', 'intervalS', 'nextEvaluationAt'] },
+    );
+    let moved = 0;
+    for (const trigger of ahead) {
+      const next = trigger.nextEvaluationAt!;
+      if (!isAheadOfClockStep(next, trigger.intervalS ?? 0, now)) continue;
+      moved += await em.nativeUpdate(
+        TriggerSchema,
+        { id: trigger.id, nextEvaluationAt: next },
+        { nextEvaluationAt: now },
+      );
+    }
+    return moved;
   }
 
   /** Extends the leases `lease.owner` still holds (evaluations running); one taken over meanwhile is not touched. */
