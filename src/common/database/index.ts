@@ -5,4 +5,4 @@ export type { StoreLocation, StoreOrm } from './orm';
 export { claimRows, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';
 export { sharedWrite } from './shared-writes';
-export type { Claim, Lease } from './work-leases';
+export type { Lease } from './work-leases';
