@@ -2336,7 +2336,7 @@ export interface components {
              * @description Stable snake_case code from the error catalogue.
              * @enum {string}
              */
-            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "result_too_large" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "insufficient_storage";
+            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "result_too_large" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "insufficient_storage";
             /** @description One entry per invalid field (validation_failed). */
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @description A sentence for people; never parse it. */
@@ -3108,6 +3108,7 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "not_ready";
             storage: components["schemas"]["StorageStatusResponse"];
+            store: components["schemas"]["StoreStatusResponse"];
         };
         /** @description The config of connector_type redis. */
         RedisConnectorConfig: {
@@ -3715,6 +3716,13 @@ export interface components {
             /** @enum {string} */
             status: "ok" | "degraded";
         };
+        StoreStatusResponse: {
+            /**
+             * @description Whether the database answers (always ok on the SQLite file; probed on PostgreSQL).
+             * @enum {string}
+             */
+            status: "ok" | "unavailable";
+        };
         SubmitJobDto: {
             callback_url?: string;
             request: components["schemas"]["SimulateRequest"];
@@ -3979,7 +3987,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -3988,7 +3996,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4100,7 +4108,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4109,7 +4117,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4193,7 +4201,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4202,7 +4210,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4315,7 +4323,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4324,7 +4332,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4392,7 +4400,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4401,7 +4409,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4524,7 +4532,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4541,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4692,7 +4700,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description mcp_session_limit_reached */
+            /** @description mcp_session_limit_reached, store_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4701,12 +4709,12 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "mcp_session_limit_reached";
+                            code?: "mcp_session_limit_reached" | "store_unavailable";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4715,7 +4723,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -4864,7 +4872,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -4873,7 +4881,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5024,7 +5032,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5033,7 +5041,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5142,7 +5150,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description mcp_session_limit_reached */
+            /** @description mcp_session_limit_reached, store_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5151,12 +5159,12 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "mcp_session_limit_reached";
+                            code?: "mcp_session_limit_reached" | "store_unavailable";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5165,7 +5173,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5273,7 +5281,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5282,7 +5290,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5335,7 +5343,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5344,7 +5352,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5456,7 +5464,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5465,7 +5473,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5573,7 +5581,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5582,7 +5590,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5694,7 +5702,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5703,7 +5711,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5831,7 +5839,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5840,7 +5848,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5948,7 +5956,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -5957,7 +5965,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6118,7 +6126,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6127,7 +6135,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6279,7 +6287,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6288,7 +6296,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6399,7 +6407,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6408,7 +6416,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6519,7 +6527,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6528,7 +6536,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6689,7 +6697,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6698,7 +6706,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6853,7 +6861,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -6862,7 +6870,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7003,7 +7011,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7012,7 +7020,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7120,7 +7128,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7129,7 +7137,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7279,7 +7287,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7288,7 +7296,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7412,7 +7420,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7421,7 +7429,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7572,7 +7580,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7581,7 +7589,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7738,7 +7746,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7747,7 +7755,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -7899,7 +7907,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -7908,7 +7916,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8061,7 +8069,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8070,7 +8078,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8182,7 +8190,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8191,7 +8199,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8366,7 +8374,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8375,7 +8383,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8499,7 +8507,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8508,7 +8516,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8659,7 +8667,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8668,7 +8676,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8825,7 +8833,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8834,7 +8842,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -8958,7 +8966,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -8967,7 +8975,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9091,7 +9099,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9100,7 +9108,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9224,7 +9232,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9233,7 +9241,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9341,7 +9349,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9350,7 +9358,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9458,7 +9466,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9467,7 +9475,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9604,7 +9612,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9613,7 +9621,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9765,7 +9773,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9774,7 +9782,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -9883,7 +9891,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -9892,7 +9900,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10047,7 +10055,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10056,7 +10064,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10181,7 +10189,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10190,7 +10198,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10228,7 +10236,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10237,7 +10245,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10345,7 +10353,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10354,7 +10362,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10465,7 +10473,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10474,7 +10482,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10635,7 +10643,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10644,7 +10652,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10768,7 +10776,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10777,7 +10785,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10944,7 +10952,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -10953,7 +10961,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11075,7 +11083,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description runtime_unavailable */
+            /** @description runtime_unavailable, store_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -11084,7 +11092,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "runtime_unavailable";
+                            code?: "runtime_unavailable" | "store_unavailable";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11103,7 +11111,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11112,7 +11120,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11220,7 +11228,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11229,7 +11237,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11337,7 +11345,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11346,7 +11354,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11458,7 +11466,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11467,7 +11475,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11575,7 +11583,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11584,7 +11592,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11739,7 +11747,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11748,7 +11756,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -11900,7 +11908,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -11909,7 +11917,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12077,7 +12085,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12086,7 +12094,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12227,7 +12235,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12236,7 +12244,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12404,7 +12412,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12413,7 +12421,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12452,7 +12460,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: the disk is nearly full. */
+            /** @description Not ready: the disk is nearly full, or the database does not answer. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12461,7 +12469,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessResponse"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12470,7 +12478,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12579,7 +12587,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description runtime_unavailable */
+            /** @description runtime_unavailable, store_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -12588,7 +12596,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "runtime_unavailable";
+                            code?: "runtime_unavailable" | "store_unavailable";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12607,7 +12615,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12616,7 +12624,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12756,7 +12764,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12765,7 +12773,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12876,7 +12884,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -12885,7 +12893,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13059,7 +13067,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -13068,7 +13076,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13192,7 +13200,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -13201,7 +13209,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13353,7 +13361,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -13362,7 +13370,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13518,7 +13526,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -13527,7 +13535,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13651,7 +13659,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -13660,7 +13668,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13816,7 +13824,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -13825,7 +13833,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14003,7 +14011,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description engine_busy, engine_unavailable */
+            /** @description engine_busy, engine_unavailable, store_unavailable */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -14012,7 +14020,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "engine_busy" | "engine_unavailable";
+                            code?: "engine_busy" | "engine_unavailable" | "store_unavailable";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14031,7 +14039,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14040,7 +14048,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14167,7 +14175,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14176,7 +14184,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14348,7 +14356,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14357,7 +14365,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14472,7 +14480,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14481,7 +14489,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14648,7 +14656,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14657,7 +14665,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14769,7 +14777,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14778,7 +14786,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14886,7 +14894,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -14895,7 +14903,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -15031,7 +15039,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15040,7 +15048,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -15181,7 +15189,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15190,7 +15198,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -15285,7 +15293,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, uri_too_long */
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {
                     [name: string]: unknown;
@@ -15294,7 +15302,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "uri_too_long";
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -2,9 +2,11 @@ import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@n
 import { EntitySchema, MikroORM } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
 import { APP_CONFIG, AppConfig } from '../config';
+import { APP_LOGGER, AppLogger } from '../logging';
 import { registerEntities } from './entity-registry';
 import { AppStateRepository } from './app-state.repository';
 import { openDatabase, storeLocationOf, StoreOrm } from './orm';
+import { StoreHealth } from './store-health';
 import { WorkLeases } from './work-leases';
 
 /**
@@ -16,14 +18,18 @@ import { WorkLeases } from './work-leases';
   providers: [
     {
       provide: MikroORM,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => openDatabase(storeLocationOf(config)),
+      inject: [APP_CONFIG, APP_LOGGER],
+      useFactory: (config: AppConfig, logger: AppLogger) =>
+        openDatabase(storeLocationOf(config), (message) =>
+          logger.warn({ event: 'store_connection_dropped', reason: message }, 'database connection dropped'),
+        ),
     },
     { provide: EntityManager, inject: [MikroORM], useFactory: (orm: StoreOrm) => orm.em },
     AppStateRepository,
     WorkLeases,
+    StoreHealth,
   ],
-  exports: [MikroORM, EntityManager, AppStateRepository, WorkLeases],
+  exports: [MikroORM, EntityManager, AppStateRepository, WorkLeases, StoreHealth],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(MikroORM) private readonly orm: StoreOrm) {}

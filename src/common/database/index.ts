@@ -6,3 +6,5 @@ export { claimRows, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';
 export { sharedWrite } from './shared-writes';
 export type { Lease } from './work-leases';
+export { StoreHealth } from './store-health';
+export type { StoreStatus } from './store-health';

@@ -71,8 +71,20 @@ export function ormOptions(databaseFile: string): Options {
   };
 }
 
+/**
+ * How long a request waits for a pooled PostgreSQL connection, and for a new one to open, before it fails as
+ * `store_unavailable`: a database that is down or unreachable is answered in seconds rather than after the
+ * driver's default minute.
+ */
+export const POSTGRES_ACQUIRE_TIMEOUT_MS = 10_000;
+export const POSTGRES_CONNECT_TIMEOUT_MS = 5_000;
+
+/** What the driver has to say about connections it drops (a restarted server, a cut network). */
+export type StoreDriverLog = (message: string) => void;
+
 /** The operator creates the database; replicas never race to create it. */
-function postgresOptions(url: string): CoreOptions<PostgreSqlDriver> {
+function postgresOptions(url: string, log?: StoreDriverLog): CoreOptions<PostgreSqlDriver> {
+  const report = log ?? (() => undefined);
   return {
     driver: PostgreSqlDriver,
     clientUrl: url,
@@ -81,7 +93,11 @@ function postgresOptions(url: string): CoreOptions<PostgreSqlDriver> {
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     migrations: MIGRATION_OPTIONS,
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: 10, acquireTimeoutMillis: POSTGRES_ACQUIRE_TIMEOUT_MS },
+    driverOptions: {
+      connection: { connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS, keepAlive: true },
+      log: { warn: report, error: report, deprecate: () => undefined, debug: () => undefined },
+    },
     allowGlobalContext: false,
     debug: false,
   };
@@ -99,8 +115,8 @@ function restrictDatabaseFiles(databaseFile: string): void {
   }
 }
 
-async function connect(location: StoreLocation): Promise<StoreOrm> {
-  if (location.kind === 'postgresql') return MikroORM.init(postgresOptions(location.url));
+async function connect(location: StoreLocation, log?: StoreDriverLog): Promise<StoreOrm> {
+  if (location.kind === 'postgresql') return MikroORM.init(postgresOptions(location.url, log));
   mkdirSync(dirname(location.file), { recursive: true, mode: 0o700 });
   restrictDatabaseFiles(location.file);
   return MikroORM.init(ormOptions(location.file));
@@ -110,8 +126,14 @@ async function connect(location: StoreLocation): Promise<StoreOrm> {
  * Opens the store and applies every pending committed migration (never schema auto-sync). A path names the SQLite
  * file.
  */
-export async function openDatabase(location: StoreLocation | string): Promise<StoreOrm> {
-  const orm = await connect(typeof location === 'string' ? { kind: 'sqlite', file: location } : location);
+export async function openDatabase(
+  location: StoreLocation | string,
+  log?: StoreDriverLog,
+): Promise<StoreOrm> {
+  const orm = await connect(
+    typeof location === 'string' ? { kind: 'sqlite', file: location } : location,
+    log,
+  );
   try {
     await migrateUnderLock(orm);
   } catch (error) {

@@ -83,6 +83,10 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: 'The local runtime-library daemon is not reachable: start the local runtime.',
   },
+  store_unavailable: {
+    status: 503,
+    message: 'The database is not reachable right now: retry later.',
+  },
   mcp_session_limit_reached: { status: 503, message: 'Too many MCP sessions are open: retry later.' },
   runtime_timeout: { status: 504, message: 'The runtime-library daemon did not answer in time.' },
   engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },

@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { AppError } from './app-error';
+import { isStoreUnavailable, STORE_RETRY_AFTER_MS } from './store-unavailable';
 
 interface FrameworkError {
   code?: unknown;
@@ -52,6 +53,7 @@ export function toAppError(error: unknown): AppError {
       'The appliance has no disk space left for this: free space in its data dir.',
     );
   }
+  if (isStoreUnavailable(error)) return AppError.retryLater('store_unavailable', STORE_RETRY_AFTER_MS);
   return new AppError('internal_error');
 }
 

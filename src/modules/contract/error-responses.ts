@@ -1,13 +1,17 @@
 import { ERROR_CATALOGUE, ErrorCode } from '../../common/errors';
 import { RouteFacts } from './route-facts';
 
-/** Answers any operation can give, from the HTTP layer or the disk: described once, as the `default` response. */
+/**
+ * Answers any operation can give, from the HTTP layer, the disk or the database (PostgreSQL unreachable): described
+ * once, as the `default` response.
+ */
 export const ANY_OPERATION_ERRORS: readonly ErrorCode[] = [
   'malformed_request',
   'request_timeout',
   'uri_too_long',
   'headers_too_large',
   'internal_error',
+  'store_unavailable',
   'insufficient_storage',
 ];
 

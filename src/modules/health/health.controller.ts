@@ -3,6 +3,7 @@ import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiServiceUnavailableResponse, ApiOperation } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { StoreHealth } from '../../common/database';
 import { AppError } from '../../common/errors';
 import { Public } from '../../common/auth/auth.decorators';
 import { ApiErrors } from '../../common/openapi';
@@ -20,6 +21,7 @@ function sameSecret(presented: string, expected: string): boolean {
 export class HealthController {
   constructor(
     private readonly metrics: MetricsService,
+    private readonly store: StoreHealth,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,14 +35,15 @@ export class HealthController {
 
   /**
    * Readiness: 503 while the data dir's file system has less than SERVICE_MIN_FREE_DISK_MB free, so a balancer or
-   * monitor sees the appliance degrade before writes start failing with 507.
+   * monitor sees the appliance degrade before writes start failing with 507, and while the PostgreSQL database does
+   * not answer (requests would fail with 503 store_unavailable).
    */
   @Public()
   @Get('v1/ready')
   @ApiOkResponse({ type: ReadinessResponse, description: 'Ready to serve.' })
   @ApiServiceUnavailableResponse({
     type: ReadinessResponse,
-    description: 'Not ready: the disk is nearly full.',
+    description: 'Not ready: the disk is nearly full, or the database does not answer.',
   })
   @ApiOperation({
     summary: 'Check readiness',
@@ -48,8 +51,11 @@ export class HealthController {
       "Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB.",
   })
   async ready(@Res() reply: FastifyReply): Promise<void> {
-    const storage = await storageStatus(this.config.dataDir, this.config.minFreeDiskMb * 1024 * 1024);
-    const body: ReadinessResponse = toReadinessResponse(storage);
+    const [storage, store] = await Promise.all([
+      storageStatus(this.config.dataDir, this.config.minFreeDiskMb * 1024 * 1024),
+      this.store.status(),
+    ]);
+    const body: ReadinessResponse = toReadinessResponse(storage, store);
     await reply.status(body.status === 'ready' ? 200 : 503).send(body);
   }
 

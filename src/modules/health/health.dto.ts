@@ -8,6 +8,7 @@ import {
 } from '../runtime-library/runtime-library.dto';
 import { HealthSnapshot } from '../runtime-library/runtime-library.service';
 import { StorageStatus } from './disk-space';
+import type { StoreStatus } from '../../common/database';
 
 export class HealthResponse {
   @ApiProperty({ enum: ['ok'] })
@@ -25,11 +26,21 @@ export class StorageStatusResponse {
   min_free_bytes!: number;
 }
 
+export class StoreStatusResponse {
+  @ApiProperty({
+    enum: ['ok', 'unavailable'],
+    description: 'Whether the database answers (always ok on the SQLite file; probed on PostgreSQL).',
+  })
+  status!: StoreStatus;
+}
+
 export class ReadinessResponse {
   @ApiProperty({ enum: ['ready', 'not_ready'] })
   status!: 'ready' | 'not_ready';
   @ApiProperty({ type: StorageStatusResponse })
   storage!: StorageStatusResponse;
+  @ApiProperty({ type: StoreStatusResponse })
+  store!: StoreStatusResponse;
 }
 
 export class EnginePoolResponse {
@@ -79,6 +90,7 @@ export function toInfrastructureResponse(view: InfrastructureView): Infrastructu
   };
 }
 
-export function toReadinessResponse(storage: StorageStatus): ReadinessResponse {
-  return { status: storage.status === 'ok' ? 'ready' : 'not_ready', storage: { ...storage } };
+export function toReadinessResponse(storage: StorageStatus, store: StoreStatus): ReadinessResponse {
+  const ready = storage.status === 'ok' && store === 'ok';
+  return { status: ready ? 'ready' : 'not_ready', storage: { ...storage }, store: { status: store } };
 }

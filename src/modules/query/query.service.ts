@@ -86,7 +86,7 @@ export class QueryService implements OnApplicationShutdown {
         results.push(await this.query(principal, parseWire(QueryRequest, query)));
       } catch (error) {
         const appError = toAppError(error);
-        if (appError.code === 'internal_error') throw error;
+        if (appError.code === 'internal_error' || appError.code === 'store_unavailable') throw error;
         results.push({
           error: {
             code: appError.code,
