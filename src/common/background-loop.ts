@@ -1,7 +1,16 @@
+import { isStoreUnavailable } from './errors';
+
+/** The longest a loop waits between runs while the database is unreachable. */
+const MAX_STORE_BACKOFF_MS = 10_000;
+
 /**
  * Runs one task now and every `intervalMs`, never two at once: a wake that arrives while the task runs is
  * remembered and runs the task once more after it (however many wakes arrived), so nothing signalled is missed
  * and nothing piles up. `stop()` cancels the timer and waits for the run in flight.
+ *
+ * While runs fail because the database is unreachable, the timer backs off (the interval doubled per failure, up to
+ * 10 s, never shorter than the interval) so an outage is not a log line per loop per tick; an explicit `wake()` —
+ * new work, written to the database that is therefore back — still runs at once.
  */
 export class BackgroundLoop {
   private timer?: NodeJS.Timeout;
@@ -9,6 +18,8 @@ export class BackgroundLoop {
   private inFlight?: Promise<void>;
   private isWakePending = false;
   private stopped = false;
+  private storeFailures = 0;
+  private resumeAt = 0;
 
   constructor(
     private readonly task: () => Promise<void>,
@@ -22,7 +33,7 @@ export class BackgroundLoop {
 
   start(): void {
     if (this.timer || this.stopped) return;
-    this.timer = setInterval(() => this.wake(), this.intervalMs);
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
     this.wake();
   }
@@ -48,6 +59,10 @@ export class BackgroundLoop {
     }, delayMs);
   }
 
+  private tick(): void {
+    if (Date.now() >= this.resumeAt) this.wake();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.soon);
@@ -63,12 +78,21 @@ export class BackgroundLoop {
         this.isWakePending = false;
         try {
           await this.task();
+          this.storeFailures = 0;
+          this.resumeAt = 0;
         } catch (error) {
           this.onError(error);
+          if (isStoreUnavailable(error)) this.backOff();
         }
       } while (this.isWakePending && !this.stopped);
     } finally {
       this.inFlight = undefined;
     }
+  }
+
+  private backOff(): void {
+    this.storeFailures++;
+    const delay = this.intervalMs * 2 ** Math.min(this.storeFailures - 1, 16);
+    this.resumeAt = Date.now() + Math.min(delay, Math.max(MAX_STORE_BACKOFF_MS, this.intervalMs));
   }
 }

@@ -8,3 +8,4 @@ export { sharedWrite } from './shared-writes';
 export type { Lease } from './work-leases';
 export { StoreHealth } from './store-health';
 export type { StoreStatus } from './store-health';
+export { retryWhileStoreUnavailable } from './store-retry';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { WorkLeases } from '../../common/database';
-import { AppError, toAppError } from '../../common/errors';
+import { retryWhileStoreUnavailable, WorkLeases } from '../../common/database';
+import { AppError, isStoreUnavailable, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Job } from './job.entity';
@@ -51,9 +51,10 @@ export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Rec
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly running = new Set<Promise<void>>();
-  /** Computed jobs whose outcome is being written; they hold no engine slot. */
-  private readonly recording = new Set<Promise<void>>();
+  /** Jobs computing, by id. */
+  private readonly running = new Map<string, Promise<void>>();
+  /** Computed jobs whose outcome is being written, by id; they hold no engine slot. */
+  private readonly recording = new Map<string, Promise<void>>();
   /** Claimed, held under this runner's lease, not started yet. */
   private readonly ready: Job[] = [];
   private readonly loop: BackgroundLoop;
@@ -89,8 +90,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.loop.stop();
     const unstarted = this.ready.splice(0);
     await Promise.allSettled([
-      ...this.running,
-      ...this.recording,
+      ...this.running.values(),
+      ...this.recording.values(),
       this.jobs.release(
         unstarted.map((job) => job.id),
         this.leases.owner,
@@ -123,7 +124,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         this.leases.leaseFrom(now),
       );
       if (claimed.length === 0) return;
-      this.ready.push(...claimed);
+      // A job of ours whose lease ran out while it waited for the database is still ours to finish: not twice.
+      this.ready.push(...claimed.filter((job) => !this.holds(job.id)));
     }
   }
 
@@ -133,36 +135,75 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         { event: 'job_resumed', job_id: job.id, attempt: job.attempts },
         'abandoned job resumed',
       );
-    const computed = this.run(job);
+    // A database outage neither fails the job nor loses its result: both wait for the database to come back.
+    const computed = this.pastOutage(job, () => this.run(job));
     // The slot is the engine's: it frees when the computation ends, and the result is written beside the next one.
     const execution = computed
-      .then(() => undefined)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
       .finally(() => {
-        this.running.delete(execution);
+        this.running.delete(job.id);
         this.loop.wake();
       });
-    this.running.add(execution);
+    this.running.set(job.id, execution);
     const recording = computed
       .then((outcome) => this.record(job, outcome))
       .catch((error: unknown) =>
-        this.logger.error({ event: 'job_finish_failed', job_id: job.id, err: error }, 'could not record job'),
+        this.logger.error(
+          { event: 'job_finish_failed', job_id: job.id, err: error },
+          'could not record job; it resumes when its lease runs out',
+        ),
       )
       .finally(() => {
-        this.recording.delete(recording);
+        this.recording.delete(job.id);
         this.loop.wakeSoon(CLAIM_LINGER_MS);
       });
-    this.recording.add(recording);
+    this.recording.set(job.id, recording);
   }
 
+  private holds(id: string): boolean {
+    return this.running.has(id) || this.recording.has(id) || this.ready.some((job) => job.id === id);
+  }
+
+  /** Renews only what this runner really holds, so a claim whose answer was lost runs out and resumes. */
   private async renewLeases(): Promise<void> {
     if (this.running.size === 0 && this.recording.size === 0 && this.ready.length === 0) return;
-    await this.jobs.renewLeases(this.leases.leaseFrom(new Date()));
+    const held = new Set([
+      ...this.running.keys(),
+      ...this.recording.keys(),
+      ...this.ready.map((job) => job.id),
+    ]);
+    await this.jobs.renewLeases(this.leases.leaseFrom(new Date()), [...held]);
+  }
+
+  private pastOutage<T>(job: Job, work: () => Promise<T>): Promise<T> {
+    return retryWhileStoreUnavailable(
+      work,
+      () => this.loop.isStopped,
+      (error, attempt) =>
+        this.logger.warn(
+          { event: 'job_waits_for_store', job_id: job.id, attempt, reason: (error as Error).message },
+          'the database is unreachable; the job is retried when it is back',
+        ),
+    );
   }
 
   private async record(job: Job, outcome: FinishedJob): Promise<void> {
+    const recorded = await this.pastOutage(job, () => this.finish(job, outcome));
+    this.logger.info(
+      { event: recorded ? 'job_finished' : 'job_result_discarded', job_id: job.id, status: outcome.status },
+      recorded ? 'job finished' : 'job was cancelled or taken over while running; result discarded',
+    );
+    if (recorded && job.callbackUrl) this.outbox.wake();
+  }
+
+  /** Writes the outcome and, in the same transaction, its job.completed callback. */
+  private finish(job: Job, outcome: FinishedJob): Promise<boolean> {
     const now = new Date();
     const callbackUrl = job.callbackUrl;
-    const recorded = await this.jobs.finish(job.id, this.leases.owner, outcome, now, async (em) => {
+    return this.jobs.finish(job.id, this.leases.owner, outcome, now, async (em) => {
       if (callbackUrl) {
         await this.outbox.enqueue(em, {
           orgId: job.orgId,
@@ -173,19 +214,16 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         });
       }
     });
-    this.logger.info(
-      { event: recorded ? 'job_finished' : 'job_result_discarded', job_id: job.id, status: outcome.status },
-      recorded ? 'job finished' : 'job was cancelled or taken over while running; result discarded',
-    );
-    if (recorded && job.callbackUrl) this.outbox.wake();
   }
 
+  /** Throws only when the database is unreachable; any other failure is the job's outcome. */
   private async run(job: Job): Promise<FinishedJob> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;
       const result = await this.simulation.simulate(job.orgId, request);
       return { status: 'succeeded', runId: result.run_id, result };
     } catch (error) {
+      if (isStoreUnavailable(error)) throw error;
       const appError: AppError = toAppError(error);
       if (appError.status >= 500)
         this.logger.error({ event: 'job_failed', job_id: job.id, err: error }, 'job failed');

@@ -128,11 +128,19 @@ export class JobsRepository {
     );
   }
 
-  /** Extends every lease `lease.owner` still holds on a running job; a job taken over meanwhile is not touched. */
-  async renewLeases(lease: Lease): Promise<number> {
+  /**
+   * Extends the leases `lease.owner` still holds on running jobs — only on `ids` when given, the jobs it is really
+   * running, so a claim whose answer was lost (the database went away after committing it) runs out and resumes.
+   * A job taken over meanwhile is not touched.
+   */
+  async renewLeases(lease: Lease, ids?: readonly string[]): Promise<number> {
     return this.em
       .fork()
-      .nativeUpdate(JobSchema, { status: 'running', leaseOwner: lease.owner }, { leaseUntil: lease.until });
+      .nativeUpdate(
+        JobSchema,
+        { status: 'running', leaseOwner: lease.owner, ...(ids ? { id: { $in: [...ids] } } : {}) },
+        { leaseUntil: lease.until },
+      );
   }
 
   /**

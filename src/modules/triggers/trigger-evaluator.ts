@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { BackgroundLoop } from '../../common/background-loop';
 import { Clock, ClockStepWatch } from '../../common/clock';
-import { WorkLeases } from '../../common/database';
-import { toAppError } from '../../common/errors';
+import { retryWhileStoreUnavailable, WorkLeases } from '../../common/database';
+import { isStoreUnavailable, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { MetricsService } from '../../common/metrics/metrics.service';
 import { Trigger } from './trigger.entity';
@@ -114,7 +114,16 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
               { event: 'trigger_evaluation_failed', trigger_id: trigger.id, err: error },
               'failed',
             );
-            return this.triggers.releaseLease(trigger.id, this.leases.owner);
+            return retryWhileStoreUnavailable(
+              () => this.triggers.releaseLease(trigger.id, this.leases.owner),
+              () => this.loop.isStopped,
+              () => undefined,
+            ).catch((releaseError: unknown) =>
+              this.logger.error(
+                { event: 'trigger_lease_release_failed', trigger_id: trigger.id, err: releaseError },
+                'could not release the lease; it runs out on its own',
+              ),
+            );
           })
           .finally(() => {
             this.running.delete(trigger.id);
@@ -138,7 +147,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
 
   private async renewLeases(): Promise<void> {
     if (this.running.size === 0) return;
-    await this.triggers.renewLeases(this.leases.leaseFrom(this.clock.now()));
+    await this.triggers.renewLeases(this.leases.leaseFrom(this.clock.now()), [...this.running.keys()]);
   }
 
   private async evaluate(trigger: Trigger): Promise<void> {
@@ -170,6 +179,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
       try {
         computed = await this.firing.compute(trigger, reading.value, this.clock.now());
       } catch (error) {
+        if (isStoreUnavailable(error)) throw error;
         const failed: Reading = { kind: 'error', message: `simulation failed: ${toAppError(error).message}` };
         next = transition(current, rules, failed, slot);
       }

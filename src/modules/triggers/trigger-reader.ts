@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { toAppError } from '../../common/errors';
+import { isStoreUnavailable, toAppError } from '../../common/errors';
 import { parseWire } from '../../common/validation';
 import { QueryRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
@@ -29,6 +29,8 @@ export class TriggerReader {
       const value = valueOf(result.rows, source.value.column, source.value.aggregate);
       return value === undefined ? { kind: 'no_data' } : met(value);
     } catch (error) {
+      // Not the condition's fault: the evaluation is abandoned and runs again once the database is back.
+      if (isStoreUnavailable(error)) throw error;
       const appError = toAppError(error);
       return { kind: 'error', message: `${appError.code}: ${appError.message}`.slice(0, 500) };
     }

@@ -155,12 +155,12 @@ export class TriggerRepository {
   }
 
   /** Extends the leases `lease.owner` still holds (evaluations running); one taken over meanwhile is not touched. */
-  async renewLeases(lease: Lease): Promise<number> {
+  async renewLeases(lease: Lease, ids?: readonly string[]): Promise<number> {
     return this.em
       .fork()
       .nativeUpdate(
         TriggerSchema,
-        { leaseOwner: lease.owner, leaseUntil: { $ne: null } },
+        { leaseOwner: lease.owner, leaseUntil: { $ne: null }, ...(ids ? { id: { $in: [...ids] } } : {}) },
         { leaseUntil: lease.until },
       );
   }

@@ -104,14 +104,31 @@ export class WebhookDeliveryRepository {
     });
   }
 
-  /** Extends the leases `lease.owner` still holds; one taken over by another replica meanwhile is not touched. */
-  async renewLeases(lease: Lease): Promise<number> {
-    return this.em
+  /**
+   * Extends the leases `lease.owner` still holds — only on `ids` when given, the deliveries it is really attempting;
+   * one taken over by another replica meanwhile is not touched.
+   */
+  async renewLeases(lease: Lease, ids?: readonly string[]): Promise<number> {
+    return this.em.fork().nativeUpdate(
+      WebhookDeliverySchema,
+      {
+        status: 'pending',
+        leaseOwner: lease.owner,
+        leaseUntil: { $ne: null },
+        ...(ids ? { id: { $in: [...ids] } } : {}),
+      },
+      { leaseUntil: lease.until },
+    );
+  }
+
+  /** Gives a claimed delivery back untouched (no attempt made), so the next claim takes it without waiting out the lease. */
+  async releaseLease(id: string, owner: string): Promise<void> {
+    await this.em
       .fork()
       .nativeUpdate(
         WebhookDeliverySchema,
-        { status: 'pending', leaseOwner: lease.owner, leaseUntil: { $ne: null } },
-        { leaseUntil: lease.until },
+        { id, status: 'pending', leaseOwner: owner, leaseUntil: { $ne: null } },
+        { leaseUntil: null },
       );
   }
 

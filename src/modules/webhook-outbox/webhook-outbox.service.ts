@@ -2,8 +2,8 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { EntityManager } from '@mikro-orm/sqlite';
 import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { WorkLeases } from '../../common/database';
-import { AppError } from '../../common/errors';
+import { retryWhileStoreUnavailable, WorkLeases } from '../../common/database';
+import { AppError, isStoreUnavailable } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { MetricsService } from '../../common/metrics/metrics.service';
 import { DELIVERY_TRANSPORT, DeliveryTransport, SendOutcome } from './delivery-transport';
@@ -31,7 +31,8 @@ export interface DeliveryView {
  */
 @Injectable()
 export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly active = new Set<Promise<void>>();
+  /** The attempts in flight, by delivery id. */
+  private readonly active = new Map<string, Promise<void>>();
   private readonly loop: BackgroundLoop;
   private readonly renewal: BackgroundLoop;
   private readonly outcomes;
@@ -75,7 +76,7 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
 
   async onApplicationShutdown(): Promise<void> {
     await this.loop.stop();
-    await Promise.allSettled([...this.active]);
+    await Promise.allSettled([...this.active.values()]);
     await this.renewal.stop();
   }
 
@@ -118,23 +119,42 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
         this.leases.leaseFrom(now),
       );
       for (const delivery of claimed) {
+        // Our own lease ran out while this attempt waited for the database: that attempt records it.
+        if (this.active.has(delivery.id)) continue;
         const attempt = this.attempt(delivery)
-          .catch((error: unknown) =>
-            this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed'),
-          )
+          .catch((error: unknown) => {
+            this.logger.error({ event: 'webhook_worker_failed', err: error }, 'worker failed');
+            if (isStoreUnavailable(error)) return this.giveBack(delivery);
+          })
           .finally(() => {
-            this.active.delete(attempt);
+            this.active.delete(delivery.id);
             this.loop.wake();
           });
-        this.active.add(attempt);
+        this.active.set(delivery.id, attempt);
       }
       if (claimed.length === 0) return;
     }
   }
 
+  /** The database went away before the attempt was recorded: the delivery is claimable again once it is back. */
+  private async giveBack(delivery: WebhookDelivery): Promise<void> {
+    try {
+      await retryWhileStoreUnavailable(
+        () => this.deliveries.releaseLease(delivery.id, this.leases.owner),
+        () => this.loop.isStopped,
+        () => undefined,
+      );
+    } catch (error) {
+      this.logger.error(
+        { event: 'webhook_lease_release_failed', delivery_id: delivery.id, err: error },
+        'could not release the lease; it runs out on its own',
+      );
+    }
+  }
+
   private async renewLeases(): Promise<void> {
     if (this.active.size === 0) return;
-    await this.deliveries.renewLeases(this.leases.leaseFrom(new Date()));
+    await this.deliveries.renewLeases(this.leases.leaseFrom(new Date()), [...this.active.keys()]);
   }
 
   private async attempt(delivery: WebhookDelivery): Promise<void> {
@@ -160,21 +180,36 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     const failedAttempts = delivery.attemptCount + 1;
     // The backoff counts from the end of the attempt: a receiver that hangs for the whole timeout still gets its pause.
     const next = this.nextState(outcome, failedAttempts, Date.now());
-    const recorded = await this.deliveries.recordAttempt(
-      delivery.id,
-      this.leases.owner,
-      {
-        attemptedAt,
-        durationMs: outcome.durationMs,
-        statusCode: outcome.kind === 'response' ? outcome.statusCode : undefined,
-        error:
-          outcome.kind === 'blocked'
-            ? `egress_blocked: ${outcome.reason}`
-            : outcome.kind === 'error'
-              ? outcome.error
-              : undefined,
-      },
-      next,
+    // The request went out: its outcome waits out a database outage rather than be lost and sent again.
+    const recorded = await retryWhileStoreUnavailable(
+      () =>
+        this.deliveries.recordAttempt(
+          delivery.id,
+          this.leases.owner,
+          {
+            attemptedAt,
+            durationMs: outcome.durationMs,
+            statusCode: outcome.kind === 'response' ? outcome.statusCode : undefined,
+            error:
+              outcome.kind === 'blocked'
+                ? `egress_blocked: ${outcome.reason}`
+                : outcome.kind === 'error'
+                  ? outcome.error
+                  : undefined,
+          },
+          next,
+        ),
+      () => this.loop.isStopped,
+      (error, attempt) =>
+        this.logger.warn(
+          {
+            event: 'webhook_attempt_waits_for_store',
+            delivery_id: delivery.id,
+            attempt,
+            reason: (error as Error).message,
+          },
+          'the database is unreachable; the attempt is recorded when it is back',
+        ),
     );
     if (!recorded) {
       this.logger.warn(
