@@ -45,27 +45,17 @@ function sample(metrics: string, line: string): number {
   });
 
   it('evaluates a trigger at once after a step back, and one slot only after a step forward', async () => {
-    const connector = await appliance.ok('POST', '/v1/connectors', {
-      name: 'stock',
-      connector_type: 'file',
-      config: { file_type: 'csv', content: 'sku,stock\nsku0,80' },
-    });
-    const dataset = await appliance.ok('POST', '/v1/data/connect', {
-      connection_type: 'file',
-      dataset_name: 'stock',
-      connection_id: connector.body.id,
-      visibility: 'private',
-    });
+    const datasetId = await appliance.stockDataset('sku,stock\nsku0,80');
     // 80 < 10 never holds: every slot is an evaluation without a fire.
     const created = await appliance.ok(
       'POST',
       '/v1/triggers',
-      queryTrigger(dataset.body.dataset_id as string, {
+      queryTrigger(datasetId, {
         schedule: { interval_s: INTERVAL_S },
         condition: {
           source: {
             kind: 'query',
-            dataset_id: dataset.body.dataset_id,
+            dataset_id: datasetId,
             query: { select: ['stock'], limit: 1 },
             value: { column: 'stock' },
           },

@@ -7,6 +7,7 @@ import {
 } from '../../src/modules/triggers/trigger-calibration';
 import { startWarmEngine, WarmEngine } from './support/engine-worker';
 import { checkProperty, runsOf } from './support/property';
+import { seededRandom } from '../support/seeded-random';
 
 /** The 95th percentile of the standard normal: the engine reads a normal's low/high as its 5th/95th percentiles. */
 const Z95 = 1.6448536269514722;
@@ -47,18 +48,11 @@ const scenarioArbitrary = fc.record({
 });
 
 /**
- * mulberry32: a small seeded generator, so a failing case replays from fast-check's seed alone. The seed is
- * scrambled first: small raw seeds (16) gave first draws far from uniform.
+ * Uniform draws replayable from fast-check's seed alone. The seed is scrambled first: small raw seeds (16) gave
+ * first draws far from uniform.
  */
 function uniforms(seed: number): () => number {
-  let state = Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) >>> 0);
 }
 
 /** One draw of a variable, as the engine defines its distribution (triangular: mode in the middle). */

@@ -1,5 +1,6 @@
 import { makeTempDir, HttpResult } from '../support/test-app';
-import { Appliance, seededRandom, sleep } from '../support/appliance';
+import { Appliance, sleep } from '../support/appliance';
+import { seededRandom } from '../support/seeded-random';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { waitUntil } from '../support/wait';
 import { pushTrigger, queryTrigger } from '../factories/triggers';
@@ -57,18 +58,7 @@ describe('triggers under a SIGKILL loop', () => {
     const random = seededRandom(SEED);
     await appliance.start();
     await appliance.signup('crash-loop@example.test');
-    const connector = await appliance.ok('POST', '/v1/connectors', {
-      name: 'stock',
-      connector_type: 'file',
-      config: { file_type: 'csv', content: 'sku,stock\nsku0,80' },
-    });
-    const dataset = await appliance.ok('POST', '/v1/data/connect', {
-      connection_type: 'file',
-      dataset_name: 'stock',
-      connection_id: connector.body.id,
-      visibility: 'private',
-    });
-    const datasetId = dataset.body.dataset_id as string;
+    const datasetId = await appliance.stockDataset('sku,stock\nsku0,80');
     const hook = (i: number) => `${receivers[i % 2].url}/fired`;
     const create = async (body: Record<string, unknown>) =>
       (await appliance.ok('POST', '/v1/triggers', body)).body.id as string;

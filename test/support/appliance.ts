@@ -62,6 +62,22 @@ export class Appliance {
     return res;
   }
 
+  /** A private dataset `stock` of the key's org from a file connector holding `csv`; returns the dataset id. */
+  async stockDataset(csv: string): Promise<string> {
+    const connector = await this.ok('POST', '/v1/connectors', {
+      name: 'stock',
+      connector_type: 'file',
+      config: { file_type: 'csv', content: csv },
+    });
+    const dataset = await this.ok('POST', '/v1/data/connect', {
+      connection_type: 'file',
+      dataset_name: 'stock',
+      connection_id: connector.body.id,
+      visibility: 'private',
+    });
+    return dataset.body.dataset_id as string;
+  }
+
   /** Signs up the first user and keeps its API key for the calls that follow. */
   async signup(email: string): Promise<void> {
     const res = await this.call('POST', '/auth/signup', {
@@ -72,18 +88,6 @@ export class Appliance {
     if (res.status !== 201) throw new Error(`signup: ${res.status} ${res.text}`);
     this.key = res.body.api_key.raw_key;
   }
-}
-
-/** mulberry32: a small seeded generator, so a crash run replays from its printed seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
