@@ -137,4 +137,62 @@ describe('BackgroundLoop', () => {
       expect(gate.runs()).toBe(1);
     });
   });
+
+  it('backs off while the database is unreachable, runs at once on a wake, and resets on success', async () => {
+    jest.useFakeTimers();
+    try {
+      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+        code: 'ECONNREFUSED',
+      });
+      let failing = true;
+      let runs = 0;
+      const loop = new BackgroundLoop(
+        () => {
+          runs += 1;
+          return failing ? Promise.reject(refused) : Promise.resolve();
+        },
+        1000,
+        () => undefined,
+      );
+      loop.start();
+      // Runs at 0, 1, 3, 7 and 15 s: each wait doubled, on the 1 s ticks; then every 10 s at most (25 s).
+      await jest.advanceTimersByTimeAsync(20_000);
+      expect(runs).toBe(5);
+      await jest.advanceTimersByTimeAsync(10_000);
+      expect(runs).toBe(6);
+
+      failing = false;
+      const beforeWake = runs;
+      loop.wake();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(runs).toBe(beforeWake + 1);
+      // Back to every interval.
+      await jest.advanceTimersByTimeAsync(3000);
+      expect(runs).toBe(beforeWake + 4);
+      await loop.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('keeps its interval when a run fails for another reason', async () => {
+    jest.useFakeTimers();
+    try {
+      let runs = 0;
+      const loop = new BackgroundLoop(
+        () => {
+          runs += 1;
+          return Promise.reject(new Error('disk full'));
+        },
+        1000,
+        () => undefined,
+      );
+      loop.start();
+      await jest.advanceTimersByTimeAsync(5000);
+      expect(runs).toBe(6);
+      await loop.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
