@@ -5,6 +5,7 @@ import { ConnectorsController } from '../../src/modules/connectors/connectors.co
 import { DatasetsController } from '../../src/modules/datasets/datasets.controller';
 import { isIdempotentRoute } from '../../src/modules/idempotency/idempotent.decorator';
 import { JobsController } from '../../src/modules/jobs/jobs.controller';
+import { TriggersController } from '../../src/modules/triggers/triggers.controller';
 import { WebhooksController } from '../../src/modules/webhooks/webhooks.controller';
 
 type Controller = abstract new (...args: never[]) => object;
@@ -34,8 +35,16 @@ describe('@Idempotent() routes', () => {
         ConnectorsController,
         DatasetsController,
         JobsController,
+        TriggersController,
         WebhooksController,
       ]),
-    ).toEqual(['POST /v1/api-keys', 'POST /v1/connectors', 'POST /v1/data/connect', 'POST /v1/jobs']);
+    ).toEqual([
+      'POST /v1/api-keys',
+      'POST /v1/connectors',
+      'POST /v1/data/connect',
+      'POST /v1/jobs',
+      'POST /v1/triggers',
+      'POST /v1/triggers/:id/fire',
+    ]);
   });
 });

@@ -6056,7 +6056,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_in_use */
+            /** @description conflict, idempotency_key_in_use */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6065,7 +6065,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_in_use";
+                            code?: "conflict" | "idempotency_key_in_use";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13843,8 +13843,7 @@ export interface operations {
     Triggers_fire: {
         parameters: {
             query?: never;
-            header: {
-                "idempotency-key": string;
+            header?: {
                 /**
                  * @description Makes a retry safe: the same key and body within 24 h replay the first success (`Idempotent-Replayed: true`). 1 to 255 printable ASCII characters, bare or as a quoted string. See docs/api.md, "Idempotency keys".
                  * @example "8e03978e-40d5-43e8-bc93-6894a57f9324"

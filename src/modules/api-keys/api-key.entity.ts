@@ -15,6 +15,8 @@ export interface ApiKeyEntity {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** The Idempotency-Key operation that created it (unique per organization), so a retry finds it. */
+  idempotencyId?: string | null;
 }
 
 export const ApiKeySchema = new EntitySchema<ApiKeyEntity>({
@@ -33,5 +35,6 @@ export const ApiKeySchema = new EntitySchema<ApiKeyEntity>({
     expiresAt: { type: 'string', nullable: true },
     revokedAt: { type: 'string', nullable: true },
     lastUsedAt: { type: 'string', nullable: true },
+    idempotencyId: { type: 'string', fieldName: 'idempotency_id', nullable: true },
   },
 });

@@ -22,6 +22,10 @@ export class ApiKeyRepository {
     return entity;
   }
 
+  findByIdempotency(orgId: string, idempotencyId: string): Promise<ApiKeyEntity | null> {
+    return this.em.fork().findOne(ApiKeySchema, { orgId, idempotencyId });
+  }
+
   findActiveByHash(keyHash: string): Promise<ApiKeyEntity | null> {
     return this.em.fork().findOne(ApiKeySchema, { keyHash, revokedAt: null });
   }

@@ -1,9 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Ip, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { AppError } from '../../common/errors';
 import { ApiErrors } from '../../common/openapi';
 import { CurrentPrincipal, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
-import { Idempotent } from '../idempotency/idempotency.types';
+import { Idempotent, IdempotencyOperation, IdempotentRetry } from '../idempotency/idempotency.types';
 import { actorOf } from '../audit/audit.types';
 import {
   ApiKeyListResponse,
@@ -31,7 +32,8 @@ export class ApiKeysController {
   })
   @HttpCode(201)
   @RequireRole('member')
-  @Idempotent()
+  @Idempotent<ApiKeysController>((keys, retry) => keys.created(retry))
+  @ApiErrors('conflict')
   @ApiOperation({
     summary: 'Create an API key',
     description: 'The secret `raw_key` is answered only here: store it.',
@@ -40,14 +42,31 @@ export class ApiKeysController {
     @CurrentPrincipal() principal: Principal,
     @Ip() ip: string,
     @Body() body: CreateApiKeyDto,
+    @IdempotencyOperation() operation: string | undefined,
   ): Promise<CreatedApiKeyResponse> {
     const key = await this.apiKeys.create(keyActor(principal, ip), {
       label: body.label,
       role: body.role,
       deviceLimit: body.device_limit,
       expiresAt: body.expires_at,
+      idempotencyId: operation,
     });
     return toCreatedApiKeyResponse(key);
+  }
+
+  /**
+   * A retried creation whose first run made the key but died before its answer was stored cannot answer it: the
+   * raw key is kept nowhere. It is refused, naming the key, rather than answered without its secret or run again.
+   */
+  async created(retry: IdempotentRetry): Promise<undefined> {
+    const key = await this.apiKeys.createdBy(retry.principal.orgId, retry.operationId);
+    if (!key) return undefined;
+    throw new AppError(
+      'conflict',
+      `The first request with this Idempotency-Key created API key ${key.id} (${key.keyPrefix}…), but the daemon ` +
+        'stopped before its answer was kept, and its secret is stored nowhere: revoke that key and create another ' +
+        'with a new Idempotency-Key.',
+    );
   }
 
   @Get()

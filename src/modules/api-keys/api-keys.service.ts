@@ -84,6 +84,7 @@ export class ApiKeysService {
         expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString(),
         revokedAt: null,
         lastUsedAt: null,
+        idempotencyId: input.idempotencyId ?? null,
       },
       tx,
     );
@@ -104,6 +105,12 @@ export class ApiKeysService {
       tx,
     );
     return { ...toView(entity), rawKey };
+  }
+
+  /** The key a creation with this Idempotency-Key operation made, without its secret (kept nowhere). */
+  async createdBy(orgId: string, idempotencyId: string): Promise<ApiKeyView | null> {
+    const entity = await this.repository.findByIdempotency(orgId, idempotencyId);
+    return entity ? toView(entity) : null;
   }
 
   async list(orgId: string): Promise<ApiKeyView[]> {

@@ -35,6 +35,8 @@ export interface NewApiKey {
   readonly role?: Role;
   readonly deviceLimit?: number;
   readonly expiresAt?: string;
+  /** The Idempotency-Key operation that creates it, recorded on the key so that `createdBy` finds it. */
+  readonly idempotencyId?: string;
 }
 
 /** The shape of a raw key, for the credential resolver's first look at a presented secret. */

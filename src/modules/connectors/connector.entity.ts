@@ -17,6 +17,8 @@ export interface ConnectorEntity {
   errorMessage?: string | null;
   errorType?: string | null;
   lastTestedAt?: string | null;
+  /** The Idempotency-Key operation that created it (unique per organization), so a retry finds it. */
+  idempotencyId?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -41,6 +43,7 @@ export const ConnectorSchema = new EntitySchema<ConnectorEntity>({
     errorMessage: { type: 'text', nullable: true, fieldName: 'error_message' },
     errorType: { type: 'string', nullable: true, fieldName: 'error_type' },
     lastTestedAt: { type: 'string', nullable: true, fieldName: 'last_tested_at' },
+    idempotencyId: { type: 'string', nullable: true, fieldName: 'idempotency_id' },
     createdAt: { type: 'string', fieldName: 'created_at' },
     updatedAt: { type: 'string', fieldName: 'updated_at' },
   },

@@ -25,6 +25,10 @@ export class ConnectorRepository {
     await em.flush();
   }
 
+  findByIdempotency(orgId: string, idempotencyId: string): Promise<ConnectorEntity | null> {
+    return this.em.fork().findOne(ConnectorSchema, { orgId, idempotencyId });
+  }
+
   async findForOrg(orgId: string, id: string): Promise<ConnectorEntity | null> {
     return this.em.fork().findOne(ConnectorSchema, { id, orgId });
   }

@@ -13,7 +13,7 @@ import { ACCEPTS_ANY_BODY } from '../../common/http';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
-import { Idempotent } from '../idempotency/idempotency.types';
+import { Idempotent, IdempotencyOperation, IdempotentRetry } from '../idempotency/idempotency.types';
 import { ACCEPTED_TYPE_NAMES, describeConnectorTypes } from './connector-types';
 import { ConnectorTypesResponse } from './connector-types.dto';
 import { ConnectorUploads, UploadedFile } from './connector-uploads';
@@ -76,7 +76,7 @@ export class ConnectorsController {
 
   @Post()
   @RequireRole('member')
-  @Idempotent()
+  @Idempotent<ConnectorsController>((connectors, retry) => connectors.created(retry))
   @ApiCreatedResponse({ type: ConnectorResponse, description: 'The connector, `untested`.' })
   @ApiErrors('invalid_type')
   @ApiOperation({
@@ -87,10 +87,17 @@ export class ConnectorsController {
   async create(
     @CurrentPrincipal() p: Principal,
     @Body() body: CreateConnectorRequest,
+    @IdempotencyOperation() operation: string | undefined,
   ): Promise<ConnectorResponse> {
     return toConnectorResponse(
-      await this.connectors.create(p.orgId, body.name, body.connector_type, body.config ?? {}),
+      await this.connectors.create(p.orgId, body.name, body.connector_type, body.config ?? {}, operation),
     );
+  }
+
+  /** The connector an earlier run of a retried creation made, as it is now. */
+  async created(retry: IdempotentRetry): Promise<ConnectorResponse | undefined> {
+    const connector = await this.connectors.createdBy(retry.principal.orgId, retry.operationId);
+    return connector ? toConnectorResponse(connector) : undefined;
   }
 
   @Get()

@@ -114,7 +114,14 @@ export class ConnectorsService {
     return normalizeConfig(resolveConnectorType(connectorType), config);
   }
 
-  async create(orgId: string, name: string, connectorType: unknown, rawConfig: unknown): Promise<Connector> {
+  /** `idempotencyId`: the Idempotency-Key operation, recorded on the connector so that `createdBy` finds it. */
+  async create(
+    orgId: string,
+    name: string,
+    connectorType: unknown,
+    rawConfig: unknown,
+    idempotencyId?: string,
+  ): Promise<Connector> {
     const resolved = resolveConnectorType(connectorType);
     const config = normalizeConfig(resolved, rawConfig);
     const now = new Date().toISOString();
@@ -131,6 +138,7 @@ export class ConnectorsService {
       errorMessage: null,
       errorType: null,
       lastTestedAt: null,
+      idempotencyId: idempotencyId ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -140,6 +148,11 @@ export class ConnectorsService {
       'connector created',
     );
     return this.open(entity);
+  }
+
+  async createdBy(orgId: string, idempotencyId: string): Promise<Connector | null> {
+    const entity = await this.repository.findByIdempotency(orgId, idempotencyId);
+    return entity ? this.open(entity) : null;
   }
 
   /** The connector of this organization; another organization's (or none) → 404 not_found. */

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
 import { OBJECT_STORE_TYPES, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetShapeError } from './dataset-file-writer';
+import { DatasetRecord } from './dataset.entity';
 import { ConnectDataDto, DataConnectResponse, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';
 
@@ -63,6 +65,17 @@ function acceptsType(connectionType: string, provider: string | undefined, conne
   }
 }
 
+function readyResult(record: DatasetRecord): DataConnectResponse {
+  return {
+    status: 'ready',
+    dataset_id: record.id,
+    dataset_name: record.datasetName,
+    version: record.version,
+    schema_summary: { rows: record.rowCount, columns: record.columnCount },
+    connection_id: record.connectionId ?? '',
+  };
+}
+
 /** `POST /v1/data/connect`: reads a connector's rows (through the connectors module) into a new dataset version. */
 @Injectable()
 export class DataConnectService {
@@ -72,7 +85,12 @@ export class DataConnectService {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  async connect(principal: Principal, request: ConnectDataDto): Promise<DataConnectResponse> {
+  /** `idempotencyId`: the Idempotency-Key operation, recorded on the new version so that `connectedBy` finds it. */
+  async connect(
+    principal: Principal,
+    request: ConnectDataDto,
+    idempotencyId?: string,
+  ): Promise<DataConnectResponse> {
     const visibility: Visibility = request.visibility ?? 'private';
     if (visibility === 'shared') {
       requireRole(principal, 'admin', 'Sharing a dataset with every organization needs the admin role.');
@@ -143,21 +161,17 @@ export class DataConnectService {
             ...recorded,
           },
           createdBy: principal.keyId ?? principal.userId ?? null,
+          idempotencyId,
         },
         this.connectors.readRows(principal.orgId, connector.id, selection),
       );
-      return {
-        status: 'ready',
-        dataset_id: record.id,
-        dataset_name: record.datasetName,
-        version: record.version,
-        schema_summary: { rows: record.rowCount, columns: record.columnCount },
-        connection_id: connector.id,
-      };
+      return readyResult(record);
     } catch (error) {
       if (isStorageExhausted(error) || (error instanceof AppError && error.code === 'insufficient_storage')) {
         throw error;
       }
+      // An earlier run of the same Idempotency-Key operation catalogued its version first: that one answers.
+      if (error instanceof UniqueConstraintViolationException) throw error;
       const message = this.failureMessage(error);
       this.logger.warn(
         {
@@ -170,6 +184,12 @@ export class DataConnectService {
       );
       return { status: 'failed', dataset_name: request.dataset_name, connection_id: connector.id, message };
     }
+  }
+
+  /** The answer for the version an earlier run of a retried connect catalogued, if it got that far. */
+  async connectedBy(principal: Principal, idempotencyId: string): Promise<DataConnectResponse | undefined> {
+    const record = await this.datasets.ingestedBy(principal.orgId, idempotencyId);
+    return record ? readyResult(record) : undefined;
   }
 
   private failureMessage(error: unknown): string {

@@ -19,6 +19,8 @@ export interface DatasetRecord {
   /** JSON: formula columns, [{name, expression}]. */
   formulasJson: string;
   createdBy: string | null;
+  /** The Idempotency-Key operation that connected it (unique per organization), so a retry finds it. */
+  idempotencyId?: string | null;
   /** RFC 3339; also the snapshot time that natural-language date words are relative to. */
   ingestedAt: string;
   updatedAt: string;
@@ -42,6 +44,7 @@ export const DatasetSchema = new EntitySchema<DatasetRecord>({
     schemaJson: { type: 'text', fieldName: 'schema_json' },
     formulasJson: { type: 'text', fieldName: 'formulas_json' },
     createdBy: { type: 'string', fieldName: 'created_by', nullable: true },
+    idempotencyId: { type: 'string', fieldName: 'idempotency_id', nullable: true },
     ingestedAt: { type: 'string', fieldName: 'ingested_at' },
     updatedAt: { type: 'string', fieldName: 'updated_at' },
   },

@@ -41,6 +41,10 @@ export class DatasetRepository {
     return (rows[0]?.version ?? 0) + 1;
   }
 
+  findByIdempotency(orgId: string, idempotencyId: string): Promise<DatasetRecord | null> {
+    return this.em.fork().findOne(DatasetSchema, { orgId, idempotencyId });
+  }
+
   /** A dataset the org owns, or a shared one when `includeShared`. */
   async findVisible(orgId: string, id: string, includeShared: boolean): Promise<DatasetRecord | null> {
     const record = await this.em.fork().findOne(DatasetSchema, { id });

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation } fro
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
-import { Idempotent } from '../idempotency/idempotency.types';
+import { Idempotent, IdempotencyOperation, IdempotentRetry } from '../idempotency/idempotency.types';
 import {
   CompactDatasetResponse,
   ConnectDataDto,
@@ -35,7 +35,7 @@ export class DatasetsController {
 
   @Post('connect')
   @HttpCode(200)
-  @Idempotent()
+  @Idempotent<DatasetsController>((datasets, retry) => datasets.connected(retry))
   @ApiOkResponse({
     type: DataConnectResponse,
     description: '`ready` with the new version, or `failed` when the source could not be read.',
@@ -49,8 +49,14 @@ export class DatasetsController {
   connect(
     @CurrentPrincipal() principal: Principal,
     @Body() body: ConnectDataDto,
+    @IdempotencyOperation() operation: string | undefined,
   ): Promise<DataConnectResponse> {
-    return this.connector.connect(principal, body);
+    return this.connector.connect(principal, body, operation);
+  }
+
+  /** The version an earlier run of a retried connect catalogued. */
+  connected(retry: IdempotentRetry): Promise<DataConnectResponse | undefined> {
+    return this.connector.connectedBy(retry.principal, retry.operationId);
   }
 
   @Get()

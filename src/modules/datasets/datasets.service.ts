@@ -41,6 +41,8 @@ export interface IngestRequest {
   /** What was read, recorded with the dataset (never credentials). */
   readonly source: Record<string, unknown>;
   readonly createdBy: string | null;
+  /** The Idempotency-Key operation that reads it, recorded on the version so that `ingestedBy` finds it. */
+  readonly idempotencyId?: string;
 }
 
 export interface ListOptions {
@@ -189,6 +191,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       schemaJson: JSON.stringify({ columns: written.columns, queryHints: queryHints(written.columns) }),
       formulasJson: '[]',
       createdBy: request.createdBy,
+      idempotencyId: request.idempotencyId ?? null,
       ingestedAt: now,
       updatedAt: now,
     };
@@ -233,6 +236,11 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** Versions are numbered per org and name; a concurrent ingest of the same name takes the next number. */
+  /** The version an ingest with this Idempotency-Key operation catalogued, if any. */
+  ingestedBy(orgId: string, idempotencyId: string): Promise<DatasetRecord | null> {
+    return this.datasets.findByIdempotency(orgId, idempotencyId);
+  }
+
   private async insertNextVersion(record: DatasetRecord): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       record.version = await this.datasets.nextVersion(record.orgId, record.datasetName);
@@ -240,7 +248,8 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
         await this.datasets.insert(record);
         return;
       } catch (error) {
-        if (attempt >= 5 || !/unique/i.test(String(error))) throw error;
+        // Another version took the number; a version with this idempotency operation is not retried.
+        if (attempt >= 5 || !/unique/i.test(String(error)) || /idempotency/i.test(String(error))) throw error;
       }
     }
   }

@@ -16,6 +16,12 @@ export interface IdempotencyRecord {
   leaseToken: string;
   /** While in flight: when the claim lapses if the request that holds it stops renewing it (e.g. a crash). */
   leaseUntil: Date;
+  /**
+   * The operation the key stands for, recorded by the route on what it creates: random at the key's first use, kept
+   * when a lapsed claim is taken over (its retry is the same operation), new once the key expired. Null on records
+   * made before it existed.
+   */
+  operationId: string | null;
   statusCode: number | null;
   responseSealed: string | null;
   createdAt: Date;
@@ -32,6 +38,7 @@ export const IdempotencyRecordSchema = new EntitySchema<IdempotencyRecord>({
     state: { type: 'string' },
     leaseToken: { type: 'string', fieldName: 'lease_token' },
     leaseUntil: { type: 'Date', fieldName: 'lease_until' },
+    operationId: { type: 'string', fieldName: 'operation_id', nullable: true },
     statusCode: { type: 'integer', fieldName: 'status_code', nullable: true },
     responseSealed: { type: 'text', fieldName: 'response_sealed', nullable: true },
     createdAt: { type: 'Date', fieldName: 'created_at' },

@@ -1,11 +1,14 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { FastifyReply } from 'fastify';
-import { catchError, defer, finalize, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import { catchError, defer, finalize, from, mergeMap, Observable, of } from 'rxjs';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { principalOf, RequestWithPrincipal } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyClaim, IdempotencyService } from './idempotency.service';
+import { findCreatedOf, IdempotentRetry, setIdempotencyOperation } from './idempotent-route';
 
 /** Set on an answer that is the stored first answer of an earlier request with the same Idempotency-Key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
@@ -21,11 +24,18 @@ function callerOf(principal: Principal): string {
  * Runs after the guards (so the caller and its organization are known) and around the validation pipe and the
  * handler: the claim is taken before the body is validated, and an error anywhere inside releases it. The answer is
  * stored before it is sent, so an answer the client never receives is still there for its retry.
+ *
+ * The one gap that leaves is a daemon dying between the handler's commit and the stored answer. The handler records
+ * the claim's operation id on what it creates, in its own transaction, under a unique index; a retry that resumes a
+ * lapsed claim first asks the route for what carries that id (`FindCreated`) and answers it, so nothing is created
+ * twice. A run that still loses the race (the first run was only stalled, and commits after the retry looked) fails
+ * on the unique index, and is answered the same way.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly idempotency: IdempotencyService,
+    private readonly moduleRef: ModuleRef,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
@@ -47,14 +57,30 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }),
     ).pipe(
       mergeMap((outcome) => {
-        if (outcome.kind === 'claimed') return this.runOnce(outcome.claim, next, reply);
-        void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
-        return of(outcome.body);
+        if (outcome.kind === 'replay') return of(this.replayed(reply, outcome.body));
+        const { claim } = outcome;
+        setIdempotencyOperation(request, claim.operationId);
+        const retry: IdempotentRetry = {
+          principal,
+          params: (request.params ?? {}) as Record<string, string>,
+          operationId: claim.operationId,
+        };
+        const run = () => this.runOnce(claim, next, reply, () => this.findCreated(context, retry));
+        if (!outcome.resumed) return run();
+        return from(this.findCreated(context, retry)).pipe(
+          catchError((error: unknown) => from(this.releaseAndThrow(claim, error))),
+          mergeMap((found) => (found === undefined ? run() : from(this.answerCreated(claim, reply, found)))),
+        );
       }),
     );
   }
 
-  private runOnce(claim: IdempotencyClaim, next: CallHandler, reply: FastifyReply): Observable<unknown> {
+  private runOnce(
+    claim: IdempotencyClaim,
+    next: CallHandler,
+    reply: FastifyReply,
+    findCreated: () => Promise<unknown>,
+  ): Observable<unknown> {
     const renewal = setInterval(() => {
       this.idempotency.renew(claim).catch((error: unknown) => {
         this.logger.error(
@@ -65,14 +91,53 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }, RENEW_EVERY_MS);
     renewal.unref();
     return next.handle().pipe(
-      catchError((error: unknown) =>
-        from(this.idempotency.release(claim)).pipe(mergeMap(() => throwError(() => error))),
-      ),
       mergeMap(async (body: unknown) => {
         await this.idempotency.complete(claim, reply.statusCode, body);
         return body;
       }),
+      catchError((error: unknown) => from(this.afterFailure(claim, reply, error, findCreated))),
       finalize(() => clearInterval(renewal)),
     );
+  }
+
+  /** A run that failed releases the key, unless it lost to an earlier run of the same request: then that answers. */
+  private async afterFailure(
+    claim: IdempotencyClaim,
+    reply: FastifyReply,
+    error: unknown,
+    findCreated: () => Promise<unknown>,
+  ): Promise<unknown> {
+    if (error instanceof UniqueConstraintViolationException) {
+      const found = await findCreated().catch(() => undefined);
+      if (found !== undefined) return this.answerCreated(claim, reply, found);
+    }
+    return this.releaseAndThrow(claim, error);
+  }
+
+  private async releaseAndThrow(claim: IdempotencyClaim, error: unknown): Promise<never> {
+    await this.idempotency.release(claim);
+    throw error;
+  }
+
+  /** What an earlier run of the request created is its answer: stored, then sent as a replay. */
+  private async answerCreated(
+    claim: IdempotencyClaim,
+    reply: FastifyReply,
+    found: unknown,
+  ): Promise<unknown> {
+    await this.idempotency.complete(claim, reply.statusCode, found);
+    return this.replayed(reply, found);
+  }
+
+  private replayed(reply: FastifyReply, body: unknown): unknown {
+    void reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return body;
+  }
+
+  private findCreated(context: ExecutionContext, retry: IdempotentRetry): Promise<unknown> {
+    const find = findCreatedOf(context.getHandler());
+    if (!find) throw new Error('an idempotent route without FindCreated');
+    const controller: unknown = this.moduleRef.get(context.getClass(), { strict: false });
+    return find(controller, retry);
   }
 }

@@ -9,6 +9,7 @@ export interface NewClaim {
   readonly fingerprint: string;
   readonly leaseToken: string;
   readonly leaseUntil: Date;
+  readonly operationId: string;
   readonly now: Date;
   readonly expiresAt: Date;
 }
@@ -95,6 +96,7 @@ export class IdempotencyRepository {
       state: 'in_flight' as const,
       leaseToken: claim.leaseToken,
       leaseUntil: claim.leaseUntil,
+      operationId: claim.operationId,
       statusCode: null,
       responseSealed: null,
       createdAt: claim.now,

@@ -5,7 +5,6 @@ import { canonicalJson } from '../../common/crypto/canonical-json';
 import { SecretVault, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { parseIdempotencyKey } from './idempotency-key';
 import { idempotencyResponseAad, IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyRepository, NewClaim } from './idempotency.repository';
 
@@ -34,29 +33,17 @@ export interface IdempotentRequest {
 export interface IdempotencyClaim {
   readonly id: string;
   readonly leaseToken: string;
+  /** What the route records on what it creates (`IdempotencyRecord.operationId`). */
+  readonly operationId: string;
 }
 
 export type IdempotencyOutcome =
-  | { readonly kind: 'claimed'; readonly claim: IdempotencyClaim }
+  /** `resumed`: an earlier run of this request held the key and died; it may have created the thing already. */
+  | { readonly kind: 'claimed'; readonly claim: IdempotencyClaim; readonly resumed: boolean }
   | { readonly kind: 'replay'; readonly statusCode: number; readonly body: unknown };
 
 export function idempotencyRecordId(orgId: string, key: string): string {
   return sha256Hex(`${orgId}\n${key}`);
-}
-
-/**
- * The identity of the Idempotency-Key a request carries (what its record is stored under), or undefined without a
- * valid one: a handler that records it beside what it creates, in the same transaction, can find that creation again
- * when the request is retried after its daemon died before the answer was stored.
- */
-export function idempotencyIdOf(orgId: string, header: string | string[] | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  try {
-    const key = parseIdempotencyKey(header);
-    return key === undefined ? undefined : idempotencyRecordId(orgId, key);
-  } catch {
-    return undefined;
-  }
 }
 
 export function requestFingerprint(request: IdempotentRequest): string {
@@ -90,23 +77,24 @@ export class IdempotencyService {
     const fingerprint = requestFingerprint(request);
     for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
       const claim = this.newClaim(id, request.orgId, fingerprint);
-      if (await this.records.insertClaim(claim)) return this.claimed(claim);
+      if (await this.records.insertClaim(claim)) return this.claimed(claim, false);
       const seen = await this.records.find(id);
       if (!seen) continue;
       const now = claim.now;
       if (seen.expiresAt <= now) {
-        if (await this.records.takeOver(seen, claim)) return this.claimed(claim);
+        if (await this.records.takeOver(seen, claim)) return this.claimed(claim, false);
         continue;
       }
       if (seen.fingerprint !== fingerprint) throw new AppError('idempotency_key_reused');
       if (seen.state === 'completed') return this.replay(seen);
       if (seen.leaseUntil > now) throw this.inUse();
-      if (await this.records.takeOver(seen, claim)) {
+      const resumed = { ...claim, operationId: seen.operationId ?? claim.operationId };
+      if (await this.records.takeOver(seen, resumed)) {
         this.logger.warn(
           { event: 'idempotency_claim_lapsed', org_id: request.orgId, route: request.route },
-          'an in-flight request was never finished (daemon stopped?): its retry runs again',
+          'an in-flight request was never finished (daemon stopped?): its retry resumes it',
         );
-        return this.claimed(claim);
+        return this.claimed(resumed, true);
       }
     }
     throw this.inUse();
@@ -143,6 +131,7 @@ export class IdempotencyService {
       fingerprint,
       leaseToken: randomBytes(16).toString('hex'),
       leaseUntil: this.leaseUntil(now),
+      operationId: randomBytes(16).toString('hex'),
       now,
       expiresAt: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
     };
@@ -152,8 +141,9 @@ export class IdempotencyService {
     return new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
   }
 
-  private claimed(claim: NewClaim): IdempotencyOutcome {
-    return { kind: 'claimed', claim: { id: claim.id, leaseToken: claim.leaseToken } };
+  private claimed(claim: NewClaim, resumed: boolean): IdempotencyOutcome {
+    const { id, leaseToken, operationId } = claim;
+    return { kind: 'claimed', claim: { id, leaseToken, operationId }, resumed };
   }
 
   private replay(record: IdempotencyRecord): IdempotencyOutcome {

@@ -1,8 +1,6 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
-
-/** Route metadata marking a handler that honours Idempotency-Key, for whatever documents the routes. */
-export const IDEMPOTENT_ROUTE = 'idempotency:route';
+import { FindCreated, findCreatedOf, IDEMPOTENT_ROUTE } from './idempotent-route';
 
 /** The error codes an idempotent route answers for its key, beside the route's own. */
 export const IDEMPOTENCY_ERROR_CODES = [
@@ -13,12 +11,13 @@ export const IDEMPOTENCY_ERROR_CODES = [
 
 /**
  * Makes a POST that creates something honour the Idempotency-Key header (docs/api.md, "Idempotency keys"). The
- * route must be protected: keys are scoped to the caller's organization.
+ * route must be protected: keys are scoped to the caller's organization. The handler records its
+ * `@IdempotencyOperation()` on what it creates, and `findCreated` finds it again by that id.
  */
-export const Idempotent = (): MethodDecorator =>
-  applyDecorators(SetMetadata(IDEMPOTENT_ROUTE, true), UseInterceptors(IdempotencyInterceptor));
+export const Idempotent = <C>(findCreated: FindCreated<C>): MethodDecorator =>
+  applyDecorators(SetMetadata(IDEMPOTENT_ROUTE, findCreated), UseInterceptors(IdempotencyInterceptor));
 
 /** Whether a route handler (a controller method) carries @Idempotent(). */
 export function isIdempotentRoute(handler: object): boolean {
-  return Reflect.getMetadata(IDEMPOTENT_ROUTE, handler) === true;
+  return findCreatedOf(handler) !== undefined;
 }

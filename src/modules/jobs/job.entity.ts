@@ -21,6 +21,8 @@ export interface Job {
   /** The replica running it (`WorkLeases.owner`), and until when its claim holds unless renewed. */
   leaseOwner?: string | null;
   leaseUntil?: Date | null;
+  /** The Idempotency-Key operation that submitted it (unique per organization), so a retry finds it. */
+  idempotencyId?: string | null;
 }
 
 export const JobSchema = new EntitySchema<Job>({
@@ -41,5 +43,6 @@ export const JobSchema = new EntitySchema<Job>({
     attempts: { type: 'integer' },
     leaseOwner: { type: 'text', fieldName: 'lease_owner', nullable: true },
     leaseUntil: { type: 'Date', fieldName: 'lease_until', nullable: true },
+    idempotencyId: { type: 'string', fieldName: 'idempotency_id', nullable: true },
   },
 });

@@ -3,15 +3,15 @@ import { ApiAcceptedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagge
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
-import { Idempotent } from '../idempotency/idempotency.types';
+import { Idempotent, IdempotencyOperation, IdempotentRetry } from '../idempotency/idempotency.types';
 import {
   JobListQuery,
   JobListResponse,
   JobResponse,
-  pollUrl,
   SubmitJobDto,
   SubmittedJobResponse,
   toJobResponse,
+  toSubmittedJobResponse,
 } from './jobs.dto';
 import { JobsService } from './jobs.service';
 
@@ -23,7 +23,7 @@ export class JobsController {
   @RequireRole('member')
   @Post()
   @HttpCode(202)
-  @Idempotent()
+  @Idempotent<JobsController>((jobs, retry) => jobs.submitted(retry))
   @ApiAcceptedResponse({ type: SubmittedJobResponse, description: 'Queued; poll poll_url for the result.' })
   @ApiOperation({
     summary: 'Submit a simulation job',
@@ -33,9 +33,16 @@ export class JobsController {
   async submit(
     @CurrentPrincipal() principal: Principal,
     @Body() body: SubmitJobDto,
+    @IdempotencyOperation() operation: string | undefined,
   ): Promise<SubmittedJobResponse> {
-    const job = await this.jobs.submit(principal.orgId, body.request, body.callback_url);
-    return { job_id: job.id, poll_url: pollUrl(job), status: job.status };
+    const job = await this.jobs.submit(principal.orgId, body.request, body.callback_url, operation);
+    return toSubmittedJobResponse(job);
+  }
+
+  /** The job an earlier run of a retried submission queued (its status is today's). */
+  async submitted(retry: IdempotentRetry): Promise<SubmittedJobResponse | undefined> {
+    const job = await this.jobs.submittedBy(retry.principal.orgId, retry.operationId);
+    return job ? toSubmittedJobResponse(job) : undefined;
   }
 
   @Get()

@@ -89,3 +89,7 @@ export function toJobResponse(job: Job): JobResponse {
 export function pollUrl(job: Job): string {
   return `/v1/jobs/${job.id}`;
 }
+
+export function toSubmittedJobResponse(job: Job): SubmittedJobResponse {
+  return { job_id: job.id, poll_url: pollUrl(job), status: job.status };
+}

@@ -55,10 +55,17 @@ export class JobsRepository {
    * One autocommitted insert. Not batched (`sharedWrite`): the submitter waits for it, and on SQLite a shared
    * transaction made it wait for every write queued ahead (the bench submitted at two thirds of the rate).
    */
-  async create(orgId: string, request: unknown, callbackUrl: string | undefined, now: Date): Promise<Job> {
+  async create(
+    orgId: string,
+    request: unknown,
+    callbackUrl: string | undefined,
+    now: Date,
+    idempotencyId?: string,
+  ): Promise<Job> {
     const job: Job = {
       id: newJobId(now.getTime()),
       orgId,
+      idempotencyId: idempotencyId ?? null,
       status: 'queued',
       request: JSON.stringify(request),
       callbackUrl: callbackUrl ?? null,
@@ -78,6 +85,10 @@ export class JobsRepository {
 
   async findForOrg(orgId: string, id: string): Promise<Job | null> {
     return this.em.fork().findOne(JobSchema, { id, orgId });
+  }
+
+  findByIdempotency(orgId: string, idempotencyId: string): Promise<Job | null> {
+    return this.em.fork().findOne(JobSchema, { orgId, idempotencyId });
   }
 
   async listForOrg(orgId: string, limit: number, cursor?: string): Promise<JobPage> {

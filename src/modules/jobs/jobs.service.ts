@@ -21,12 +21,22 @@ export class JobsService {
     private readonly simulation: SimulationService,
   ) {}
 
-  async submit(orgId: string, request: SimulateRequest, callbackUrl: string | undefined): Promise<Job> {
+  /** `idempotencyId`: the Idempotency-Key operation, recorded on the job so that `submittedBy` finds it. */
+  async submit(
+    orgId: string,
+    request: SimulateRequest,
+    callbackUrl: string | undefined,
+    idempotencyId?: string,
+  ): Promise<Job> {
     if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl);
     const prepared = this.simulation.prepare(request);
-    const job = await this.jobs.create(orgId, prepared, callbackUrl, new Date());
+    const job = await this.jobs.create(orgId, prepared, callbackUrl, new Date(), idempotencyId);
     this.runner.wake();
     return job;
+  }
+
+  submittedBy(orgId: string, idempotencyId: string): Promise<Job | null> {
+    return this.jobs.findByIdempotency(orgId, idempotencyId);
   }
 
   async get(orgId: string, id: string): Promise<Job> {

@@ -37,6 +37,8 @@ export interface Trigger {
   /** Who is evaluating the trigger now, until when (a lease, so several daemons can share the work). */
   leaseOwner?: string | null;
   leaseUntil?: Date | null;
+  /** The Idempotency-Key operation that created it (unique per organization), so a retry finds it. */
+  idempotencyId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -73,6 +75,7 @@ export const TriggerSchema = new EntitySchema<Trigger>({
     generation: { type: 'integer' },
     leaseOwner: { type: 'string', fieldName: 'lease_owner', nullable: true },
     leaseUntil: { type: 'Date', fieldName: 'lease_until', nullable: true },
+    idempotencyId: { type: 'string', fieldName: 'idempotency_id', nullable: true },
     createdAt: { type: 'Date', fieldName: 'created_at' },
     updatedAt: { type: 'Date', fieldName: 'updated_at' },
   },
@@ -84,7 +87,7 @@ export interface TriggerFire {
   orgId: string;
   /** The scheduled slot (ISO time) or `manual:<fire id>`: unique per trigger, so a slot fires at most once. */
   slot: string;
-  /** For a fire call made with an Idempotency-Key: the key's identity (unique per trigger), so a retry finds it. */
+  /** The Idempotency-Key operation of a fire call (unique per trigger), so a retry finds it. */
   idempotencyId?: string | null;
   firedAt: Date;
   conditionMet: boolean;

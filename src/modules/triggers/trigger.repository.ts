@@ -67,6 +67,10 @@ export class TriggerRepository {
     return trigger;
   }
 
+  findByIdempotency(orgId: string, idempotencyId: string): Promise<Trigger | null> {
+    return this.em.fork().findOne(TriggerSchema, { orgId, idempotencyId });
+  }
+
   findForOrg(orgId: string, id: string): Promise<Trigger | null> {
     return this.em.fork().findOne(TriggerSchema, { id, orgId });
   }
@@ -235,7 +239,7 @@ export class TriggerRepository {
     });
   }
 
-  /** The fire a call with this Idempotency-Key identity recorded on the trigger, if any. */
+  /** The fire a call with this Idempotency-Key operation recorded on the trigger, if any. */
   findFireByIdempotency(
     orgId: string,
     triggerId: string,

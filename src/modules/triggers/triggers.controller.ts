@@ -1,10 +1,9 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
-import { idempotencyIdOf } from '../idempotency/idempotency.service';
-import { Idempotent } from '../idempotency/idempotency.types';
+import { Idempotent, IdempotencyOperation, IdempotentRetry } from '../idempotency/idempotency.types';
 import {
   CalibrationResponse,
   CreateTriggerDto,
@@ -34,15 +33,22 @@ export class TriggersController {
   @RequireRole('member')
   @Post()
   @HttpCode(201)
-  @Idempotent()
+  @Idempotent<TriggersController>((triggers, retry) => triggers.created(retry))
   @ApiCreatedResponse({ type: TriggerResponse })
   @ApiErrors('dataset_not_found', 'query_not_understood')
   @ApiOperation({ summary: 'Create a trigger' })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTriggerDto,
+    @IdempotencyOperation() operation: string | undefined,
   ): Promise<TriggerResponse> {
-    return toTriggerResponse(await this.triggers.create(principal.orgId, body));
+    return toTriggerResponse(await this.triggers.create(principal.orgId, body, operation));
+  }
+
+  /** The trigger an earlier run of a retried creation made, as it is now. */
+  async created(retry: IdempotentRetry): Promise<TriggerResponse | undefined> {
+    const trigger = await this.triggers.createdBy(retry.principal.orgId, retry.operationId);
+    return trigger ? toTriggerResponse(trigger) : undefined;
   }
 
   @Get()
@@ -86,7 +92,7 @@ export class TriggersController {
   @RequireRole('member')
   @Post(':id/fire')
   @HttpCode(200)
-  @Idempotent()
+  @Idempotent<TriggersController>((triggers, retry) => triggers.fired(retry))
   @ApiOkResponse({
     type: FireResponse,
     description: 'The fire; condition_met false when the condition did not hold.',
@@ -101,10 +107,15 @@ export class TriggersController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() body: FireTriggerDto,
-    @Headers('idempotency-key') idempotencyKey?: string,
+    @IdempotencyOperation() operation: string | undefined,
   ): Promise<FireResponse> {
-    const idempotencyId = idempotencyIdOf(principal.orgId, idempotencyKey);
-    return toFireResponse(await this.triggers.fire(principal.orgId, id, body.current_value, idempotencyId));
+    return toFireResponse(await this.triggers.fire(principal.orgId, id, body.current_value, operation));
+  }
+
+  /** The fire an earlier run of a retried fire call made. */
+  async fired(retry: IdempotentRetry): Promise<FireResponse | undefined> {
+    const fire = await this.triggers.firedBy(retry.principal.orgId, retry.params.id, retry.operationId);
+    return fire ? toFireResponse(fire) : undefined;
   }
 
   @Post(':id/evaluate')

@@ -50,7 +50,8 @@ export class TriggersService {
     private readonly clock: Clock,
   ) {}
 
-  async create(orgId: string, body: CreateTriggerDto): Promise<Trigger> {
+  /** `idempotencyId`: the Idempotency-Key operation, recorded on the trigger so that `createdBy` finds it. */
+  async create(orgId: string, body: CreateTriggerDto, idempotencyId?: string): Promise<Trigger> {
     const condition = toStoredCondition(body.condition);
     await this.checkSource(orgId, condition);
     const schedule = toStoredSchedule(body.schedule);
@@ -78,11 +79,21 @@ export class TriggersService {
         consecutiveErrors: 0,
         skippedSlots: 0,
         generation: 0,
+        idempotencyId: idempotencyId ?? null,
       },
       now,
     );
     this.evaluator.wake();
     return created;
+  }
+
+  createdBy(orgId: string, idempotencyId: string): Promise<Trigger | null> {
+    return this.triggers.findByIdempotency(orgId, idempotencyId);
+  }
+
+  /** The fire a fire call with this Idempotency-Key operation made, if any. */
+  firedBy(orgId: string, id: string, idempotencyId: string): Promise<TriggerFire | null> {
+    return this.triggers.findFireByIdempotency(orgId, id, idempotencyId);
   }
 
   async get(orgId: string, id: string): Promise<Trigger> {
@@ -147,7 +158,8 @@ export class TriggersService {
 
   /**
    * A fire call: its own slot, never deduplicated against the schedule (a retry with the same Idempotency-Key is
-   * the same fire). for_s, the cooldown and the keep-firing window do not apply: a condition that holds fires.
+   * the same fire: `idempotencyId` is recorded on it for `firedBy`). for_s, the cooldown and the keep-firing window
+   * do not apply: a condition that holds fires.
    */
   async fire(
     orgId: string,
@@ -156,11 +168,6 @@ export class TriggersService {
     idempotencyId?: string,
   ): Promise<TriggerFire> {
     const trigger = await this.get(orgId, id);
-    if (idempotencyId !== undefined) {
-      // The first call with this key fired, then its daemon died before the answer was stored: the same fire.
-      const earlier = await this.triggers.findFireByIdempotency(orgId, id, idempotencyId);
-      if (earlier) return earlier;
-    }
     if (!trigger.enabled) throw new AppError('conflict', 'The trigger is disabled: enable it to fire it.');
     const reading = await this.readOrRefuse(trigger, pushed);
     const firedAt = this.clock.now();

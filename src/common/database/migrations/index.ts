@@ -18,6 +18,7 @@ import { Migration0900IdempotencyKeys } from './Migration0900IdempotencyKeys';
 import { Migration1000Triggers } from './Migration1000Triggers';
 import { Migration1010ExecutionPolicy } from './Migration1010ExecutionPolicy';
 import { Migration1020TriggerFireIdempotency } from './Migration1020TriggerFireIdempotency';
+import { Migration1030IdempotentCreations } from './Migration1030IdempotentCreations';
 import { Migration1050RateLimitHits } from './Migration1050RateLimitHits';
 
 /**
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration1010ExecutionPolicy', class: Migration1010ExecutionPolicy },
   { name: 'Migration1020TriggerFireIdempotency', class: Migration1020TriggerFireIdempotency },
   { name: 'Migration1050RateLimitHits', class: Migration1050RateLimitHits },
+  { name: 'Migration1030IdempotentCreations', class: Migration1030IdempotentCreations },
 ];
