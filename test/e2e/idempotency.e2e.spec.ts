@@ -232,6 +232,47 @@ describe('Idempotency-Key on the POSTs that create things', () => {
     expect(datasets.map((d: any) => d.id)).toEqual([first.body.dataset_id]);
   });
 
+  it('answers a retry that lost the race to a stalled first run with what that run created', async () => {
+    const account = await signupAccount(t);
+    const connector = await post(account, '/v1/connectors', {
+      name: 'stalled source',
+      connector_type: 'rest',
+      config: { url: `${sourceUrl}/items`, data_path: 'items' },
+    });
+    const connect = {
+      connection_type: 'api',
+      provider: 'rest',
+      dataset_name: 'stalled',
+      connection_id: connector.body.id,
+    };
+    const start = Date.now();
+    let now = start;
+    jest.spyOn(t.app.get(Clock), 'now').mockImplementation(() => new Date(now));
+
+    // The first run stalls past its lease (as a frozen daemon would); its retry resumes the claim and runs too.
+    const stalled = post(account, '/v1/data/connect', connect, 'stalled-1');
+    await waitUntil(() => heldAnswers.length === 1);
+    now = start + IDEMPOTENCY_LEASE_MS + 1000;
+    const retry = post(account, '/v1/data/connect', connect, 'stalled-1');
+    await waitUntil(() => heldAnswers.length === 2);
+
+    heldAnswers.shift()!();
+    const first = await stalled;
+    expect(first.status).toBe(200);
+    expect(first.body.status).toBe('ready');
+    heldAnswers.shift()!();
+    const second = await retry;
+    expect(second.status).toBe(200);
+    expect(isReplay(second)).toBe(true);
+    expect(second.body).toEqual(first.body);
+
+    const again = await post(account, '/v1/data/connect', connect, 'stalled-1');
+    expect(isReplay(again)).toBe(true);
+    expect(again.body).toEqual(first.body);
+    const datasets = (await t.request('GET', '/v1/data', { token: account.apiKey })).body.datasets;
+    expect(datasets.map((d: any) => d.id)).toEqual([first.body.dataset_id]);
+  });
+
   it("scopes keys per organization: another organization's same key is a new request", async () => {
     const a = await signupAccount(t);
     const b = await signupAccount(t);
