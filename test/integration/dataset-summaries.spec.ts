@@ -51,7 +51,7 @@ async function* mixedRows(): AsyncGenerator<Record<string, unknown>[]> {
 async function summariesReady(datasets: DatasetsService, id: string): Promise<string[]> {
   for (;;) {
     const schema = await datasets.schema(owner, id);
-    const ready = schema.summaries as string[];
+    const ready = schema.summaries;
     if (ready.length > 0) return ready;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

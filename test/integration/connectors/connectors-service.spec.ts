@@ -156,7 +156,7 @@ describe('ConnectorsService', () => {
       user: 'postgres',
       password: 'pw',
     });
-    const echoed = toConnectorResponse(connector).config as Record<string, unknown>;
+    const echoed = toConnectorResponse(connector).config;
     const updated = await service.update('org_m', connector.id, { config: { ...echoed, database: 'other' } });
     expect(updated.config.values).toMatchObject({ password: 'pw', database: 'other' });
   });
