@@ -72,16 +72,19 @@ export async function claimRows<T extends { id: string }>(
     .where(claim.due)
     .orderBy(claim.orderBy)
     .limit(claim.limit);
-  // Knex's own lock clause: the ORM's lock mode insists on an explicit transaction, and this statement is its own.
-  const picked =
-    dialectOf(em.getPlatform()) === 'postgresql'
-      ? pick.getKnexQuery().forUpdate().skipLocked()
-      : pick.getKnexQuery();
-  const rows: EntityData<T>[] = await em
+  const update = em
     .createQueryBuilder(schema)
     .update(claim.set)
-    .where({ $and: [{ id: { $in: picked } }, claim.due] } as FilterQuery<T>)
+    .where(claim.due)
     .returning('*' as never)
-    .execute('all', true);
+    .getKnexQuery();
+  if (dialectOf(em.getPlatform()) === 'postgresql') {
+    // `id = any(array(…))` makes PostgreSQL run the locking select once: as `id in (…)` the planner may rescan it
+    // and claim more than `limit` rows. Knex's own lock clause: the ORM's insists on an explicit transaction.
+    update.whereRaw('?? = any(array(?))', ['id', pick.getKnexQuery().forUpdate().skipLocked()]);
+  } else {
+    update.whereIn('id', pick.getKnexQuery());
+  }
+  const rows = await em.getConnection().execute<EntityData<T>[]>(update, [], 'all');
   return rows.map((row) => em.map(schema, row)).sort(claim.compare);
 }
