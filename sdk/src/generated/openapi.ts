@@ -3423,6 +3423,23 @@ export interface components {
             /** @description The secret that signs outbound webhooks (webhook-signature header). */
             signing_secret: string;
         };
+        RuntimeExecutionResponse: {
+            /** @description The arguments as sent: an object, an array, a scalar or null. */
+            args: Record<string, unknown> | unknown[] | string | number | boolean | null;
+            /** @example native */
+            engine_used: string;
+            /** @example npv */
+            function: string;
+            latency_ms: number;
+            /** @example finance */
+            module: string;
+            /** @description The request id the runtime echoed, as it sent it. */
+            request_id?: Record<string, unknown> | unknown[] | string | number | boolean | null;
+            /** @description What the function returned, as JSON. */
+            result: Record<string, unknown> | unknown[] | string | number | boolean | null;
+            /** @enum {boolean} */
+            success: true;
+        };
         RuntimeHealthResponse: {
             /** Format: date-time */
             checked_at: string;
@@ -3441,6 +3458,12 @@ export interface components {
             /** @example 1.3.0 */
             version: string | null;
         };
+        RuntimeLibraryListingResponse: {
+            libraries: components["schemas"]["RuntimeModuleResponse"][];
+            /** @description Modules in the library, before `search` and `limit`. */
+            module_count: number;
+            runtime_health: components["schemas"]["RuntimeListingHealth"];
+        };
         RuntimeLibraryStatusResponse: {
             /** Format: date-time */
             last_health_check: string;
@@ -3450,6 +3473,15 @@ export interface components {
             supervised: boolean;
             /** @example 1.3.0 */
             version: string | null;
+        };
+        RuntimeListingHealth: {
+            /**
+             * @description The last health check: ok, degraded or unavailable.
+             * @example ok
+             */
+            status: string;
+            /** @example 1.3.0 */
+            version?: string;
         };
         RuntimeManifestResponse: {
             modules: components["schemas"]["RuntimeModuleResponse"][];

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import {
   CallToolRequestSchema,
   CallToolResult,
@@ -29,7 +28,10 @@ export function describeTool(tool: McpTool, contract: ContractDocument): ToolLis
     name: tool.name,
     description: tool.description,
     inputSchema: contract.schemaOf(tool.input.name),
-    outputSchema: toJsonSchemaCompat(tool.output, { pipeStrategy: 'output' }),
+    // The same schema as the wrapped operation's answer, so a tool and its endpoint cannot disagree.
+    outputSchema: tool.answers
+      ? contract.schemaOf(tool.answers.name)
+      : contract.responseSchemaOf(tool.endpoint),
     annotations: tool.annotations,
   };
 }

@@ -1,5 +1,4 @@
 import { Type } from '@nestjs/common';
-import { z } from 'zod';
 import { Requirement } from '../../common/auth/authorization';
 import { Entitlement } from '../../common/auth/entitlements';
 import { Principal } from '../../common/auth/principal';
@@ -21,13 +20,15 @@ export interface ToolAnnotations {
 export interface ToolDefinition<A extends object> {
   readonly name: string;
   readonly description: string;
+  /** `METHOD /path` of the operation it wraps in the contract, whose success answer is the tool's output. */
   readonly endpoint: string;
+  /** The output's class (a @ContractComponent) for a tool that wraps no HTTP operation. */
+  readonly answers?: Type<object>;
   /** Several: visible only when the license grants every one of them. */
   readonly visibleWith?: Entitlement | readonly Entitlement[];
   readonly requires?: Requirement;
   /** The class of its arguments: checked as the route's body is, its JSON Schema read from the contract. */
   readonly input: Type<A>;
-  readonly output: z.ZodObject;
   readonly annotations: ToolAnnotations;
   readonly run: (principal: Principal, args: A) => Promise<Record<string, unknown>>;
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { z } from 'zod';
 import { authorize } from '../../common/auth/authorization';
 import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 import { Principal } from '../../common/auth/principal';
@@ -9,7 +8,12 @@ import { ContractDocument } from '../contract/contract-document.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { QueryBatchRequest, QueryRequest, SqlReportRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
-import { toExecutionResponse, toListingResponse } from '../runtime-library/runtime-library.dto';
+import {
+  RuntimeExecutionResponse,
+  RuntimeLibraryListingResponse,
+  toExecutionResponse,
+  toListingResponse,
+} from '../runtime-library/runtime-library.dto';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
 import {
   CreateTriggerDto,
@@ -30,7 +34,6 @@ import {
   NoToolArguments,
 } from './mcp-tool-arguments.dto';
 
-const anyObject = z.looseObject({});
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** The tool catalogue; which tools a caller sees is decided by `visibleTools`. */
@@ -77,7 +80,6 @@ export class McpToolsService {
           'The machine-readable contract: the OpenAPI 3.1 document of every HTTP route, as GET /v1/openapi.json serves it.',
         endpoint: 'GET /v1/openapi.json',
         input: NoToolArguments,
-        output: z.looseObject({ openapi: z.string(), info: anyObject, paths: anyObject }),
         annotations: { title: 'Get the API contract', ...readOnly },
         run: () => Promise.resolve(this.contract.document()),
       }),
@@ -89,7 +91,6 @@ export class McpToolsService {
         endpoint: 'GET /v1/data',
         requires: { entitlements: ['datasets'] },
         input: ListDataArguments,
-        output: z.looseObject({ datasets: z.array(anyObject) }),
         annotations: { title: 'List datasets', ...readOnly },
         run: async (principal, args) => {
           const search = args.search?.trim() ? args.search : undefined;
@@ -104,7 +105,6 @@ export class McpToolsService {
         endpoint: 'GET /v1/data/{id}/summary',
         requires: { entitlements: ['datasets'] },
         input: DatasetArguments,
-        output: anyObject,
         annotations: { title: 'Summarize a dataset', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.datasets.summary(principal, args.dataset_id)) };
@@ -116,7 +116,6 @@ export class McpToolsService {
         endpoint: 'GET /v1/data/{id}/schema',
         requires: { entitlements: ['datasets'] },
         input: DatasetArguments,
-        output: anyObject,
         annotations: { title: 'Describe a dataset', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.datasets.schema(principal, args.dataset_id)) };
@@ -130,7 +129,6 @@ export class McpToolsService {
         endpoint: 'POST /v1/query',
         requires: { entitlements: ['datasets'] },
         input: QueryRequest,
-        output: z.looseObject({ rows: z.array(z.unknown()) }),
         annotations: { title: 'Query a dataset', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.queries.query(principal, args)) };
@@ -144,7 +142,6 @@ export class McpToolsService {
         visibleWith: 'mcp',
         requires: { entitlements: ['datasets'] },
         input: QueryBatchRequest,
-        output: z.looseObject({ results: z.array(z.unknown()) }),
         annotations: { title: 'Query in batch', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.queries.batch(principal, args)) };
@@ -158,7 +155,6 @@ export class McpToolsService {
         visibleWith: 'mcp',
         requires: { entitlements: ['datasets', 'sql_reports'] },
         input: SqlReportRequest,
-        output: anyObject,
         annotations: { title: 'Read-only SQL report', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.queries.sqlReport(principal, args)) };
@@ -173,7 +169,6 @@ export class McpToolsService {
         visibleWith: 'mcp',
         requires: { entitlements: ['connectors'], role: 'member' },
         input: CreateConnectorRequest,
-        output: z.looseObject({ id: z.string(), connector_type: z.string(), status: z.string() }),
         annotations: {
           title: 'Create a connector',
           readOnlyHint: false,
@@ -203,7 +198,6 @@ export class McpToolsService {
         visibleWith: ['mcp', 'triggers'],
         requires: { entitlements: ['triggers'] },
         input: ListTriggersArguments,
-        output: z.looseObject({ triggers: z.array(anyObject), next_cursor: z.string().nullable() }),
         annotations: { title: 'List triggers', ...readOnly },
         run: async (principal, args) => {
           const page = await this.triggers.list(principal.orgId, args.limit ?? 50, args.cursor);
@@ -220,7 +214,6 @@ export class McpToolsService {
         visibleWith: ['mcp', 'triggers'],
         requires: { entitlements: ['triggers'], role: 'member' },
         input: CreateTriggerDto,
-        output: z.looseObject({ id: z.string(), name: z.string(), state: z.string() }),
         annotations: {
           title: 'Create a trigger',
           readOnlyHint: false,
@@ -242,13 +235,6 @@ export class McpToolsService {
         visibleWith: ['mcp', 'triggers'],
         requires: { entitlements: ['triggers'], role: 'member' },
         input: FireTriggerArguments,
-        output: z.looseObject({
-          fire_id: z.string(),
-          trigger_id: z.string(),
-          condition_met: z.boolean(),
-          current_value: z.number(),
-          execution_status: z.string().nullable(),
-        }),
         annotations: {
           title: 'Fire a trigger',
           readOnlyHint: false,
@@ -268,11 +254,10 @@ export class McpToolsService {
           'Report what happened after a fire: `realized_value` and optionally `realized_variables`, once per ' +
           'fire. Answers whether it fell inside the predicted 90 % band and, with the variables, which action ' +
           'was best; outcomes calibrate the trigger.',
-        endpoint: 'POST /v1/triggers/{id}/fires/{fire_id}/outcome',
+        endpoint: 'POST /v1/triggers/{id}/fires/{fireId}/outcome',
         visibleWith: ['mcp', 'triggers'],
         requires: { entitlements: ['triggers'], role: 'member' },
         input: ReportOutcomeArguments,
-        output: z.looseObject({ fire_id: z.string(), realized_value: z.number(), inside_band: z.boolean() }),
         annotations: {
           title: 'Report a fire outcome',
           readOnlyHint: false,
@@ -292,18 +277,13 @@ export class McpToolsService {
         description:
           'Modules and functions of the local runtime library. `search` filters module and function names.',
         endpoint: 'runtime socket: manifest + health',
+        answers: RuntimeLibraryListingResponse,
         visibleWith: 'runtime_library',
         input: ListLibrariesArguments,
-        output: z.looseObject({
-          runtime_health: z.looseObject({ status: z.string() }),
-          module_count: z.number(),
-          libraries: z.array(
-            z.looseObject({ name: z.string(), engine: z.string(), functions: z.array(z.string()) }),
-          ),
-        }),
         annotations: { title: 'List runtime libraries', ...readOnly },
-        run: async (_principal, args) =>
-          toListingResponse(await this.runtime.listLibraries(args.search, args.limit)),
+        run: async (_principal, args) => ({
+          ...toListingResponse(await this.runtime.listLibraries(args.search, args.limit)),
+        }),
       }),
       defineTool({
         name: 'execute_runtime_library',
@@ -311,24 +291,18 @@ export class McpToolsService {
           'Execute one runtime-library function, e.g. finance.npv with args {rate, cashflows}. `args` is ' +
           'an object of named arguments, an array of positional ones, a scalar or null.',
         endpoint: 'runtime socket: execute',
+        answers: RuntimeExecutionResponse,
         visibleWith: 'runtime_library',
         input: ExecuteLibraryArguments,
-        output: z.looseObject({
-          module: z.string(),
-          function: z.string(),
-          args: z.unknown(),
-          result: z.unknown(),
-          latency_ms: z.number(),
-          engine_used: z.string(),
-          success: z.boolean(),
-        }),
         annotations: { title: 'Execute a runtime function', ...readOnly },
         run: async (_principal, args) => {
           const call = { module: args.module, function: args.function, args: args.args ?? null };
-          return toExecutionResponse(
-            call,
-            await this.runtime.execute(call.module, call.function, call.args, args.request_id),
-          );
+          return {
+            ...toExecutionResponse(
+              call,
+              await this.runtime.execute(call.module, call.function, call.args, args.request_id),
+            ),
+          };
         },
       }),
     ];

@@ -1,6 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ContractComponent } from '../../common/openapi';
 import { RuntimeExecution, RuntimeManifest } from './runtime.types';
 import { HealthSnapshot, LibraryListing } from './runtime-library.service';
+
+/** Any JSON value: what a runtime function takes and returns is its own business. */
+const ANY_JSON = ['object', 'array', 'string', 'number', 'boolean', 'null'].map((type) => ({ type }));
 
 const RUNTIME_STATUSES: readonly HealthSnapshot['status'][] = ['ok', 'degraded', 'unavailable'];
 
@@ -100,7 +104,49 @@ export function toRuntimeLibraryStatusResponse(snapshot: HealthSnapshot): Runtim
   };
 }
 
-export function toListingResponse(listing: LibraryListing): Record<string, unknown> {
+export class RuntimeListingHealth {
+  @ApiProperty({ description: 'The last health check: ok, degraded or unavailable.', example: 'ok' })
+  status!: string;
+  @ApiPropertyOptional({ example: '1.3.0' })
+  version?: string;
+}
+
+/** What the MCP tool list_runtime_libraries answers (no HTTP route lists the library this way). */
+@ContractComponent()
+export class RuntimeLibraryListingResponse {
+  @ApiProperty({ type: RuntimeListingHealth })
+  runtime_health!: RuntimeListingHealth;
+  @ApiProperty({ type: 'integer', description: 'Modules in the library, before `search` and `limit`.' })
+  module_count!: number;
+  @ApiProperty({ type: [RuntimeModuleResponse] })
+  libraries!: RuntimeModuleResponse[];
+}
+
+/** What the MCP tool execute_runtime_library answers: the call, echoed, and its result. */
+@ContractComponent()
+export class RuntimeExecutionResponse {
+  @ApiProperty({ example: 'finance' })
+  module!: string;
+  @ApiProperty({ example: 'npv' })
+  function!: string;
+  @ApiProperty({
+    description: 'The arguments as sent: an object, an array, a scalar or null.',
+    oneOf: ANY_JSON,
+  })
+  args!: unknown;
+  @ApiProperty({ description: 'What the function returned, as JSON.', oneOf: ANY_JSON })
+  result!: unknown;
+  @ApiProperty({ type: 'number' })
+  latency_ms!: number;
+  @ApiProperty({ example: 'native' })
+  engine_used!: string;
+  @ApiProperty({ enum: [true] })
+  success!: boolean;
+  @ApiPropertyOptional({ description: 'The request id the runtime echoed, as it sent it.', oneOf: ANY_JSON })
+  request_id?: unknown;
+}
+
+export function toListingResponse(listing: LibraryListing): RuntimeLibraryListingResponse {
   return {
     runtime_health: { status: listing.runtimeHealth.status, version: listing.runtimeHealth.version },
     module_count: listing.moduleCount,
@@ -115,7 +161,7 @@ export function toListingResponse(listing: LibraryListing): Record<string, unkno
 export function toExecutionResponse(
   call: { module: string; function: string; args: unknown },
   execution: RuntimeExecution,
-): Record<string, unknown> {
+): RuntimeExecutionResponse {
   return {
     module: call.module,
     function: call.function,
