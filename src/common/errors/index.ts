@@ -4,4 +4,4 @@ export { ERROR_CATALOGUE } from './catalogue';
 export type { ErrorCode } from './catalogue';
 export { isStorageExhausted, toAppError } from './to-app-error';
 export { StartupError } from './startup-error';
-export { isStoreUnavailable, STORE_RETRY_AFTER_MS } from './store-unavailable';
+export { isStoreUnavailable } from './store-unavailable';
