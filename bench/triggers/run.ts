@@ -6,10 +6,10 @@
  *   evaluation ends. Reported per 60 s cycle (p50, p99) and as the median of the cycles' p99.
  * - fire → first webhook attempt: FIRING of the triggers hold their condition (cooldown 0, so they fire every
  *   slot); a loopback receiver takes each `trigger.fired` and the bench subtracts its `fired_at` from the arrival.
- * - `GET /v1/me` throughput (8 connections, 10 s windows): ROUNDS windows before any trigger exists, then ROUNDS
- *   windows while they run (the windows cover the cycles, the lateness sampler pauses during them); the drop of the
+ * - `GET /v1/me` throughput (8 connections, windows of one whole 60 s cycle): ROUNDS windows before any trigger
+ *   exists, then one window per cycle while they run (the lateness sampler runs between windows); the drop of the
  *   medians.
- * Usage: TRIGGERS=1000 FIRING=100 CYCLES=3 ROUNDS=5 bash bench/triggers/run.sh
+ * Usage: TRIGGERS=1000 FIRING=100 CYCLES=3 ROUNDS=3 bash bench/triggers/run.sh
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,10 +20,10 @@ import { machineLine, quantile, signupKey, startDaemon, writeSection } from '../
 const TRIGGERS = Number(process.env.TRIGGERS ?? 1000);
 const FIRING = Number(process.env.FIRING ?? 100);
 const CYCLES = Number(process.env.CYCLES ?? 3);
-const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const INTERVAL_S = 60;
 const ME_CONNECTIONS = 8;
-const ME_WINDOW_S = 10;
+const ME_WINDOW_S = INTERVAL_S;
 
 const SIMULATION = {
   runs: 2000,
@@ -61,8 +61,8 @@ async function api(url: string, key: string, method: string, path: string, body?
   return JSON.parse(text);
 }
 
-async function meThroughput(pool: Pool, key: string): Promise<number> {
-  const deadline = performance.now() + ME_WINDOW_S * 1000;
+async function meThroughput(pool: Pool, key: string, windowS = ME_WINDOW_S): Promise<number> {
+  const deadline = performance.now() + windowS * 1000;
   let ok = 0;
   const worker = async (): Promise<void> => {
     while (performance.now() < deadline) {
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   try {
     const key = await signupKey(daemon.url);
     const pool = new Pool(daemon.url, { connections: ME_CONNECTIONS });
-    await meThroughput(pool, key); // warm-up
+    await meThroughput(pool, key, 10); // warm-up
     const before: number[] = [];
     for (let i = 0; i < ROUNDS; i += 1) before.push(await meThroughput(pool, key));
 
@@ -173,21 +173,14 @@ async function main(): Promise<void> {
         lateness.set(`${t.id}@${slot}`, { cycle: cycleOf(slot), seconds: (evaluated - slot) / 1000 });
       }
     };
-    // /v1/me windows spread over the cycles; the sampler (which lists every trigger) runs between them only, so
-    // that its own load is not counted as the triggers' cost. Samples at most 20 s apart still see every slot's
-    // evaluation, which stays the latest for INTERVAL_S.
+    // One /v1/me window per whole cycle, back to back: the evaluations of a cycle come in a burst (the triggers'
+    // slots are as close together as their creation was), so a shorter window measures its phase, not the cycle.
+    // The sampler (which lists every trigger) runs between the windows, so its own load is not counted.
     const during: number[] = [];
-    const gap = Math.max(0, (CYCLES * INTERVAL_S - ROUNDS * ME_WINDOW_S) / ROUNDS) * 1000;
-    let nextWindowAt = Date.now() + gap / 2;
-    while (Date.now() - started < CYCLES * INTERVAL_S * 1000) {
-      if (during.length < ROUNDS && Date.now() >= nextWindowAt) {
-        during.push(await meThroughput(pool, key));
-        nextWindowAt = Date.now() + gap;
-      }
+    for (let i = 0; i < CYCLES; i += 1) {
+      during.push(await meThroughput(pool, key));
       await sample();
-      await new Promise((r) => setTimeout(r, Math.min(10_000, Math.max(0, nextWindowAt - Date.now()))));
     }
-    while (during.length < ROUNDS) during.push(await meThroughput(pool, key));
     await sample();
     await pool.close();
     const loadAfter = loadavg()[0];
