@@ -12796,6 +12796,34 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description engine_busy, engine_unavailable, store_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "engine_busy" | "engine_unavailable" | "store_unavailable";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description engine_timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "engine_timeout";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { Principal } from '../../common/auth/principal';
+import { ApiErrors } from '../../common/openapi';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
 import { SimulationService } from './simulation.service';
 
@@ -18,6 +19,7 @@ export class SimulationController {
   @HttpCode(200)
   @ApiBody({ type: SimulateRequest })
   @ApiOkResponse({ type: SimulationResponse })
+  @ApiErrors('engine_busy', 'engine_timeout', 'engine_unavailable')
   @ApiOperation({
     summary: 'Run a simulation',
     description:

@@ -97,7 +97,8 @@ export function toDeliveryResponse({ delivery, attempts }: DeliveryView): Delive
     attempts: attempts.map((a) => ({
       at: a.attemptedAt.toISOString(),
       status_code: a.statusCode ?? null,
-      duration_ms: a.durationMs,
+      // Measured with a sub-millisecond clock; the contract answers whole milliseconds.
+      duration_ms: Math.round(a.durationMs),
       error: a.error ?? null,
     })),
     next_attempt_at: delivery.nextAttemptAt ? delivery.nextAttemptAt.toISOString() : null,
