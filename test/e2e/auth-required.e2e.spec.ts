@@ -1,5 +1,4 @@
 import { startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 
 /**
  * Routes that answer without a credential. Everything else the daemon registers — including routes added later —
@@ -46,7 +45,7 @@ describe('every registered route requires a credential unless it is listed as pu
   let t: TestApp;
   beforeAll(async () => {
     // Every route is probed with a made-up key from one address: far more failures than the guessing throttle allows.
-    t = withContractChecks(await startTestApp({ SERVICE_API_KEY_FAILURES_PER_IP: '100000' }));
+    t = await startTestApp({ SERVICE_API_KEY_FAILURES_PER_IP: '100000' });
   });
   afterAll(async () => {
     await t.close();

@@ -1,6 +1,5 @@
 import { signupAccount } from '../factories/accounts';
 import { tarGzArchive, zipArchive } from '../support/archives';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** create → test → browse → /v1/data/connect for repo_archive: an upload and inline content, made by the test. */
@@ -9,7 +8,7 @@ describe('connector sources over HTTP: repo_archive', () => {
   let token: string;
 
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
     token = (await signupAccount(t)).apiKey;
   });
 

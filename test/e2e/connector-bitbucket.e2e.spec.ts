@@ -1,6 +1,5 @@
 import { signupAccount } from '../factories/accounts';
 import { BitbucketStandIn, startBitbucketStandIn } from '../support/bitbucket-stand-in';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -14,7 +13,7 @@ describe('connector sources over HTTP: bitbucket_repo', () => {
 
   beforeAll(async () => {
     bb = await startBitbucketStandIn({ main: { 'sales.csv': 'region,units\nnorth,1\nsouth,2\n' } });
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${bb.port}` }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${bb.port}` });
     token = (await signupAccount(t)).apiKey;
   });
 

@@ -1,6 +1,5 @@
 import { signupAccount } from '../factories/accounts';
 import { ElasticsearchStandIn, startElasticsearchStandIn } from '../support/elasticsearch-stand-in';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** create → test → browse → /v1/data/connect → query for elasticsearch, against a loopback stand-in. */
@@ -19,7 +18,7 @@ describe('connector sources over HTTP: elasticsearch', () => {
         })),
       },
     });
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${es.port}` }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${es.port}` });
     token = (await signupAccount(t)).apiKey;
   });
 

@@ -1,6 +1,5 @@
 import { signupAccount } from '../factories/accounts';
 import { GitlabStandIn, startGitlabStandIn } from '../support/gitlab-stand-in';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** create → test → browse → /v1/data/connect → query for gitlab_repo, against a loopback stand-in of the v4 API. */
@@ -11,7 +10,7 @@ describe('connector sources over HTTP: gitlab_repo', () => {
 
   beforeAll(async () => {
     gl = await startGitlabStandIn({ main: { 'sales.csv': 'region,units\nnorth,1\nsouth,2\n' } });
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${gl.port}` }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${gl.port}` });
     token = (await signupAccount(t)).apiKey;
   });
 

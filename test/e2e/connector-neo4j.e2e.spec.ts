@@ -1,6 +1,5 @@
 import { signupAccount } from '../factories/accounts';
 import { Neo4jStandIn, startNeo4jStandIn } from '../support/neo4j-stand-in';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** create → test → browse → /v1/data/connect (label and cypher) → query for neo4j, against a loopback Bolt stand-in. */
@@ -30,7 +29,7 @@ describe('connector sources over HTTP: neo4j', () => {
         },
       },
     });
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${graph.port}` }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${graph.port}` });
     token = (await signupAccount(t)).apiKey;
   });
 

@@ -1,6 +1,5 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 interface Receiver {
@@ -37,7 +36,7 @@ describe('stored connector secrets and a changed destination (booted daemon)', (
   beforeAll(async () => {
     original = await startReceiver();
     attacker = await startReceiver();
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1' }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1' });
     const signup = await t.request('POST', '/auth/signup', {
       body: {
         email: 'owner@secrets.test',

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { createClient } from 'redis';
 import { signupAccount } from '../factories/accounts';
-import { withContractChecks } from '../support/contract';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
 
 /** create → test → browse → /v1/data/connect → query, for the sources beyond SQL, objects, REST and files. */
@@ -23,7 +22,7 @@ describe('connector sources over HTTP: redis', () => {
         units: String(i),
       });
     }
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1:6379' }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1:6379' });
     token = (await signupAccount(t)).apiKey;
   });
 
@@ -106,7 +105,7 @@ describe('connector sources over HTTP: local_repo', () => {
   let token: string;
 
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
     // The first account is the operator organization, which reads the whole import dir.
     token = (await signupAccount(t)).apiKey;
     const dir = join(t.config.importDir, 'repos', 'sales');

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 async function signUp(t: TestApp, email: string): Promise<string> {
@@ -23,9 +22,7 @@ describe('connectors over HTTP (booted daemon)', () => {
   let otherKey: string;
 
   beforeAll(async () => {
-    t = withContractChecks(
-      await startTestApp({ SERVICE_PREVIEW_RATE_LIMIT: '3', SERVICE_MAX_UPLOAD_BYTES: '4096' }),
-    );
+    t = await startTestApp({ SERVICE_PREVIEW_RATE_LIMIT: '3', SERVICE_MAX_UPLOAD_BYTES: '4096' });
     key = await signUp(t, 'owner@connectors.test');
     otherKey = await signUp(t, 'other@connectors.test');
   });

@@ -3,7 +3,6 @@ import { AddressInfo } from 'node:net';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 let counter = 0;
@@ -62,7 +61,7 @@ describe('datasets and queries over HTTP', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     restUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1' }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: '127.0.0.1' });
     token = await signUp(t);
     other = await signUp(t);
   });

@@ -4,7 +4,6 @@ import { deviceHeaders, deviceId } from '../support/devices';
 import { filesContaining } from '../support/grep-dir';
 import { writeTestLicense } from '../support/licenses';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 
 const TOKEN = 'x-service-device-binding-token';
 
@@ -26,9 +25,7 @@ describe('device binding of capped keys over HTTP', () => {
 
   beforeAll(async () => {
     const dir = makeTempDir();
-    t = withContractChecks(
-      await startTestApp(writeTestLicense(dir, { caps: { max_devices: 40, max_devices_per_key: 3 } }), dir),
-    );
+    t = await startTestApp(writeTestLicense(dir, { caps: { max_devices: 40, max_devices_per_key: 3 } }), dir);
     owner = await signupAccount(t);
   });
   afterAll(async () => {
@@ -215,8 +212,9 @@ describe('device binding of capped keys over HTTP', () => {
 describe('the appliance device cap over HTTP', () => {
   it('answers 402 device_limit_reached once max_devices machines are bound, across keys, until a key is revoked', async () => {
     const dir = makeTempDir();
-    const t = withContractChecks(
-      await startTestApp(writeTestLicense(dir, { caps: { max_devices: 2, max_devices_per_key: 2 } }), dir),
+    const t = await startTestApp(
+      writeTestLicense(dir, { caps: { max_devices: 2, max_devices_per_key: 2 } }),
+      dir,
     );
     try {
       const owner = await signupAccount(t);
@@ -254,7 +252,7 @@ describe('the appliance device cap over HTTP', () => {
   });
 
   it('keeps the community caps without a license: max_devices_per_key 1', async () => {
-    const t = withContractChecks(await startTestApp());
+    const t = await startTestApp();
     try {
       const owner = await signupAccount(t);
       const res = await t.request('POST', '/v1/api-keys', {

@@ -1,12 +1,11 @@
 import { statSync } from 'node:fs';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 import { spawnDaemon, waitForStart } from '../support/daemon-process';
 
 describe('daemon foundation over HTTP', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
   });
   afterAll(async () => {
     await t.close();
@@ -83,7 +82,7 @@ describe('daemon foundation over HTTP', () => {
 
 describe('metrics token', () => {
   it('guards /metrics when SERVICE_METRICS_TOKEN is set', async () => {
-    const t = withContractChecks(await startTestApp({ SERVICE_METRICS_TOKEN: 'metrics-secret-token' }));
+    const t = await startTestApp({ SERVICE_METRICS_TOKEN: 'metrics-secret-token' });
     try {
       expect((await t.request('GET', '/metrics')).body.error.code).toBe('authentication_required');
       expect((await t.request('GET', '/metrics', { token: 'wrong' })).status).toBe(401);

@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 
 jest.setTimeout(60_000);
 
@@ -13,7 +12,7 @@ describe('HTTP input: JSON nesting depth', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
     key = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {
@@ -69,7 +68,7 @@ describe('HTTP input: text that is not well-formed Unicode', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
     key = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {
@@ -122,7 +121,7 @@ describe('HTTP input: text that is not well-formed Unicode', () => {
 
 describe('HTTP input: the largest depth an operator may configure', () => {
   it('still answers every route without overflowing (SERVICE_MAX_JSON_DEPTH=512)', async () => {
-    const t = withContractChecks(await startTestApp({ SERVICE_MAX_JSON_DEPTH: '512' }));
+    const t = await startTestApp({ SERVICE_MAX_JSON_DEPTH: '512' });
     try {
       const key = (await signupAccount(t)).apiKey;
       for (const [path, token] of [
@@ -156,7 +155,7 @@ describe('HTTP input: media types', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp({ SERVICE_REPOHOST_WEBHOOK_SECRET: 'repohost-secret' }));
+    t = await startTestApp({ SERVICE_REPOHOST_WEBHOOK_SECRET: 'repohost-secret' });
     key = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {
@@ -277,7 +276,7 @@ function expectCatalogueBody(answer: RawAnswer, status: number, code: string): v
 describe('HTTP input: answers of the HTTP layer itself', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
   });
   afterAll(async () => {
     await t.close();
@@ -323,7 +322,7 @@ describe('HTTP input: answers of the HTTP layer itself', () => {
 describe('HTTP input: an answer given before the body has arrived', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
   });
   afterAll(async () => {
     await t.close();

@@ -1,6 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 async function signUp(t: TestApp, email: string): Promise<string> {
@@ -17,7 +16,7 @@ describe('the import directory is per organization (booted daemon)', () => {
   let member: string;
 
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
     operator = await signUp(t, 'operator@imports.test');
     member = await signUp(t, 'member@imports.test');
     mkdirSync(t.config.importDir, { recursive: true });

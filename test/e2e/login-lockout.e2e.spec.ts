@@ -1,16 +1,13 @@
 import { signupAccount } from '../factories/accounts';
 import { requestFrom } from '../support/source-address';
 import { startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 
 const WRONG = 'wrong password!!';
 
 describe('login throttling per account and source address', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(
-      await startTestApp({ SERVICE_LOGIN_ACCOUNT_BACKSTOP: '8', SERVICE_LOGIN_BACKSTOP_DELAY_S: '1' }),
-    );
+    t = await startTestApp({ SERVICE_LOGIN_ACCOUNT_BACKSTOP: '8', SERVICE_LOGIN_BACKSTOP_DELAY_S: '1' });
   });
   afterAll(async () => {
     await t.close();

@@ -7,7 +7,6 @@ import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { createApiKey, signupAccount } from '../factories/accounts';
 import { REPO_ROOT } from '../support/daemon-process';
 import { HttpResult, makeTempDir, startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 
 describe('GET /v1/admin/privacy-report', () => {
   let t: TestApp;
@@ -18,7 +17,7 @@ describe('GET /v1/admin/privacy-report', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    t = withContractChecks(await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${receiver.port}` }));
+    t = await startTestApp({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${receiver.port}` });
     operator = (await signupAccount(t)).apiKey;
     outsider = (await signupAccount(t)).apiKey;
     operatorMember = (await createApiKey(t, operator, { role: 'member' })).rawKey;

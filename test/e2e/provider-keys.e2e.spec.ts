@@ -2,14 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createApiKey, signupAccount } from '../factories/accounts';
 import { filesContaining } from '../support/grep-dir';
 import { startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 
 describe('provider keys (BYOK) over HTTP', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = withContractChecks(
-      await startTestApp({ SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64') }),
-    );
+    t = await startTestApp({ SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
   });
   afterAll(async () => {
     await t.close();
@@ -86,7 +83,7 @@ describe('provider keys (BYOK) over HTTP', () => {
 
 describe('provider keys without SERVICE_CONFIG_ENCRYPTION_KEY', () => {
   it('answers 409 encryption_key_required', async () => {
-    const t = withContractChecks(await startTestApp());
+    const t = await startTestApp();
     try {
       const owner = await signupAccount(t);
       const res = await t.request('POST', '/v1/provider-keys', {

@@ -4,7 +4,6 @@ import { RuntimeLibraryService } from '../../src/modules/runtime-library/runtime
 import { signupAccount } from '../factories/accounts';
 import { DaemonProcess, spawnDaemon, waitForStart } from '../support/daemon-process';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
-import { withContractChecks } from '../support/contract';
 import { waitUntil } from '../support/wait';
 
 const MODULES = ['stats', 'finance', 'decision', 'distributions'];
@@ -38,12 +37,10 @@ describe('runtime library, supervised by the daemon', () => {
   let runtime: RuntimeLibraryService;
 
   beforeAll(async () => {
-    t = withContractChecks(
-      await startTestApp({
-        SERVICE_RUNTIME_SUPERVISE: 'true',
-        SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED: '1',
-      }),
-    );
+    t = await startTestApp({
+      SERVICE_RUNTIME_SUPERVISE: 'true',
+      SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED: '1',
+    });
     token = (await signupAccount(t)).apiKey;
     runtime = t.app.get(RuntimeLibraryService);
   });
@@ -134,7 +131,7 @@ describe('runtime library, daemon not running', () => {
   let token: string;
 
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp({ SERVICE_RUNTIME_SUPERVISE: 'false' }));
+    t = await startTestApp({ SERVICE_RUNTIME_SUPERVISE: 'false' });
     token = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {

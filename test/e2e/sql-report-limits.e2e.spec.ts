@@ -1,5 +1,4 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
@@ -53,7 +52,7 @@ describe('SQL reports run apart from the daemon, within limits', () => {
   }
 
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '25' }));
+    t = await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '25' });
     const signup = await t.request('POST', '/auth/signup', {
       body: {
         email: `sql-limits-${Date.now()}@example.test`,

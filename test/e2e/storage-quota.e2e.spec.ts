@@ -1,7 +1,6 @@
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequestRaw } from 'node:http';
 import { join } from 'node:path';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(120_000);
@@ -94,7 +93,7 @@ describe('per-organization storage quota (SERVICE_ORG_STORAGE_QUOTA_MB=1)', () =
   };
 
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp({ SERVICE_ORG_STORAGE_QUOTA_MB: '1', ENGINE_POOL_SIZE: '0' }));
+    t = await startTestApp({ SERVICE_ORG_STORAGE_QUOTA_MB: '1', ENGINE_POOL_SIZE: '0' });
     ({ key: keyA, org: orgA } = await signup('a@example.com'));
     ({ key: keyB } = await signup('b@example.com'));
   });

@@ -1,5 +1,4 @@
 import { signupAccount } from '../factories/accounts';
-import { withContractChecks } from '../support/contract';
 import { startTestApp, TestApp } from '../support/test-app';
 
 jest.setTimeout(60_000);
@@ -12,7 +11,7 @@ describe('HTTP input: the NUL character in text', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = withContractChecks(await startTestApp());
+    t = await startTestApp();
     key = (await signupAccount(t)).apiKey;
   });
   afterAll(async () => {

@@ -3,7 +3,6 @@ import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ERROR_CATALOGUE, ErrorCode } from '../../src/common/errors';
 import { CONTRACT_FILE } from '../../src/modules/contract/contract-file';
-import { TestApp } from './test-app';
 
 /** What the checker needs of an answer: `HttpResult` from test-app fits, so does anything with these fields. */
 export interface ContractCheckedResponse {
@@ -102,23 +101,6 @@ export function operationFor(method: string, url: string): string | undefined {
     .sort((a, b) => (a.match(/\{/g) ?? []).length - (b.match(/\{/g) ?? []).length);
   const found = exact ?? templated[0];
   return found === undefined ? undefined : `${method.toUpperCase()} ${found}`;
-}
-
-/**
- * A test app whose every answer to a documented operation is checked against the contract before the test sees
- * it; answers to paths the contract does not have (a probe for a 404) pass through unchecked.
- */
-export function withContractChecks(app: TestApp): TestApp {
-  return {
-    ...app,
-    close: (keepData?: boolean) => app.close(keepData),
-    async request(method, path, options) {
-      const res = await app.request(method, path, options);
-      const operation = operationFor(method, path);
-      if (operation !== undefined) expectMatchesContract(res, operation);
-      return res;
-    },
-  };
 }
 
 function templateRegExp(template: string): RegExp {

@@ -5,6 +5,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/common/config';
 import { createLogger } from '../../src/common/logging';
+import { expectMatchesContract, operationFor } from './contract';
 import { createTestDatabase, sharedSecretsEnv, TestDatabase } from './postgres';
 
 export interface HttpResult<T = unknown> {
@@ -79,7 +80,7 @@ export async function startTestApp(
     config,
     baseUrl,
     dataDir,
-    request: (method, path, options = {}) => httpRequest(baseUrl, method, path, options),
+    request: (method, path, options = {}) => checkedRequest(baseUrl, method, path, options),
     async close(keepData = false) {
       await app.close();
       if (keepData) return;
@@ -88,6 +89,23 @@ export async function startTestApp(
     },
   };
   return testApp;
+}
+
+/**
+ * Every answer a test app gives to an operation of the contract is checked against the committed document before
+ * the test sees it, so the document cannot drift from the code; answers to paths it does not have (a probe for a
+ * 404) pass through unchecked.
+ */
+async function checkedRequest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions,
+): Promise<HttpResult<T>> {
+  const res = await httpRequest<T>(baseUrl, method, path, options);
+  const operation = operationFor(method, path);
+  if (operation !== undefined) expectMatchesContract(res, operation);
+  return res;
 }
 
 export async function httpRequest<T = any>(
