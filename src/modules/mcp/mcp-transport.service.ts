@@ -120,6 +120,8 @@ export class McpTransportService {
     }
     const session = this.sessions.claim(sessionId, 'sse', principal);
     hijack(reply);
+    // The SDK answers `Accepted` without a content type; the contract (and any client) is told it is text.
+    reply.raw.setHeader('content-type', 'text/plain; charset=utf-8');
     await (session.transport as SSEServerTransport).handlePostMessage(request.raw, reply.raw, request.body);
   }
 
