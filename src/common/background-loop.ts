@@ -1,3 +1,4 @@
+import { doublingDelayMs } from './backoff';
 import { isStoreUnavailable } from './errors';
 
 /** The longest a loop waits between runs while the database is unreachable. */
@@ -92,7 +93,7 @@ export class BackgroundLoop {
 
   private backOff(): void {
     this.storeFailures++;
-    const delay = this.intervalMs * 2 ** Math.min(this.storeFailures - 1, 16);
-    this.resumeAt = Date.now() + Math.min(delay, Math.max(MAX_STORE_BACKOFF_MS, this.intervalMs));
+    const longest = Math.max(MAX_STORE_BACKOFF_MS, this.intervalMs);
+    this.resumeAt = Date.now() + doublingDelayMs(this.storeFailures, this.intervalMs, longest);
   }
 }

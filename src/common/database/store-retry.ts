@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { doublingDelayMs } from '../backoff';
 import { isStoreUnavailable } from '../errors';
 
 const FIRST_DELAY_MS = 250;
@@ -15,15 +16,13 @@ export async function retryWhileStoreUnavailable<T>(
   isStopped: () => boolean,
   onRetry: (error: unknown, attempt: number) => void,
 ): Promise<T> {
-  let delay = FIRST_DELAY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
       if (!isStoreUnavailable(error) || isStopped()) throw error;
       onRetry(error, attempt);
-      await sleep(delay);
-      delay = Math.min(delay * 2, MAX_DELAY_MS);
+      await sleep(doublingDelayMs(attempt, FIRST_DELAY_MS, MAX_DELAY_MS));
     }
   }
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { AppLogger } from '../../common/logging';
+import { doublingDelayMs } from '../../common/backoff';
 
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 10_000;
@@ -110,7 +111,7 @@ export class RuntimeSupervisor {
     child.once('close', (code, signal) => {
       if (this.stopping) return;
       this.failuresInARow = Date.now() - startedAt >= STABLE_AFTER_MS ? 1 : this.failuresInARow + 1;
-      const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.failuresInARow - 1));
+      const delay = doublingDelayMs(this.failuresInARow, FIRST_BACKOFF_MS, MAX_BACKOFF_MS);
       this.logger.warn(
         { event: 'runtime_library_exited', code, signal, restart_in_ms: delay },
         'runtime-library daemon exited; restarting',

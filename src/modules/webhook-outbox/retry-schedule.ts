@@ -1,3 +1,5 @@
+import { doublingDelayMs } from '../../common/backoff';
+
 const JITTER = 0.2;
 const MAX_DELAY_MS = 60 * 60 * 1000;
 
@@ -12,7 +14,7 @@ export function nextDelayMs(
   now: number,
   random: () => number = Math.random,
 ): number {
-  const exponential = Math.min(MAX_DELAY_MS, baseMs * 2 ** (failedAttempts - 1));
+  const exponential = doublingDelayMs(failedAttempts, baseMs, MAX_DELAY_MS);
   const jittered = exponential * (1 - JITTER + 2 * JITTER * random());
   return Math.round(Math.min(MAX_DELAY_MS, Math.max(jittered, retryAfterMs(retryAfter, now))));
 }
