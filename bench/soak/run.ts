@@ -3,8 +3,8 @@
  *
  * 1. 60 s per hot route with autocannon (GET /v1/health, GET /v1/me, POST /v1/simulate, POST /v1/query): the
  *    maximum throughput and its latency percentiles.
- * 2. A mixed soak at half of each measured maximum, SOAK_MINUTES long (default 30), with async jobs whose signed
- *    callbacks go to a loopback receiver, push and query triggers at a short interval, and SQL reports. RSS and
+ * 2. A mixed soak at half the measured maximum (each route at an equal share of half its own maximum),
+ *    SOAK_MINUTES long (default 30), with async jobs whose signed callbacks go to a loopback receiver, push and query triggers at a short interval, and SQL reports. RSS and
  *    open descriptors are sampled from /proc every 10 s. Printed: errors, p99 of /v1/me, RSS growth and
  *    descriptors between minute 5 (scaled: a sixth of the way in) and the end, whether the outbox drained within
  *    60 s of the end.
@@ -270,8 +270,11 @@ async function main(): Promise<void> {
     }, SAMPLE_MS);
     samples.push({ atMs: 0, rss: rssKib(pid), fds: openFds(pid) });
     const soakSeconds = Math.round(soakMs / 1000);
+    // Half the machine for the whole mix: each route gets an equal share of half its own maximum, so the routes
+    // together ask for half of what the daemon served at its limit (each at its maximum alone would be all of it).
+    const targetOf = (route: Route): number => (max.get(route.name)?.rps ?? 1) / (2 * routes.length);
     const results = await Promise.all(
-      routes.map((route) => run(daemon.url, key, route, soakSeconds, (max.get(route.name)?.rps ?? 1) / 2)),
+      routes.map((route) => run(daemon.url, key, route, soakSeconds, targetOf(route))),
     );
     soaking = false;
     clearInterval(sampler);
@@ -306,7 +309,8 @@ async function main(): Promise<void> {
     const me = measured(results[1]);
     say('');
     say(
-      `Mixed soak, ${SOAK_MINUTES} min at half of each maximum (autocannon overallRate), with an async job (callback ` +
+      `Mixed soak, ${SOAK_MINUTES} min at half the measured maximum (each of the ${routes.length} routes at ` +
+        `1/${2 * routes.length} of its own maximum, autocannon overallRate), with an async job (callback ` +
         `to a loopback receiver), a SQL report and a push-trigger fire every second, and 3 query triggers every 10 s:`,
     );
     say('');
@@ -315,7 +319,7 @@ async function main(): Promise<void> {
     routes.forEach((route, i) => {
       const m = measured(results[i]);
       say(
-        `| ${route.name} | ${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.max} | ${m.non2xx} | ${m.errors} |`,
+        `| ${route.name} | ${m.rps.toFixed(0)} of ${targetOf(route).toFixed(0)} | ${m.p50} | ${m.p99} | ${m.max} | ${m.non2xx} | ${m.errors} |`,
       );
     });
     say('');
