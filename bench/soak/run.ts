@@ -3,8 +3,8 @@
  *
  * 1. 60 s per hot route with autocannon (GET /v1/health, GET /v1/me, POST /v1/simulate, POST /v1/query): the
  *    maximum throughput and its latency percentiles.
- * 2. A mixed soak at half the measured maximum (each route at an equal share of half its own maximum),
- *    SOAK_MINUTES long (default 30), with async jobs whose signed callbacks go to a loopback receiver, push and query triggers at a short interval, and SQL reports. RSS and
+ * 2. A mixed soak at half the measured maximum (each route at an equal share of half its own maximum, paced
+ *    evenly by ./paced-load.ts), SOAK_MINUTES long (default 30), with async jobs whose signed callbacks go to a loopback receiver, push and query triggers at a short interval, and SQL reports. RSS and
  *    open descriptors are sampled from /proc every 10 s. Printed: errors, p99 of /v1/me, RSS growth and
  *    descriptors between minute 5 (scaled: a sixth of the way in) and the end, whether the outbox drained within
  *    60 s of the end.
@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { machineLine, signupKey, startDaemon } from '../support/daemon';
+import { pacedLoad } from './paced-load';
 
 const ROUTE_SECONDS = Number(process.env.ROUTE_SECONDS ?? 60);
 const SOAK_MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -66,19 +67,12 @@ async function call(url: string, key: string, method: string, path: string, body
   return text.length > 0 ? JSON.parse(text) : undefined;
 }
 
-function run(
-  url: string,
-  key: string,
-  route: Route,
-  seconds: number,
-  rate?: number,
-): Promise<autocannon.Result> {
+function run(url: string, key: string, route: Route, seconds: number): Promise<autocannon.Result> {
   return autocannon({
     url: `${url}${route.path}`,
     method: route.method,
     connections: CONNECTIONS,
     duration: seconds,
-    ...(rate === undefined ? {} : { overallRate: Math.max(1, Math.round(rate)) }),
     headers: {
       ...(route.auth ? { authorization: `Bearer ${key}` } : {}),
       ...(route.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -274,7 +268,23 @@ async function main(): Promise<void> {
     // together ask for half of what the daemon served at its limit (each at its maximum alone would be all of it).
     const targetOf = (route: Route): number => (max.get(route.name)?.rps ?? 1) / (2 * routes.length);
     const results = await Promise.all(
-      routes.map((route) => run(daemon.url, key, route, soakSeconds, targetOf(route))),
+      routes.map((route) =>
+        pacedLoad(
+          {
+            url: daemon.url,
+            method: route.method,
+            path: route.path,
+            headers: {
+              ...(route.auth ? { authorization: `Bearer ${key}` } : {}),
+              ...(route.body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+            body: route.body,
+          },
+          targetOf(route),
+          soakSeconds,
+          CONNECTIONS,
+        ),
+      ),
     );
     soaking = false;
     clearInterval(sampler);
@@ -303,23 +313,24 @@ async function main(): Promise<void> {
     const settled = samples.find((s) => s.atMs >= settledAtMs) ?? samples[0];
     const last = samples[samples.length - 1];
     const rssGrowth = ((last.rss - settled.rss) / settled.rss) * 100;
-    const errors =
-      results.reduce((n: number, r: autocannon.Result) => n + r.non2xx + r.errors + r.timeouts, 0) +
-      backgroundErrors;
-    const me = measured(results[1]);
+    const errors = results.reduce((n, r) => n + r.non2xx + r.errors + r.dropped, 0) + backgroundErrors;
+    const me = results[1];
     say('');
     say(
       `Mixed soak, ${SOAK_MINUTES} min at half the measured maximum (each of the ${routes.length} routes at ` +
-        `1/${2 * routes.length} of its own maximum, autocannon overallRate), with an async job (callback ` +
+        `1/${2 * routes.length} of its own maximum, requests evenly spaced, latency from the moment each was due), with an async job (callback ` +
         `to a loopback receiver), a SQL report and a push-trigger fire every second, and 3 query triggers every 10 s:`,
     );
     say('');
-    say('| Route | req/s achieved of the target | p50 ms | p99 ms | max ms | non-2xx | errors |');
-    say('| --- | --: | --: | --: | --: | --: | --: |');
+    say(
+      '| Route | req/s achieved of the target | p50 ms | p99 ms | max ms | non-2xx | errors | not sent (behind) |',
+    );
+    say('| --- | --: | --: | --: | --: | --: | --: | --: |');
     routes.forEach((route, i) => {
-      const m = measured(results[i]);
+      const m = results[i];
       say(
-        `| ${route.name} | ${m.rps.toFixed(0)} of ${targetOf(route).toFixed(0)} | ${m.p50} | ${m.p99} | ${m.max} | ${m.non2xx} | ${m.errors} |`,
+        `| ${route.name} | ${m.achievedPerSecond.toFixed(0)} of ${targetOf(route).toFixed(0)} | ${m.p50.toFixed(1)} | ` +
+          `${m.p99.toFixed(1)} | ${m.max.toFixed(0)} | ${m.non2xx} | ${m.errors} | ${m.dropped} |`,
       );
     });
     say('');
@@ -329,7 +340,7 @@ async function main(): Promise<void> {
     say(
       `- background work done: ${jobs} jobs, ${reports} SQL reports, ${fires} trigger fires; ${callbacks} callbacks received`,
     );
-    say(`- p99 of GET /v1/me during the soak: ${me.p99} ms (goal under 20 ms)`);
+    say(`- p99 of GET /v1/me during the soak: ${me.p99.toFixed(1)} ms (goal under 20 ms)`);
     say(
       `- RSS from ${(settled.atMs / 60000).toFixed(1)} min to the end: ${(settled.rss / 1024).toFixed(0)} → ` +
         `${(last.rss / 1024).toFixed(0)} MiB (${rssGrowth >= 0 ? '+' : ''}${rssGrowth.toFixed(1)} %; goal under 10 %)`,
