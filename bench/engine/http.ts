@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -45,6 +45,10 @@ interface Daemon {
 async function startDaemon(env: Record<string, string>): Promise<Daemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
   const profiling = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROF)] : [];
+  // The daemon's log goes to a file, as under systemd it goes to the journal: when the client drained it from a
+  // pipe, every request's log line woke the client's own event loop inside the measured round trip.
+  const logFile = join(dataDir, 'daemon.log');
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...profiling, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
@@ -54,33 +58,37 @@ async function startDaemon(env: Record<string, string>): Promise<Daemon> {
       SERVICE_PORT: '0',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   });
-  let output = '';
-  let onData: (chunk: Buffer) => void = () => undefined;
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = output.split('\n').find((l) => l.includes('"event":"daemon_started"'));
-      if (line) resolveUrl((JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1'));
-    };
-    child.stdout.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the daemon exited with ${String(code)}:\n${output}`)));
-  });
-  // Still drained (a full pipe would stall the daemon's logger), but no longer collected and re-split per chunk:
-  // that grew with every request's log line and inflated the client's own time.
-  child.stdout.off('data', onData);
-  child.stdout.resume();
+  closeSync(log);
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`the daemon exited with ${String(code)}:\n${readFileSync(logFile, 'utf8')}`)),
+    ),
+  );
+  exited.catch(() => undefined);
+  const url = await Promise.race([exited, startedAddress(logFile)]);
   return {
     url,
     pid: child.pid ?? 0,
     stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
+      const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await exited;
+      await gone;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The address of the daemon_started line, once the daemon has written it to its log file. */
+async function startedAddress(logFile: string): Promise<string> {
+  for (;;) {
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"event":"daemon_started"'));
+    if (line) return (JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 async function apiKey(url: string): Promise<string> {
@@ -391,7 +399,8 @@ async function main(): Promise<void> {
       "`engine_compute_seconds`; *daemon CPU* is the daemon process's CPU time (user + system, all threads, from " +
       '/proc) per request; the *HTTP floor* is an authenticated `GET /v1/infrastructure` on the same daemon (HTTP, ' +
       'auth, no work). The client is `node:http` with a keep-alive agent; the *client floor* below is its own round ' +
-      "trip against a trivial in-process server (Node's `fetch` beside it).",
+      "trip against a trivial in-process server (Node's `fetch` beside it). The daemon writes its log to a file, as " +
+      'to the journal under systemd (until 2026-11-27 the client drained it from a pipe inside the measured loop).',
     '',
     '```sh',
     `N=${REQUESTS} ROUNDS=${ROUNDS} bash bench/engine/http.sh`,
