@@ -109,10 +109,59 @@ describe.each([
       expect(resumed).toMatchObject({ id, leaseOwner: 'b', attempts: 2 });
       expect(await a.renewLeases(lease('a', 90))).toBe(0);
       const finish = (repo: JobsRepository, owner: string) =>
-        repo.finish(id, owner, { status: 'succeeded', result: { owner } }, at(70), () => Promise.resolve());
-      expect(await finish(a, 'a')).toBe(false);
-      expect(await finish(b, 'b')).toBe(true);
-      expect(await a.findForOrg('org_1', id)).toMatchObject({ status: 'succeeded', result: '{"owner":"b"}' });
+        repo.finishAll(
+          owner,
+          [{ id, outcome: { status: 'succeeded', runId: `run_${owner}`, result: { owner } }, now: at(70) }],
+          () => Promise.resolve(),
+        );
+      expect(await finish(a, 'a')).toEqual([false]);
+      expect(await finish(b, 'b')).toEqual([true]);
+      expect(await a.findForOrg('org_1', id)).toMatchObject({
+        status: 'succeeded',
+        result: '{"owner":"b"}',
+        runId: 'run_b',
+        error: null,
+        finishedAt: at(70),
+        leaseUntil: null,
+      });
+    });
+
+    it('are finished a batch at a time, each with its own outcome, only while their lease holds', async () => {
+      const ids = await seed(3);
+      const a = new JobsRepository(replicas.a.em);
+      expect(await a.claim(T0, 5, lease('a', 30))).toHaveLength(3);
+      expect(await a.cancel('org_1', ids[2], at(5))).toBe(true);
+      const written: string[] = [];
+      const recorded = await a.finishAll(
+        'a',
+        [
+          { id: ids[0], outcome: { status: 'succeeded', runId: 'run_0', result: { n: 0 } }, now: at(10) },
+          { id: ids[1], outcome: { status: 'failed', error: { code: 'engine_busy' } }, now: at(11) },
+          { id: ids[2], outcome: { status: 'succeeded', runId: 'run_2', result: { n: 2 } }, now: at(12) },
+        ],
+        (_em, finished) => {
+          written.push(...finished.map((finish) => finish.id));
+          return Promise.resolve();
+        },
+      );
+      expect(recorded).toEqual([true, true, false]);
+      expect(written).toEqual([ids[0], ids[1]]);
+      expect(await a.findForOrg('org_1', ids[0])).toMatchObject({
+        status: 'succeeded',
+        runId: 'run_0',
+        result: '{"n":0}',
+        error: null,
+        finishedAt: at(10),
+        leaseUntil: null,
+      });
+      expect(await a.findForOrg('org_1', ids[1])).toMatchObject({
+        status: 'failed',
+        runId: null,
+        result: null,
+        error: '{"code":"engine_busy"}',
+        finishedAt: at(11),
+      });
+      expect(await a.findForOrg('org_1', ids[2])).toMatchObject({ status: 'cancelled', finishedAt: at(5) });
     });
   });
 
@@ -168,7 +217,39 @@ describe.each([
       expect(attempts.get(held.id)).toHaveLength(1);
       expect(await a.findForOrg('org_1', held.id)).toMatchObject({ status: 'delivered', attemptCount: 1 });
     });
+
+    it('record a batch of attempts at once, each delivery its own next state', async () => {
+      await seed(2);
+      const a = new WebhookDeliveryRepository(replicas.a.em);
+      const [first, second] = await a.claimDue(T0, 4, lease('a', 30));
+      const failed = { attemptedAt: at(2), statusCode: 500, durationMs: 7.5 };
+      expect(
+        await Promise.all([
+          a.recordAttempt(first.id, 'a', attempt, delivered),
+          a.recordAttempt(second.id, 'a', failed, { status: 'pending', nextAttemptAt: at(20) }),
+        ]),
+      ).toEqual([true, true]);
+      expect(await a.findForOrg('org_1', first.id)).toMatchObject({
+        status: 'delivered',
+        attemptCount: 1,
+        deliveredAt: at(1),
+        nextAttemptAt: null,
+        leaseUntil: null,
+      });
+      expect(await a.findForOrg('org_1', second.id)).toMatchObject({
+        status: 'pending',
+        attemptCount: 1,
+        deliveredAt: null,
+        nextAttemptAt: at(20),
+        leaseUntil: null,
+      });
+      const attempts = await a.attemptsOf([first.id, second.id]);
+      expect(attempts.get(second.id)).toMatchObject([
+        { attemptedAt: at(2), statusCode: 500, durationMs: 7.5, error: null },
+      ]);
+    });
   });
+
   describe('trigger evaluations', () => {
     const trigger = (i: number): NewTrigger => ({
       orgId: 'org_1',

@@ -5,6 +5,7 @@ export type { StoreLocation, StoreOrm } from './orm';
 export { claimRows, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';
 export { sharedWrite } from './shared-writes';
+export { updateByIds } from './batch-update';
 export type { Lease } from './work-leases';
 export { StoreHealth } from './store-health';
 export type { StoreStatus } from './store-health';

@@ -4,10 +4,11 @@ import { APP_CONFIG, AppConfig } from '../../common/config';
 import { retryWhileStoreUnavailable, WorkLeases } from '../../common/database';
 import { AppError, isStoreUnavailable, toAppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
+import { GroupCommit } from '../../common/group-commit';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Job } from './job.entity';
-import { FinishedJob, JobsRepository } from './jobs.repository';
-import { SimulationService } from '../simulation/simulation.service';
+import { Finish, FinishedJob, JobsRepository } from './jobs.repository';
+import { ComputedSimulation, SimulationService } from '../simulation/simulation.service';
 
 const POLL_INTERVAL_MS = 1000;
 /** How many jobs a runner holds (running or about to run), as a multiple of its concurrency. */
@@ -43,6 +44,18 @@ export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Rec
   };
 }
 
+/** A computed job: its outcome, and the run to record with it when it succeeded. */
+interface Computed {
+  readonly outcome: FinishedJob;
+  readonly run?: ComputedSimulation['run'];
+}
+
+/** What a finish writes: the job, its outcome and when it ended, and the run it computed. */
+interface Finishing extends Finish {
+  readonly job: Job;
+  readonly run?: ComputedSimulation['run'];
+}
+
 /**
  * Runs queued jobs on the engine, at most SERVICE_JOB_CONCURRENCY at a time. The queue lives in the database, so a
  * job accepted before a crash runs after it; the completion and its callback are written in one transaction. Jobs
@@ -59,6 +72,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly ready: Job[] = [];
   private readonly loop: BackgroundLoop;
   private readonly renewal: BackgroundLoop;
+  /** Finishes that arrive while a batch is being written are written together, as the next batch. */
+  private readonly finishes = new GroupCommit<Finishing, boolean>((batch) => this.finishAll(batch));
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -149,7 +164,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       });
     this.running.set(job.id, execution);
     const recording = computed
-      .then((outcome) => this.record(job, outcome))
+      .then((done) => this.record(job, done))
       .catch((error: unknown) =>
         this.logger.error(
           { event: 'job_finish_failed', job_id: job.id, err: error },
@@ -190,8 +205,12 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     );
   }
 
-  private async record(job: Job, outcome: FinishedJob): Promise<void> {
-    const recorded = await this.pastOutage(job, () => this.finish(job, outcome));
+  private async record(job: Job, computed: Computed): Promise<void> {
+    const { outcome, run } = computed;
+    const now = new Date();
+    const recorded = await this.pastOutage(job, () =>
+      this.finishes.submit({ id: job.id, outcome, now, job, run }),
+    );
     this.logger.info(
       { event: recorded ? 'job_finished' : 'job_result_discarded', job_id: job.id, status: outcome.status },
       recorded ? 'job finished' : 'job was cancelled or taken over while running; result discarded',
@@ -199,35 +218,50 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     if (recorded && job.callbackUrl) this.outbox.wake();
   }
 
-  /** Writes the outcome and, in the same transaction, its job.completed callback. */
-  private finish(job: Job, outcome: FinishedJob): Promise<boolean> {
-    const now = new Date();
-    const callbackUrl = job.callbackUrl;
-    return this.jobs.finish(job.id, this.leases.owner, outcome, now, async (em) => {
-      if (callbackUrl) {
-        await this.outbox.enqueue(em, {
-          orgId: job.orgId,
-          event: 'job.completed',
-          url: callbackUrl,
-          jobId: job.id,
-          body: jobCompletedBody(job, outcome, now),
-        });
-      }
+  /**
+   * Writes a batch of outcomes in one transaction: the jobs, and for each one still ours its run and its
+   * job.completed callback, so a callback exists iff its job finished.
+   */
+  private finishAll(batch: readonly Finishing[]): Promise<boolean[]> {
+    return this.jobs.finishAll(this.leases.owner, batch, async (em, finished) => {
+      await this.simulation.recordRuns(
+        em,
+        finished.flatMap(({ run }) => (run ? [run] : [])),
+      );
+      await this.outbox.enqueueAll(
+        em,
+        finished.flatMap(({ job, outcome, now }) =>
+          job.callbackUrl
+            ? [
+                {
+                  orgId: job.orgId,
+                  event: 'job.completed',
+                  url: job.callbackUrl,
+                  jobId: job.id,
+                  body: jobCompletedBody(job, outcome, now),
+                },
+              ]
+            : [],
+        ),
+      );
     });
   }
 
-  /** Throws only when the database is unreachable; any other failure is the job's outcome. */
-  private async run(job: Job): Promise<FinishedJob> {
+  /**
+   * Throws only when the database is unreachable; any other failure is the job's outcome. The run is recorded with
+   * the job's finish, not before it, so the engine slot frees as soon as the computation ends.
+   */
+  private async run(job: Job): Promise<Computed> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;
-      const result = await this.simulation.simulate(job.orgId, request);
-      return { status: 'succeeded', runId: result.run_id, result };
+      const { response, run } = await this.simulation.compute(job.orgId, request);
+      return { outcome: { status: 'succeeded', runId: response.run_id, result: response }, run };
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;
       const appError: AppError = toAppError(error);
       if (appError.status >= 500)
         this.logger.error({ event: 'job_failed', job_id: job.id, err: error }, 'job failed');
-      return { status: 'failed', error: { code: appError.code, message: appError.message } };
+      return { outcome: { status: 'failed', error: { code: appError.code, message: appError.message } } };
     }
   }
 }

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { claimRows, Lease, sharedWrite } from '../../common/database';
-import { GroupCommit } from '../../common/group-commit';
+import { claimRows, Lease, sharedWrite, updateByIds } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
 
@@ -19,12 +18,11 @@ export interface FinishedJob {
   readonly error?: unknown;
 }
 
-interface Finish {
+/** A computed job's outcome, to be written by `finishAll`. */
+export interface Finish {
   readonly id: string;
-  readonly owner: string;
   readonly outcome: FinishedJob;
   readonly now: Date;
-  readonly alsoWrite: (em: EntityManager) => Promise<void>;
 }
 
 /**
@@ -47,8 +45,6 @@ export function newJobId(now = Date.now()): string {
 
 @Injectable()
 export class JobsRepository {
-  private readonly finishes = new GroupCommit<Finish, boolean>((batch) => this.finishAll(batch));
-
   constructor(private readonly em: EntityManager) {}
 
   /**
@@ -155,40 +151,42 @@ export class JobsRepository {
   }
 
   /**
-   * Marks a running job finished and, in the same transaction, lets `alsoWrite` record what must follow it (the
-   * job.completed outbox row). Returns false when the job was cancelled meanwhile or its lease was lost to another
-   * replica; then nothing is written. Finishes that arrive together share one transaction (`GroupCommit`).
+   * Marks running jobs finished, in one transaction with what `alsoWrite` records for the ones that were (their runs
+   * and job.completed outbox rows). One statement updates the whole batch. A job cancelled meanwhile, or whose lease
+   * was lost to another replica, is left alone and gets false. On SQLite the transaction is shared with the other
+   * writes queued at the same moment (`sharedWrite`).
    */
-  finish(
-    id: string,
+  finishAll<F extends Finish>(
     owner: string,
-    outcome: FinishedJob,
-    now: Date,
-    alsoWrite: (em: EntityManager) => Promise<void>,
-  ): Promise<boolean> {
-    return this.finishes.submit({ id, owner, outcome, now, alsoWrite });
-  }
-
-  private finishAll(batch: readonly Finish[]): Promise<boolean[]> {
+    batch: readonly F[],
+    alsoWrite: (em: EntityManager, finished: readonly F[]) => Promise<void>,
+  ): Promise<boolean[]> {
     return sharedWrite(this.em, async (em) => {
-      const recorded: boolean[] = [];
-      for (const { id, owner, outcome, now, alsoWrite } of batch) {
-        const updated = await em.nativeUpdate(
-          JobSchema,
-          { id, status: 'running', leaseOwner: owner },
-          {
-            status: outcome.status,
-            leaseUntil: null,
-            finishedAt: now,
-            runId: outcome.runId ?? null,
-            result: outcome.result === undefined ? null : JSON.stringify(outcome.result),
-            error: outcome.error === undefined ? null : JSON.stringify(outcome.error),
+      const updated = await updateByIds(em, {
+        table: 'jobs',
+        ids: batch.map((finish) => finish.id),
+        set: {
+          status: { each: batch.map(({ outcome }) => outcome.status) },
+          lease_until: { sql: 'null' },
+          finished_at: { each: batch.map(({ now }) => now), timestamp: true },
+          run_id: { each: batch.map(({ outcome }) => outcome.runId ?? null) },
+          result: {
+            each: batch.map(({ outcome }) =>
+              outcome.result === undefined ? null : JSON.stringify(outcome.result),
+            ),
           },
-        );
-        if (updated === 1) await alsoWrite(em);
-        recorded.push(updated === 1);
-      }
-      return recorded;
+          error: {
+            each: batch.map(({ outcome }) =>
+              outcome.error === undefined ? null : JSON.stringify(outcome.error),
+            ),
+          },
+        },
+        guard: "status = 'running' and lease_owner = ?",
+        guardParams: [owner],
+      });
+      const finished = batch.filter((finish) => updated.has(finish.id));
+      if (finished.length > 0) await alsoWrite(em, finished);
+      return batch.map((finish) => updated.has(finish.id));
     });
   }
 

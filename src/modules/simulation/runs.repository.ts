@@ -40,6 +40,11 @@ export class RunsRepository implements OnModuleDestroy {
     await this.insertRun.run(RUN_COLUMNS.map(([key]) => run[key]));
   }
 
+  /** Runs computed for jobs, written in the caller's transaction (`em`) with the jobs' outcomes: one insert. */
+  async insertAll(em: EntityManager, runs: readonly SimulationRun[]): Promise<void> {
+    if (runs.length > 0) await em.insertMany(SimulationRunSchema, [...runs]);
+  }
+
   /** Scoped to the organization: another organization's run id is simply not found. */
   async findById(orgId: string, id: string): Promise<SimulationRun | null> {
     return this.em.fork().findOne(SimulationRunSchema, { id, orgId });

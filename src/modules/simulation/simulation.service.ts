@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from '@mikro-orm/sqlite';
 import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
 import { Principal } from '../../common/auth/principal';
 import { assertFiniteResult } from './result-guard';
@@ -14,6 +15,12 @@ import {
   toSimulationResponse,
 } from './simulation.dto';
 import { seedToJson, SimulationRequest, toEngineRequest } from './simulation-request';
+
+/** A simulation computed but not yet recorded: its answer, and the run `recordRuns` writes. */
+export interface ComputedSimulation {
+  readonly response: SimulationResponse;
+  readonly run: SimulationRun;
+}
 
 /** Runs simulations for an organization and records each run; the jobs module calls it too. */
 @Injectable()
@@ -53,7 +60,16 @@ export class SimulationService {
    * engine_timeout, engine_unavailable, internal_error.
    */
   async simulate(caller: Principal | string, body: unknown): Promise<SimulationResponse> {
-    const orgId = typeof caller === 'string' ? caller : caller.orgId;
+    const { response, run } = await this.compute(typeof caller === 'string' ? caller : caller.orgId, body);
+    await this.runs.record(run);
+    return response;
+  }
+
+  /**
+   * Validates and computes one simulation without recording it: for a caller that records the run in its own
+   * transaction (`recordRuns`), with what the result changes. Throws as `simulate`.
+   */
+  async compute(orgId: string, body: unknown): Promise<ComputedSimulation> {
     const request = this.validate(body);
     const seed = request.seed ?? pickSeed();
     const engineRequest = toEngineRequest(request, seed);
@@ -78,8 +94,12 @@ export class SimulationService {
       computeMs: result.compute_ms,
       createdAt: new Date().toISOString(),
     };
-    await this.runs.record(run);
-    return toSimulationResponse(run.id, mode, result, seedToJson(seed));
+    return { response: toSimulationResponse(run.id, mode, result, seedToJson(seed)), run };
+  }
+
+  /** Records computed runs in the caller's transaction (`em`), in one insert. */
+  recordRuns(em: EntityManager, runs: readonly SimulationRun[]): Promise<void> {
+    return this.runs.insertAll(em, runs);
   }
 
   /** A recorded run of the organization, or null. */

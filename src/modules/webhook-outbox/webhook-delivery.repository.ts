@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { FilterQuery, raw } from '@mikro-orm/core';
+import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { claimRows, Lease, sharedWrite } from '../../common/database';
+import { claimRows, Lease, sharedWrite, updateByIds } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import {
@@ -59,6 +59,27 @@ function timeOrderedId(prefix: string, now: number): string {
   return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
+function newRow(delivery: NewDelivery, now: Date): WebhookDelivery {
+  return {
+    id: timeOrderedId('dlv', now.getTime()),
+    orgId: delivery.orgId,
+    event: delivery.event,
+    url: delivery.url,
+    jobId: delivery.jobId ?? null,
+    fireId: delivery.fireId ?? null,
+    expiresAt: delivery.expiresAt ?? null,
+    webhookId: timeOrderedId('msg', now.getTime()),
+    body: JSON.stringify(delivery.body),
+    status: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: now,
+    leaseUntil: null,
+    leaseOwner: null,
+    createdAt: now,
+    deliveredAt: null,
+  };
+}
+
 @Injectable()
 export class WebhookDeliveryRepository {
   private readonly attempts = new GroupCommit<AttemptOutcome, boolean>((batch) => this.recordAll(batch));
@@ -70,23 +91,16 @@ export class WebhookDeliveryRepository {
    * persisted here: the transaction flushes it at commit, with the other messages of its batch in one insert.
    */
   insert(em: EntityManager, delivery: NewDelivery, now: Date): void {
-    em.persist(
-      em.create(WebhookDeliverySchema, {
-        id: timeOrderedId('dlv', now.getTime()),
-        orgId: delivery.orgId,
-        event: delivery.event,
-        url: delivery.url,
-        jobId: delivery.jobId ?? null,
-        fireId: delivery.fireId ?? null,
-        expiresAt: delivery.expiresAt ?? null,
-        webhookId: timeOrderedId('msg', now.getTime()),
-        body: JSON.stringify(delivery.body),
-        status: 'pending',
-        attemptCount: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-      }),
-    );
+    em.persist(em.create(WebhookDeliverySchema, newRow(delivery, now)));
+  }
+
+  /** Written inside the caller's transaction, in one insert and without the unit of work: a batch of finished jobs. */
+  async insertAll(em: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
+    if (deliveries.length > 0)
+      await em.insertMany(
+        WebhookDeliverySchema,
+        deliveries.map((delivery) => newRow(delivery, now)),
+      );
   }
 
   /**
@@ -146,25 +160,36 @@ export class WebhookDeliveryRepository {
     return this.attempts.submit({ id, owner, attempt, next });
   }
 
+  /** One statement updates the batch's deliveries, one inserts their attempts. */
   private recordAll(batch: readonly AttemptOutcome[]): Promise<boolean[]> {
     return sharedWrite(this.em, async (em) => {
-      const recorded: boolean[] = [];
-      for (const { id, owner, attempt, next } of batch) {
-        const updated = await em.nativeUpdate(
-          WebhookDeliverySchema,
-          { id, status: 'pending', leaseOwner: owner, leaseUntil: { $ne: null } },
-          {
-            attemptCount: raw('attempt_count + 1'),
-            status: next.status,
-            nextAttemptAt: next.nextAttemptAt,
-            leaseUntil: null,
-            ...(next.status === 'delivered' ? { deliveredAt: attempt.attemptedAt } : {}),
+      const recorded = new Set<string>();
+      // Each delivery has one holder, so a batch (one replica's) names one owner; a test may record for several.
+      for (const owner of new Set(batch.map((outcome) => outcome.owner))) {
+        const mine = batch.filter((outcome) => outcome.owner === owner);
+        const updated = await updateByIds(em, {
+          table: 'webhook_deliveries',
+          ids: mine.map(({ id }) => id),
+          set: {
+            attempt_count: { sql: 'attempt_count + 1' },
+            status: { each: mine.map(({ next }) => next.status) },
+            next_attempt_at: { each: mine.map(({ next }) => next.nextAttemptAt), timestamp: true },
+            lease_until: { sql: 'null' },
+            delivered_at: {
+              each: mine.map(({ attempt, next }) =>
+                next.status === 'delivered' ? attempt.attemptedAt : null,
+              ),
+              timestamp: true,
+              keepOnNull: true,
+            },
           },
-        );
-        recorded.push(updated === 1);
+          guard: "status = 'pending' and lease_owner = ? and lease_until is not null",
+          guardParams: [owner],
+        });
+        for (const id of updated) recorded.add(id);
       }
       const rows = batch
-        .filter((_, i) => recorded[i])
+        .filter(({ id }) => recorded.has(id))
         .map(({ id, attempt }) => ({
           deliveryId: id,
           attemptedAt: attempt.attemptedAt,
@@ -173,7 +198,7 @@ export class WebhookDeliveryRepository {
           error: attempt.error ?? null,
         }));
       if (rows.length > 0) await em.insertMany(WebhookAttemptSchema, rows);
-      return recorded;
+      return batch.map(({ id }) => recorded.has(id));
     });
   }
 

@@ -69,6 +69,11 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     return Promise.resolve();
   }
 
+  /** Queues messages in the caller's transaction (`em`), in one insert. */
+  async enqueueAll(em: EntityManager, deliveries: readonly NewDelivery[]): Promise<void> {
+    await this.deliveries.insertAll(em, deliveries, new Date());
+  }
+
   onApplicationBootstrap(): void {
     this.loop.start();
     this.renewal.start();
