@@ -5,10 +5,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SimulateRequest, SimulationResponse } from '../simulation/simulation.dto';
 import { Job, JOB_STATUSES, JobStatus } from './job.entity';
 
+/** The longest callback URL a job takes. */
+export const MAX_CALLBACK_URL = 2048;
+
 export class SubmitJobDto {
   @IsOptional()
   @IsString()
-  @MaxLength(2048)
+  @MaxLength(MAX_CALLBACK_URL)
   callback_url?: string;
 
   /** A /v1/simulate body; its problems are reported under `request.`. */

@@ -49,6 +49,15 @@ export class SimulationService {
     return toEngineRequest(request, request.seed ?? pickSeed());
   }
 
+  /**
+   * `prepare` for the common body shape only (plain-request.ts), without the DTO classes; undefined for anything
+   * else, which the caller then validates with its own DTO so that problems are named from its body's root.
+   */
+  preparePlain(body: unknown): Record<string, unknown> | undefined {
+    const request = readPlainRequest(body);
+    return request && toEngineRequest(request, request.seed ?? pickSeed());
+  }
+
   /** Validates and returns the body as it will run, JSON-safe, keeping the seed only when the caller chose one. */
   normalize(body: unknown): Record<string, unknown> {
     const request = this.validate(body);
