@@ -1,6 +1,7 @@
 import { rmSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { TextTable } from '../../src/modules/connectors/connectors.types';
 import { DatasetFileWriter } from '../../src/modules/datasets/dataset-file-writer';
 import { DistinctCounter } from '../../src/modules/datasets/distinct-counter';
 import {
@@ -49,6 +50,51 @@ describe('value classification', () => {
       expect(classifier.convert(value)).toBeNull();
       expect(classifier.kind).toBe(0);
     }
+  });
+
+  it('reads text in place exactly as convert reads the same text', () => {
+    const inPlace = new ValueClassifier();
+    const texts = [
+      '',
+      '0',
+      '-0',
+      '-0.0',
+      '7',
+      '007',
+      '0.5',
+      '.5',
+      '-.5',
+      '.',
+      '-',
+      '5.',
+      '1.50',
+      '1e3',
+      '+5',
+      '999999999999999',
+      '9999999999999999',
+      '12345678901234.5',
+      '1234567890123.45',
+      '0.000000000000001',
+      '0.0000000000000001',
+      '2024-02-29',
+      'true',
+      'West',
+    ];
+    // Decimals as generators write them: every digit count, rounded at every precision.
+    let x = 42;
+    for (let i = 0; i < 20_000; i++) {
+      x = (x * 1103515245 + 12345) % 2147483648;
+      const value = (x / 2147483648) * 10 ** (i % 12) * (i % 3 === 0 ? -1 : 1);
+      texts.push(value.toFixed(i % 8), String(value), String(Math.round(value)));
+    }
+    const disagreements = texts.filter((text) => {
+      const padded = `ab${text}cd`;
+      const got = inPlace.convertRange(padded, 2, 2 + text.length);
+      const gotKind = inPlace.kind;
+      const expected = classifier.convert(text);
+      return !Object.is(got, expected) || gotKind !== classifier.kind;
+    });
+    expect(disagreements).toEqual([]);
   });
 });
 
@@ -214,6 +260,74 @@ describe('dataset file writer', () => {
       'column_3',
       '_row_2',
       'a"b',
+    ]);
+  });
+
+  it('stores a text table exactly as the same rows given as records', async () => {
+    const table = (columns: string[], rows: (string | undefined)[][]): TextTable => {
+      const ends: number[] = [];
+      let text = '';
+      for (const row of rows) {
+        for (let i = 0; i < columns.length; i++) {
+          text += row[i] ?? '';
+          ends.push(text.length);
+        }
+      }
+      return { columns, rows: rows.length, text, ends: Uint32Array.from(ends) };
+    };
+    const tables = [
+      table(
+        ['id', 'day', 'code', 'price', 'ok'],
+        [
+          ['1', '2024-01-01', '10', '2.50', 'TRUE'],
+          ['2', '', 'A7', '-0.125', 'false'],
+          ['3', '2024-01-03', '007', '1e3', ''],
+        ],
+      ),
+      // a later batch with a new column, and a name given twice (its last cell wins, as in a record)
+      table(
+        ['id', 'day', 'code', 'price', 'ok', 'late', 'id'],
+        [['4', '2024-01-04', '', '7', 'true', 'x', '40']],
+      ),
+    ];
+    const records = [
+      [
+        { id: '1', day: '2024-01-01', code: '10', price: '2.50', ok: 'TRUE' },
+        { id: '2', day: null, code: 'A7', price: '-0.125', ok: 'false' },
+        { id: '3', day: '2024-01-03', code: '007', price: '1e3', ok: null },
+      ],
+      [{ id: '40', day: '2024-01-04', code: null, price: '7', ok: 'true', late: 'x' }],
+    ];
+    const write = async (name: string, batches: (TextTable | Record<string, unknown>[])[]) => {
+      const path = join(dir, name);
+      const writer = DatasetFileWriter.create(path);
+      for (const batch of batches) await writer.addBatch(batch);
+      const written = await writer.finish();
+      const db = new Database(path, { readonly: true });
+      const rows = db.prepare('select *, typeof(price) as t from data order by _row').all();
+      db.close();
+      return { written, rows };
+    };
+    const fromTables = await write('tables.sqlite', tables);
+    const fromRecords = await write('records.sqlite', records);
+    expect(fromTables).toEqual(fromRecords);
+    expect(fromTables.rows[3]).toEqual({
+      _row: 4,
+      id: 40,
+      day: '2024-01-04',
+      code: null,
+      price: 7,
+      ok: 1,
+      late: 'x',
+      t: 'integer',
+    });
+    expect(fromTables.written.columns.map((c) => [c.name, c.type])).toEqual([
+      ['id', 'integer'],
+      ['day', 'date'],
+      ['code', 'string'],
+      ['price', 'number'],
+      ['ok', 'boolean'],
+      ['late', 'string'],
     ]);
   });
 

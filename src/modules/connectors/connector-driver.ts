@@ -1,5 +1,6 @@
 import { EgressGuard } from '../egress/egress.types';
 import type { ParseLimits } from './formats';
+import { batchRows, headOfBatch, RowBatch } from './formats/records';
 import { ImportArea } from './local-path';
 
 /** What a driver may use: the egress guard (its only way out), its organization's part of the import dir, and limits. */
@@ -79,6 +80,8 @@ export interface ConnectorDriver<C> {
   browse(config: C, ctx: DriverContext): Promise<BrowseResult>;
   /** Streams records in batches, in the source's order (SQL: a `table` or read-only `query`; REST: pages; files/objects: parsed records). */
   readRows(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<Record<string, unknown>[]>;
+  /** readRows for a reader that takes text tables too (the dataset ingest); drivers without it answer readRows. */
+  readTables?(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<RowBatch>;
 }
 
 /** Caps a batch stream at `limit` rows, stopping the source early. */
@@ -98,6 +101,28 @@ export async function* limitRows(
       return;
     }
     left -= batch.length;
+    yield batch;
+  }
+}
+
+/** limitRows for batches that may be text tables. */
+export async function* limitBatches(
+  source: AsyncIterable<RowBatch>,
+  limit: number | undefined,
+): AsyncGenerator<RowBatch> {
+  if (limit === undefined) {
+    yield* source;
+    return;
+  }
+  let left = limit;
+  if (left <= 0) return;
+  for await (const batch of source) {
+    const rows = batchRows(batch);
+    if (rows >= left) {
+      yield headOfBatch(batch, left);
+      return;
+    }
+    left -= rows;
     yield batch;
   }
 }

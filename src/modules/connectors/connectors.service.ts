@@ -30,6 +30,7 @@ import {
   resolveConnectorType,
 } from './connector-types';
 import { parseLimitsOf } from './formats/parse-limits';
+import type { RowBatch } from './formats/records';
 import { SCRATCH_DIR_NAME } from './leftover-files';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
@@ -280,6 +281,17 @@ export class ConnectorsService {
     return this.stream(orgId, load, selection, options);
   }
 
+  /** readRows, with a file's CSV rows as text tables (see TextTable): the dataset ingest reads them so. */
+  readTables(
+    orgId: string,
+    connectorId: string,
+    selection: RowSelection = {},
+    options: ReadOptions = {},
+  ): AsyncIterable<RowBatch> {
+    const load = (): Promise<Connector> => this.getForOrg(orgId, connectorId);
+    return this.stream(orgId, load, selection, options, true);
+  }
+
   /** The same for a config that is not stored (validated first: 422 on a bad type or config). */
   readRowsInline(
     orgId: string,
@@ -292,16 +304,32 @@ export class ConnectorsService {
     return this.stream(orgId, async () => ({ config: normalized }), selection, options);
   }
 
+  private stream(
+    orgId: string,
+    load: () => Promise<Pick<Connector, 'config'>>,
+    selection: RowSelection,
+    options: ReadOptions,
+  ): AsyncGenerator<Record<string, unknown>[]>;
+  private stream(
+    orgId: string,
+    load: () => Promise<Pick<Connector, 'config'>>,
+    selection: RowSelection,
+    options: ReadOptions,
+    tables: true,
+  ): AsyncGenerator<RowBatch>;
   private async *stream(
     orgId: string,
     load: () => Promise<Pick<Connector, 'config'>>,
     selection: RowSelection,
     options: ReadOptions,
-  ): AsyncGenerator<Record<string, unknown>[]> {
+    tables = false,
+  ): AsyncGenerator<RowBatch> {
     const { config } = await load();
     const ctx = await this.context(orgId, options);
+    const driver = driverOf(config);
     try {
-      yield* driverOf(config).readRows(config.values, selection, ctx);
+      if (tables && driver.readTables) yield* driver.readTables(config.values, selection, ctx);
+      else yield* driver.readRows(config.values, selection, ctx);
     } catch (error) {
       throw toConnectorError(error);
     }

@@ -43,7 +43,11 @@ export class ColumnProfile {
   }
 
   observe(raw: unknown): StoredValue {
-    const value = this.classifier.convert(raw);
+    return this.record(this.classifier.convert(raw));
+  }
+
+  /** Profiles a value the classifier has just converted (its kind in `classifier.kind`); returns it. */
+  record(value: StoredValue): StoredValue {
     const kind = this.classifier.kind;
     if (kind === 0) {
       this.nullCount++;

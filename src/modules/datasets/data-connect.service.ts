@@ -4,7 +4,7 @@ import { AppError, isStorageExhausted } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
-import { OBJECT_STORE_TYPES, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
+import { OBJECT_STORE_TYPES, RowBatch, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetShapeError } from './dataset-file-writer';
 import { DatasetRecord } from './dataset.entity';
 import { ConnectDataDto, DataConnectResponse, Visibility } from './datasets.dto';
@@ -31,11 +31,8 @@ export interface RowSelection {
 
 export interface ConnectorRowSource {
   getForOrg(orgId: string, id: string): Promise<ConnectorView>;
-  readRows(
-    orgId: string,
-    connectorId: string,
-    selection: RowSelection,
-  ): AsyncIterable<Record<string, unknown>[]>;
+  /** Record batches, or text tables where the source has them (CSV files). */
+  readTables(orgId: string, connectorId: string, selection: RowSelection): AsyncIterable<RowBatch>;
 }
 
 export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
@@ -163,7 +160,7 @@ export class DataConnectService {
           createdBy: principal.keyId ?? principal.userId ?? null,
           idempotencyId,
         },
-        this.connectors.readRows(principal.orgId, connector.id, selection),
+        this.connectors.readTables(principal.orgId, connector.id, selection),
       );
       return readyResult(record);
     } catch (error) {

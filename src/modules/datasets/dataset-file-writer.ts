@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { isTextTable, RowBatch, TextTable } from '../connectors/connectors.types';
 import { ColumnProfile, ColumnSchema } from './column-profile';
 import { DATA_TABLE, identifierKey, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 import { KIND_INTEGER, StoredValue, ValueClassifier } from './value-kinds';
@@ -104,8 +105,51 @@ export class DatasetFileWriter {
   }
 
   /** Converts and profiles a batch for the writer thread, and waits only when too many rows are in flight. */
-  async addBatch(rows: readonly Record<string, unknown>[]): Promise<void> {
+  async addBatch(batch: RowBatch | readonly Record<string, unknown>[]): Promise<void> {
     this.throwIfFailed();
+    if (isTextTable(batch)) this.addTable(batch);
+    else this.addRecords(batch);
+    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+    this.throwIfFailed();
+  }
+
+  /** A text table's cells are read in place: no record per row, and a column given twice keeps its last cell. */
+  private addTable(table: TextTable): void {
+    if (table.rows === 0) return;
+    const cellOf = new Map<string, number>();
+    table.columns.forEach((name, index) => {
+      if (!this.byKey.has(name)) this.addColumn(name);
+      cellOf.set(name, index);
+    });
+    const slots = this.slots;
+    const width = slots.length;
+    const cells = slots.map((slot) => cellOf.get(slot.key) ?? -1);
+    const tableWidth = table.columns.length;
+    const { text, ends } = table;
+    const classifier = this.classifier;
+    for (let row = 0, base = 0; row < table.rows; row++, base += tableWidth) {
+      const pending = (this.pending ??= new PendingRows(this.rowCount + 1, width));
+      for (let i = 0; i < width; i++) {
+        const cell = cells[i];
+        let value: StoredValue;
+        if (cell >= 0) {
+          const at = base + cell;
+          value = classifier.convertRange(text, at === 0 ? 0 : ends[at - 1], ends[at]);
+        } else {
+          value = classifier.convert(null);
+        }
+        pending.push(slots[i].profile.record(value), classifier.kind === KIND_INTEGER);
+      }
+      this.rowCount++;
+      if (++pending.rows === pending.capacity) this.post();
+    }
+  }
+
+  private addRecords(rows: readonly Record<string, unknown>[]): void {
     if (rows.length === 0) return;
     for (const row of rows) this.discoverColumns(row);
     const slots = this.slots;
@@ -120,12 +164,6 @@ export class DatasetFileWriter {
       this.rowCount++;
       if (++pending.rows === pending.capacity) this.post();
     }
-    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) {
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-    }
-    this.throwIfFailed();
   }
 
   private post(): void {

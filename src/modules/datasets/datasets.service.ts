@@ -8,6 +8,7 @@ import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
+import type { RowBatch } from '../connectors/connectors.types';
 import { fileBytes, StorageQuotaService } from '../storage-quota/storage-quota.service';
 import { ColumnSchema } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
@@ -159,7 +160,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
    */
   async ingest(
     request: IngestRequest,
-    batches: AsyncIterable<readonly Record<string, unknown>[]>,
+    batches: AsyncIterable<RowBatch | readonly Record<string, unknown>[]>,
   ): Promise<DatasetRecord> {
     await this.quota.assertRoomFor(request.orgId, 1);
     const id = `ds_${randomBytes(12).toString('hex')}`;

@@ -62,6 +62,53 @@ export class ValueClassifier {
     }
   }
 
+  /**
+   * `convert(text.slice(start, end))` for text, reading plain integers and decimals of at most 15 digits in place:
+   * they need no string of their own. Such a decimal is its digits as an integer (exact below 2^53) divided by a
+   * power of ten (exact up to 10^22), and one IEEE division is correctly rounded, as `Number()` is.
+   */
+  convertRange(text: string, start: number, end: number): StoredValue {
+    if (end === start) {
+      this.kind = 0;
+      return null;
+    }
+    let i = start;
+    const negative = text.charCodeAt(i) === 45;
+    if (negative) i++;
+    const digitsStart = i;
+    let mantissa = 0;
+    while (i < end) {
+      const code = text.charCodeAt(i);
+      if (code < 48 || code > 57) break;
+      mantissa = mantissa * 10 + (code - 48);
+      i++;
+    }
+    const digits = i - digitsStart;
+    // Leading zeros (`007`), more than 15 digits and any other shape take the general path.
+    if (digits > 15 || (digits > 1 && text.charCodeAt(digitsStart) === 48)) {
+      return this.convertText(text.slice(start, end));
+    }
+    if (i === end) {
+      if (digits === 0) return this.convertText(text.slice(start, end));
+      this.kind = KIND_INTEGER;
+      return negative ? -mantissa : mantissa;
+    }
+    if (text.charCodeAt(i) !== 46) return this.convertText(text.slice(start, end));
+    const fractionStart = ++i;
+    while (i < end) {
+      const code = text.charCodeAt(i);
+      if (code < 48 || code > 57) break;
+      mantissa = mantissa * 10 + (code - 48);
+      i++;
+    }
+    const fraction = i - fractionStart;
+    if (i !== end || fraction === 0 || digits + fraction > 15)
+      return this.convertText(text.slice(start, end));
+    const value = mantissa / POWERS_OF_TEN[fraction];
+    this.kind = KIND_NUMBER;
+    return negative ? -value : value;
+  }
+
   private text(value: string): string {
     this.kind = KIND_STRING;
     return value;
@@ -112,6 +159,9 @@ export class ValueClassifier {
     return this.text(raw);
   }
 }
+
+/** Written out: each literal is exactly its power of ten. */
+const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;

@@ -4,10 +4,11 @@ import {
   contentBytes,
   describeFile,
   FormatOptions,
+  readFileBatches,
   readFileRecords,
 } from '../../../src/modules/connectors/formats';
 import { looksLikeHeader } from '../../../src/modules/connectors/formats/csv';
-import { flattenRecord } from '../../../src/modules/connectors/formats/records';
+import { flattenRecord, isTextTable } from '../../../src/modules/connectors/formats/records';
 import { connectorFailure } from '../../support/connector-failure';
 
 async function records(
@@ -80,6 +81,49 @@ describe('file formats', () => {
     it('names blank and duplicate headers', async () => {
       expect(await records('a,,a\n1,2,3\n', { fileType: 'csv' })).toEqual([
         { a: '1', column_2: '2', a_2: '3' },
+      ]);
+    });
+
+    it('gives text tables that hold the same rows as the records', async () => {
+      const text = 'id,name,id\n1,"Smith, J",10\n\n2,,20,extra\n3\n4,"says ""hi""",40\n';
+      const source = { kind: 'bytes' as const, bytes: Buffer.from(text, 'utf8') };
+      const tables: { columns: readonly string[]; rows: (string | null)[][] }[] = [];
+      for await (const batch of readFileBatches(
+        source,
+        { fileType: 'csv', textTables: true },
+        2,
+        new CollisionLog(),
+      )) {
+        if (!isTextTable(batch)) throw new Error('expected a text table');
+        const width = batch.columns.length;
+        const rows: (string | null)[][] = [];
+        for (let r = 0; r < batch.rows; r++) {
+          rows.push(
+            batch.columns.map((_, c) => {
+              const at = r * width + c;
+              const start = at === 0 ? 0 : batch.ends[at - 1];
+              return batch.ends[at] > start ? batch.text.slice(start, batch.ends[at]) : null;
+            }),
+          );
+        }
+        tables.push({ columns: batch.columns, rows });
+      }
+      expect(tables).toEqual([
+        { columns: ['id', 'name', 'id_2'], rows: [['1', 'Smith, J', '10']] },
+        {
+          columns: ['id', 'name', 'id_2', 'column_4'],
+          rows: [
+            ['2', null, '20', 'extra'],
+            ['3', null, null, null],
+          ],
+        },
+        { columns: ['id', 'name', 'id_2', 'column_4'], rows: [['4', 'says "hi"', '40', null]] },
+      ]);
+      expect(await records(text, { fileType: 'csv' })).toEqual([
+        { id: '1', name: 'Smith, J', id_2: '10' },
+        { id: '2', name: null, id_2: '20', column_4: 'extra' },
+        { id: '3', name: null, id_2: null, column_4: null },
+        { id: '4', name: 'says "hi"', id_2: '40', column_4: null },
       ]);
     });
 

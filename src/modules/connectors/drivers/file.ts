@@ -4,12 +4,18 @@ import {
   BrowseResult,
   ConnectorDriver,
   DriverContext,
+  limitBatches,
   limitRows,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
-import { CollisionLog, contentBytes, FileDescription, FileSource, FormatOptions } from '../formats';
-import { describeFileInThread, ParseRun, readFileRecordsInThread } from '../formats/parse-thread';
+import { CollisionLog, contentBytes, FileDescription, FileSource, FormatOptions, RowBatch } from '../formats';
+import {
+  describeFileInThread,
+  ParseRun,
+  readFileBatchesInThread,
+  readFileRecordsInThread,
+} from '../formats/parse-thread';
 import { confinedFile } from '../local-path';
 import { defineConnector, RequestedType } from '../connector-descriptor';
 import { compact, ConfigString } from '../config-fields';
@@ -131,6 +137,26 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
       }
     }
     return limitRows(rows(), selection.limit);
+  },
+
+  readTables(config, selection: RowSelection, ctx) {
+    async function* batches(): AsyncGenerator<RowBatch> {
+      const { source } = await resolveSource(config, ctx);
+      const collisions = new CollisionLog();
+      try {
+        yield* readFileBatchesInThread(
+          source,
+          { ...formatOptions(config, config.file_type, selection.sheet), textTables: true },
+          ctx.batchSize,
+          collisions,
+          parseRun(ctx),
+        );
+      } finally {
+        const warning = collisions.message();
+        if (warning) ctx.warn(warning);
+      }
+    }
+    return limitBatches(batches(), selection.limit);
   },
 };
 

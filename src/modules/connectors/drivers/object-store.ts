@@ -11,13 +11,15 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
+  limitBatches,
   limitRows,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { FileType, inferFileType } from '../file-types';
 import { CollisionLog } from '../formats';
-import { describeFileInThread, readFileRecordsInThread } from '../formats/parse-thread';
+import { describeFileInThread, readFileBatchesInThread } from '../formats/parse-thread';
+import { isTextTable, RowBatch } from '../formats/records';
 import { fileBrowseItems, fileDiscovery, formatOptions, parseRun } from './file';
 
 /** What an object-store driver provides; parsing, scratch files and the driver shape are shared. */
@@ -104,28 +106,45 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
 
     readRows(config, selection: RowSelection, ctx) {
       async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
-        const fileType = objectFileType(config, store.objectName(config));
-        await mkdir(ctx.scratchDir, { recursive: true, mode: 0o700 });
-        const path = join(ctx.scratchDir, `object-${randomUUID()}`);
-        const collisions = new CollisionLog();
-        try {
-          await pipeline(await store.download(config, ctx), createWriteStream(path, { mode: 0o600 }));
-          yield* readFileRecordsInThread(
-            { kind: 'path', path },
-            formatOptions(config, fileType, selection.sheet),
-            ctx.batchSize,
-            collisions,
-            parseRun(ctx),
-          );
-        } finally {
-          await rm(path, { force: true });
-          const warning = collisions.message();
-          if (warning) ctx.warn(warning);
+        for await (const batch of readObject(config, selection, ctx, false)) {
+          // Without text tables every batch is records.
+          if (!isTextTable(batch)) yield batch;
         }
       }
       return limitRows(rows(), selection.limit);
     },
+
+    readTables(config, selection: RowSelection, ctx) {
+      return limitBatches(readObject(config, selection, ctx, true), selection.limit);
+    },
   };
+
+  /** Downloads the object to scratch space and parses it there; the copy is removed however the read ends. */
+  async function* readObject(
+    config: C,
+    selection: RowSelection,
+    ctx: DriverContext,
+    textTables: boolean,
+  ): AsyncGenerator<RowBatch> {
+    const fileType = objectFileType(config, store.objectName(config));
+    await mkdir(ctx.scratchDir, { recursive: true, mode: 0o700 });
+    const path = join(ctx.scratchDir, `object-${randomUUID()}`);
+    const collisions = new CollisionLog();
+    try {
+      await pipeline(await store.download(config, ctx), createWriteStream(path, { mode: 0o600 }));
+      yield* readFileBatchesInThread(
+        { kind: 'path', path },
+        { ...formatOptions(config, fileType, selection.sheet), textTables },
+        ctx.batchSize,
+        collisions,
+        parseRun(ctx),
+      );
+    } finally {
+      await rm(path, { force: true });
+      const warning = collisions.message();
+      if (warning) ctx.warn(warning);
+    }
+  }
 }
 
 /** Directory part of an object key (`a/b/c.csv` → `a/b/`), the prefix its siblings share. */

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import { tooManyColumns } from './parse-limits';
-import { emptyRecord, ParsedRecord } from './records';
+import { emptyRecord, ParsedRecord, RowBatch, TextTable } from './records';
 
 export interface CsvOptions {
   /** Forced delimiter (`\t` for tsv); sniffed from the first rows when absent. */
@@ -10,6 +10,8 @@ export interface CsvOptions {
   readonly hasHeader?: boolean;
   readonly batchSize: number;
   readonly maxColumns?: number;
+  /** Batches as text tables rather than records (see TextTable). */
+  readonly textTables?: boolean;
 }
 
 export interface CsvLayout {
@@ -68,11 +70,8 @@ export function columnNames(header: readonly string[]): string[] {
   });
 }
 
-/** Streams CSV/TSV text as records in batches; empty cells become null, every value stays a string. */
-export async function* readCsv(
-  text: AsyncIterable<string>,
-  options: CsvOptions,
-): AsyncGenerator<ParsedRecord[]> {
+/** Streams CSV/TSV text as records (or text tables) in batches; empty cells become null, every value stays a string. */
+export async function* readCsv(text: AsyncIterable<string>, options: CsvOptions): AsyncGenerator<RowBatch> {
   const iterator = text[Symbol.asyncIterator]();
   let sample = '';
   let done = false;
@@ -91,6 +90,7 @@ export async function* readCsv(
   }
   let columns: string[] | undefined;
   let batch: ParsedRecord[] = [];
+  let table: TablePacker | undefined;
   const maxColumns = options.maxColumns ?? Number.POSITIVE_INFINITY;
   for await (const rows of parsedChunks(Readable.from(rest()), layout.delimiter)) {
     for (const row of rows) {
@@ -103,14 +103,64 @@ export async function* readCsv(
         }
         columns = row.map((_, index) => `column_${index + 1}`);
       }
-      batch.push(toRecord(columns, row));
-      if (batch.length >= options.batchSize) {
-        yield batch;
-        batch = [];
+      if (!options.textTables) {
+        batch.push(toRecord(columns, row));
+        if (batch.length >= options.batchSize) {
+          yield batch;
+          batch = [];
+        }
+        continue;
       }
+      if (row.length > columns.length) {
+        // A longer row adds columns: the rows before it go out at their own width.
+        if (table && table.rows > 0) yield table.take();
+        for (let i = columns.length; i < row.length; i++) columns.push(`column_${i + 1}`);
+        table = undefined;
+      }
+      table ??= new TablePacker([...columns]);
+      table.push(row);
+      if (table.rows >= options.batchSize) yield table.take();
     }
   }
   if (batch.length > 0) yield batch;
+  if (table && table.rows > 0) yield table.take();
+}
+
+/** Rows of one width packed into a TextTable: cells concatenated once per batch, their ends in one array. */
+class TablePacker {
+  rows = 0;
+  private cells: string[] = [];
+  private ends: number[] = [];
+  private at = 0;
+
+  constructor(private readonly columns: readonly string[]) {}
+
+  push(row: readonly string[]): void {
+    const width = this.columns.length;
+    for (let i = 0; i < width; i++) {
+      const cell = row[i];
+      if (cell !== undefined && cell !== '') {
+        this.cells.push(cell);
+        this.at += cell.length;
+      }
+      this.ends.push(this.at);
+    }
+    this.rows++;
+  }
+
+  take(): TextTable {
+    const table: TextTable = {
+      columns: this.columns,
+      rows: this.rows,
+      text: this.cells.join(''),
+      ends: Uint32Array.from(this.ends),
+    };
+    this.rows = 0;
+    this.cells = [];
+    this.ends = [];
+    this.at = 0;
+    return table;
+  }
 }
 
 /**

@@ -7,11 +7,11 @@ import { loadWorkbook, pickSheet, sheetRecords } from './excel';
 import { locateRecords, parseJsonText, toFlatRecords } from './json';
 import { parquetBytes, parquetFile, readParquet, readParquetInfo } from './parquet';
 import { checkWholeParse, ParseLimits, ShapeGuard } from './parse-limits';
-import { CollisionLog, ParsedRecord } from './records';
+import { CollisionLog, isTextTable, ParsedRecord, RowBatch } from './records';
 import { decodeStream, decodeText } from './text';
 
 export { CollisionLog, getPath } from './records';
-export type { ParsedRecord } from './records';
+export type { ParsedRecord, RowBatch } from './records';
 export type { ParseLimits } from './parse-limits';
 export { checkJsonNesting, locateRecords, toFlatRecords } from './json';
 
@@ -28,6 +28,8 @@ export interface FormatOptions {
   readonly hasHeader?: boolean;
   /** Checked while parsing when given (the parse thread always gives them). */
   readonly limits?: ParseLimits;
+  /** CSV and TSV batches as text tables rather than records (readFileBatches only). */
+  readonly textTables?: boolean;
 }
 
 const BINARY_TYPES: ReadonlySet<FileType> = new Set<FileType>(['excel', 'parquet']);
@@ -67,6 +69,24 @@ export async function* readFileRecords(
   batchSize: number,
   collisions: CollisionLog,
 ): AsyncGenerator<ParsedRecord[]> {
+  for await (const batch of readFileBatches(
+    source,
+    { ...options, textTables: false },
+    batchSize,
+    collisions,
+  )) {
+    // Without textTables every batch is records.
+    if (!isTextTable(batch)) yield batch;
+  }
+}
+
+/** readFileRecords, with CSV and TSV batches as text tables when `options.textTables` asks for them. */
+export async function* readFileBatches(
+  source: FileSource,
+  options: FormatOptions,
+  batchSize: number,
+  collisions: CollisionLog,
+): AsyncGenerator<RowBatch> {
   const { limits } = options;
   if (!limits) {
     yield* readFormat(source, options, batchSize, collisions);
@@ -84,7 +104,7 @@ async function* readFormat(
   options: FormatOptions,
   batchSize: number,
   collisions: CollisionLog,
-): AsyncGenerator<ParsedRecord[]> {
+): AsyncGenerator<RowBatch> {
   switch (options.fileType) {
     case 'csv':
     case 'tsv':
@@ -93,6 +113,7 @@ async function* readFormat(
         hasHeader: options.hasHeader,
         batchSize,
         maxColumns: options.limits?.maxColumns,
+        textTables: options.textTables,
       });
       return;
     case 'json': {

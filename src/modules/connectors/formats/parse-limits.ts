@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../../common/config';
 import { ConnectorError } from '../connector-error';
-import { ParsedRecord } from './records';
+import { isTextTable, RowBatch } from './records';
 
 /** What one parse may use (config SERVICE_PARSE_*; docs/security.md "Uploads and file parsing"). */
 export interface ParseLimits {
@@ -96,8 +96,19 @@ export class ShapeGuard {
 
   constructor(private readonly limits: ParseLimits) {}
 
-  observe(batch: readonly ParsedRecord[]): void {
+  observe(batch: RowBatch): void {
     const columns = this.columns;
+    if (isTextTable(batch)) {
+      for (const key of batch.columns) {
+        if (!columns.has(key)) {
+          columns.add(key);
+          if (columns.size > this.limits.maxColumns) throw tooManyColumns(columns.size, this.limits);
+        }
+      }
+      this.cells += batch.rows * new Set(batch.columns).size;
+      checkCells(this.cells, this.limits);
+      return;
+    }
     for (const record of batch) {
       let width = 0;
       for (const key in record) {

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { ConnectorError, ConnectorErrorType } from '../connector-error';
 import type { FileDescription, FileSource, FormatOptions } from './index';
 import { ParseLimits } from './parse-limits';
-import { CollisionLog, ParsedRecord } from './records';
+import { CollisionLog, isTextTable, ParsedRecord, RowBatch } from './records';
 
 /** What the parse thread is asked to do: describe a whole file, or stream its records. */
 export interface ParseJob {
@@ -15,7 +15,7 @@ export interface ParseJob {
 }
 
 export type ParseReply =
-  | { readonly type: 'batch'; readonly records: ParsedRecord[] }
+  | { readonly type: 'batch'; readonly records: RowBatch }
   | { readonly type: 'end'; readonly collisions: readonly string[] }
   | { readonly type: 'described'; readonly description: FileDescription }
   | { readonly type: 'failed'; readonly errorType: ConnectorErrorType; readonly message: string };
@@ -188,6 +188,26 @@ export async function* readFileRecordsInThread(
   collisions: CollisionLog,
   run: ParseRun,
 ): AsyncGenerator<ParsedRecord[]> {
+  for await (const batch of readFileBatchesInThread(
+    source,
+    { ...options, textTables: false },
+    batchSize,
+    collisions,
+    run,
+  )) {
+    // Without textTables every batch is records.
+    if (!isTextTable(batch)) yield batch;
+  }
+}
+
+/** readFileBatches on a parse thread: CSV and TSV as text tables when `options.textTables` asks for them. */
+export async function* readFileBatchesInThread(
+  source: FileSource,
+  options: FormatOptions,
+  batchSize: number,
+  collisions: CollisionLog,
+  run: ParseRun,
+): AsyncGenerator<RowBatch> {
   const thread = new ParseThread(
     { op: 'read', source, options: { ...options, limits: run.limits }, batchSize, sampleSize: 0 },
     run,

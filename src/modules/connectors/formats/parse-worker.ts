@@ -1,11 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ConnectorError } from '../connector-error';
-import { describeFile, readFileRecords } from './index';
+import { describeFile, readFileBatches } from './index';
 import { BATCHES_AHEAD, ParseJob, ParseReply } from './parse-thread';
-import { CollisionLog } from './records';
+import { CollisionLog, isTextTable } from './records';
 
 /** The body of a parse thread (started by parse-thread.ts): runs one job and reports to the parent. */
-async function runJob(job: ParseJob, post: (reply: ParseReply) => void): Promise<void> {
+async function runJob(
+  job: ParseJob,
+  post: (reply: ParseReply, transfer?: ArrayBuffer[]) => void,
+): Promise<void> {
   if (job.op === 'describe') {
     post({ type: 'described', description: await describeFile(job.source, job.options, job.sampleSize) });
     return;
@@ -17,21 +20,21 @@ async function runJob(job: ParseJob, post: (reply: ParseReply) => void): Promise
     wake?.();
   });
   const collisions = new CollisionLog();
-  for await (const records of readFileRecords(job.source, job.options, job.batchSize, collisions)) {
+  for await (const records of readFileBatches(job.source, job.options, job.batchSize, collisions)) {
     while (credit === 0) {
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
     credit--;
-    post({ type: 'batch', records });
+    post({ type: 'batch', records }, isTextTable(records) ? [records.ends.buffer] : undefined);
   }
   post({ type: 'end', collisions: collisions.keys });
 }
 
 const port = parentPort;
 if (port) {
-  const post = (reply: ParseReply): void => port.postMessage(reply);
+  const post = (reply: ParseReply, transfer?: ArrayBuffer[]): void => port.postMessage(reply, transfer);
   runJob((workerData as { job: ParseJob }).job, post).catch((error: unknown) => {
     const failure =
       error instanceof ConnectorError

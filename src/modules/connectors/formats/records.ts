@@ -93,3 +93,42 @@ export function getPath(value: unknown, path: string): unknown {
   }
   return current;
 }
+
+/**
+ * CSV rows packed to cross from the parse thread cheaply: one string and one array per batch, where records cost an
+ * object per row and a structured clone of every cell (most of an ingest's CPU time on a large file). Only a reader
+ * that asks for them gets them (`readTables`, the dataset ingest).
+ */
+export interface TextTable {
+  /** Column names in order; a name given twice keeps the value of its last cell, as a record would. */
+  readonly columns: readonly string[];
+  readonly rows: number;
+  /** Every cell's text, row after row, concatenated. */
+  readonly text: string;
+  /** Where each cell ends in `text`: cell i (row i / width, column i % width) spans ends[i - 1]..ends[i]; an empty
+   * cell is null. */
+  readonly ends: Uint32Array<ArrayBuffer>;
+}
+
+/** A batch of rows as readers get it: records, or a text table when the reader asked for tables. */
+export type RowBatch = ParsedRecord[] | TextTable;
+
+export function isTextTable(batch: TextTable | readonly ParsedRecord[]): batch is TextTable {
+  return !Array.isArray(batch);
+}
+
+export function batchRows(batch: RowBatch): number {
+  return isTextTable(batch) ? batch.rows : batch.length;
+}
+
+/** The first `rows` rows of a batch. */
+export function headOfBatch(batch: RowBatch, rows: number): RowBatch {
+  if (!isTextTable(batch)) return batch.slice(0, rows);
+  const cells = rows * batch.columns.length;
+  return {
+    columns: batch.columns,
+    rows,
+    text: batch.text.slice(0, cells === 0 ? 0 : batch.ends[cells - 1]),
+    ends: batch.ends.slice(0, cells),
+  };
+}
