@@ -1,19 +1,24 @@
 /**
  * 1,000 async jobs of 10,000 runs, each with a job.completed callback to a loopback receiver, against the same
- * 1,000 simulations through POST /v1/simulate (same client concurrency), on the built daemon as a real process.
- * Checks that every callback arrived exactly once (by job_id and by webhook-id).
+ * 1,000 simulations through POST /v1/simulate (same client concurrency), on the built daemon as a real process, in
+ * ROUNDS rounds (a fresh daemon each). Checks that every callback arrived exactly once (by job_id and by webhook-id).
  *
- *   bash bench/jobs/run.sh          # JOBS=1000 CONCURRENCY=4; writes docs/BENCHMARKS.md
+ *   bash bench/jobs/run.sh          # JOBS=1000 CONCURRENCY=4 ROUNDS=5; writes docs/BENCHMARKS.md
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/EMPTY_DB bash bench/jobs/run.sh   # the same on PostgreSQL
+ *   BENCH_DAEMON_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' ROUNDS=1 bash bench/jobs/run.sh   # a profile
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { machineLine, signupKey, startDaemon, writeSection } from '../support/daemon';
 
 const JOBS = Number(process.env.JOBS ?? 1000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+/** Passed to the daemon as NODE_OPTIONS (a CPU profile, a preload); not written to docs/BENCHMARKS.md. */
+const DAEMON_NODE_OPTIONS = process.env.BENCH_DAEMON_NODE_OPTIONS;
 /** An empty PostgreSQL database to run the daemon on instead of its SQLite file (docs/scale-out.md). */
 const DATABASE_URL = process.env.BENCH_DATABASE_URL;
 
@@ -58,7 +63,19 @@ async function post(url: string, key: string, path: string, body: unknown): Prom
   return parsed;
 }
 
-async function main(): Promise<void> {
+interface Round {
+  readonly syncPerSecond: number;
+  readonly jobsPerSecond: number;
+  readonly submitSeconds: number;
+  /** From the last submission's answer to the last callback. */
+  readonly tailSeconds: number;
+  readonly loadBefore: number;
+  readonly loadAfter: number;
+}
+
+/** One daemon: the synchronous path, then the jobs; throws unless every callback arrived exactly once. */
+async function runRound(store: Record<string, string>): Promise<Round> {
+  const loadBefore = loadavg()[0];
   const byJob = new Map<string, number>();
   const webhookIds = new Set<string>();
   let allDelivered: () => void = () => undefined;
@@ -78,7 +95,8 @@ async function main(): Promise<void> {
   const port = (receiver.address() as AddressInfo).port;
 
   const daemon = await startDaemon({
-    ...storeEnv(),
+    ...store,
+    ...(DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: DAEMON_NODE_OPTIONS } : {}),
     SERVICE_EGRESS_ALLOW: `127.0.0.1:${port}`,
     SERVICE_JOB_CONCURRENCY: String(CONCURRENCY),
   });
@@ -98,37 +116,88 @@ async function main(): Promise<void> {
     await inParallel(JOBS, CONCURRENCY, async () => {
       await post(daemon.url, key, '/v1/jobs', { callback_url: `http://127.0.0.1:${port}/cb`, request: BODY });
     });
-    const submittedSeconds = (performance.now() - jobsStarted) / 1000;
+    const submitSeconds = (performance.now() - jobsStarted) / 1000;
     await delivered;
     const jobsSeconds = (performance.now() - jobsStarted) / 1000;
+    // Late duplicates would arrive now.
     await new Promise((r) => setTimeout(r, 2000));
 
     const duplicates = [...byJob.values()].filter((n) => n !== 1).length;
     const calls = [...byJob.values()].reduce((a, b) => a + b, 0);
-    if (byJob.size !== JOBS || duplicates !== 0 || webhookIds.size !== JOBS) {
-      throw new Error(`callbacks: ${byJob.size} jobs, ${calls} calls, ${duplicates} duplicated`);
+    if (byJob.size !== JOBS || duplicates !== 0 || webhookIds.size !== JOBS || calls !== JOBS) {
+      throw new Error(
+        `callbacks: ${byJob.size} jobs, ${calls} calls, ${webhookIds.size} webhook-ids, ${duplicates} duplicated`,
+      );
     }
-    writeSection(DATABASE_URL ? 'jobs-postgresql' : 'jobs', [
-      `## Async jobs with callbacks: ${JOBS} jobs × 10,000 runs × 5 variables${DATABASE_URL ? ' (PostgreSQL)' : ''}`,
-      '',
-      `Measured ${machineLine()}; the built daemon as a process (ENGINE_POOL_SIZE default, SERVICE_JOB_CONCURRENCY=${CONCURRENCY}), ` +
-        `${CONCURRENCY} concurrent clients for both paths; jobs are timed from the first submission to the last callback received.`,
-      '',
-      '```sh',
-      `${DATABASE_URL ? 'BENCH_DATABASE_URL=postgres://…/EMPTY_DB ' : ''}JOBS=${JOBS} CONCURRENCY=${CONCURRENCY} bash bench/jobs/run.sh`,
-      '```',
-      '',
-      '| path | work | seconds | per second |',
-      '|---|---|---|---|',
-      `| POST /v1/simulate | ${JOBS} simulations | ${syncSeconds.toFixed(2)} | ${(JOBS / syncSeconds).toFixed(1)} |`,
-      `| POST /v1/jobs + job.completed | ${JOBS} jobs, ${calls} callbacks (${byJob.size} distinct job_id, ${webhookIds.size} distinct webhook-id) | ${jobsSeconds.toFixed(2)} | ${(JOBS / jobsSeconds).toFixed(1)} |`,
-      '',
-      `Submitting the ${JOBS} jobs took ${submittedSeconds.toFixed(2)} s. Every callback arrived exactly once.`,
-    ]);
+    return {
+      syncPerSecond: JOBS / syncSeconds,
+      jobsPerSecond: JOBS / jobsSeconds,
+      submitSeconds,
+      tailSeconds: jobsSeconds - submitSeconds,
+      loadBefore,
+      loadAfter: loadavg()[0],
+    };
   } finally {
     await daemon.stop();
     receiver.close();
   }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** `median (min–max)` with `digits` decimals. */
+function spread(values: readonly number[], digits = 1): string {
+  const f = (n: number) => n.toFixed(digits);
+  return `${f(median(values))} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
+}
+
+async function main(): Promise<void> {
+  // One set of secrets for every round: on PostgreSQL the rounds share the database.
+  const store = storeEnv();
+  const rounds: Round[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const round = await runRound(store);
+    rounds.push(round);
+    process.stderr.write(
+      `round ${i + 1}/${ROUNDS}: ${round.jobsPerSecond.toFixed(1)} jobs/s (submitted in ${round.submitSeconds.toFixed(2)} s, ` +
+        `last callback ${round.tailSeconds.toFixed(2)} s later), ${round.syncPerSecond.toFixed(1)} simulations/s, ` +
+        `load ${round.loadBefore.toFixed(2)} → ${round.loadAfter.toFixed(2)}\n`,
+    );
+  }
+  const storeName = DATABASE_URL ? 'PostgreSQL' : 'SQLite';
+  const loads = rounds.flatMap((round) => [round.loadBefore, round.loadAfter]);
+  writeSection(DATABASE_URL ? 'jobs-postgresql' : 'jobs', [
+    '',
+    `### ${storeName}: ${JOBS} jobs × 10,000 runs × 5 variables, ${ROUNDS} rounds`,
+    '',
+    `Measured ${machineLine()}, load average (1 min) ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} ` +
+      `over the rounds; the built daemon as a process (ENGINE_POOL_SIZE default, SERVICE_JOB_CONCURRENCY=${CONCURRENCY}), ` +
+      `${CONCURRENCY} concurrent clients for both paths, a fresh daemon per round${DATABASE_URL ? ' (one database for all rounds)' : ''}.`,
+    '',
+    '```sh',
+    `${DATABASE_URL ? 'BENCH_DATABASE_URL=postgres://…/EMPTY_DB ' : ''}JOBS=${JOBS} CONCURRENCY=${CONCURRENCY} ROUNDS=${ROUNDS} bash bench/jobs/run.sh`,
+    '```',
+    '',
+    '| path | per second, median (min–max) |',
+    '|---|---|',
+    `| POST /v1/simulate, ${JOBS} simulations | ${spread(rounds.map((r) => r.syncPerSecond))} |`,
+    `| POST /v1/jobs + signed job.completed callback, ${JOBS} jobs | **${spread(rounds.map((r) => r.jobsPerSecond))}** |`,
+    '',
+    `Jobs are timed from the first submission to the last callback received. Submitting the ${JOBS} jobs took ` +
+      `${spread(
+        rounds.map((r) => r.submitSeconds),
+        2,
+      )} s, the last callback arriving ` +
+      `${spread(
+        rounds.map((r) => r.tailSeconds),
+        2,
+      )} s after the last submission was answered. In every round each ` +
+      `job's callback arrived exactly once (${JOBS} distinct job_id, ${JOBS} distinct webhook-id, ${JOBS} calls).`,
+  ]);
 }
 
 main().catch((error: unknown) => {
