@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { createApiKey, signupAccount } from '../factories/accounts';
+import { createApiKey, login, signupAccount, tokenFromMail, waitForMail } from '../factories/accounts';
 import { deviceHeaders, deviceId } from '../support/devices';
 import { createTestDatabase, sharedSecretsEnv, TestDatabase } from '../support/postgres';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
@@ -46,6 +46,24 @@ describe('two replicas on one PostgreSQL database', () => {
     expect(login.status).toBe(200);
     const me = await a.request('GET', '/v1/me', { token: login.body.access_token });
     expect(me.status).toBe(200);
+  });
+
+  it('refuses on one replica the sessions a password reset through the other ended, at their next request', async () => {
+    const owner = await signupAccount(a);
+    const session = await login(b, owner.email, owner.password);
+    for (let i = 0; i < 3; i++) {
+      expect((await b.request('GET', '/v1/me', { token: session })).status).toBe(200);
+    }
+    await a.request('POST', '/auth/forgot-password', { body: { email: owner.email } });
+    const token = tokenFromMail(await waitForMail(a, owner.email, /reset-password\?token=/));
+    const reset = await a.request('POST', '/auth/reset-password', {
+      body: { token, new_password: 'a brand new passphrase' },
+    });
+    expect(reset.status).toBe(200);
+
+    const refused = await b.request('GET', '/v1/me', { token: session });
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('invalid_session');
   });
 
   it('never exceeds a key’s device slots under concurrent first requests split over both replicas', async () => {

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { APP_CONFIG, AppConfig } from '../../common/config';
 import { ServerSecrets, signJwt, verifyJwt } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { LruCache } from '../../common/lru-cache';
@@ -19,18 +20,24 @@ const FAILURE_MESSAGES = {
 
 /**
  * Session tokens are HS256 JWTs naming a session row (`sid`), so a password reset can revoke every session of a user.
- * Resolutions are cached briefly; revocation drops the user's cached sessions at once.
+ * One appliance caches resolutions briefly and drops the user's cached sessions at once when it revokes them.
+ * Replicas sharing a database do not cache (as API keys, see ApiKeysService): a reset through one replica ends the
+ * sessions on every replica at their next request, not when another replica's cache entry runs out.
  */
 @Injectable()
 export class SessionsService {
   private readonly cache = new LruCache<string, SessionIdentity>(10_000, CACHE_TTL_MS);
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the row before the commit). */
   private revocationEpoch = 0;
+  private readonly isCacheAuthoritative: boolean;
 
   constructor(
     private readonly repository: AccountsRepository,
     private readonly secrets: ServerSecrets,
-  ) {}
+    @Inject(APP_CONFIG) config: Pick<AppConfig, 'databaseUrl'>,
+  ) {
+    this.isCacheAuthoritative = config.databaseUrl === undefined;
+  }
 
   async issue(userId: string, ip: string): Promise<{ token: string; expiresIn: number }> {
     const nowS = Math.floor(Date.now() / 1000);
@@ -52,7 +59,7 @@ export class SessionsService {
     const { sid, sub } = verified.claims;
     if (typeof sid !== 'string' || typeof sub !== 'string') throw new AppError('invalid_session');
     const now = new Date().toISOString();
-    const cached = this.cache.get(sid);
+    const cached = this.isCacheAuthoritative ? this.cache.get(sid) : undefined;
     if (cached && cached.userId === sub && cached.expiresAt > now) return cached;
     const epoch = this.revocationEpoch;
     const live = await this.repository.findLiveSession(sid, sub, now);
@@ -64,7 +71,7 @@ export class SessionsService {
       role: live.user.role,
       expiresAt: live.session.expiresAt,
     };
-    if (epoch === this.revocationEpoch) this.cache.set(sid, identity);
+    if (this.isCacheAuthoritative && epoch === this.revocationEpoch) this.cache.set(sid, identity);
     return identity;
   }
 
