@@ -12,8 +12,10 @@ describe('two replicas on one PostgreSQL database', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
+    const storage = makeTempDir('ds-shared-storage-');
     const shared = {
-      ...sharedSecretsEnv(join(makeTempDir('ds-shared-keys-'), 'keys')),
+      ...sharedSecretsEnv(join(storage, 'keys')),
+      SERVICE_DATASETS_DIR: join(storage, 'datasets'),
       SERVICE_DATABASE_URL: db.url,
     };
     [a, b] = await Promise.all([startTestApp(shared), startTestApp(shared)]);
@@ -64,6 +66,48 @@ describe('two replicas on one PostgreSQL database', () => {
     const refused = await b.request('GET', '/v1/me', { token: session });
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('invalid_session');
+  });
+
+  it('ingests on one replica a file uploaded through the other, and answers its queries on both', async () => {
+    const owner = await signupAccount(a);
+    const csv = 'sku,stock\nsku0,80\nsku1,120\n';
+    const upload = await a.request('POST', '/v1/connectors/uploads', {
+      token: owner.apiKey,
+      rawBody: csv,
+      headers: { 'content-type': 'application/octet-stream', 'x-filename': 'stock.csv' },
+    });
+    expect(upload.status).toBe(201);
+    const connector = await b.request('POST', '/v1/connectors', {
+      token: owner.apiKey,
+      body: {
+        name: 'stock',
+        connector_type: 'file',
+        config: { file_type: 'csv', file_path: upload.body.file_path },
+      },
+    });
+    expect(connector.status).toBe(201);
+    const connect = await b.request('POST', '/v1/data/connect', {
+      token: owner.apiKey,
+      body: {
+        connection_type: 'file',
+        dataset_name: 'stock',
+        connection_id: connector.body.id,
+        visibility: 'private',
+      },
+    });
+    expect(connect.status).toBe(200);
+    expect(connect.body).toMatchObject({ status: 'ready' });
+    for (const replica of [a, b]) {
+      const query = await replica.request('POST', '/v1/query', {
+        token: owner.apiKey,
+        body: { dataset_id: connect.body.dataset_id, select: ['sku', 'stock'], limit: 10 },
+      });
+      expect(query.status).toBe(200);
+      expect(query.body.rows).toEqual([
+        { sku: 'sku0', stock: 80 },
+        { sku: 'sku1', stock: 120 },
+      ]);
+    }
   });
 
   it('never exceeds a key’s device slots under concurrent first requests split over both replicas', async () => {

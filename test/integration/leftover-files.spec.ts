@@ -90,16 +90,21 @@ describe('files left by a killed daemon', () => {
     }
   });
 
-  it('on a datasets dir shared by PostgreSQL replicas, leaves a partial file another node is still writing', async () => {
+  it('on a datasets dir shared by PostgreSQL replicas, leaves a partial file or upload another node is still writing', async () => {
     const dataDir = makeTempDir();
     const datasets = join(dataDir, 'datasets');
+    // Replicas' uploads land on the shared storage too (<datasets dir>/imports), and are swept the same way.
+    const uploads = join(datasets, 'imports', 'orgs', 'org_2', 'uploads');
+    const hex = randomUUID().replace(/-/g, '');
     const building = [
       place(join(datasets, 'ds_0a1b.sqlite.partial')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab')),
+      place(join(uploads, `${hex}_arriving.csv.partial`)),
     ];
     const abandoned = [
       place(join(datasets, 'ds_0c0d.sqlite.partial')),
       place(join(datasets, 'ds_0c0d.summaries.sqlite.partial-ba9876543210')),
+      place(join(uploads, `${hex}_abandoned.csv.partial`)),
     ];
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
     for (const path of abandoned) utimesSync(path, twoHoursAgo, twoHoursAgo);

@@ -12,6 +12,7 @@ import {
   WebhookDeliverySchema,
 } from '../../src/modules/webhook-outbox/webhook-delivery.entity';
 import { WebhookDeliveryRepository } from '../../src/modules/webhook-outbox/webhook-delivery.repository';
+import { DatasetRepository } from '../../src/modules/datasets/dataset.repository';
 import { createTestDatabase, TestDatabase } from '../support/postgres';
 
 registerEntities([JobSchema, WebhookDeliverySchema, WebhookAttemptSchema, TriggerSchema, TriggerFireSchema]);
@@ -247,6 +248,41 @@ describe.each([
       expect(attempts.get(second.id)).toMatchObject([
         { attemptedAt: at(2), statusCode: 500, durationMs: 7.5, error: null },
       ]);
+    });
+  });
+
+  describe('dataset summary builds', () => {
+    it('run once at a time per version: a replica finding another building skips, and builds once it is done', async () => {
+      const a = new DatasetRepository(replicas.a.em);
+      const b = new DatasetRepository(replicas.b.em);
+      const builds: string[] = [];
+      const build = (who: string) => () => {
+        builds.push(who);
+        return Promise.resolve();
+      };
+      if (replicas.a === replicas.b) {
+        // SQLite: one daemon per file, whose builds run one at a time anyway.
+        expect(await a.whileHoldingSummaryBuild('ds_1', build('a'))).toBe(true);
+        expect(builds).toEqual(['a']);
+        return;
+      }
+      let finish!: () => void;
+      const building = new Promise<void>((resolve) => (finish = resolve));
+      let started!: () => void;
+      const holding = new Promise<void>((resolve) => (started = resolve));
+      const first = a.whileHoldingSummaryBuild('ds_1', async () => {
+        builds.push('a');
+        started();
+        await building;
+      });
+      await holding;
+      expect(await b.whileHoldingSummaryBuild('ds_1', build('b'))).toBe(false);
+      // Another version is not held up by it.
+      expect(await b.whileHoldingSummaryBuild('ds_2', build('b2'))).toBe(true);
+      finish();
+      expect(await first).toBe(true);
+      expect(await b.whileHoldingSummaryBuild('ds_1', build('b'))).toBe(true);
+      expect(builds).toEqual(['a', 'b2', 'b']);
     });
   });
 

@@ -94,6 +94,11 @@ describe('loadConfig', () => {
       expect(config.databaseUrl).toBe(shared.SERVICE_DATABASE_URL);
       expect(config.keysDir).toBe('/srv/shared/keys');
       expect(config.datasetsDir).toBe('/srv/shared/datasets');
+      // Uploads land where every replica reads them, unless the operator names another import dir.
+      expect(config.importDir).toBe('/srv/shared/datasets/imports');
+      expect(loadConfig({ ...shared, SERVICE_IMPORT_DIR: '/srv/nfs/imports' }).importDir).toBe(
+        '/srv/nfs/imports',
+      );
     });
 
     it('refuses another scheme without echoing the URL', () => {

@@ -194,20 +194,30 @@ function requireSharedSecrets(parsed: Parsed): void {
   }
 }
 
+/**
+ * `<data dir>/imports` on one appliance. Replicas sharing a database put it beside the dataset files on the shared
+ * `SERVICE_DATASETS_DIR` (`<datasets dir>/imports`): an upload answered by one replica is read by the file connector
+ * and the ingest of whichever replica the next request reaches.
+ */
+function defaultImportDir(parsed: Parsed, dataDir: string, datasetsDir: string): string {
+  return parsed.databaseUrl === undefined ? join(dataDir, 'imports') : join(datasetsDir, 'imports');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const parsed = parseAll(env);
   requireSharedSecrets(parsed);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
   const dataDir = abs(parsed.dataDir);
   const runDir = join(dataDir, 'run');
+  const datasetsDir = abs(parsed.datasetsDir ?? join(dataDir, 'datasets'));
   return Object.freeze({
     ...parsed,
     dataDir,
     databaseFile: join(dataDir, 'service.sqlite'),
     keysDir: abs(parsed.keysDir ?? join(dataDir, 'keys')),
     mailOutboxDir: join(dataDir, 'outbox', 'mail'),
-    datasetsDir: abs(parsed.datasetsDir ?? join(dataDir, 'datasets')),
-    importDir: abs(parsed.importDir ?? join(dataDir, 'imports')),
+    datasetsDir,
+    importDir: abs(parsed.importDir ?? defaultImportDir(parsed, dataDir, datasetsDir)),
     runDir,
     runtimeSocket: abs(parsed.runtimeSocket ?? join(runDir, 'runtime.sock')),
     licenseFile: abs(parsed.licenseFile ?? join(dataDir, 'license.lic')),

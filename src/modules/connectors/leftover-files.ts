@@ -1,7 +1,8 @@
-import { Dirent, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { Dirent, lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { orphanAgeMs } from '../../common/data-dir';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { orgFolderParents, orgUploadDirs } from './local-path';
 
@@ -12,12 +13,20 @@ export const SCRATCH_DIR_NAME = 'connector-scratch';
 const UPLOAD_PARTIAL = /^[0-9a-f]{32}_[A-Za-z0-9._-]+\.partial$/;
 const SCRATCH_OBJECT = /^object-[0-9a-f-]{36}$/;
 
-/** Regular files (never symlinks) directly in `dir` whose names match, removed; a missing dir counts none. */
-function removeMatching(dir: string, pattern: RegExp): number {
+/**
+ * Regular files (never symlinks) directly in `dir` whose names match and that nobody wrote for `minAgeMs`, removed; a
+ * missing dir counts none.
+ */
+function removeMatching(dir: string, pattern: RegExp, minAgeMs = 0): number {
   let removed = 0;
   for (const entry of entriesOf(dir)) {
     if (!entry.isFile() || !pattern.test(entry.name)) continue;
-    rmSync(join(dir, entry.name), { force: true });
+    const path = join(dir, entry.name);
+    if (minAgeMs > 0) {
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (stats === undefined || Date.now() - stats.mtimeMs < minAgeMs) continue;
+    }
+    rmSync(path, { force: true });
     removed++;
   }
   return removed;
@@ -54,7 +63,9 @@ function uploadDirs(importDir: string): string[] {
 /**
  * At start, removes what a killed daemon left half-written in its own directories: upload files still under their
  * `.partial` name (in the upload folders only) and downloaded objects in the connector scratch dir. No
- * other process writes these names, and at start this daemon has nothing in flight.
+ * other process writes these names, and at start this daemon has nothing in flight — except on an import dir shared
+ * by PostgreSQL replicas, where another node's upload in progress looks the same: there only a partial upload left
+ * alone for an hour (`orphanAgeMs`) is removed. The scratch dir is under the run dir, always this node's own.
  */
 @Injectable()
 export class LeftoverFileSweeper implements OnModuleInit {
@@ -65,7 +76,9 @@ export class LeftoverFileSweeper implements OnModuleInit {
 
   onModuleInit(): void {
     let removed = 0;
-    for (const dir of uploadDirs(this.config.importDir)) removed += removeMatching(dir, UPLOAD_PARTIAL);
+    const minAgeMs = orphanAgeMs(this.config);
+    for (const dir of uploadDirs(this.config.importDir))
+      removed += removeMatching(dir, UPLOAD_PARTIAL, minAgeMs);
     removed += removeMatching(join(this.config.runDir, SCRATCH_DIR_NAME), SCRATCH_OBJECT);
     if (removed > 0) {
       this.logger.info(

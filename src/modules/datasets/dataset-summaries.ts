@@ -99,7 +99,9 @@ function sqlText(value: string): string {
  * (`<id>.summaries.sqlite`), so the dataset file itself is never written after it is published. A summary is
  * computed by SQLite with the same GROUP BY a direct query runs, over the dataset file attached read-only, into a
  * `.partial-<random>` file that is synced and then renamed: a file under the final name is always complete. Builds run one
- * at a time on libuv's thread pool (node-sqlite3), never on the request path.
+ * at a time on libuv's thread pool (node-sqlite3), never on the request path. Replicas sharing the datasets dir build
+ * a version's summaries once: each build holds the version's lease (`exclusive`); a replica that needs summaries
+ * another is building answers without them meanwhile and finds the file when the build is done.
  */
 export class DatasetSummaries {
   private readonly queue: { id: string; datasetFile: string; plan: SummaryPlan }[] = [];
@@ -108,9 +110,20 @@ export class DatasetSummaries {
   private running: Promise<void> | null = null;
   private stopped = false;
 
+  /**
+   * `exclusive` runs a build while holding the version's build lease and says whether it ran (false: another replica
+   * holds it, and its file appears when that build ends). Alone on its datasets dir, a daemon just runs the build.
+   */
   constructor(
     private readonly readers: DatasetReaders,
     private readonly onError: (id: string, error: unknown) => void,
+    private readonly exclusive: (id: string, build: () => Promise<void>) => Promise<boolean> = async (
+      _id,
+      build,
+    ) => {
+      await build();
+      return true;
+    },
   ) {}
 
   static fileFor(datasetFile: string): string {
@@ -186,7 +199,13 @@ export class DatasetSummaries {
   private async drain(): Promise<void> {
     for (let job = this.queue.shift(); job && !this.stopped; job = this.queue.shift()) {
       try {
-        await this.build(job.datasetFile, job.plan);
+        const { datasetFile, plan } = job;
+        // Under the lease the file may be there already: another replica held the lease before and finished.
+        await this.exclusive(job.id, () =>
+          existsSync(DatasetSummaries.fileFor(datasetFile))
+            ? Promise.resolve()
+            : this.build(datasetFile, plan),
+        );
       } catch (error) {
         this.onError(job.id, error);
       } finally {

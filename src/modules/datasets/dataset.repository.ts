@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/sqlite';
+import { dialectOf } from '../../common/database/dialect';
 import { DatasetRecord, DatasetSchema } from './dataset.entity';
 import { parseSchema } from './datasets.dto';
 
@@ -22,6 +23,29 @@ function matchesSearch(record: DatasetRecord, words: readonly string[]): boolean
 @Injectable()
 export class DatasetRepository {
   constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Runs `work` (a version's summary build) while holding that version's build lease, and returns whether it ran.
+   * On PostgreSQL the lease is a transaction-scoped advisory lock taken without waiting: a replica that finds another
+   * building returns false at once, and a replica that dies drops the lock with its session, so the next one to need
+   * the summaries builds them. SQLite has one daemon per file: the work just runs.
+   */
+  async whileHoldingSummaryBuild(datasetId: string, work: () => Promise<void>): Promise<boolean> {
+    const em = this.em.fork();
+    if (dialectOf(em.getPlatform()) !== 'postgresql') {
+      await work();
+      return true;
+    }
+    return em.transactional(async (tx) => {
+      const [lock] = await tx.execute<{ held: boolean }[]>(
+        'select pg_try_advisory_xact_lock(hashtext(?)) as held',
+        [`dataset-summaries:${datasetId}`],
+      );
+      if (!lock?.held) return false;
+      await work();
+      return true;
+    });
+  }
 
   async insert(record: DatasetRecord): Promise<void> {
     const em = this.em.fork();

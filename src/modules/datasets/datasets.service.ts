@@ -4,6 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { orphanAgeMs } from '../../common/data-dir';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
@@ -73,21 +74,19 @@ export class EmptySourceError extends Error {
 const PARTIAL_FILE = /\.partial(-[0-9a-f]{12})?(-journal|-wal|-shm)?$/;
 /** A version's own files: its rows (`ds_<id>.sqlite`) and its summaries (`ds_<id>.summaries.sqlite`). */
 const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(summaries\.)?sqlite$/;
-/**
- * How old an uncatalogued file must be before it is removed when the datasets dir is shared by PostgreSQL replicas:
- * another node may be between publishing a file and inserting its row. Alone on SQLite, nothing else writes there.
- */
-const SHARED_ORPHAN_AGE_MS = 60 * 60 * 1000;
 
 /** The dataset catalogue and files: ingest snapshots, list, describe, delete, formulas. */
 @Injectable()
 export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   private readonly readers = new DatasetReaders();
-  private readonly summaries = new DatasetSummaries(this.readers, (id, error) =>
-    this.logger.warn(
-      { event: 'dataset_summaries_failed', dataset_id: id, error: String(error) },
-      'dataset summaries failed',
-    ),
+  private readonly summaries = new DatasetSummaries(
+    this.readers,
+    (id, error) =>
+      this.logger.warn(
+        { event: 'dataset_summaries_failed', dataset_id: id, error: String(error) },
+        'dataset summaries failed',
+      ),
+    (id, build) => this.datasets.whileHoldingSummaryBuild(id, build),
   );
 
   constructor(
@@ -104,9 +103,12 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     await this.removeUncataloguedFiles();
   }
 
-  /** How long a file must have been left alone before a start may remove it (see SHARED_ORPHAN_AGE_MS). */
+  /**
+   * How long a file must have been left alone before a start may remove it (`orphanAgeMs`): on a datasets dir shared
+   * by replicas, another node may be writing a partial file or be between publishing a file and inserting its row.
+   */
   private minAgeBeforeRemovalMs(): number {
-    return this.config.databaseUrl === undefined ? 0 : SHARED_ORPHAN_AGE_MS;
+    return orphanAgeMs(this.config);
   }
 
   /**
