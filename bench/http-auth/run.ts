@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 
@@ -11,6 +12,8 @@ import { Pool } from 'undici';
  * Usage: bench/http-auth/run.sh [--duration S] [--connections N] [--rounds R] [--cpu-prof DIR]
  * `--cpu-prof DIR` starts the daemon under `node --cpu-prof` and leaves its .cpuprofile in DIR (open it in Chrome
  * DevTools or speedscope); profiled figures are slower than unprofiled ones.
+ * `BENCH_DATABASE_URL=postgres://…/EMPTY_DB` runs the daemon on PostgreSQL as a replica would (docs/scale-out.md):
+ * no API-key cache there, so every `/v1/me` reads its key from the database.
  */
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
 
@@ -29,7 +32,9 @@ async function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? done(address.port) : fail(new Error('no port')),
+      );
     });
   });
 }
@@ -79,6 +84,21 @@ async function load(
   return { rps: ok / ((performance.now() - started) / 1000), perCpuSecond: cpu > 0 ? ok / cpu : 0, failed };
 }
 
+/** An empty PostgreSQL database to run the daemon on instead of its SQLite file. */
+const DATABASE_URL = process.env.BENCH_DATABASE_URL;
+
+/** What SERVICE_DATABASE_URL requires beside it; fresh secrets, since the bench daemon is alone on its database. */
+function storeEnv(dataDir: string): Record<string, string> {
+  if (!DATABASE_URL) return {};
+  return {
+    SERVICE_DATABASE_URL: DATABASE_URL,
+    SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
+    SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
+    SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SERVICE_KEYS_DIR: join(dataDir, 'shared-keys'),
+  };
+}
+
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
@@ -99,6 +119,7 @@ async function main(): Promise<void> {
       SERVICE_DATA_DIR: dataDir,
       SERVICE_SIGNUP_ENABLED: 'true',
       SERVICE_RUNTIME_SUPERVISE: 'false',
+      ...storeEnv(dataDir),
     },
     stdio: 'ignore',
   });
@@ -113,6 +134,7 @@ async function main(): Promise<void> {
     const pool = new Pool(baseUrl, { connections });
     const withKey = { authorization: `Bearer ${key}` };
     const pid = daemon.pid ?? 0;
+    const loadBefore = loadavg()[0];
     await load(pool, '/v1/health', {}, 2, connections, pid);
     await load(pool, '/v1/me', withKey, 2, connections, pid);
     const health: number[] = [];
@@ -136,8 +158,12 @@ async function main(): Promise<void> {
       [
         `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
         `settings: ${connections} connections, ${rounds} rounds of ${duration}s per route, alternating`,
-        `GET /v1/health      rps per round: ${health.map(fmt).join(', ')}  median ${fmt(median(health))}`,
-        `GET /v1/me (key)    rps per round: ${me.map(fmt).join(', ')}  median ${fmt(median(me))}`,
+        `store: ${DATABASE_URL ? 'PostgreSQL (BENCH_DATABASE_URL; no key cache, every request reads its key)' : 'SQLite (keys cached in memory)'}`,
+        `load average (1 min): ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`,
+        `GET /v1/health      rps per round: ${health.map(fmt).join(', ')}  median ${fmt(median(health))}` +
+          `  spread ${fmt(Math.min(...health))}–${fmt(Math.max(...health))}`,
+        `GET /v1/me (key)    rps per round: ${me.map(fmt).join(', ')}  median ${fmt(median(me))}` +
+          `  spread ${fmt(Math.min(...me))}–${fmt(Math.max(...me))}`,
         `ratio /v1/me ÷ /v1/health: ${(ratio * 100).toFixed(1)}% (goal ≥ 70%)`,
         `requests per daemon CPU-second per round: health ${healthCpu.map(fmt).join(', ')}; me ${meCpu.map(fmt).join(', ')}`,
         `requests per daemon CPU-second: health ${fmt(median(healthCpu))}, me ${fmt(median(meCpu))} ` +
