@@ -1,6 +1,8 @@
 import { EntityManager } from '@mikro-orm/sqlite';
 import { IdempotencyRecordSchema } from '../../src/modules/idempotency/idempotency-record.entity';
 import { idempotencyRecordId } from '../../src/modules/idempotency/idempotency.service';
+import { TriggerReader } from '../../src/modules/triggers/trigger-reader';
+import { TriggerRepository } from '../../src/modules/triggers/trigger.repository';
 import { signupAccount, TestAccount } from '../factories/accounts';
 import { pushTrigger, queryTrigger, stockDataset } from '../factories/triggers';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
@@ -236,6 +238,38 @@ describe('triggers: evaluation, fires and trigger.fired', () => {
     expect(stillPending.body).toMatchObject({ state: 'pending', pending_since: waiting.pending_since });
     const again = await t.request('GET', `/v1/triggers/${id}/fires`, { token: owner.apiKey });
     expect(again.body.fires).toHaveLength(1);
+  });
+
+  it('shares one run of a query among triggers claimed together, per org; each takes its own value and threshold', async () => {
+    const base = queryTrigger(datasetId).condition as { source: Record<string, unknown> };
+    const condition = (aggregate: string, threshold: number) => ({
+      ...base,
+      source: { ...base.source, query: { select: ['stock'] }, value: { column: 'stock', aggregate } },
+      threshold,
+    });
+    const ids = [];
+    for (const [aggregate, threshold] of [
+      ['first', 100],
+      ['first', 10],
+      ['max', 100],
+    ] as const) {
+      ids.push(
+        await create(queryTrigger(datasetId, { enabled: false, condition: condition(aggregate, threshold) })),
+      );
+    }
+    const repository = t.app.get(TriggerRepository);
+    const triggers = await Promise.all(
+      ids.map(async (id) => (await repository.findForOrg(owner.orgId, id))!),
+    );
+    // The same query for an org that cannot see the dataset is run for that org, not taken from the others.
+    const stranger = { ...triggers[0], orgId: 'org_stranger' };
+    const read = t.app.get(TriggerReader).sharing();
+    expect(await Promise.all([...triggers, stranger].map(read))).toEqual([
+      { kind: 'value', value: 80, conditionMet: true },
+      { kind: 'value', value: 80, conditionMet: false },
+      { kind: 'value', value: 120, conditionMet: false },
+      { kind: 'error', message: expect.stringMatching(/^dataset_not_found: /) },
+    ]);
   });
 
   it('records the fire of a URL the egress policy blocks; its delivery shows blocked', async () => {

@@ -5,7 +5,7 @@ import { openDatabase, StoreLocation, StoreOrm } from '../../src/common/database
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { JobSchema } from '../../src/modules/jobs/job.entity';
 import { TriggerFireSchema, TriggerSchema } from '../../src/modules/triggers/trigger.entity';
-import { NewTrigger, TriggerRepository } from '../../src/modules/triggers/trigger.repository';
+import { NewFire, NewTrigger, TriggerRepository } from '../../src/modules/triggers/trigger.repository';
 import { JobsRepository } from '../../src/modules/jobs/jobs.repository';
 import {
   WebhookAttemptSchema,
@@ -356,6 +356,59 @@ describe.each([
         nextEvaluationAt: at(120),
       });
       expect(await b.renewLeases(lease('b', 120))).toBe(0);
+    });
+
+    it('recorded at once (one transaction on SQLite) keep each its own outcome', async () => {
+      const ids = await seed(4);
+      const repo = new TriggerRepository(replicas.a.em);
+      const fire = (triggerId: string, slot: Date): NewFire => ({
+        triggerId,
+        orgId: 'org_1',
+        slot: slot.toISOString(),
+        firedAt: T0,
+        conditionMet: true,
+        currentValue: 5,
+      });
+      const firing = (triggerId: string, slot: Date) => ({
+        changes: { state: 'firing' as const, nextEvaluationAt: at(60) },
+        fire: fire(triggerId, slot),
+      });
+      expect(await repo.claimDue(T0, 4, lease('a', 30))).toHaveLength(4);
+      // The last trigger's slot fired already, and the trigger is due again (a record lost after its fire).
+      const again = { changes: { nextEvaluationAt: at(-1) }, fire: fire(ids[3], at(-60)) };
+      expect(await repo.recordEvaluation(ids[3], 'a', 0, again)).toBe('recorded');
+      expect((await repo.claimDue(T0, 4, lease('a', 30))).map((t) => t.id)).toEqual([ids[3]]);
+
+      const outcomes = await Promise.all([
+        repo.recordEvaluation(ids[0], 'a', 0, {
+          changes: { state: 'pending', pendingSince: T0, nextEvaluationAt: at(60) },
+        }),
+        repo.recordEvaluation(ids[1], 'a', 1, inactive),
+        repo.recordEvaluation(ids[2], 'a', 0, firing(ids[2], T0)),
+        repo.recordEvaluation(ids[3], 'a', 0, firing(ids[3], at(-60))),
+      ]);
+      expect(outcomes).toEqual(['recorded', 'stale', 'recorded', 'slot_already_fired']);
+
+      const [pending, redefined, fired, refired] = await Promise.all(
+        ids.map((id) => repo.findForOrg('org_1', id)),
+      );
+      const free = { leaseOwner: null, leaseUntil: null };
+      expect(pending).toMatchObject({
+        ...free,
+        state: 'pending',
+        pendingSince: T0,
+        nextEvaluationAt: at(60),
+      });
+      expect(redefined).toMatchObject({ ...free, state: 'inactive', nextEvaluationAt: at(-59) });
+      expect(fired).toMatchObject({ ...free, state: 'firing', lastFiredAt: T0 });
+      expect(fired?.lastFireId).toMatch(/^fire_/);
+      expect(refired).toMatchObject({ ...free, state: 'firing', nextEvaluationAt: at(60) });
+      const em = replicas.a.em.fork();
+      const slotsOf = async (triggerId: string) =>
+        (await em.find(TriggerFireSchema, { triggerId })).map((f) => f.slot);
+      expect(await slotsOf(ids[2])).toEqual([T0.toISOString()]);
+      expect(await slotsOf(ids[3])).toEqual([at(-60).toISOString()]);
+      expect(await slotsOf(ids[0])).toEqual([]);
     });
   });
 });

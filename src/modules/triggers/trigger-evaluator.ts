@@ -13,7 +13,12 @@ import { TriggerReader } from './trigger-reader';
 import { EvaluationRecord, TriggerRepository } from './trigger.repository';
 
 const TICK_MS = 1000;
-const MAX_CONCURRENT = 8;
+/** Evaluations in flight (and leases held) at once: most are one shared read and one state write. */
+const MAX_CONCURRENT = 64;
+/** Fire simulations at once: the engine pool's workers also serve /v1/simulate and jobs. */
+const MAX_SIMULATIONS = 8;
+/** A finished evaluation claims again this much later, so the room freed meanwhile is claimed in one batch. */
+const CLAIM_LINGER_MS = 20;
 
 /**
  * Evaluates due triggers on their schedule. Due triggers are claimed in batches under leases in the table (not a
@@ -25,6 +30,8 @@ const MAX_CONCURRENT = 8;
 export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationShutdown {
   /** The evaluations in flight, by trigger id. */
   private readonly running = new Map<string, Promise<void>>();
+  private simulating = 0;
+  private readonly waitingToSimulate: (() => void)[] = [];
   private readonly loop = new BackgroundLoop(
     () => this.fill(),
     TICK_MS,
@@ -100,15 +107,13 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     if (this.clockStep.steppedBack()) await this.pullBackFromClockStep();
     while (!this.loop.isStopped && this.running.size < MAX_CONCURRENT) {
       const now = this.clock.now();
-      const claimed = await this.triggers.claimDue(
-        now,
-        MAX_CONCURRENT - this.running.size,
-        this.leases.leaseFrom(now),
-      );
+      const limit = MAX_CONCURRENT - this.running.size;
+      const claimed = await this.triggers.claimDue(now, limit, this.leases.leaseFrom(now));
+      const read = this.reader.sharing();
       for (const trigger of claimed) {
         // Our own lease ran out while its evaluation still runs (renewals failed): that evaluation records it.
         if (this.running.has(trigger.id)) continue;
-        const evaluation = this.evaluate(trigger)
+        const evaluation = this.evaluate(trigger, read)
           .catch((error: unknown) => {
             this.logger.error(
               { event: 'trigger_evaluation_failed', trigger_id: trigger.id, err: error },
@@ -127,11 +132,12 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
           })
           .finally(() => {
             this.running.delete(trigger.id);
-            this.wake();
+            this.loop.wakeSoon(CLAIM_LINGER_MS);
           });
         this.running.set(trigger.id, evaluation);
       }
-      if (claimed.length === 0) return;
+      // Fewer than asked for: nothing else is due now.
+      if (claimed.length < limit) return;
     }
   }
 
@@ -150,7 +156,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     await this.triggers.renewLeases(this.leases.leaseFrom(this.clock.now()), [...this.running.keys()]);
   }
 
-  private async evaluate(trigger: Trigger): Promise<void> {
+  private async evaluate(trigger: Trigger, read: (trigger: Trigger) => Promise<Reading>): Promise<void> {
     const intervalS = trigger.intervalS ?? 0;
     const started = this.clock.now();
     const plan = planSlot(trigger.nextEvaluationAt ?? started, intervalS, trigger.catchUpWindowS, started);
@@ -172,12 +178,13 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
       lastFiredAt: trigger.lastFiredAt ?? null,
       consecutiveErrors: trigger.consecutiveErrors,
     };
-    const reading = await this.reader.read(trigger);
+    const reading = await read(trigger);
     let next = transition(current, rules, reading, slot);
     let computed: ComputedFire | undefined;
     if (next.shouldFire && reading.kind === 'value') {
       try {
-        computed = await this.firing.compute(trigger, reading.value, this.clock.now());
+        const value = reading.value;
+        computed = await this.oneOfSimulations(() => this.firing.compute(trigger, value, this.clock.now()));
       } catch (error) {
         if (isStoreUnavailable(error)) throw error;
         const failed: Reading = { kind: 'error', message: `simulation failed: ${toAppError(error).message}` };
@@ -206,6 +213,19 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     if (outcome === 'recorded' && computed) {
       this.fires.inc({ kind: 'scheduled', execution_status: computed.fire.executionStatus ?? 'none' });
       this.firing.wakeOutbox();
+    }
+  }
+
+  private async oneOfSimulations<T>(run: () => Promise<T>): Promise<T> {
+    while (this.simulating >= MAX_SIMULATIONS) {
+      await new Promise<void>((resume) => this.waitingToSimulate.push(resume));
+    }
+    this.simulating++;
+    try {
+      return await run();
+    } finally {
+      this.simulating--;
+      this.waitingToSimulate.shift()?.();
     }
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/sqlite';
-import { Lease, skippingLockedRows } from '../../common/database';
+import { Lease, sharedWrite, skippingLockedRows } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
 import { isAheadOfClockStep } from './trigger-evaluation';
@@ -172,15 +172,16 @@ export class TriggerRepository {
   /**
    * Ends `owner`'s evaluation of a trigger of `generation`: its new state, and the fire with its outbox messages, in
    * one transaction. Nothing is written when the trigger was deleted, redefined or its lease taken over (`stale`),
-   * or when its slot already has a fire (`slot_already_fired`): a slot fires at most once.
+   * or when its slot already has a fire (`slot_already_fired`): a slot fires at most once. On SQLite the evaluations
+   * that end together share one transaction (`sharedWrite`); one that fails is written again alone.
    */
-  async recordEvaluation(
+  recordEvaluation(
     id: string,
     owner: string,
     generation: number,
     record: EvaluationRecord,
   ): Promise<RecordOutcome> {
-    return this.em.fork().transactional(async (em) => {
+    return sharedWrite(this.em, async (em): Promise<RecordOutcome> => {
       const isSlotFired =
         record.fire !== undefined &&
         (await em.count(TriggerFireSchema, { triggerId: id, slot: record.fire.slot })) > 0;
