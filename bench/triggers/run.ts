@@ -4,13 +4,20 @@
  * - evaluation lateness: for every evaluation seen, `last_evaluated_at` minus its slot (`next_evaluation_at` − the
  *   interval), read from the API every 10 s; an upper bound, since `last_evaluated_at` is written when the
  *   evaluation ends. Reported per 60 s cycle (p50, p99) and as the median of the cycles' p99.
- * - fire → first webhook attempt: FIRING of the triggers hold their condition (cooldown 0, so they fire every
- *   slot); a loopback receiver takes each `trigger.fired` and the bench subtracts its `fired_at` from the arrival.
+ * - fire → first webhook attempt: FIRING of the triggers hold their condition; with COOLDOWN_S 0 (the default) each
+ *   fires once, at its first slot, and stays `firing` (a cooldown of 0 fires once per episode); with COOLDOWN_S 1
+ *   each fires every slot. A loopback receiver takes each `trigger.fired` and the bench subtracts its `fired_at`
+ *   from the arrival.
  * - `GET /v1/me` throughput (8 connections, windows of one whole 60 s cycle): ROUNDS windows before any trigger
  *   exists, then one window per cycle while they run (the lateness sampler runs between windows); the drop of the
  *   medians.
+ * - CPU per evaluation: the CPU seconds of the daemon and its engine workers (from /proc) over CPU_WINDOW_S (default
+ *   60 s) with no client load while the triggers run, less the same window idle before any trigger exists, divided
+ *   by the evaluations recorded meanwhile (`trigger_evaluations_total`). 0 skips both windows.
+ * DAEMON_NODE_OPTIONS is passed to the daemon as NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  * Usage: TRIGGERS=1000 FIRING=100 CYCLES=3 ROUNDS=3 bash bench/triggers/run.sh
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -19,11 +26,14 @@ import { machineLine, quantile, signupKey, startDaemon, writeSection } from '../
 
 const TRIGGERS = Number(process.env.TRIGGERS ?? 1000);
 const FIRING = Number(process.env.FIRING ?? 100);
+const COOLDOWN_S = Number(process.env.COOLDOWN_S ?? 0);
 const CYCLES = Number(process.env.CYCLES ?? 3);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const INTERVAL_S = 60;
 const ME_CONNECTIONS = 8;
 const ME_WINDOW_S = INTERVAL_S;
+const CPU_WINDOW_S = Number(process.env.CPU_WINDOW_S ?? INTERVAL_S);
+const CLOCK_TICKS = 100;
 
 const SIMULATION = {
   runs: 2000,
@@ -59,6 +69,66 @@ async function api(url: string, key: string, method: string, path: string, body?
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return JSON.parse(text);
+}
+
+/** The fields of /proc/<pid>/stat after the command name. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU seconds (user + system, every thread) of the process and its descendants (the engine workers) so far. */
+function treeCpuSeconds(root: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      parents.set(Number(entry), Number(statFields(Number(entry))[1]));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const tree = new Set([root]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, parent] of parents) {
+      if (tree.has(parent) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  let ticks = 0;
+  for (const pid of tree) {
+    try {
+      const fields = statFields(pid);
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / CLOCK_TICKS;
+}
+
+async function evaluationsRecorded(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('trigger_evaluations_total{'))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/** CPU seconds of the daemon's process tree over a window of `seconds` with no client load, and the evaluations. */
+async function cpuWindow(
+  url: string,
+  pid: number,
+  seconds: number,
+): Promise<{ cpu: number; evaluations: number }> {
+  const evaluationsBefore = await evaluationsRecorded(url);
+  const cpuBefore = treeCpuSeconds(pid);
+  await new Promise((r) => setTimeout(r, seconds * 1000));
+  const cpu = treeCpuSeconds(pid) - cpuBefore;
+  return { cpu, evaluations: (await evaluationsRecorded(url)) - evaluationsBefore };
 }
 
 async function meThroughput(pool: Pool, key: string, windowS = ME_WINDOW_S): Promise<number> {
@@ -116,6 +186,7 @@ async function main(): Promise<void> {
     SERVICE_SIGNUP_ENABLED: 'true',
     SERVICE_RUNTIME_SUPERVISE: 'false',
     SERVICE_EGRESS_ALLOW: `127.0.0.1:${port}`,
+    ...(process.env.DAEMON_NODE_OPTIONS ? { NODE_OPTIONS: process.env.DAEMON_NODE_OPTIONS } : {}),
   });
   const loadBefore = loadavg()[0];
   try {
@@ -124,6 +195,7 @@ async function main(): Promise<void> {
     await meThroughput(pool, key, 10); // warm-up
     const before: number[] = [];
     for (let i = 0; i < ROUNDS; i += 1) before.push(await meThroughput(pool, key));
+    const idle = CPU_WINDOW_S > 0 ? await cpuWindow(daemon.url, daemon.pid, CPU_WINDOW_S) : undefined;
 
     const connector = await api(daemon.url, key, 'POST', '/v1/connectors', {
       name: 'bench-stock',
@@ -153,7 +225,7 @@ async function main(): Promise<void> {
           threshold: fires ? 100 : 10,
         },
         schedule: { interval_s: INTERVAL_S },
-        cooldown_s: 0,
+        cooldown_s: COOLDOWN_S,
         simulation: SIMULATION,
         ...(fires ? { webhook_url: `http://127.0.0.1:${port}/fired` } : {}),
       });
@@ -182,6 +254,7 @@ async function main(): Promise<void> {
       await sample();
     }
     await sample();
+    const busy = idle ? await cpuWindow(daemon.url, daemon.pid, CPU_WINDOW_S) : undefined;
     await pool.close();
     const loadAfter = loadavg()[0];
 
@@ -192,16 +265,27 @@ async function main(): Promise<void> {
       .filter((values) => values.length >= TRIGGERS * 0.9);
     const p99s = perCycle.map((values) => quantile(values, 0.99));
     const drop = 1 - median(during) / median(before);
+    const cpuLines =
+      idle && busy
+        ? [
+            '',
+            `CPU per evaluation: ${(((busy.cpu - idle.cpu) / Math.max(1, busy.evaluations)) * 1000).toFixed(2)} ms`,
+            `(the daemon and its engine workers used ${busy.cpu.toFixed(2)} s of CPU in ${CPU_WINDOW_S} s without client`,
+            `load while ${busy.evaluations} evaluations were recorded, ${idle.cpu.toFixed(2)} s idle before the triggers).`,
+          ]
+        : [];
     const lines = [
       `## Triggers: ${TRIGGERS} enabled query triggers at a ${INTERVAL_S} s interval`,
       '',
       `Measured ${machineLine()}; the built daemon as a process on SQLite; ${FIRING} triggers hold their condition`,
-      `(cooldown 0: a fire, a 2,000-run simulation and a \`trigger.fired\` to a loopback receiver every slot), the`,
+      COOLDOWN_S > 0
+        ? `(cooldown ${COOLDOWN_S} s: a fire, a 2,000-run simulation and a \`trigger.fired\` to a loopback receiver every slot), the`
+        : '(cooldown 0: each fires once, a 2,000-run simulation and a `trigger.fired` to a loopback receiver, at its first slot, then stays `firing`), the',
       `others never do. Creating the ${TRIGGERS} triggers took ${createSeconds.toFixed(1)} s. Load average`,
       `${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after (the bench's own load included).`,
       '',
       '```',
-      `TRIGGERS=${TRIGGERS} FIRING=${FIRING} CYCLES=${CYCLES} ROUNDS=${ROUNDS} bash bench/triggers/run.sh`,
+      `TRIGGERS=${TRIGGERS} FIRING=${FIRING} CYCLES=${CYCLES} ROUNDS=${ROUNDS}${COOLDOWN_S > 0 ? ` COOLDOWN_S=${COOLDOWN_S}` : ''} bash bench/triggers/run.sh`,
       '```',
       '',
       '| measure | per round / cycle | median | goal |',
@@ -214,6 +298,7 @@ async function main(): Promise<void> {
       '',
       `Drop of the \`/v1/me\` median: ${(drop * 100).toFixed(1)} %. Lateness is \`last_evaluated_at\` (written when an`,
       'evaluation ends, query included) minus its slot, so it bounds the start-to-slot lateness from above.',
+      ...cpuLines,
     ];
     writeSection('triggers', lines);
   } finally {
