@@ -68,7 +68,7 @@ describe('isStoreUnavailable', () => {
     expect(toAppError(syntax).code).toBe('internal_error');
   });
 
-  it('never matches what SQLite raises', async () => {
+  it('never matches a statement SQLite refuses', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ds-store-unavailable-'));
     const sqlite = await openDatabase(join(dir, 'service.sqlite'));
     try {
@@ -76,6 +76,31 @@ describe('isStoreUnavailable', () => {
         sqlite.em.fork().getConnection().execute('select * from nowhere'),
       );
       expect(isStoreUnavailable(missing)).toBe(false);
+    } finally {
+      await sqlite.close(true);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('knows a SQLite file that cannot be written, and answers it 503 store_unavailable without SQLite words', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ds-store-unavailable-'));
+    const sqlite = await openDatabase(join(dir, 'service.sqlite'));
+    try {
+      // The one pooled connection refuses writes as a read-only file would (a disk failing them is in
+      // test/reliability/write-faults.reliability.spec.ts).
+      await sqlite.em.fork().getConnection().execute('pragma query_only = on');
+      const refused = await failureOf(() =>
+        sqlite.em.fork().getConnection().execute('create table t (a integer)'),
+      );
+      expect((refused as { code?: string }).code).toBe('SQLITE_READONLY');
+      expect(isStoreUnavailable(refused)).toBe(true);
+      const answer = toAppError(refused);
+      expect([answer.status, answer.code, answer.headers]).toEqual([
+        503,
+        'store_unavailable',
+        { 'retry-after': '5' },
+      ]);
+      expect(answer.message).not.toMatch(/SQLITE/);
     } finally {
       await sqlite.close(true);
       rmSync(dir, { recursive: true, force: true });

@@ -1,15 +1,37 @@
 /**
  * Whether an error means the database cannot be reached right now — a PostgreSQL restart, a network cut, a full
- * connection pool — as opposed to a fault of the request or of the code. Such a request may be retried as is.
- * SQLite raises none of these: its file is local, and a busy database keeps its own handling.
+ * connection pool — or, for the SQLite file, cannot be written (isStoreWriteFailure), as opposed to a fault of the
+ * request or of the code. Such a request may be retried as is. A busy SQLite database keeps its own handling.
  */
 export function isStoreUnavailable(error: unknown): boolean {
+  return someInChain(error, (e) => isUnreachable(e) || isSqliteWriteFailure(e));
+}
+
+/**
+ * Whether SQLite could not write its file: an I/O error (`SQLITE_IOERR`, whatever the errno under it: EIO, EROFS
+ * of a file system remounted read-only, EPERM of an immutable file) or a database it may not write
+ * (`SQLITE_READONLY`). A full disk is `SQLITE_FULL`, answered 507 instead. SQLite rolls the statement or
+ * transaction back and the next one tries the disk again, so nothing is lost that was acknowledged, and writes
+ * resume by themselves once the disk takes them.
+ */
+export function isStoreWriteFailure(error: unknown): boolean {
+  return someInChain(error, isSqliteWriteFailure);
+}
+
+function someInChain(error: unknown, test: (error: DriverError) => boolean): boolean {
   let current = error;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    if (isUnreachable(current)) return true;
+    if (test(current)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** node-sqlite3 names the primary code (`SQLITE_IOERR`), better-sqlite3 the extended one (`SQLITE_IOERR_WRITE`). */
+const SQLITE_WRITE_FAILURE = /^SQLITE_(IOERR|READONLY)(_[A-Z_]+)?$/;
+
+function isSqliteWriteFailure(error: DriverError): boolean {
+  return typeof error.code === 'string' && SQLITE_WRITE_FAILURE.test(error.code);
 }
 
 /** How long a client is told to wait (`Retry-After`) before retrying a request the store could not serve. */

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { AppError } from './app-error';
-import { isStoreUnavailable, STORE_RETRY_AFTER_MS } from './store-unavailable';
+import { isStoreUnavailable, isStoreWriteFailure, STORE_RETRY_AFTER_MS } from './store-unavailable';
 
 interface FrameworkError {
   code?: unknown;
@@ -51,6 +51,13 @@ export function toAppError(error: unknown): AppError {
     return new AppError(
       'insufficient_storage',
       'The appliance has no disk space left for this: free space in its data dir.',
+    );
+  }
+  if (isStoreWriteFailure(error)) {
+    return AppError.retryLater(
+      'store_unavailable',
+      STORE_RETRY_AFTER_MS,
+      'The database could not be written (its disk failed the write or is read-only): retry later.',
     );
   }
   if (isStoreUnavailable(error)) return AppError.retryLater('store_unavailable', STORE_RETRY_AFTER_MS);

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { AppError, isStorageExhausted } from '../../common/errors';
+import { AppError, isStorageExhausted, isStoreUnavailable } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
 import { OBJECT_STORE_TYPES, RowBatch, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
-import { DatasetShapeError } from './dataset-file-writer';
+import { DatasetFileError, DatasetShapeError } from './dataset-file-writer';
 import { DatasetRecord } from './dataset.entity';
 import { ConnectDataDto, DataConnectResponse, Visibility } from './datasets.dto';
 import { DatasetsService, EmptySourceError } from './datasets.service';
@@ -167,6 +167,8 @@ export class DataConnectService {
       if (isStorageExhausted(error) || (error instanceof AppError && error.code === 'insufficient_storage')) {
         throw error;
       }
+      // The daemon's database could not record the new version (its file was removed): 503, retry as is.
+      if (isStoreUnavailable(error) && !(error instanceof DatasetFileError)) throw error;
       // An earlier run of the same Idempotency-Key operation catalogued its version first: that one answers.
       if (error instanceof UniqueConstraintViolationException) throw error;
       const message = this.failureMessage(error);

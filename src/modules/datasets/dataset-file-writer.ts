@@ -36,6 +36,19 @@ const MAX_IN_FLIGHT = 3;
 
 export class DatasetShapeError extends Error {}
 
+/**
+ * Writing the dataset's own file failed (its SQLite code or errno in `code`): the data connect ends `failed`, or 507
+ * for a full disk. Not a failure of the daemon's database, whatever its code says.
+ */
+export class DatasetFileError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface WrittenDataset {
   readonly rowCount: number;
   readonly columns: readonly ColumnSchema[];
@@ -200,19 +213,30 @@ export class DatasetFileWriter {
         ? slot.profile.toSchema(this.rowCount, bounds[fixed++])
         : slot.profile.toSchema(this.rowCount),
     );
-    syncFile(this.partialPath);
-    chmodSync(this.partialPath, 0o400);
-    renameSync(this.partialPath, this.finalPath);
-    syncFile(dirname(this.finalPath));
-    const bytes = statSync(this.finalPath).size;
-    return { rowCount: this.rowCount, columns, bytes };
+    try {
+      syncFile(this.partialPath);
+      chmodSync(this.partialPath, 0o400);
+      renameSync(this.partialPath, this.finalPath);
+    } catch (error) {
+      throw fileError(error);
+    }
+    try {
+      // Until the directory is synced the rename may not survive a crash: a failed sync publishes nothing.
+      syncFile(dirname(this.finalPath));
+      const bytes = statSync(this.finalPath).size;
+      return { rowCount: this.rowCount, columns, bytes };
+    } catch (error) {
+      rmSync(this.finalPath, { force: true });
+      throw fileError(error);
+    }
   }
 
   /** Stops the writer thread and drops the partial file (after a failed source, for example). */
   async abort(): Promise<void> {
     this.closed = true;
     await this.worker.terminate();
-    rmSync(this.partialPath, { force: true });
+    // A write that failed mid-transaction can leave a rollback journal beside the file, journaling off or not.
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(this.partialPath + suffix, { force: true });
   }
 
   private send(request: WriterRequest): void {
@@ -229,9 +253,7 @@ export class DatasetFileWriter {
         return;
       case 'failed':
         // The SQLite code survives the thread boundary, so a full disk is answered as one (507), not as a bug.
-        this.fail(
-          Object.assign(new Error(`Writing the dataset file failed: ${reply.message}`), { code: reply.code }),
-        );
+        this.fail(new DatasetFileError(`Writing the dataset file failed: ${reply.message}`, reply.code));
         return;
     }
     this.signal();
@@ -324,6 +346,17 @@ class PendingRows {
       text: this.texts.join(''),
     };
   }
+}
+
+/**
+ * A failed sync or rename of the dataset's file, its errno kept (ENOSPC is answered 507). The message names the errno
+ * only: Node's would name the data dir's paths to the client.
+ */
+function fileError(error: unknown): DatasetFileError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string'
+    ? new DatasetFileError(`Writing the dataset file failed: ${code}.`, code)
+    : new DatasetFileError(`Writing the dataset file failed: ${String(error)}`);
 }
 
 function syncFile(path: string): void {

@@ -28,16 +28,17 @@ function isSqliteFile(path: string): boolean {
 /**
  * `PRAGMA integrity_check` of every SQLite database under the data dir, told apart by its header, not its name;
  * temporary files are left to `leftoverFiles`. A read-only file (a published dataset version) that was already
- * found sound is not checked again while its size, time and inode stay the same.
+ * found sound is not checked again while its size, time and inode stay the same. `include` narrows the files looked
+ * at (files another process is still writing, say).
  */
 export class IntegrityChecker {
   private readonly sound = new Set<string>();
   checked = 0;
 
-  problems(dataDir: string): string[] {
+  problems(dataDir: string, include: (path: string) => boolean = () => true): string[] {
     const problems: string[] = [];
     for (const path of filesUnder(dataDir)) {
-      if (TEMPORARY.test(path) || /-(wal|shm)$/.test(path) || !isSqliteFile(path)) continue;
+      if (!include(path) || TEMPORARY.test(path) || /-(wal|shm)$/.test(path) || !isSqliteFile(path)) continue;
       const stat = statSync(path);
       const identity = `${path} ${stat.ino} ${stat.size} ${stat.mtimeMs}`;
       if (this.sound.has(identity)) continue;
