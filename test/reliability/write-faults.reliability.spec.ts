@@ -8,7 +8,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Appliance } from '../support/appliance';
 import { seededRandom } from '../support/seeded-random';
@@ -172,6 +172,7 @@ const shim = process.platform === 'linux' ? buildShim() : undefined;
     await appliance?.kill();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(control, { force: true });
+    rmSync(dirname(shim!), { recursive: true, force: true });
   });
 
   it('ends every ingest failed and gone, or ready and whole; the daemon serves and ingests again', async () => {
