@@ -1,4 +1,4 @@
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { IdempotencyRecordSchema } from '../../src/modules/idempotency/idempotency-record.entity';
 import { idempotencyRecordId } from '../../src/modules/idempotency/idempotency.service';
 import { TriggerReader } from '../../src/modules/triggers/trigger-reader';

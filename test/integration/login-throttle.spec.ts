@@ -1,4 +1,4 @@
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { AppConfig, loadConfig } from '../../src/common/config';
 import { openDatabase, StoreOrm } from '../../src/common/database';
 import { AppError } from '../../src/common/errors';

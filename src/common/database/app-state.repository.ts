@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 
 /** A tiny key/value table for appliance-wide facts (installation id, latest observed time, ...). */
 @Injectable()

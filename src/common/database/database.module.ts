@@ -1,6 +1,6 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { EntitySchema, MikroORM } from '@mikro-orm/core';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../config';
 import { APP_LOGGER, AppLogger } from '../logging';
 import { registerEntities } from './entity-registry';

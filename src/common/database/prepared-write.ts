@@ -1,4 +1,4 @@
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 
 interface SqliteStatement {
   run(params: readonly unknown[], callback: (error: Error | null) => void): unknown;

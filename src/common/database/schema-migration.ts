@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/core';
-import type { AbstractSqlDriver, EntityManager } from '@mikro-orm/sqlite';
+import type { AbstractSqlDriver, EntityManager } from '@mikro-orm/knex';
 import { StartupError } from '../errors';
 import { dialectOf } from './dialect';
 import { MIGRATIONS } from './migrations';

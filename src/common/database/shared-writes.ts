@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/sqlite';
+import type { EntityManager } from '@mikro-orm/knex';
 import { GroupCommit } from '../group-commit';
 import { dialectOf } from './dialect';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityData, EntitySchema, FilterQuery, LockMode, QueryOrderMap } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/sqlite';
+import type { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../config';
 import { dialectOf } from './dialect';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/sqlite';
+import type { EntityManager } from '@mikro-orm/knex';
 import type { WindowCounter } from './window-counter';
 
 /** Expired events are deleted by every this-many hits of a counter, so the table stays the size of its windows. */

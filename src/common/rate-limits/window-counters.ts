@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../config';
 import { SharedWindowCounter } from './shared-window-counter';
 import { MemoryWindowCounter, WindowCounter } from './window-counter';

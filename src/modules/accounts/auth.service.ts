@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { burnPasswordCheck, hashPassword, sha256Hex, verifyPassword } from '../../common/crypto';
 import { AppError } from '../../common/errors';

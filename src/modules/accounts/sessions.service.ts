@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { ServerSecrets, signJwt, verifyJwt } from '../../common/crypto';
 import { AppError } from '../../common/errors';

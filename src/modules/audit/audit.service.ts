@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { AuditEventEntity } from './audit-event.entity';
 import { AuditRepository } from './audit.repository';

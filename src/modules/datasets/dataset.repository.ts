@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { dialectOf } from '../../common/database/dialect';
 import { DatasetRecord, DatasetSchema } from './dataset.entity';
 import { parseSchema } from './datasets.dto';

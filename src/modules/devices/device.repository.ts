@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { Device, DeviceSchema } from './device.entity';
 
 export type NewDevice = Omit<Device, 'id' | 'boundAt' | 'lastSeenAt' | 'registeredAt' | 'revokedAt'>;

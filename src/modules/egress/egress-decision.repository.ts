@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { serializeTransactionsOn, sharedWrite } from '../../common/database';
 import { canonicalJson } from '../../common/crypto/canonical-json';
 import { GroupCommit } from '../../common/group-commit';

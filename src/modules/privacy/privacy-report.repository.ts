@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { PrivacyReportRecord, PrivacyReportSchema } from './privacy-report.entity';
 

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { SimulationRun, SimulationRunSchema } from './simulation-run.entity';
 

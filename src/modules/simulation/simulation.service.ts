@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from '@mikro-orm/sqlite';
+import type { EntityManager } from '@mikro-orm/knex';
 import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
 import { Principal } from '../../common/auth/principal';
 import { assertFiniteResult } from './result-guard';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { ExecutionPolicySnapshot, ExecutionPolicySnapshotSchema } from './execution-policy.entity';
 import { timeOrderedId } from './trigger.repository';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { SimulationService } from '../simulation/simulation.service';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Trigger, TriggerFire } from './trigger.entity';

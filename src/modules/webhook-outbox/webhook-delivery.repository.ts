@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery } from '@mikro-orm/core';
-import { EntityManager } from '@mikro-orm/sqlite';
+import { EntityManager } from '@mikro-orm/knex';
 import { claimRows, Lease, sharedWrite, updateByIds } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
