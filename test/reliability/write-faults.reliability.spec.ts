@@ -1,18 +1,20 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { Appliance } from '../support/appliance';
 import { seededRandom } from '../support/seeded-random';
-import { HttpResult, makeTempDir } from '../support/test-app';
+import { httpRequest, HttpResult, makeTempDir } from '../support/test-app';
 import { IntegrityChecker } from './support/data-dir';
 import { seedOfThisRun } from './support/property';
 
@@ -97,28 +99,46 @@ function expectStoreRefusal(res: HttpResult<any>, what: string): void {
   expect(res.text).not.toMatch(/\n\s+at |SQLITE_|stack/);
 }
 
+/**
+ * The shim's control file beside `dataDir`: `arm` starts a new count (k 0 reports every write, k > 0 fails the k-th
+ * with `errno`, k < 0 lets all through) and returns its generation; `lines` are what the shim reported for one.
+ */
+class FaultControl {
+  readonly file: string;
+  private generation = 0;
+
+  constructor(dataDir: string) {
+    this.file = join(dataDir, '..', `${dataDir.split('/').pop()}.fault-control`);
+  }
+
+  arm(k: number, errno = 'EIO'): number {
+    this.generation++;
+    writeFileSync(`${this.file}.tmp`, `${this.generation} ${k} ${errno}\n`);
+    renameSync(`${this.file}.tmp`, this.file);
+    return this.generation;
+  }
+
+  lines(appliance: Appliance, generation: number): string[] {
+    return appliance
+      .daemon!.output()
+      .split('\n')
+      .filter((line) => line.startsWith(`fault-shim: gen ${generation} `));
+  }
+}
+
 const shim = process.platform === 'linux' ? buildShim() : undefined;
+afterAll(() => {
+  if (shim) rmSync(dirname(shim), { recursive: true, force: true });
+});
 
 (shim ? describe : describe.skip)('an I/O error at the k-th write of an ingest, for every k', () => {
   const dataDir = realpathSync(makeTempDir('ds-write-faults-'));
   const datasetsDir = join(dataDir, 'datasets');
-  const control = join(dataDir, '..', `${dataDir.split('/').pop()}.fault-control`);
+  const control = new FaultControl(dataDir);
   let appliance: Appliance;
   let connectorId = '';
-  let generation = 0;
-
-  /** Starts a new count: `k` 0 reports every write, k > 0 fails the k-th with `errno`, k < 0 lets all through. */
-  const arm = (k: number, errno = 'EIO'): number => {
-    generation++;
-    writeFileSync(`${control}.tmp`, `${generation} ${k} ${errno}\n`);
-    renameSync(`${control}.tmp`, control);
-    return generation;
-  };
-  const shimLines = (gen: number): string[] =>
-    appliance
-      .daemon!.output()
-      .split('\n')
-      .filter((line) => line.startsWith(`fault-shim: gen ${gen} `));
+  const arm = (k: number, errno?: string): number => control.arm(k, errno);
+  const shimLines = (gen: number): string[] => control.lines(appliance, gen);
 
   const connect = (name: string) =>
     appliance.call('POST', '/v1/data/connect', {
@@ -156,7 +176,7 @@ const shim = process.platform === 'linux' ? buildShim() : undefined;
       FAULT_SHIM_DIR: datasetsDir,
       // Summaries are built in the background after an ingest: their writes would shift the count.
       FAULT_SHIM_EXCLUDE: '.summaries.',
-      FAULT_SHIM_CONTROL: control,
+      FAULT_SHIM_CONTROL: control.file,
       ENGINE_POOL_SIZE: '0',
     });
     await appliance.start();
@@ -171,8 +191,7 @@ const shim = process.platform === 'linux' ? buildShim() : undefined;
   afterAll(async () => {
     await appliance?.kill();
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(control, { force: true });
-    rmSync(dirname(shim!), { recursive: true, force: true });
+    rmSync(control.file, { force: true });
   });
 
   it('ends every ingest failed and gone, or ready and whole; the daemon serves and ingests again', async () => {
@@ -266,6 +285,121 @@ const shim = process.platform === 'linux' ? buildShim() : undefined;
       `write faults: ${ks.length} faulted ingests in ${((Date.now() - began) / 1000).toFixed(0)} s: ` +
         `${JSON.stringify(outcomes)}; ${integrity.checked} integrity checks; messages: ${JSON.stringify([...messages])}\n`,
     );
+  });
+});
+
+/** Every file under `dir`, relative to it. */
+function filesUnder(dir: string): string[] {
+  return existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+        .sort()
+    : [];
+}
+
+(shim ? describe : describe.skip)('an upload whose write the disk fails', () => {
+  const dataDir = realpathSync(makeTempDir('ds-upload-faults-'));
+  const importDir = join(dataDir, 'imports');
+  const control = new FaultControl(dataDir);
+  let appliance: Appliance;
+  const body = Buffer.alloc(1024 * 1024);
+  const random = seededRandom(7);
+  for (let i = 0; i < body.length; i++) body[i] = Math.floor(random() * 256);
+  const sha256 = createHash('sha256').update(body).digest('hex');
+
+  const upload = async (form: 'raw' | 'multipart'): Promise<HttpResult<any>> => {
+    if (form === 'raw') {
+      return httpRequest(appliance.url, 'POST', '/v1/connectors/uploads', {
+        token: appliance.key,
+        rawBody: body,
+        headers: { 'content-type': 'application/octet-stream', 'x-filename': 'faulty.csv' },
+      });
+    }
+    const multipart = new FormData();
+    multipart.append('file', new Blob([body]), 'faulty.csv');
+    const response = await fetch(`${appliance.url}/v1/connectors/uploads`, {
+      method: 'POST',
+      body: multipart,
+      headers: { authorization: `Bearer ${appliance.key}` },
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: JSON.parse(text), text };
+  };
+
+  beforeAll(async () => {
+    control.arm(-1);
+    appliance = new Appliance(dataDir, {
+      LD_PRELOAD: shim!,
+      FAULT_SHIM_DIR: importDir,
+      FAULT_SHIM_CONTROL: control.file,
+      ENGINE_POOL_SIZE: '0',
+    });
+    await appliance.start();
+    await appliance.signup('upload-faults@example.test');
+  });
+  afterAll(async () => {
+    await appliance?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(control.file, { force: true });
+  });
+
+  it('answers 503 store_unavailable for EIO and EROFS, 507 for ENOSPC and EDQUOT, keeps no part, takes the next', async () => {
+    const counting = control.arm(0);
+    const clean = await upload('raw');
+    expect([clean.status, clean.body.sha256]).toEqual([201, sha256]);
+    const writes = control.lines(appliance, counting).length;
+    expect(writes).toBeGreaterThan(2);
+    const kept = filesUnder(importDir);
+
+    const answers: Record<string, string> = {};
+    for (const errno of ['EIO', 'EROFS', 'ENOSPC', 'EDQUOT']) {
+      for (const form of ['raw', 'multipart'] as const) {
+        // The first write, and one in the middle of the stream.
+        for (const k of [1, Math.ceil(writes / 2)]) {
+          const when = `${form} upload, ${errno} at write ${k} of ${writes}`;
+          const gen = control.arm(k, errno);
+          const res = await upload(form);
+          const injected = control.lines(appliance, gen).some((line) => line.includes(' failed '));
+          const full = errno === 'ENOSPC' || errno === 'EDQUOT';
+          expect({
+            when,
+            injected,
+            status: res.status,
+            code: res.body?.error?.code,
+            retryAfter: res.headers.get('retry-after'),
+            requestId: res.body?.error?.request_id,
+          }).toEqual({
+            when,
+            injected: true,
+            status: full ? 507 : 503,
+            code: full ? 'insufficient_storage' : 'store_unavailable',
+            retryAfter: full ? null : '5',
+            requestId: res.headers.get('x-request-id'),
+          });
+          // Neither a stack, nor the errno's words, nor a path of the appliance.
+          expect({ when, text: res.text }).not.toEqual({
+            when,
+            text: expect.stringMatching(
+              /\n\s+at |stack|EIO|EROFS|ENOSPC|EDQUOT|i\/o error|\/imports|\/orgs\//i,
+            ),
+          });
+          // The partial file is removed: only what was acknowledged is in the import dir.
+          expect({ when, files: filesUnder(importDir) }).toEqual({ when, files: kept });
+          answers[`${res.status} ${res.body?.error?.code as string}`] = res.body?.error?.message as string;
+        }
+      }
+    }
+    process.stdout.write(`upload faults: ${writes} writes an upload; answers ${JSON.stringify(answers)}\n`);
+
+    // The disk takes writes again: the next upload is stored whole.
+    control.arm(-1);
+    for (const form of ['raw', 'multipart'] as const) {
+      const stored = await upload(form);
+      expect([form, stored.status, stored.body.sha256]).toEqual([form, 201, sha256]);
+      expect(readFileSync(join(importDir, stored.body.file_path as string)).equals(body)).toBe(true);
+    }
+    expect((await appliance.call('GET', '/v1/health')).status).toBe(200);
   });
 });
 

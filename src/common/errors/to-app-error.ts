@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { AppError } from './app-error';
-import { isStoreUnavailable, isStoreWriteFailure, STORE_RETRY_AFTER_MS } from './store-unavailable';
+import { STORE_RETRY_AFTER_MS, storeFaultOf } from './store-unavailable';
 
 interface FrameworkError {
   code?: unknown;
@@ -22,19 +22,6 @@ const FASTIFY_CODES: Readonly<Record<string, () => AppError>> = {
     new AppError('malformed_request', 'The request URL is not valid (bad percent-encoding).'),
 };
 
-/** Disk full (ENOSPC), quota exceeded (EDQUOT), and SQLite's name for either; drivers may wrap them in `cause`. */
-const STORAGE_EXHAUSTED = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
-
-export function isStorageExhausted(error: unknown): boolean {
-  let current = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as FrameworkError).code;
-    if (typeof code === 'string' && STORAGE_EXHAUSTED.has(code)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /** Maps anything thrown (our errors, Nest's, Fastify's, the JSON parser's) to an AppError. Unknown → internal_error. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -47,21 +34,23 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof HttpException) return fromHttpStatus(error.getStatus());
   const status = typeof framework.statusCode === 'number' ? framework.statusCode : undefined;
   if (status !== undefined && status >= 400 && status < 500) return fromHttpStatus(status);
-  if (isStorageExhausted(error)) {
-    return new AppError(
-      'insufficient_storage',
-      'The appliance has no disk space left for this: free space in its data dir.',
-    );
+  switch (storeFaultOf(error)) {
+    case 'full':
+      return new AppError(
+        'insufficient_storage',
+        'The appliance has no disk space left for this: free space in its data dir.',
+      );
+    case 'unwritable':
+      return AppError.retryLater(
+        'store_unavailable',
+        STORE_RETRY_AFTER_MS,
+        'The appliance could not write its data (its disk failed the write or is read-only): retry later.',
+      );
+    case 'unreachable':
+      return AppError.retryLater('store_unavailable', STORE_RETRY_AFTER_MS);
+    case undefined:
+      return new AppError('internal_error');
   }
-  if (isStoreWriteFailure(error)) {
-    return AppError.retryLater(
-      'store_unavailable',
-      STORE_RETRY_AFTER_MS,
-      'The database could not be written (its disk failed the write or is read-only): retry later.',
-    );
-  }
-  if (isStoreUnavailable(error)) return AppError.retryLater('store_unavailable', STORE_RETRY_AFTER_MS);
-  return new AppError('internal_error');
 }
 
 function fromHttpStatus(status: number): AppError {

@@ -7,8 +7,8 @@
  * is left alone) and counts their write-like calls: write, pwrite, writev, pwritev, fsync, fdatasync, ftruncate,
  * fallocate. Before each one it reads FAULT_SHIM_CONTROL, a file of three words, "<generation> <k> <errno name>":
  * a new generation starts the count at 0; with k = 0 every call is let through and reported, with k > 0 the k-th
- * call of the generation fails with that errno (EIO or ENOSPC) without reaching the kernel, and is reported; with
- * k < 0 every call goes through unreported.
+ * call of the generation fails with that errno (EIO, EROFS, ENOSPC or EDQUOT) without reaching the kernel, and is
+ * reported; with k < 0 every call goes through unreported.
  * Reports are single lines on stderr: "fault-shim: gen G op N NAME PATH" and "fault-shim: gen G failed N NAME PATH
  * ERRNO". The test writes the control file by rename, so that it is never read half-written.
  */
@@ -122,6 +122,7 @@ static void untrack(int fd) {
 static int errnoNamed(const char *name) {
   if (strcmp(name, "ENOSPC") == 0) return ENOSPC;
   if (strcmp(name, "EROFS") == 0) return EROFS;
+  if (strcmp(name, "EDQUOT") == 0) return EDQUOT;
   if (strcmp(name, "EACCES") == 0) return EACCES;
   return EIO;
 }
