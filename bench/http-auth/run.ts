@@ -96,6 +96,7 @@ function storeEnv(dataDir: string): Record<string, string> {
     SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
     SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SERVICE_KEYS_DIR: join(dataDir, 'shared-keys'),
+    SERVICE_DATASETS_DIR: join(dataDir, 'shared-datasets'),
   };
 }
 

@@ -31,6 +31,7 @@ function storeEnv(): Record<string, string> {
     SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
     SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     SERVICE_KEYS_DIR: mkdtempSync('/tmp/bench-jobs-keys-'),
+    SERVICE_DATASETS_DIR: mkdtempSync('/tmp/bench-jobs-datasets-'),
   };
 }
 const BODY = {

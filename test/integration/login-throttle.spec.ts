@@ -43,7 +43,7 @@ async function postgresReplicas(): Promise<Throttles> {
     (env: Record<string, string> = {}) => {
       const config: AppConfig = loadConfig({
         NODE_ENV: 'test',
-        ...sharedSecretsEnv('/nonexistent'),
+        ...sharedSecretsEnv('/nonexistent/keys'),
         SERVICE_DATABASE_URL: db.url,
         ...env,
       });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 
 /** The machine's PostgreSQL (trust auth); every test makes its own database on it and drops it afterwards. */
@@ -50,12 +51,19 @@ export async function queryTestDatabase<T extends Record<string, unknown>>(
   }
 }
 
-/** What `SERVICE_DATABASE_URL` requires beside it: the secrets every replica shares. */
-export function sharedSecretsEnv(keysDir: string): Record<string, string> {
+/**
+ * What `SERVICE_DATABASE_URL` requires beside it: the secrets and directories every replica shares. The datasets
+ * dir defaults to `datasets` beside the keys dir (a test app's own data dir: its usual default).
+ */
+export function sharedSecretsEnv(
+  keysDir: string,
+  datasetsDir = join(dirname(keysDir), 'datasets'),
+): Record<string, string> {
   return {
     SERVICE_JWT_SECRET: 'test-shared-jwt-secret-0123456789abcdef',
     SERVICE_API_KEY_PEPPER: 'test-shared-api-key-pepper-0123456789',
     SERVICE_CONFIG_ENCRYPTION_KEY: Buffer.alloc(32, 11).toString('base64'),
     SERVICE_KEYS_DIR: keysDir,
+    SERVICE_DATASETS_DIR: datasetsDir,
   };
 }

@@ -83,6 +83,7 @@ describe('loadConfig', () => {
       SERVICE_API_KEY_PEPPER: 'shared-pepper',
       SERVICE_CONFIG_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
       SERVICE_KEYS_DIR: '/srv/shared/keys',
+      SERVICE_DATASETS_DIR: '/srv/shared/datasets',
     };
 
     it('is unset by default: the state stays in the SQLite file', () => {
@@ -90,7 +91,7 @@ describe('loadConfig', () => {
     });
 
     it('takes a PostgreSQL URL and the shared keys and datasets directories', () => {
-      const config = loadConfig({ ...shared, SERVICE_DATASETS_DIR: '/srv/shared/datasets' }, '/srv/app');
+      const config = loadConfig(shared, '/srv/app');
       expect(config.databaseUrl).toBe(shared.SERVICE_DATABASE_URL);
       expect(config.keysDir).toBe('/srv/shared/keys');
       expect(config.datasetsDir).toBe('/srv/shared/datasets');
@@ -112,6 +113,7 @@ describe('loadConfig', () => {
       'SERVICE_API_KEY_PEPPER',
       'SERVICE_CONFIG_ENCRYPTION_KEY',
       'SERVICE_KEYS_DIR',
+      'SERVICE_DATASETS_DIR',
     ] as const)('refuses to start without %s, naming it', (name) => {
       const env: Record<string, string> = { ...shared };
       delete env[name];

@@ -173,13 +173,16 @@ function parseAll(env: NodeJS.ProcessEnv): Parsed {
 
 /**
  * Replicas on one database must agree on the secrets that sign sessions, hash API keys and seal stored secrets, and
- * on the appliance's signing keys; a replica generating its own would split the appliance silently.
+ * on the appliance's signing keys; a replica generating its own would split the appliance silently. The datasets
+ * dir too: its default is under the node's own data dir, where another replica would not find the version files
+ * (or the uploads under `imports/`) the database catalogues.
  */
 const SHARED_WHEN_REPLICATED = [
   ['jwtSecret', 'SERVICE_JWT_SECRET'],
   ['apiKeyPepper', 'SERVICE_API_KEY_PEPPER'],
   ['configEncryptionKey', 'SERVICE_CONFIG_ENCRYPTION_KEY'],
   ['keysDir', 'SERVICE_KEYS_DIR'],
+  ['datasetsDir', 'SERVICE_DATASETS_DIR'],
 ] as const satisfies readonly (readonly [keyof Parsed, string])[];
 
 function requireSharedSecrets(parsed: Parsed): void {
