@@ -7,5 +7,5 @@ cd "$(dirname "$0")/../.."
 PATH="$PWD/node_modules/.bin:$PATH"
 [ "${SKIP_BUILD:-}" = 1 ] || npm run -s build
 npx tsc --ignoreConfig --outDir .tmp/bench-soak --rootDir . --module commonjs --moduleResolution bundler --target ES2022 \
-  --types node --skipLibCheck --strict --esModuleInterop bench/soak/run.ts
+  --types node --skipLibCheck --strict --esModuleInterop bench/soak/run.ts bench/soak/loop-probe.ts
 exec node .tmp/bench-soak/bench/soak/run.js "$@"

@@ -11,18 +11,31 @@
  *
  *   bash bench/soak/run.sh                      # ROUTE_SECONDS=60 SOAK_MINUTES=30
  *   SOAK_MINUTES=3 bash bench/soak/run.sh       # a short proof
+ *
+ * The paced clients run one process per route (SOAK_CLIENT_PROCESSES=4, the default) or all in this process
+ * (SOAK_CLIENT_PROCESSES=1, the harness before). Each route's line also gives how late its requests left and the
+ * event-loop delay of the process that sent them, so a slow client shows as such. The daemon's own event-loop
+ * delay (prom-client's `nodejs_eventloop_lag_*`, reset at each scrape) and its busy engine workers are read from
+ * /metrics every SOAK_SCRAPE_S seconds (default 5). SOAK_RATES=1955,1716,281,149 skips the route phase and soaks at
+ * those rates (health, /v1/me, simulate, query), for A/B runs at the same load. ./loop-probe.ts, preloaded into
+ * the daemon (SOAK_PROBE=0 leaves it out), adds its event-loop delay at 1 ms resolution and its GC pauses;
+ * BENCH_DAEMON_NODE_ARGS adds Node flags to the daemon (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import { machineLine, signupKey, startDaemon } from '../support/daemon';
-import { pacedLoad } from './paced-load';
+import { machineLine, quantile, signupKey, startDaemon } from '../support/daemon';
+import { PacedResult, PacedTarget, SLOW_MS, pacedLoad, pacedLoadInChild } from './paced-load';
 
 const ROUTE_SECONDS = Number(process.env.ROUTE_SECONDS ?? 60);
 const SOAK_MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 16);
 const SAMPLE_MS = 10_000;
+const CLIENT_PROCESSES = Number(process.env.SOAK_CLIENT_PROCESSES ?? 4);
+const SCRAPE_MS = Number(process.env.SOAK_SCRAPE_S ?? 5) * 1000;
 
 interface Route {
   readonly name: string;
@@ -106,6 +119,33 @@ function openFds(pid: number): number {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** One sample of the daemon's /metrics: event-loop delay since the last scrape (ms) and busy engine workers. */
+interface DaemonSample {
+  readonly atS: number;
+  readonly lagP99: number;
+  readonly lagMax: number;
+  readonly busy: number;
+}
+
+function metricValue(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(' ')[1] ?? NaN);
+}
+
+async function scrape(url: string): Promise<string> {
+  const response = await fetch(`${url}/metrics`);
+  return response.text();
+}
+
+/** The engine queue wait histogram (cumulative buckets) as "≤ bound: count" pairs. */
+function queueWait(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('engine_queue_wait_seconds_bucket'))
+    .map((l) => `≤${/le="([^"]+)"/.exec(l)?.[1] ?? '?'} s: ${l.split(' ')[1]}`)
+    .join(', ');
+}
+
 async function main(): Promise<void> {
   // The loopback receiver of job callbacks and trigger webhooks.
   let callbacks = 0;
@@ -120,8 +160,13 @@ async function main(): Promise<void> {
   const receiverPort = (receiver.address() as AddressInfo).port;
   const hook = `http://127.0.0.1:${receiverPort}/hook`;
 
+  // The daemon's own event-loop delay (1 ms resolution) and GC pauses, through a preload (./loop-probe.ts).
+  const probeFile = join(tmpdir(), `soak-probe-${process.pid}.json`);
+  if (process.env.SOAK_PROBE !== '0')
+    process.env.BENCH_DAEMON_NODE_ARGS = `${process.env.BENCH_DAEMON_NODE_ARGS ?? ''} --require ${join(__dirname, 'loop-probe.js')}`;
   const daemon = await startDaemon({
     SERVICE_EGRESS_ALLOW: `127.0.0.1:${receiverPort}`,
+    SOAK_PROBE_FILE: probeFile,
   });
   const out: string[] = [];
   const say = (line: string): void => {
@@ -179,7 +224,9 @@ async function main(): Promise<void> {
     say('| Route | req/s | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors |');
     say('| --- | --: | --: | --: | --: | --: | --: | --: |');
     const max = new Map<string, Measured>();
-    for (const route of routes) {
+    // SOAK_RATES=h,m,s,q: the soak's per-route rates given, the route phase skipped (A/B runs at equal load).
+    const fixedRates = process.env.SOAK_RATES?.split(',').map(Number);
+    for (const route of fixedRates ? [] : routes) {
       const m = measured(await run(daemon.url, key, route, ROUTE_SECONDS));
       max.set(route.name, m);
       say(
@@ -266,10 +313,29 @@ async function main(): Promise<void> {
     const soakSeconds = Math.round(soakMs / 1000);
     // Half the machine for the whole mix: each route gets an equal share of half its own maximum, so the routes
     // together ask for half of what the daemon served at its limit (each at its maximum alone would be all of it).
-    const targetOf = (route: Route): number => (max.get(route.name)?.rps ?? 1) / (2 * routes.length);
+    const targetOf = (route: Route): number =>
+      fixedRates?.[routes.indexOf(route)] ?? (max.get(route.name)?.rps ?? 1) / (2 * routes.length);
+    const daemonSamples: DaemonSample[] = [];
+    await scrape(daemon.url); // resets the event-loop histogram
+    const scraper = setInterval(() => {
+      void scrape(daemon.url)
+        .then((text) =>
+          daemonSamples.push({
+            atS: (Date.now() - started) / 1000,
+            lagP99: metricValue(text, 'nodejs_eventloop_lag_p99_seconds') * 1000,
+            lagMax: metricValue(text, 'nodejs_eventloop_lag_max_seconds') * 1000,
+            busy: metricValue(text, 'engine_workers_busy'),
+          }),
+        )
+        .catch(noteError);
+    }, SCRAPE_MS);
+    const paced = (target: PacedTarget, rate: number): Promise<PacedResult> =>
+      CLIENT_PROCESSES > 1
+        ? pacedLoadInChild(target, rate, soakSeconds, CONNECTIONS)
+        : pacedLoad(target, rate, soakSeconds, CONNECTIONS);
     const results = await Promise.all(
       routes.map((route) =>
-        pacedLoad(
+        paced(
           {
             url: daemon.url,
             method: route.method,
@@ -281,13 +347,13 @@ async function main(): Promise<void> {
             body: route.body,
           },
           targetOf(route),
-          soakSeconds,
-          CONNECTIONS,
         ),
       ),
     );
     soaking = false;
     clearInterval(sampler);
+    clearInterval(scraper);
+    const finalMetrics = await scrape(daemon.url);
     await background;
     // The end of the soak is the last sample under load; this one, after the clients closed, is printed apart.
     const afterLoad = { atMs: Date.now() - started, rss: rssKib(pid), fds: openFds(pid) };
@@ -323,16 +389,43 @@ async function main(): Promise<void> {
     );
     say('');
     say(
-      '| Route | req/s achieved of the target | p50 ms | p99 ms | max ms | non-2xx | errors | not sent (behind) |',
+      '| Route | req/s achieved of the target | p50 ms | p99 ms | max ms | non-2xx | errors | not sent (behind) | ' +
+        'sent late p99 / max ms | client loop delay p99 / max ms |',
     );
-    say('| --- | --: | --: | --: | --: | --: | --: | --: |');
+    say('| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |');
     routes.forEach((route, i) => {
       const m = results[i];
       say(
         `| ${route.name} | ${m.achievedPerSecond.toFixed(0)} of ${targetOf(route).toFixed(0)} | ${m.p50.toFixed(1)} | ` +
-          `${m.p99.toFixed(1)} | ${m.max.toFixed(0)} | ${m.non2xx} | ${m.errors} | ${m.dropped} |`,
+          `${m.p99.toFixed(1)} | ${m.max.toFixed(0)} | ${m.non2xx} | ${m.errors} | ${m.dropped} | ` +
+          `${m.lateP99.toFixed(1)} / ${m.lateMax.toFixed(0)} | ${m.loopDelayP99.toFixed(1)} / ${m.loopDelayMax.toFixed(0)} |`,
       );
     });
+    say('');
+    say(`Paced clients: ${CLIENT_PROCESSES > 1 ? 'one process per route' : 'all routes in one process'}.`);
+    const slow = results[1].slowPerSecond;
+    const slowTotal = slow.reduce((a, b) => a + b, 0);
+    const byMod10 = Array.from({ length: 10 }, (_, k) =>
+      slow.filter((_, s) => s % 10 === k).reduce((a, b) => a + b, 0),
+    );
+    const worst = slow
+      .map((n, s) => ({ n, s }))
+      .sort((a, b) => b.n - a.n)
+      .slice(0, 8);
+    say(
+      `- GET /v1/me answers over ${SLOW_MS} ms: ${slowTotal}, in ${slow.filter((n) => n > 0).length} of ${slow.length} seconds; ` +
+        `by second mod 10: ${byMod10.join(' ')}; worst seconds: ${worst.map((w) => `${w.s} s: ${w.n}`).join(', ')}`,
+    );
+    const lagMaxes = daemonSamples.map((d) => d.lagMax);
+    const lagP99s = daemonSamples.map((d) => d.lagP99);
+    if (daemonSamples.length > 0)
+      say(
+        `- daemon event-loop delay per ${SCRAPE_MS / 1000} s scrape (${daemonSamples.length}): p99 median ${quantile(lagP99s, 0.5).toFixed(1)} ms, ` +
+          `worst ${Math.max(...lagP99s).toFixed(1)} ms; max median ${quantile(lagMaxes, 0.5).toFixed(1)} ms, 90th ${quantile(lagMaxes, 0.9).toFixed(1)} ms, ` +
+          `worst ${Math.max(...lagMaxes).toFixed(1)} ms; engine workers busy when scraped: ${daemonSamples.filter((d) => d.busy > 0).length} of ${daemonSamples.length}`,
+      );
+    say(`- daemon event-loop max per scrape (ms): ${lagMaxes.map((v) => v.toFixed(0)).join(' ')}`);
+    say(`- engine queue wait (cumulative): ${queueWait(finalMetrics)}`);
     say('');
     say(
       `- errors: ${errors} (HTTP non-2xx and socket errors of the load, ${backgroundErrors} of the background work)`,
@@ -364,6 +457,29 @@ async function main(): Promise<void> {
   } finally {
     await daemon.stop();
     receiver.close();
+  }
+  if (existsSync(probeFile)) {
+    const probe = JSON.parse(readFileSync(probeFile, 'utf8')) as {
+      loopDelayMs: Record<string, number>;
+      gc: Record<string, { count: number; totalMs: number; maxMs: number; over10ms: number }>;
+      longestGc: { ms: number; kind: string; atS: number }[];
+    };
+    rmSync(probeFile);
+    const d = probe.loopDelayMs;
+    say(
+      `- daemon event-loop delay over its whole life (1 ms resolution): p50 ${d.p50}, p90 ${d.p90}, p99 ${d.p99}, ` +
+        `p99.9 ${d.p999}, max ${d.max} ms`,
+    );
+    say(
+      `- daemon GC: ${Object.entries(probe.gc)
+        .map(
+          ([k, g]) =>
+            `${k} ${g.count}× total ${g.totalMs.toFixed(0)} ms max ${g.maxMs.toFixed(1)} ms (${g.over10ms} over 10 ms)`,
+        )
+        .join(
+          '; ',
+        )}; longest: ${probe.longestGc.map((g) => `${g.ms.toFixed(1)} ms ${g.kind} at ${g.atS.toFixed(0)} s`).join(', ')}`,
+    );
   }
 }
 

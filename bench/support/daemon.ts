@@ -16,13 +16,19 @@ export interface BenchDaemon {
 
 export async function startDaemon(env: Record<string, string>): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
+  // Node flags for the daemon in a bench run, e.g. BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'development',
       SERVICE_DATA_DIR: dataDir,
       SERVICE_PORT: '0',
+      // Or as NODE_OPTIONS, as bench/jobs passes them (a preload, a CPU profile).
+      ...(process.env.BENCH_DAEMON_NODE_OPTIONS
+        ? { NODE_OPTIONS: process.env.BENCH_DAEMON_NODE_OPTIONS }
+        : {}),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
