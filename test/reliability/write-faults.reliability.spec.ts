@@ -36,8 +36,17 @@ const EVERY_K_UP_TO = Number(process.env.RELIABILITY_FAULT_EVERY ?? 32);
 const FAULT_SAMPLE = Number(process.env.RELIABILITY_FAULT_SAMPLE ?? 16);
 const FAULT_TAIL = 12;
 
-/** Compiles the shim with the machine's C compiler; undefined (and the faults part skipped) without one. */
-function buildShim(): string | undefined {
+/**
+ * Whether the machine has a C compiler for the shim (the parts that need it are skipped without one). Only asked
+ * while jest collects the file: the shim is compiled, and every directory made, in the beforeAll of a part that runs.
+ */
+const hasCompiler = process.platform === 'linux' && spawnSync('gcc', ['--version']).status === 0;
+if (!hasCompiler) process.stdout.write('write faults: no C compiler, the shim parts are skipped\n');
+let builtShim: string | undefined;
+
+/** Compiles the shim once, for the first part that needs it; the top-level afterAll removes it. */
+function shim(): string {
+  if (builtShim) return builtShim;
   const out = join(makeTempDir('ds-fault-shim-'), 'fault-shim.so');
   const built = spawnSync('gcc', [
     '-shared',
@@ -50,10 +59,8 @@ function buildShim(): string | undefined {
     '-ldl',
     '-lpthread',
   ]);
-  if (built.status !== 0) {
-    process.stdout.write(`write faults: no shim (${built.error?.message ?? built.stderr?.toString()})\n`);
-    return undefined;
-  }
+  if (built.status !== 0) throw new Error(`the fault shim does not compile: ${built.stderr.toString()}`);
+  builtShim = out;
   return out;
 }
 
@@ -126,15 +133,14 @@ class FaultControl {
   }
 }
 
-const shim = process.platform === 'linux' ? buildShim() : undefined;
 afterAll(() => {
-  if (shim) rmSync(dirname(shim), { recursive: true, force: true });
+  if (builtShim) rmSync(dirname(builtShim), { recursive: true, force: true });
 });
 
-(shim ? describe : describe.skip)('an I/O error at the k-th write of an ingest, for every k', () => {
-  const dataDir = realpathSync(makeTempDir('ds-write-faults-'));
-  const datasetsDir = join(dataDir, 'datasets');
-  const control = new FaultControl(dataDir);
+(hasCompiler ? describe : describe.skip)('an I/O error at the k-th write of an ingest, for every k', () => {
+  let dataDir = '';
+  let datasetsDir = '';
+  let control: FaultControl;
   let appliance: Appliance;
   let connectorId = '';
   const arm = (k: number, errno?: string): number => control.arm(k, errno);
@@ -170,9 +176,12 @@ afterAll(() => {
   };
 
   beforeAll(async () => {
+    dataDir = realpathSync(makeTempDir('ds-write-faults-'));
+    datasetsDir = join(dataDir, 'datasets');
+    control = new FaultControl(dataDir);
     arm(-1);
     appliance = new Appliance(dataDir, {
-      LD_PRELOAD: shim!,
+      LD_PRELOAD: shim(),
       FAULT_SHIM_DIR: datasetsDir,
       // Summaries are built in the background after an ingest: their writes would shift the count.
       FAULT_SHIM_EXCLUDE: '.summaries.',
@@ -190,8 +199,8 @@ afterAll(() => {
   });
   afterAll(async () => {
     await appliance?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(control.file, { force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (control) rmSync(control.file, { force: true });
   });
 
   it('ends every ingest failed and gone, or ready and whole; the daemon serves and ingests again', async () => {
@@ -298,10 +307,10 @@ function filesUnder(dir: string): string[] {
     : [];
 }
 
-(shim ? describe : describe.skip)('an upload whose write the disk fails', () => {
-  const dataDir = realpathSync(makeTempDir('ds-upload-faults-'));
-  const importDir = join(dataDir, 'imports');
-  const control = new FaultControl(dataDir);
+(hasCompiler ? describe : describe.skip)('an upload whose write the disk fails', () => {
+  let dataDir = '';
+  let importDir = '';
+  let control: FaultControl;
   let appliance: Appliance;
   const body = Buffer.alloc(1024 * 1024);
   const random = seededRandom(7);
@@ -328,9 +337,12 @@ function filesUnder(dir: string): string[] {
   };
 
   beforeAll(async () => {
+    dataDir = realpathSync(makeTempDir('ds-upload-faults-'));
+    importDir = join(dataDir, 'imports');
+    control = new FaultControl(dataDir);
     control.arm(-1);
     appliance = new Appliance(dataDir, {
-      LD_PRELOAD: shim!,
+      LD_PRELOAD: shim(),
       FAULT_SHIM_DIR: importDir,
       FAULT_SHIM_CONTROL: control.file,
       ENGINE_POOL_SIZE: '0',
@@ -340,8 +352,8 @@ function filesUnder(dir: string): string[] {
   });
   afterAll(async () => {
     await appliance?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(control.file, { force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (control) rmSync(control.file, { force: true });
   });
 
   it('answers 503 store_unavailable for EIO and EROFS, 507 for ENOSPC and EDQUOT, keeps no part, takes the next', async () => {
@@ -404,24 +416,26 @@ function filesUnder(dir: string): string[] {
 });
 
 /**
- * Whether this file system honours the immutable flag for a descriptor opened before it was set (ext4 does and
- * answers EPERM; tmpfs lets the write through), and whether we may set it (CAP_LINUX_IMMUTABLE).
+ * Whether the file system of the temporary dirs honours the immutable flag for a descriptor opened before it was set
+ * (ext4 does and answers EPERM; tmpfs lets the write through), and whether we may set it (CAP_LINUX_IMMUTABLE). The
+ * probe's dir is removed before jest goes on collecting.
  */
-function immutableWorksIn(dir: string): boolean {
-  const probe = join(dir, 'immutable-probe');
+function immutableFlagHolds(): boolean {
+  const dir = makeTempDir('ds-immutable-probe-');
+  const probe = join(dir, 'probe');
   const script = `exec 3>'${probe}' && chattr +i '${probe}' || exit 2; if echo x >&3; then r=1; else r=0; fi; chattr -i '${probe}'; exit $r`;
-  const result = spawnSync('sh', ['-c', script]);
-  rmSync(probe, { force: true });
-  return result.status === 0;
+  try {
+    return spawnSync('sh', ['-c', script]).status === 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-const roDir = realpathSync(makeTempDir('ds-readonly-db-'));
-const immutable = process.platform === 'linux' && immutableWorksIn(roDir);
-if (!immutable) rmSync(roDir, { recursive: true, force: true });
+const immutable = process.platform === 'linux' && immutableFlagHolds();
 
 (immutable ? describe : describe.skip)('the main database made read-only under the running daemon', () => {
-  const dataDir = roDir;
-  const database = join(dataDir, 'service.sqlite');
+  let dataDir = '';
+  let database = '';
   let appliance: Appliance;
   let locked = false;
   const setImmutable = (on: boolean): void => {
@@ -432,6 +446,8 @@ if (!immutable) rmSync(roDir, { recursive: true, force: true });
   };
 
   beforeAll(async () => {
+    dataDir = realpathSync(makeTempDir('ds-readonly-db-'));
+    database = join(dataDir, 'service.sqlite');
     appliance = new Appliance(dataDir, { ENGINE_POOL_SIZE: '0' });
     await appliance.start();
     await appliance.signup('read-only-db@example.test');
@@ -439,7 +455,7 @@ if (!immutable) rmSync(roDir, { recursive: true, force: true });
   afterAll(async () => {
     if (locked) setImmutable(false);
     await appliance?.kill();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('refuses writes with 503 store_unavailable, keeps reading, and writes again once writable', async () => {
