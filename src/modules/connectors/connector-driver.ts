@@ -84,32 +84,11 @@ export interface ConnectorDriver<C> {
   readTables?(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<RowBatch>;
 }
 
-/** Caps a batch stream at `limit` rows, stopping the source early. */
-export async function* limitRows(
-  source: AsyncIterable<Record<string, unknown>[]>,
+/** Caps a batch stream (records, or text tables) at `limit` rows, stopping the source early. */
+export async function* limitBatches<B extends RowBatch>(
+  source: AsyncIterable<B>,
   limit: number | undefined,
-): AsyncGenerator<Record<string, unknown>[]> {
-  if (limit === undefined) {
-    yield* source;
-    return;
-  }
-  let left = limit;
-  if (left <= 0) return;
-  for await (const batch of source) {
-    if (batch.length >= left) {
-      yield batch.slice(0, left);
-      return;
-    }
-    left -= batch.length;
-    yield batch;
-  }
-}
-
-/** limitRows for batches that may be text tables. */
-export async function* limitBatches(
-  source: AsyncIterable<RowBatch>,
-  limit: number | undefined,
-): AsyncGenerator<RowBatch> {
+): AsyncGenerator<B> {
   if (limit === undefined) {
     yield* source;
     return;
@@ -119,7 +98,8 @@ export async function* limitBatches(
   for await (const batch of source) {
     const rows = batchRows(batch);
     if (rows >= left) {
-      yield headOfBatch(batch, left);
+      // headOfBatch keeps the kind: records stay records, a text table a text table.
+      yield headOfBatch(batch, left) as B;
       return;
     }
     left -= rows;

@@ -5,7 +5,7 @@ import {
   BrowseResult,
   ConnectorDriver,
   DriverContext,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -236,7 +236,7 @@ export const bigqueryDriver: ConnectorDriver<BigqueryConfig> = {
         await s.egress.close();
       }
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

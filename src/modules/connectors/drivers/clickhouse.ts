@@ -1,6 +1,12 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { ClickhouseConfig } from '../connector-config';
-import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
+import {
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  limitBatches,
+  RowSelection,
+} from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
@@ -184,7 +190,7 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
         await client.close();
       }
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

@@ -1,9 +1,8 @@
 import { BrowseItem, DriverContext } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { FileType, inferFileType } from '../file-types';
-import { CollisionLog } from '../formats';
 import { readFileRecordsInThread } from '../formats/parse-thread';
-import { parseRun } from './file';
+import { readFileInThread } from './file';
 
 /**
  * A data file found inside a source that holds many files (a git repository, an archive), read with the same
@@ -29,19 +28,12 @@ export async function* readDataFile(
   file: DataFile,
   ctx: DriverContext,
 ): AsyncGenerator<Record<string, unknown>[]> {
-  const collisions = new CollisionLog();
-  try {
-    yield* readFileRecordsInThread(
-      { kind: 'bytes', bytes: file.bytes },
-      { fileType: dataFileType(file.name) },
-      ctx.batchSize,
-      collisions,
-      parseRun(ctx),
-    );
-  } finally {
-    const warning = collisions.message();
-    if (warning) ctx.warn(warning);
-  }
+  yield* readFileInThread(
+    readFileRecordsInThread,
+    { kind: 'bytes', bytes: file.bytes },
+    { fileType: dataFileType(file.name) },
+    ctx,
+  );
 }
 
 /** A browse entry for one file of the tree, typed when it is a data file. */

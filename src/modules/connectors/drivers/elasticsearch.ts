@@ -8,7 +8,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -274,7 +274,7 @@ export const elasticsearchDriver: ConnectorDriver<ElasticsearchConfig> = {
   },
   browse,
   readRows(config, selection, ctx) {
-    return limitRows(readDocuments(config, selection, ctx), selection.limit);
+    return limitBatches(readDocuments(config, selection, ctx), selection.limit);
   },
 };
 

@@ -5,7 +5,6 @@ import {
   ConnectorDriver,
   DriverContext,
   limitBatches,
-  limitRows,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -120,45 +119,55 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
   },
 
   readRows(config, selection: RowSelection, ctx) {
-    async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
-      const { source } = await resolveSource(config, ctx);
-      const collisions = new CollisionLog();
-      try {
-        yield* readFileRecordsInThread(
-          source,
-          formatOptions(config, config.file_type, selection.sheet),
-          ctx.batchSize,
-          collisions,
-          parseRun(ctx),
-        );
-      } finally {
-        const warning = collisions.message();
-        if (warning) ctx.warn(warning);
-      }
-    }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(readConfiguredFile(config, selection, ctx, readFileRecordsInThread), selection.limit);
   },
 
   readTables(config, selection: RowSelection, ctx) {
-    async function* batches(): AsyncGenerator<RowBatch> {
-      const { source } = await resolveSource(config, ctx);
-      const collisions = new CollisionLog();
-      try {
-        yield* readFileBatchesInThread(
-          source,
-          { ...formatOptions(config, config.file_type, selection.sheet), textTables: true },
-          ctx.batchSize,
-          collisions,
-          parseRun(ctx),
-        );
-      } finally {
-        const warning = collisions.message();
-        if (warning) ctx.warn(warning);
-      }
-    }
-    return limitBatches(batches(), selection.limit);
+    return limitBatches(readConfiguredFile(config, selection, ctx, readTablesInThread), selection.limit);
   },
 };
+
+async function* readConfiguredFile<B extends RowBatch>(
+  config: FileConfig,
+  selection: RowSelection,
+  ctx: DriverContext,
+  read: ThreadRead<B>,
+): AsyncGenerator<B> {
+  const { source } = await resolveSource(config, ctx);
+  yield* readFileInThread(read, source, formatOptions(config, config.file_type, selection.sheet), ctx);
+}
+
+type ThreadRead<B extends RowBatch> = (
+  source: FileSource,
+  options: FormatOptions,
+  batchSize: number,
+  collisions: CollisionLog,
+  run: ParseRun,
+) => AsyncIterable<B>;
+
+/** readFileBatchesInThread with CSV and TSV as text tables (the dataset ingest's reader). */
+export const readTablesInThread: ThreadRead<RowBatch> = (source, options, ...rest) =>
+  readFileBatchesInThread(source, { ...options, textTables: true }, ...rest);
+
+/**
+ * Reads a file on a parse thread with `read` (readFileRecordsInThread for records, readTablesInThread for text
+ * tables too) and tells `ctx` once of the flattening collisions it met, also when the reader stops early: what
+ * every driver that parses a file (file, object store, a file in a repository or archive) does around its parse.
+ */
+export async function* readFileInThread<B extends RowBatch>(
+  read: ThreadRead<B>,
+  source: FileSource,
+  options: FormatOptions,
+  ctx: DriverContext,
+): AsyncGenerator<B> {
+  const collisions = new CollisionLog();
+  try {
+    yield* read(source, options, ctx.batchSize, collisions, parseRun(ctx));
+  } finally {
+    const warning = collisions.message();
+    if (warning) ctx.warn(warning);
+  }
+}
 
 export class FileConnectorConfig extends ObjectParseFields<FileConfig> {
   @ConfigString({ description: "The file's text, inline (with content or file_path, not both needed)." })

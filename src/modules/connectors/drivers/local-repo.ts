@@ -9,7 +9,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -261,7 +261,7 @@ export const localRepoDriver: ConnectorDriver<LocalRepoConfig> = {
       );
       yield* readDataFile(file, ctx);
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

@@ -1,7 +1,13 @@
 import { isIP } from 'node:net';
 import type { config as MssqlOptions, ConnectionPool } from 'mssql';
 import { SqlServerConfig } from '../connector-config';
-import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
+import {
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  limitBatches,
+  RowSelection,
+} from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
@@ -157,7 +163,7 @@ export const mssqlDriver: ConnectorDriver<SqlServerConfig> = {
         await pool.close().catch(() => undefined);
       }
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

@@ -1,7 +1,13 @@
 import { connect as netConnect } from 'node:net';
 import type { Connection, ConnectionOptions } from 'mysql2';
 import { SqlServerConfig } from '../connector-config';
-import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
+import {
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  limitBatches,
+  RowSelection,
+} from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
@@ -177,7 +183,7 @@ export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
         connection.destroy();
       }
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

@@ -9,7 +9,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -353,7 +353,7 @@ export const neo4jDriver: ConnectorDriver<Neo4jConfig> = {
   },
   browse,
   readRows(config, selection, ctx) {
-    return limitRows(readGraph(config, selection, ctx), selection.limit);
+    return limitBatches(readGraph(config, selection, ctx), selection.limit);
   },
 };
 

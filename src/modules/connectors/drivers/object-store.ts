@@ -12,15 +12,20 @@ import {
   DriverContext,
   DriverTestOutcome,
   limitBatches,
-  limitRows,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { FileType, inferFileType } from '../file-types';
-import { CollisionLog } from '../formats';
 import { describeFileInThread, readFileBatchesInThread } from '../formats/parse-thread';
 import { isTextTable, RowBatch } from '../formats/records';
-import { fileBrowseItems, fileDiscovery, formatOptions, parseRun } from './file';
+import {
+  fileBrowseItems,
+  fileDiscovery,
+  formatOptions,
+  parseRun,
+  readFileInThread,
+  readTablesInThread,
+} from './file';
 
 /** What an object-store driver provides; parsing, scratch files and the driver shape are shared. */
 export interface ObjectStore<C extends ObjectParseOptions> {
@@ -111,7 +116,7 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
           if (!isTextTable(batch)) yield batch;
         }
       }
-      return limitRows(rows(), selection.limit);
+      return limitBatches(rows(), selection.limit);
     },
 
     readTables(config, selection: RowSelection, ctx) {
@@ -129,20 +134,16 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
     const fileType = objectFileType(config, store.objectName(config));
     await mkdir(ctx.scratchDir, { recursive: true, mode: 0o700 });
     const path = join(ctx.scratchDir, `object-${randomUUID()}`);
-    const collisions = new CollisionLog();
     try {
       await pipeline(await store.download(config, ctx), createWriteStream(path, { mode: 0o600 }));
-      yield* readFileBatchesInThread(
+      yield* readFileInThread(
+        textTables ? readTablesInThread : readFileBatchesInThread,
         { kind: 'path', path },
-        { ...formatOptions(config, fileType, selection.sheet), textTables },
-        ctx.batchSize,
-        collisions,
-        parseRun(ctx),
+        formatOptions(config, fileType, selection.sheet),
+        ctx,
       );
     } finally {
       await rm(path, { force: true });
-      const warning = collisions.message();
-      if (warning) ctx.warn(warning);
     }
   }
 }

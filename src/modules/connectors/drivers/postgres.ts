@@ -1,7 +1,13 @@
 import { isIP } from 'node:net';
 import type { Client, ClientConfig, QueryConfig } from 'pg';
 import { SqlServerConfig, SslMode } from '../connector-config';
-import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
+import {
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  limitBatches,
+  RowSelection,
+} from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
@@ -220,7 +226,7 @@ function pgDriver(flavor: Flavor): ConnectorDriver<SqlServerConfig> {
           await client.end().catch(() => undefined);
         }
       }
-      return limitRows(rows(), selection.limit);
+      return limitBatches(rows(), selection.limit);
     },
   };
 }

@@ -14,7 +14,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -319,7 +319,7 @@ export const redisDriver: ConnectorDriver<RedisConfig> = {
   },
   browse,
   readRows(config, selection, ctx) {
-    return limitRows(readKeys(config, selection, ctx), selection.limit);
+    return limitBatches(readKeys(config, selection, ctx), selection.limit);
   },
 };
 

@@ -8,7 +8,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -123,7 +123,7 @@ export const repoArchiveDriver: ConnectorDriver<RepoArchiveConfig> = {
       assertParseableSize(path, bytes.byteLength, ctx);
       yield* readDataFile({ name: path, bytes }, ctx);
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

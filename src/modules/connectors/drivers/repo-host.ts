@@ -4,7 +4,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -158,7 +158,7 @@ export function repoHostDriver<C extends { readonly ref?: string }>(api: RepoHos
       };
     },
     readRows(config, selection, ctx) {
-      return limitRows(rows(config, selection, ctx), selection.limit);
+      return limitBatches(rows(config, selection, ctx), selection.limit);
     },
   };
 }

@@ -4,7 +4,7 @@ import {
   ConnectorDriver,
   DriverContext,
   DriverTestOutcome,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -320,7 +320,7 @@ export const restDriver: ConnectorDriver<RestConfig> = {
 
   async browse(config, ctx): Promise<BrowseResult> {
     const sample: ParsedRecord[] = [];
-    for await (const batch of limitRows(records(config, ctx), 20)) sample.push(...batch);
+    for await (const batch of limitBatches(records(config, ctx), 20)) sample.push(...batch);
     const fields = inferFields(sample);
     return {
       items: fields.map((field) => ({ name: field.name, kind: 'field', type: field.type })),
@@ -336,7 +336,7 @@ export const restDriver: ConnectorDriver<RestConfig> = {
   },
 
   readRows(config, selection: RowSelection, ctx) {
-    return limitRows(records(config, ctx), selection.limit);
+    return limitBatches(records(config, ctx), selection.limit);
   },
 };
 

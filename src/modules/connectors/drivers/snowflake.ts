@@ -1,6 +1,12 @@
 import type { Connection } from 'snowflake-sdk';
 import { SnowflakeConfig } from '../connector-config';
-import { BrowseResult, ConnectorDriver, DriverContext, limitRows, RowSelection } from '../connector-driver';
+import {
+  BrowseResult,
+  ConnectorDriver,
+  DriverContext,
+  limitBatches,
+  RowSelection,
+} from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { GuardedProxy, startGuardedProxy } from '../guarded-proxy';
 import { loadOnFirstUse } from '../lazy-module';
@@ -210,7 +216,7 @@ export const snowflakeDriver: ConnectorDriver<SnowflakeConfig> = {
         await proxy.close();
       }
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 

@@ -6,7 +6,7 @@ import {
   BrowseResult,
   ConnectorDriver,
   DriverContext,
-  limitRows,
+  limitBatches,
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
@@ -149,7 +149,7 @@ export const sqliteDriver: ConnectorDriver<SqliteConfig> = {
         db.close();
       }
     }
-    return limitRows(rows(), selection.limit);
+    return limitBatches(rows(), selection.limit);
   },
 };
 
