@@ -7,7 +7,7 @@ import {
   readFileBatches,
   readFileRecords,
 } from '../../../src/modules/connectors/formats';
-import { looksLikeHeader } from '../../../src/modules/connectors/formats/csv';
+import { looksLikeHeader, readCsv } from '../../../src/modules/connectors/formats/csv';
 import { flattenRecord, isTextTable } from '../../../src/modules/connectors/formats/records';
 import { connectorFailure } from '../../support/connector-failure';
 
@@ -125,6 +125,34 @@ describe('file formats', () => {
         { id: '3', name: null, id_2: null, column_4: null },
         { id: '4', name: 'says "hi"', id_2: '40', column_4: null },
       ]);
+    });
+
+    it('reads no further ahead of a slow reader than a few chunks', async () => {
+      const CHUNKS = 300;
+      const ROWS_PER_CHUNK = 1000;
+      let pulled = 0;
+      async function* source(): AsyncGenerator<string> {
+        yield 'id,v\n';
+        for (let chunk = 0; chunk < CHUNKS; chunk++) {
+          pulled++;
+          const first = chunk * ROWS_PER_CHUNK;
+          yield Array.from({ length: ROWS_PER_CHUNK }, (_, i) => `${first + i},x\n`).join('');
+        }
+      }
+      const batches = readCsv(source(), { batchSize: 1000, textTables: true });
+      const first = await batches.next();
+      expect(first.done).toBe(false);
+      // Let the source run as far as it will while nobody reads: until it has stopped asking for chunks.
+      for (let quiet = 0, seen = -1; quiet < 20;) {
+        await new Promise((resolve) => setImmediate(resolve));
+        quiet = pulled === seen ? quiet + 1 : 0;
+        seen = pulled;
+      }
+      expect(pulled).toBeLessThan(40);
+      let rows = !first.done && isTextTable(first.value) ? first.value.rows : 0;
+      for await (const batch of batches) rows += isTextTable(batch) ? batch.rows : batch.length;
+      expect(rows).toBe(CHUNKS * ROWS_PER_CHUNK);
+      expect(pulled).toBe(CHUNKS);
     });
 
     it('streams many rows in batches in file order', async () => {

@@ -130,20 +130,27 @@ export async function* readCsv(text: AsyncIterable<string>, options: CsvOptions)
 class TablePacker {
   rows = 0;
   private cells: string[] = [];
-  private ends: number[] = [];
+  // Filled in place (no array of numbers to copy at the end); a batch of a usual width never grows it.
+  private ends = new Uint32Array(1024);
+  private cell = 0;
   private at = 0;
 
   constructor(private readonly columns: readonly string[]) {}
 
   push(row: readonly string[]): void {
     const width = this.columns.length;
+    if (this.cell + width > this.ends.length) {
+      const grown = new Uint32Array(Math.max(2 * this.ends.length, this.cell + width));
+      grown.set(this.ends);
+      this.ends = grown;
+    }
     for (let i = 0; i < width; i++) {
       const cell = row[i];
       if (cell !== undefined && cell !== '') {
         this.cells.push(cell);
         this.at += cell.length;
       }
-      this.ends.push(this.at);
+      this.ends[this.cell++] = this.at;
     }
     this.rows++;
   }
@@ -153,11 +160,12 @@ class TablePacker {
       columns: this.columns,
       rows: this.rows,
       text: this.cells.join(''),
-      ends: Uint32Array.from(this.ends),
+      // Its own buffer, transferred to the reader; the next batch starts with one of the size this one needed.
+      ends: this.ends.slice(0, this.cell),
     };
     this.rows = 0;
     this.cells = [];
-    this.ends = [];
+    this.cell = 0;
     this.at = 0;
     return table;
   }
@@ -191,6 +199,9 @@ async function* parsedChunks(source: Readable, delimiter: string): AsyncGenerato
     chunk: (results, parser) => {
       queue.push(results.data);
       if (queue.length >= 4) {
+        // Papa's pause stops its parsing, not its reading: the source keeps flowing into Papa's own queue of text
+        // unless it is paused too (with a slow reader that queue held most of a 54 MB file).
+        source.pause();
         parser.pause();
         paused = parser;
       }
@@ -213,6 +224,8 @@ async function* parsedChunks(source: Readable, delimiter: string): AsyncGenerato
         if (paused && queue.length < 2) {
           const parser = paused;
           paused = undefined;
+          // The source flows again on a later tick: a parse that refills the queue now pauses it first.
+          source.resume();
           parser.resume();
         }
         yield rows;
