@@ -17,12 +17,15 @@ const DAY = 86_400_000;
 const now = new Date('2026-11-26T12:00:00.000Z');
 
 /** A stand-in document: the history stores whatever the service composed, keyed by its slot. */
-const appendAt = (generatedAt: Date) =>
-  history.append((slot) => ({
+const appendAt = async (generatedAt: Date) => {
+  const row = await history.append((slot) => ({
     generatedAt: generatedAt.toISOString(),
     sha256: `${String(slot.sequence).padStart(2, '0')}${'a'.repeat(62)}`,
     document: JSON.stringify({ ...slot }),
   }));
+  if (row === null) throw new Error('the stand-in composer never declines');
+  return row;
+};
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'ds-privacy-history-'));
@@ -83,6 +86,17 @@ describe('privacy report history', () => {
     expect(recent.previousReportHash).toBe(`06${'a'.repeat(62)}`);
     await appendAt(now);
     expect(await retention.prune(now)).toBe(1);
+    expect((await history.list(10)).reports.map((r) => r.sequence)).toEqual([8, 7]);
+  });
+
+  it('tells the composer when the predecessor was generated, and inserts nothing when it declines', async () => {
+    const seen: (string | null)[] = [];
+    const declined = await history.append((slot) => {
+      seen.push(slot.previousGeneratedAt);
+      return null;
+    });
+    expect(declined).toBeNull();
+    expect(seen).toEqual([now.toISOString()]);
     expect((await history.list(10)).reports.map((r) => r.sequence)).toEqual([8, 7]);
   });
 });

@@ -9,6 +9,8 @@ export interface ReportSlot {
   readonly sequence: number;
   readonly id: string;
   readonly previousReportHash: string | null;
+  /** When the report before it was generated: a report composed earlier than that may not follow it. */
+  readonly previousGeneratedAt: string | null;
 }
 
 export type ComposedReport = Pick<PrivacyReportRecord, 'generatedAt' | 'sha256' | 'document'>;
@@ -39,24 +41,30 @@ export class PrivacyReportRepository {
 
   /**
    * Reads the newest report and inserts the one `compose` builds on it in one transaction. The unique indexes on
-   * `sequence` and on `previous_report_hash` turn a race with another writer into a retry, never a fork.
+   * `sequence` and on `previous_report_hash` turn a race with another writer into a retry, never a fork. `compose`
+   * answers null when its report cannot follow that slot's predecessor; nothing is inserted then and append answers
+   * null.
    */
-  async append(compose: (slot: ReportSlot) => ComposedReport): Promise<PrivacyReportRecord> {
+  async append(compose: (slot: ReportSlot) => ComposedReport | null): Promise<PrivacyReportRecord | null> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.em.fork().transactional(async (em) => {
           const last = await em.findOne(
             PrivacyReportSchema,
             { sequence: { $gt: 0 } },
-            { orderBy: { sequence: 'desc' }, fields: ['sequence', 'sha256'] },
+            { orderBy: { sequence: 'desc' }, fields: ['sequence', 'sha256', 'generatedAt'] },
           );
           const sequence = (last?.sequence ?? 0) + 1;
-          const slot: ReportSlot = {
+          const id = reportIdOf(sequence);
+          const previousReportHash = last?.sha256 ?? null;
+          const composed = compose({
             sequence,
-            id: reportIdOf(sequence),
-            previousReportHash: last?.sha256 ?? null,
-          };
-          const row: PrivacyReportRecord = { ...slot, ...compose(slot) };
+            id,
+            previousReportHash,
+            previousGeneratedAt: last?.generatedAt ?? null,
+          });
+          if (composed === null) return null;
+          const row: PrivacyReportRecord = { sequence, id, previousReportHash, ...composed };
           await em.insert(PrivacyReportSchema, row);
           return row;
         });

@@ -17,6 +17,8 @@ import { reportHash, signReport } from './report-signature';
 export const REPORT_VERSION = 1;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_BUCKETS = 24;
+/** Reports composed again when overtaken; one more is all a request takes unless the clock steps back. */
+const COMPOSE_ATTEMPTS = 5;
 
 /** The signed, appliance-wide privacy report (DESIGN.md §6), computed from the egress decision log. */
 @Injectable()
@@ -43,24 +45,33 @@ export class PrivacyService implements OnModuleInit {
 
   /**
    * Computes, signs and keeps a new report. Its place in the history (sequence, id, predecessor's hash) is taken
-   * inside the history's write transaction, so the signed links form one unbroken sequence.
+   * inside the history's write transaction, so the signed links form one unbroken sequence. A report composed before
+   * its predecessor was generated (another request, on this replica or another, took the slot meanwhile) is composed
+   * again as of now, so the history's generation times never go backwards.
    */
-  async serveFreshReport(principal: Principal, now = new Date()): Promise<PrivacyReportRecord> {
+  async serveFreshReport(principal: Principal): Promise<PrivacyReportRecord> {
     assertOperatorAdmin(principal);
-    const content = await this.report(now);
-    return this.history.append((slot) => {
-      const report = {
-        ...content,
-        report_id: slot.id,
-        sequence: slot.sequence,
-        previous_report_hash: slot.previousReportHash,
-      };
-      return {
-        generatedAt: content.generated_at,
-        sha256: reportHash(report),
-        document: signReport(report, this.key.privateKey, this.key.kid),
-      };
-    });
+    for (let attempt = 1; ; attempt++) {
+      const content = await this.report(new Date());
+      const served = await this.history.append((slot) => {
+        if (slot.previousGeneratedAt !== null && slot.previousGeneratedAt > content.generated_at) return null;
+        const report = {
+          ...content,
+          report_id: slot.id,
+          sequence: slot.sequence,
+          previous_report_hash: slot.previousReportHash,
+        };
+        return {
+          generatedAt: content.generated_at,
+          sha256: reportHash(report),
+          document: signReport(report, this.key.privateKey, this.key.kid),
+        };
+      });
+      if (served !== null) return served;
+      if (attempt >= COMPOSE_ATTEMPTS) {
+        throw new Error('privacy report: every attempt was overtaken by a newer report');
+      }
+    }
   }
 
   /** The self-contained HTML page of a kept report. */
