@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { createTestDatabaseSync, dropTestDatabaseSync, sharedSecretsEnv } from './postgres';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const DAEMON_ENTRY = join(REPO_ROOT, 'dist', 'main.js');
@@ -10,12 +11,42 @@ export interface DaemonProcess {
   readonly exited: Promise<number | null>;
 }
 
+/**
+ * `TEST_STORE=postgresql` (npm run test:pg) gives each data dir a daemon process runs on its own fresh PostgreSQL
+ * database, as test-app does for in-process daemons; a daemon restarted on the same data dir finds it again. They
+ * are dropped after the test file (test/jest.pg.config.js runs `dropProcessDatabases` in an `afterAll`).
+ */
+const ON_POSTGRES = process.env.TEST_STORE === 'postgresql';
+const databasesByDataDir = new Map<string, { url: string; name: string }>();
+
+function storeEnv(env: Record<string, string>): Record<string, string> {
+  const dataDir = env.SERVICE_DATA_DIR;
+  if (!ON_POSTGRES || env.SERVICE_DATABASE_URL !== undefined || dataDir === undefined) return {};
+  let database = databasesByDataDir.get(dataDir);
+  if (!database) {
+    database = createTestDatabaseSync();
+    databasesByDataDir.set(dataDir, database);
+  }
+  return { ...sharedSecretsEnv(join(dataDir, 'keys')), SERVICE_DATABASE_URL: database.url };
+}
+
+export function dropProcessDatabases(): void {
+  for (const database of databasesByDataDir.values()) dropTestDatabaseSync(database.name);
+  databasesByDataDir.clear();
+}
+
 /** Runs the built daemon (`node dist/main.js`) as a real process; `npm test` builds it first. */
 export function spawnDaemon(env: Record<string, string>): DaemonProcess {
   let output = '';
   const child = spawn(process.execPath, [DAEMON_ENTRY], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', SERVICE_RUNTIME_SUPERVISE: 'false', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      SERVICE_RUNTIME_SUPERVISE: 'false',
+      ...storeEnv(env),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

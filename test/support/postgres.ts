@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
@@ -34,6 +35,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         () => undefined,
       ),
   };
+}
+
+/**
+ * The same, for callers that cannot wait (spawning a daemon process is synchronous): `psql` runs the statement. The
+ * caller drops it with `dropTestDatabaseSync` once the test is done.
+ */
+export function createTestDatabaseSync(): { url: string; name: string } {
+  const name = `ds_test_${randomBytes(6).toString('hex')}`;
+  execFileSync('psql', ['-qX', '-d', SERVER, '-c', `create database ${name}`], { stdio: 'pipe' });
+  const url = new URL(SERVER);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), name };
+}
+
+export function dropTestDatabaseSync(name: string): void {
+  execFileSync('psql', ['-qX', '-d', SERVER, '-c', `drop database if exists ${name} with (force)`], {
+    stdio: 'pipe',
+  });
 }
 
 /** Runs one statement on a test database, outside the daemon (to inspect or to tamper, as a test needs). */
