@@ -1,4 +1,4 @@
-import { DistinctCounter } from './distinct-counter';
+import { DistinctCounter, ownCopy } from './distinct-counter';
 import { ColumnType, StoredValue, typeOfKinds, ValueClassifier } from './value-kinds';
 
 export const COLUMN_ROLES = ['id', 'time', 'measure', 'dimension'] as const;
@@ -58,11 +58,13 @@ export class ColumnProfile {
       if (value < this.numMin) this.numMin = value;
       if (value > this.numMax) this.numMax = value;
     } else if (value !== null) {
-      if (this.textMin === undefined || value < this.textMin) this.textMin = value;
-      if (this.textMax === undefined || value > this.textMax) this.textMax = value;
+      if (this.textMin === undefined || value < this.textMin) this.textMin = ownCopy(value);
+      if (this.textMax === undefined || value > this.textMax) this.textMax = ownCopy(value);
     }
     this.distinct.add(value as number | string);
-    if (this.samples.length < SAMPLE_SIZE && !this.samples.includes(value)) this.samples.push(value);
+    if (this.samples.length < SAMPLE_SIZE && !this.samples.includes(value)) {
+      this.samples.push(typeof value === 'string' ? ownCopy(value) : value);
+    }
     return value;
   }
 

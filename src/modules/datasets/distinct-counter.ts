@@ -29,6 +29,15 @@ function hashNumber(value: number): number {
 }
 
 /**
+ * A cell cut from a batch's text is, in V8, a view that keeps the whole batch alive (about 54 kB for 1,000 rows of
+ * 8 columns); a kept value is therefore copied onto a string of its own, so the exact set holds its values and not
+ * up to 4,096 batches. Concatenating forces the copy; slicing off the added character keeps the copy's size.
+ */
+export function ownCopy(value: string): string {
+  return (' ' + value).slice(1);
+}
+
+/**
  * Counts distinct values exactly up to a few thousand, then estimates with HyperLogLog (2^14 registers, about 0.8%
  * standard error), so profiling a column costs bounded memory whatever the source size.
  */
@@ -42,7 +51,13 @@ export class DistinctCounter {
 
   add(value: number | string): void {
     if (this.exact) {
+      const size = this.exact.size;
       this.exact.add(value);
+      if (this.exact.size === size) return;
+      if (typeof value === 'string') {
+        this.exact.delete(value);
+        this.exact.add(ownCopy(value));
+      }
       if (this.exact.size > EXACT_LIMIT) {
         this.registers = new Uint8Array(REGISTERS);
         for (const v of this.exact) this.addHashed(v);
