@@ -29,6 +29,18 @@ describe('isStoreUnavailable', () => {
     throw new Error('expected a failure');
   };
 
+  /** A fresh SQLite database for `work`, closed and removed after it. */
+  const withSqlite = async (work: (sqlite: StoreOrm) => Promise<void>): Promise<void> => {
+    const dir = mkdtempSync(join(tmpdir(), 'ds-store-unavailable-'));
+    const sqlite = await openDatabase(join(dir, 'service.sqlite'));
+    try {
+      await work(sqlite);
+    } finally {
+      await sqlite.close(true);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
   it('knows a refused connection, and answers it 503 store_unavailable with Retry-After', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
     await proxy.cut();
@@ -68,24 +80,16 @@ describe('isStoreUnavailable', () => {
     expect(toAppError(syntax).code).toBe('internal_error');
   });
 
-  it('never matches a statement SQLite refuses', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ds-store-unavailable-'));
-    const sqlite = await openDatabase(join(dir, 'service.sqlite'));
-    try {
+  it('never matches a statement SQLite refuses', () =>
+    withSqlite(async (sqlite) => {
       const missing = await failureOf(() =>
         sqlite.em.fork().getConnection().execute('select * from nowhere'),
       );
       expect(isStoreUnavailable(missing)).toBe(false);
-    } finally {
-      await sqlite.close(true);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('knows a SQLite file that cannot be written, and answers it 503 store_unavailable without SQLite words', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ds-store-unavailable-'));
-    const sqlite = await openDatabase(join(dir, 'service.sqlite'));
-    try {
+  it('knows a SQLite file that cannot be written, and answers it 503 store_unavailable without SQLite words', () =>
+    withSqlite(async (sqlite) => {
       // The one pooled connection refuses writes as a read-only file would (a disk failing them is in
       // test/reliability/write-faults.reliability.spec.ts).
       await sqlite.em.fork().getConnection().execute('pragma query_only = on');
@@ -101,9 +105,5 @@ describe('isStoreUnavailable', () => {
         { 'retry-after': '5' },
       ]);
       expect(answer.message).not.toMatch(/SQLITE/);
-    } finally {
-      await sqlite.close(true);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 });
