@@ -1,10 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
+import { BENCH_DATABASE_URL, storeEnv } from '../support/daemon';
 
 /**
  * Requests per second of `GET /v1/me` with an API key against `GET /v1/health` (no credential), on one booted
@@ -84,22 +84,6 @@ async function load(
   return { rps: ok / ((performance.now() - started) / 1000), perCpuSecond: cpu > 0 ? ok / cpu : 0, failed };
 }
 
-/** An empty PostgreSQL database to run the daemon on instead of its SQLite file. */
-const DATABASE_URL = process.env.BENCH_DATABASE_URL;
-
-/** What SERVICE_DATABASE_URL requires beside it; fresh secrets, since the bench daemon is alone on its database. */
-function storeEnv(dataDir: string): Record<string, string> {
-  if (!DATABASE_URL) return {};
-  return {
-    SERVICE_DATABASE_URL: DATABASE_URL,
-    SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
-    SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
-    SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    SERVICE_KEYS_DIR: join(dataDir, 'shared-keys'),
-    SERVICE_DATASETS_DIR: join(dataDir, 'shared-datasets'),
-  };
-}
-
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
@@ -159,7 +143,7 @@ async function main(): Promise<void> {
       [
         `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
         `settings: ${connections} connections, ${rounds} rounds of ${duration}s per route, alternating`,
-        `store: ${DATABASE_URL ? 'PostgreSQL (BENCH_DATABASE_URL; no key cache, every request reads its key)' : 'SQLite (keys cached in memory)'}`,
+        `store: ${BENCH_DATABASE_URL ? 'PostgreSQL (BENCH_DATABASE_URL; no key cache, every request reads its key)' : 'SQLite (keys cached in memory)'}`,
         `load average (1 min): ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`,
         `GET /v1/health      rps per round: ${health.map(fmt).join(', ')}  median ${fmt(median(health))}` +
           `  spread ${fmt(Math.min(...health))}–${fmt(Math.max(...health))}`,

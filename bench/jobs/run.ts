@@ -7,33 +7,25 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/EMPTY_DB bash bench/jobs/run.sh   # the same on PostgreSQL
  *   BENCH_DAEMON_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' ROUNDS=1 bash bench/jobs/run.sh   # a profile
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
-import { machineLine, signupKey, startDaemon, writeSection } from '../support/daemon';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  BENCH_DATABASE_URL,
+  machineLine,
+  signupKey,
+  startDaemon,
+  storeEnv,
+  writeSection,
+} from '../support/daemon';
 
 const JOBS = Number(process.env.JOBS ?? 1000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** Passed to the daemon as NODE_OPTIONS (a CPU profile, a preload); not written to docs/BENCHMARKS.md. */
 const DAEMON_NODE_OPTIONS = process.env.BENCH_DAEMON_NODE_OPTIONS;
-/** An empty PostgreSQL database to run the daemon on instead of its SQLite file (docs/scale-out.md). */
-const DATABASE_URL = process.env.BENCH_DATABASE_URL;
-
-/** What SERVICE_DATABASE_URL requires beside it; fresh secrets, since the bench daemon is alone on its database. */
-function storeEnv(): Record<string, string> {
-  if (!DATABASE_URL) return {};
-  return {
-    SERVICE_DATABASE_URL: DATABASE_URL,
-    SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
-    SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
-    SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    SERVICE_KEYS_DIR: mkdtempSync('/tmp/bench-jobs-keys-'),
-    SERVICE_DATASETS_DIR: mkdtempSync('/tmp/bench-jobs-datasets-'),
-  };
-}
 const BODY = {
   runs: 10_000,
   scenario: {
@@ -158,7 +150,7 @@ function spread(values: readonly number[], digits = 1): string {
 
 async function main(): Promise<void> {
   // One set of secrets for every round: on PostgreSQL the rounds share the database.
-  const store = storeEnv();
+  const store = storeEnv(mkdtempSync(join(tmpdir(), 'bench-jobs-store-')));
   const rounds: Round[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const round = await runRound(store);
@@ -169,18 +161,18 @@ async function main(): Promise<void> {
         `load ${round.loadBefore.toFixed(2)} → ${round.loadAfter.toFixed(2)}\n`,
     );
   }
-  const storeName = DATABASE_URL ? 'PostgreSQL' : 'SQLite';
+  const storeName = BENCH_DATABASE_URL ? 'PostgreSQL' : 'SQLite';
   const loads = rounds.flatMap((round) => [round.loadBefore, round.loadAfter]);
-  writeSection(DATABASE_URL ? 'jobs-postgresql' : 'jobs', [
+  writeSection(BENCH_DATABASE_URL ? 'jobs-postgresql' : 'jobs', [
     '',
     `### ${storeName}: ${JOBS} jobs × 10,000 runs × 5 variables, ${ROUNDS} rounds`,
     '',
     `Measured ${machineLine()}, load average (1 min) ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} ` +
       `over the rounds; the built daemon as a process (ENGINE_POOL_SIZE default, SERVICE_JOB_CONCURRENCY=${CONCURRENCY}), ` +
-      `${CONCURRENCY} concurrent clients for both paths, a fresh daemon per round${DATABASE_URL ? ' (one database for all rounds)' : ''}.`,
+      `${CONCURRENCY} concurrent clients for both paths, a fresh daemon per round${BENCH_DATABASE_URL ? ' (one database for all rounds)' : ''}.`,
     '',
     '```sh',
-    `${DATABASE_URL ? 'BENCH_DATABASE_URL=postgres://…/EMPTY_DB ' : ''}JOBS=${JOBS} CONCURRENCY=${CONCURRENCY} ROUNDS=${ROUNDS} bash bench/jobs/run.sh`,
+    `${BENCH_DATABASE_URL ? 'BENCH_DATABASE_URL=postgres://…/EMPTY_DB ' : ''}JOBS=${JOBS} CONCURRENCY=${CONCURRENCY} ROUNDS=${ROUNDS} bash bench/jobs/run.sh`,
     '```',
     '',
     '| path | per second, median (min–max) |',

@@ -1,5 +1,6 @@
 /** Shared pieces of the benchmarks: the built daemon as a real process, an API key, and docs/BENCHMARKS.md. */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,6 +13,25 @@ export interface BenchDaemon {
   /** The daemon's process id, for /proc (RSS, open descriptors). */
   readonly pid: number;
   stop(): Promise<void>;
+}
+
+/** An empty PostgreSQL database to run the daemon on instead of its SQLite file (docs/scale-out.md). */
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+
+/**
+ * What SERVICE_DATABASE_URL requires beside it with BENCH_DATABASE_URL (nothing without): fresh secrets, since the
+ * bench daemon is alone on its database, and the keys and datasets dirs replicas share, under `dir`.
+ */
+export function storeEnv(dir: string): Record<string, string> {
+  if (!BENCH_DATABASE_URL) return {};
+  return {
+    SERVICE_DATABASE_URL: BENCH_DATABASE_URL,
+    SERVICE_JWT_SECRET: randomBytes(32).toString('hex'),
+    SERVICE_API_KEY_PEPPER: randomBytes(32).toString('hex'),
+    SERVICE_CONFIG_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SERVICE_KEYS_DIR: join(dir, 'shared-keys'),
+    SERVICE_DATASETS_DIR: join(dir, 'shared-datasets'),
+  };
 }
 
 export async function startDaemon(env: Record<string, string>): Promise<BenchDaemon> {
