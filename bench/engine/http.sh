@@ -5,6 +5,6 @@ cd "$(dirname "$0")/../.."
 # The project's own runtime (Node 24 from node_modules), as npm scripts get it.
 PATH="$PWD/node_modules/.bin:$PATH"
 npm run -s build
-npx tsc --outDir .tmp/bench --rootDir bench --module nodenext --moduleResolution nodenext --target es2022 \
+npx tsc --outDir .tmp/bench-http --rootDir . --module nodenext --moduleResolution nodenext --target es2022 \
   --types node --skipLibCheck --strict --ignoreConfig bench/engine/http.ts
-exec node .tmp/bench/engine/http.js
+exec node .tmp/bench-http/bench/engine/http.js

@@ -14,11 +14,11 @@
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request } from 'node:http';
 import { AddressInfo, connect } from 'node:net';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type BenchDaemon, ROOT, startDaemon } from '../support/daemon';
 
-const ROOT = resolve(__dirname, '..', '..', '..');
 const REQUESTS = Number(process.env.N ?? 400);
 const WARMUP = 50;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -36,59 +36,10 @@ const BODY = {
   },
 };
 
-interface Daemon {
-  readonly url: string;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-async function startDaemon(env: Record<string, string>): Promise<Daemon> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
+/** Profiles the daemon with CPU_PROF=DIR. */
+function startBenchDaemon(env: Record<string, string>): Promise<BenchDaemon> {
   const profiling = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', resolve(CPU_PROF)] : [];
-  // The daemon's log goes to a file, as under systemd it goes to the journal: when the client drained it from a
-  // pipe, every request's log line woke the client's own event loop inside the measured round trip.
-  const logFile = join(dataDir, 'daemon.log');
-  const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...profiling, join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'development',
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', log, 'inherit'],
-  });
-  closeSync(log);
-  const exited = new Promise<never>((_, reject) =>
-    child.once('exit', (code) =>
-      reject(new Error(`the daemon exited with ${String(code)}:\n${readFileSync(logFile, 'utf8')}`)),
-    ),
-  );
-  exited.catch(() => undefined);
-  const url = await Promise.race([exited, startedAddress(logFile)]);
-  return {
-    url,
-    pid: child.pid ?? 0,
-    stop: async () => {
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await gone;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** The address of the daemon_started line, once the daemon has written it to its log file. */
-async function startedAddress(logFile: string): Promise<string> {
-  for (;;) {
-    const line = readFileSync(logFile, 'utf8')
-      .split('\n')
-      .find((l) => l.includes('"event":"daemon_started"'));
-    if (line) return (JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return startDaemon(env, { nodeArgs: profiling });
 }
 
 async function apiKey(url: string): Promise<string> {
@@ -322,7 +273,7 @@ interface Round {
 }
 
 async function runRound(label: string, env: Record<string, string>): Promise<Round> {
-  const daemon = await startDaemon(env);
+  const daemon = await startBenchDaemon(env);
   const client = new KeepAliveClient(daemon.url, await apiKey(daemon.url));
   try {
     await measure(client, WARMUP);

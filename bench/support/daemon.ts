@@ -1,7 +1,7 @@
 /** Shared pieces of the benchmarks: the built daemon as a real process, an API key, and docs/BENCHMARKS.md. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -34,10 +34,23 @@ export function storeEnv(dir: string): Record<string, string> {
   };
 }
 
-export async function startDaemon(env: Record<string, string>): Promise<BenchDaemon> {
+/**
+ * The built daemon as a process on a fresh data dir. Its log goes to a file, as under systemd it goes to the journal:
+ * a pipe drained by the bench's own busy event loop fills up, and the daemon writes its log lines synchronously, so
+ * the bench would stall the daemon it measures (and, drained at once, wake the client inside measured round trips).
+ */
+export async function startDaemon(
+  env: Record<string, string>,
+  options: { readonly nodeArgs?: readonly string[] } = {},
+): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
   // Node flags for the daemon in a bench run, e.g. BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const nodeArgs = (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const nodeArgs = [
+    ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
+    ...(options.nodeArgs ?? []),
+  ];
+  const logFile = join(dataDir, 'daemon.log');
+  const log = openSync(logFile, 'w');
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: {
@@ -51,30 +64,37 @@ export async function startDaemon(env: Record<string, string>): Promise<BenchDae
         : {}),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   });
-  let output = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.length > 1_000_000) output = output.slice(-100_000);
-      const line = output.split('\n').find((l) => l.includes('"event":"daemon_started"'));
-      if (line) resolveUrl((JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1'));
-    });
-    child.once('exit', (code) => reject(new Error(`the daemon exited with ${String(code)}:\n${output}`)));
-  });
-  child.stdout.removeAllListeners('data');
-  child.stdout.resume();
+  closeSync(log);
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) =>
+      reject(new Error(`the daemon exited with ${String(code)}:\n${readFileSync(logFile, 'utf8')}`)),
+    ),
+  );
+  exited.catch(() => undefined);
+  const url = await Promise.race([exited, startedAddress(logFile)]);
   return {
     url,
     pid: child.pid ?? 0,
     stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
+      const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
-      await exited;
+      await gone;
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The address of the daemon_started line, once the daemon has written it to its log file. */
+async function startedAddress(logFile: string): Promise<string> {
+  for (;;) {
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((l) => l.includes('"event":"daemon_started"'));
+    if (line) return (JSON.parse(line) as { address: string }).address.replace('[::1]', '127.0.0.1');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export async function signupKey(url: string): Promise<string> {
