@@ -39,7 +39,7 @@ export class ApiKeysService {
   /**
    * The cache is dropped at once by a revocation in this process, which is every revocation only when this process
    * is the one daemon on its database. Replicas sharing a database resolve every request from it, so a key revoked
-   * or expired through one is refused by all at their next request.
+   * or expired through one is refused by all at their next request; their cache only answers wasRecentlyAccepted().
    */
   private readonly isCacheAuthoritative: boolean;
 
@@ -177,12 +177,21 @@ export class ApiKeysService {
     const entity = await this.repository.findActiveByHash(this.hash(rawKey));
     if (!entity) return undefined;
     const entry = { record: toRecord(entity), expiresAtMs: expiryOf(entity) };
-    if (this.isCacheAuthoritative && epoch === this.revocationEpoch)
-      this.cache.set(cacheIndexOf(rawKey), entry);
+    if (epoch === this.revocationEpoch) this.cache.set(cacheIndexOf(rawKey), entry);
     const now = Date.now();
     if (entry.expiresAtMs <= now) return undefined;
     this.noteUse(entry.record.id, now);
     return entry.record;
+  }
+
+  /**
+   * Whether this process resolved the key, unexpired, within the cache's lifetime: on every store, what lets an
+   * address throttled for guessing still present it (docs/security.md). It admits nothing by itself: on PostgreSQL
+   * the key is resolved from the database all the same.
+   */
+  wasRecentlyAccepted(rawKey: string): boolean {
+    const entry = this.cache.get(cacheIndexOf(rawKey));
+    return entry !== undefined && entry.expiresAtMs > Date.now();
   }
 
   private hash(rawKey: string): string {
