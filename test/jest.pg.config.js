@@ -20,16 +20,8 @@ const SKIPPED_ON_POSTGRESQL = [
   // Removal at start of what a killed daemon left, single appliance; its PostgreSQL case (the hour's grace on
   // shared storage) is a test of its own in the same suite, which sets SERVICE_DATABASE_URL itself.
   'test/integration/leftover-files.spec.ts',
-  // Rolls the recorded clock back and reads it through the SQLite file (`appliance_state`).
-  'test/integration/licensing.spec.ts',
   // `npm run rekey` reseals the SQLite file (its `paths.databaseFile`); the suite reads the file to check every cell.
   'test/integration/provider-keys.spec.ts',
-  // Reads the stored answers' sealed bodies through the SQLite file.
-  'test/e2e/idempotency.e2e.spec.ts',
-  // The connectors service and the privacy-report and runs repositories on an ORM opened on a SQLite file.
-  'test/integration/connectors/connectors-service.spec.ts',
-  'test/integration/privacy-report-history.spec.ts',
-  'test/integration/runs-repository.spec.ts',
   // Audits every socket the daemon opens; on PostgreSQL that includes the store's own connection, which the egress
   // guard does not judge, by decision (docs/egress.md).
   'test/e2e/egress-socket-audit.e2e.spec.ts',
@@ -56,13 +48,7 @@ const SKIPPED_ON_POSTGRESQL = [
  * Failing on PostgreSQL and not yet fixed (docs/scale-out.md, "Not yet done"): each should leave this list with its
  * fix, not stay on it.
  */
-const FAILING_ON_POSTGRESQL = [
-  // `decisionctl connectors test` of a csv connector answers "the test failed" on PostgreSQL; not yet diagnosed.
-  'test/e2e/decisionctl-commands.e2e.spec.ts',
-  // `decisiond provision` is spawned without the test's database: it provisions a SQLite file the in-process daemon
-  // on PostgreSQL never reads (a gap of the test, not yet closed).
-  'test/e2e/provision.e2e.spec.ts',
-];
+const FAILING_ON_POSTGRESQL = [];
 
 module.exports = {
   ...root,

@@ -110,8 +110,9 @@ async function main(): Promise<void> {
   const program = new Command()
     .name('provision')
     .description(
-      'Creates the operator organization, its owner and the bootstrap API key, offline, in the data dir ' +
-        '(SERVICE_DATA_DIR). Works with sign-up disabled; refuses when an operator organization exists.',
+      "Creates the operator organization, its owner and the bootstrap API key, offline, in the daemon's store " +
+        "(the data dir's SQLite file, or SERVICE_DATABASE_URL). Works with sign-up disabled; refuses when an " +
+        'operator organization exists.',
     )
     .requiredOption('--org <name>', 'name of the operator organization')
     .requiredOption('--email <email>', 'e-mail address of the owner')

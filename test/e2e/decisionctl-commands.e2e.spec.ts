@@ -23,7 +23,8 @@ describe('decisionctl client commands against the real daemon', () => {
   /** Runs a command with --format json, expects success and a body the contract allows. */
   const json = async (operation: string, status: number, ...args: string[]): Promise<any> => {
     const result = await cli(...args, '--format', 'json');
-    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    if (result.status !== 0)
+      throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}${result.stdout}`);
     return expectJsonOfContract(result.stdout, operation, status);
   };
   const table = async (...args: string[]): Promise<string> => {

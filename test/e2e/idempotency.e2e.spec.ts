@@ -1,6 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo, connect, Socket } from 'node:net';
-import Database from 'better-sqlite3';
 import { Clock } from '../../src/common/clock';
 import { IdempotencyPruner } from '../../src/modules/idempotency/idempotency-pruner';
 import {
@@ -12,6 +11,7 @@ import { signupAccount, TestAccount } from '../factories/accounts';
 import { SMALL_SIMULATION } from '../factories/simulations';
 import { filesContaining } from '../support/grep-dir';
 import { HttpResult, startTestApp, TestApp } from '../support/test-app';
+import { queryAppStore } from '../support/test-store';
 import { waitUntil } from '../support/wait';
 
 const JOB = { request: SMALL_SIMULATION };
@@ -150,17 +150,20 @@ describe('Idempotency-Key on the POSTs that create things', () => {
 
     expect(filesContaining(t.dataDir, first.body.raw_key)).toEqual([]);
     expect(filesContaining(t.dataDir, 'make-ci-key')).toEqual([]);
-    const db = new Database(t.config.databaseFile, { readonly: true });
-    try {
-      const rows = db
-        .prepare('select response_sealed, status_code, state from idempotency_keys where org_id = ?')
-        .all(account.orgId);
-      expect(rows).toEqual([
-        { response_sealed: expect.stringMatching(/^sv1:[0-9a-f]{8}:/), status_code: 201, state: 'completed' },
-      ]);
-    } finally {
-      db.close();
-    }
+    const rows = await queryAppStore<Record<string, unknown>>(
+      t,
+      'select * from idempotency_keys where org_id = ?',
+      [account.orgId],
+    );
+    expect(rows).toEqual([
+      expect.objectContaining({
+        response_sealed: expect.stringMatching(/^sv1:[0-9a-f]{8}:/),
+        status_code: 201,
+        state: 'completed',
+      }),
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(first.body.raw_key);
+    expect(JSON.stringify(rows)).not.toContain('make-ci-key');
   });
 
   it('replays a connector creation and refuses the key for another body or route (422)', async () => {
@@ -289,14 +292,8 @@ describe('Idempotency-Key on the POSTs that create things', () => {
     const account = await signupAccount(t);
     const clock = t.app.get(Clock);
     const pruner = t.app.get(IdempotencyPruner);
-    const keptRows = (): unknown => {
-      const db = new Database(t.config.databaseFile, { readonly: true });
-      try {
-        return db.prepare('select count(*) as n from idempotency_keys where org_id = ?').get(account.orgId);
-      } finally {
-        db.close();
-      }
-    };
+    const keptRows = async (): Promise<number> =>
+      (await queryAppStore(t, 'select id from idempotency_keys where org_id = ?', [account.orgId])).length;
     const start = Date.now();
     let now = start;
     jest.spyOn(clock, 'now').mockImplementation(() => new Date(now));
@@ -304,7 +301,7 @@ describe('Idempotency-Key on the POSTs that create things', () => {
     const first = await post(account, '/v1/jobs', JOB, 'daily');
     now = start + IDEMPOTENCY_RETENTION_MS - 1000;
     await pruner.prune();
-    expect(keptRows()).toEqual({ n: 1 });
+    expect(await keptRows()).toBe(1);
     const stillKept = await post(account, '/v1/jobs', JOB, 'daily');
     expect(isReplay(stillKept)).toBe(true);
     expect(stillKept.body.job_id).toBe(first.body.job_id);
@@ -318,10 +315,10 @@ describe('Idempotency-Key on the POSTs that create things', () => {
 
     now = start + 2 * IDEMPOTENCY_RETENTION_MS - 1000;
     await pruner.prune();
-    expect(keptRows()).toEqual({ n: 1 });
+    expect(await keptRows()).toBe(1);
     now = start + 2 * IDEMPOTENCY_RETENTION_MS;
     expect(await pruner.prune()).toBeGreaterThanOrEqual(1);
-    expect(keptRows()).toEqual({ n: 0 });
+    expect(await keptRows()).toBe(0);
   });
 
   it('lets a retry run again once an in-flight claim was left behind by a crash and its lease lapsed', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { makeTempDir, startTestApp } from '../support/test-app';
+import { makeTempDir, removeTestData, startTestApp, testStoreEnv } from '../support/test-app';
 import { DAEMON_ENTRY, REPO_ROOT } from '../support/daemon-process';
 import { login, uniqueEmail } from '../factories/accounts';
 
@@ -31,7 +31,11 @@ jest.setTimeout(180_000);
 describe('operator provisioning CLI', () => {
   it('creates the operator org offline with sign-up off, prints the key once, and refuses a second time', async () => {
     const dataDir = makeTempDir();
-    const env = { SERVICE_DATA_DIR: dataDir, SERVICE_SIGNUP_ENABLED: 'false' };
+    const env = {
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_SIGNUP_ENABLED: 'false',
+      ...(await testStoreEnv(dataDir)),
+    };
     const email = uniqueEmail('operator');
     const first = await runProvision(
       ['--org', 'Acme Ops', '--email', email, '--name', 'Olga Operator', '--password-stdin'],
@@ -81,9 +85,11 @@ describe('operator provisioning CLI', () => {
 
     const refused = await runProvision(['--org', 'Late', '--email', uniqueEmail(), '--name', 'L'], {
       SERVICE_DATA_DIR: dataDir,
+      ...(await testStoreEnv(dataDir)),
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('operator organization already exists');
+    await removeTestData(dataDir);
 
     const fresh = { SERVICE_DATA_DIR: makeTempDir() };
     expect((await runProvision(['--org', 'A', '--email', 'nope', '--name', 'N'], fresh)).code).toBe(64);

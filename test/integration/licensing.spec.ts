@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { LicensingService } from '../../src/modules/licensing/licensing.service';
 import { armor, buildLicense, licensePayload, signParts, writeTestLicense } from '../support/licenses';
 import { makeTempDir, startTestApp } from '../support/test-app';
+import { executeOnStoppedStore, queryAppStore } from '../support/test-store';
 
 const DAY_MS = 86_400_000;
 
@@ -151,12 +151,12 @@ describe('LicensingService in the booted daemon', () => {
     await first.close(true);
 
     // The appliance once observed a time two days ahead: the wall clock now looks rolled back.
-    const db = new Database(join(dir, 'service.sqlite'));
     const recorded = new Date(Date.now() + 2 * DAY_MS).toISOString();
-    db.prepare("update appliance_state set value = ? where key = 'license.latest_observed_time'").run(
-      recorded,
+    await executeOnStoppedStore(
+      first.config,
+      "update appliance_state set value = ? where key = 'license.latest_observed_time'",
+      [recorded],
     );
-    db.close();
 
     const second = await startTestApp(env, dir);
     try {
@@ -172,13 +172,10 @@ describe('LicensingService in the booted daemon', () => {
   it('records the observed time at start', async () => {
     const t = await startTestApp();
     try {
-      const db = new Database(join(t.dataDir, 'service.sqlite'), { readonly: true });
-      const row = db
-        .prepare("select value from appliance_state where key = 'license.latest_observed_time'")
-        .get() as {
-        value: string;
-      };
-      db.close();
+      const [row] = await queryAppStore<{ value: string }>(
+        t,
+        "select value from appliance_state where key = 'license.latest_observed_time'",
+      );
       expect(Math.abs(Date.parse(row.value) - Date.now())).toBeLessThan(60_000);
     } finally {
       await t.close();

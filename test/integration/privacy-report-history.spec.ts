@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/common/config';
-import { openDatabase, StoreOrm } from '../../src/common/database';
+import { StoreOrm } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { createLogger } from '../../src/common/logging';
 import { PrivacyReportSchema } from '../../src/modules/privacy/privacy-report.entity';
 import { PrivacyReportRepository, reportIdOf } from '../../src/modules/privacy/privacy-report.repository';
 import { PrivacyReportRetention } from '../../src/modules/privacy/privacy-report-retention.service';
+import { openTestStore, TestStore } from '../support/test-store';
 
 let dataDir: string;
+let store: TestStore;
 let orm: StoreOrm;
 let history: PrivacyReportRepository;
 
@@ -30,12 +32,13 @@ const appendAt = async (generatedAt: Date) => {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'ds-privacy-history-'));
   registerEntities([PrivacyReportSchema]);
-  orm = await openDatabase(join(dataDir, 'db.sqlite'));
+  store = await openTestStore(dataDir);
+  orm = store.orm;
   history = new PrivacyReportRepository(orm.em);
 });
 
 afterAll(async () => {
-  await orm.close(true);
+  await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -64,7 +67,7 @@ describe('privacy report history', () => {
          values (99, ?, ?, ?, ?, '{}')`,
         [reportIdOf(99), now.toISOString(), 'f'.repeat(64), first.sha256],
       ),
-    ).rejects.toThrow(/UNIQUE/);
+    ).rejects.toThrow(/unique/i);
   });
 
   it('pages newest first', async () => {

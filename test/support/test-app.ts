@@ -51,6 +51,20 @@ async function storeEnv(dataDir: string, env: Record<string, string>): Promise<R
   return { ...sharedSecretsEnv(join(dataDir, 'keys')), SERVICE_DATABASE_URL: database.url };
 }
 
+/**
+ * The store a data dir's daemon runs on, for a CLI a test runs against the same state: on PostgreSQL its database
+ * (created on first use, found again by startTestApp on that data dir) with the shared secrets; empty on SQLite.
+ */
+export function testStoreEnv(dataDir: string): Promise<Record<string, string>> {
+  return storeEnv(dataDir, {});
+}
+
+/** What `close(true)` kept: the data dir and, on PostgreSQL, its database. */
+export async function removeTestData(dataDir: string): Promise<void> {
+  rmSync(dataDir, { recursive: true, force: true });
+  await dropStore(dataDir);
+}
+
 async function dropStore(dataDir: string): Promise<void> {
   const database = databasesByDataDir.get(dataDir);
   databasesByDataDir.delete(dataDir);
@@ -62,17 +76,27 @@ export async function startTestApp(
   env: Record<string, string> = {},
   dataDir = makeTempDir(),
 ): Promise<TestApp> {
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    SERVICE_LOG_LEVEL: 'silent',
-    ENGINE_POOL_SIZE: '1',
-    SERVICE_RUNTIME_SUPERVISE: 'false',
-    ...(await storeEnv(dataDir, env)),
-    ...env,
-    SERVICE_DATA_DIR: dataDir,
-    SERVICE_PORT: '0',
-  });
-  const app = await createApp(config, createLogger(config.logLevel));
+  const hadStore = databasesByDataDir.has(dataDir);
+  const store = await storeEnv(dataDir, env);
+  let config: AppConfig;
+  let app: NestFastifyApplication;
+  try {
+    config = loadConfig({
+      NODE_ENV: 'test',
+      SERVICE_LOG_LEVEL: 'silent',
+      ENGINE_POOL_SIZE: '1',
+      SERVICE_RUNTIME_SUPERVISE: 'false',
+      ...store,
+      ...env,
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_PORT: '0',
+    });
+    app = await createApp(config, createLogger(config.logLevel));
+  } catch (error) {
+    // A daemon refused at start leaves no database behind, unless an earlier start on this data dir made it.
+    if (!hadStore) await dropStore(dataDir);
+    throw error;
+  }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const testApp: TestApp = {
@@ -83,9 +107,7 @@ export async function startTestApp(
     request: (method, path, options = {}) => checkedRequest(baseUrl, method, path, options),
     async close(keepData = false) {
       await app.close();
-      if (keepData) return;
-      rmSync(dataDir, { recursive: true, force: true });
-      await dropStore(dataDir);
+      if (!keepData) await removeTestData(dataDir);
     },
   };
   return testApp;

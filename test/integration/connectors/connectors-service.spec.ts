@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/common/config';
 import { SecretVault } from '../../../src/common/crypto/secret-vault';
-import { openDatabase, StoreOrm } from '../../../src/common/database';
+import { StoreOrm } from '../../../src/common/database';
 import { registerEntities } from '../../../src/common/database/entity-registry';
 import { AppError } from '../../../src/common/errors';
 import { createLogger } from '../../../src/common/logging';
@@ -16,8 +16,10 @@ import { toConnectorResponse } from '../../../src/modules/connectors/connectors.
 import { ConnectorsService } from '../../../src/modules/connectors/connectors.service';
 import { ImportAreas } from '../../../src/modules/connectors/import-areas';
 import { TestEgressGuard } from '../../support/test-egress-guard';
+import { openTestStore, TestStore } from '../../support/test-store';
 
 let dataDir: string;
+let store: TestStore;
 let orm: StoreOrm;
 let service: ConnectorsService;
 let guard: TestEgressGuard;
@@ -30,7 +32,8 @@ beforeAll(async () => {
   mkdirSync(config.importDir, { recursive: true });
   writeFileSync(join(config.importDir, 'people.csv'), 'name,age\nAda,36\nAlan,41\n');
   registerEntities([ConnectorSchema]);
-  orm = await openDatabase(config.databaseFile);
+  store = await openTestStore(dataDir);
+  orm = store.orm;
   guard = new TestEgressGuard(['127.0.0.1:5432']);
   service = new ConnectorsService(
     new ConnectorRepository(orm.em),
@@ -43,7 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await orm.close(true);
+  await store.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
