@@ -84,6 +84,8 @@ async function main(): Promise<void> {
     },
     'decisiond is listening',
   );
+  // Whoever waits for readiness (systemd, an operator's journalctl -f) reads the start line before READY=1.
+  logger.flush();
   app
     .get(SystemdNotifier)
     .ready(`listening on ${await app.getUrl()} (engine mode: ${app.get(EngineService).mode})`);
