@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
+import { serializeTransactionsOn } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { PrivacyReportRecord, PrivacyReportSchema } from './privacy-report.entity';
 
@@ -49,6 +50,8 @@ export class PrivacyReportRepository {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.em.fork().transactional(async (em) => {
+          // Replicas append one at a time, so concurrent reports queue instead of racing for the same slot.
+          await serializeTransactionsOn(em, 'privacy_reports.append');
           const last = await em.findOne(
             PrivacyReportSchema,
             { sequence: { $gt: 0 } },
