@@ -7,6 +7,7 @@ import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { createApiKey, signupAccount } from '../factories/accounts';
 import { REPO_ROOT } from '../support/daemon-process';
 import { HttpResult, makeTempDir, startTestApp, TestApp } from '../support/test-app';
+import { queryAppStore } from '../support/test-store';
 
 describe('GET /v1/admin/privacy-report', () => {
   let t: TestApp;
@@ -197,6 +198,26 @@ describe('GET /v1/admin/privacy-report', () => {
     expect(hourly.reduce((n, h) => n + h.allowed, 0)).toBe(report.egress_24h.allowed);
     expect(hourly.reduce((n, h) => n + h.denied, 0)).toBe(report.egress_24h.denied);
     expect(hourly[23]).toMatchObject({ allowed: 1, denied: 1 });
+  });
+
+  it('still serves a report after the clock stepped back behind the newest one, linked to it', async () => {
+    const [newest] = await queryAppStore<{ sequence: number; sha256: string }>(
+      t,
+      'select sequence, sha256 from privacy_reports order by sequence desc limit 1',
+    );
+    // The newest report as if stamped by a clock an hour ahead of today's.
+    const ahead = new Date(Date.now() + 3_600_000).toISOString();
+    await queryAppStore(t, 'update privacy_reports set generated_at = ? where sequence = ?', [
+      ahead,
+      newest.sequence,
+    ]);
+    const served = await t.request('GET', '/v1/admin/privacy-report', { token: operator });
+    expect(served.status).toBe(200);
+    const listed: HttpResult<any> = await t.request('GET', '/v1/admin/privacy-reports?limit=1', {
+      token: operator,
+    });
+    expect(listed.body.reports[0].previous_report_hash).toBe(newest.sha256);
+    expect(Date.parse(listed.body.reports[0].generated_at)).toBeLessThan(Date.parse(ahead));
   });
 
   it('answers 404 for an unknown report and 422 for a cursor it did not issue', async () => {
