@@ -8,8 +8,8 @@ import { SimulationRequest } from './simulation-request';
  * from an engine that does not.
  */
 export function assertFiniteResult(request: SimulationRequest, result: EngineResult): void {
-  const path = firstNonFinite(result, '');
-  if (path === undefined) return;
+  if (isAllFinite(result)) return;
+  const path = firstNonFinite(result, '') ?? '';
   const action = /^actions\[(\d+)\]/.exec(path);
   const field = action ? modelField(request, Number(action[1])) : 'scenario';
   throw AppError.validation(
@@ -21,6 +21,19 @@ export function assertFiniteResult(request: SimulationRequest, result: EngineRes
     ],
     `The statistic ${path} of the simulation is not a finite number: the values overflow a double.`,
   );
+}
+
+/** The common case without the paths `firstNonFinite` builds for every value it passes. */
+function isAllFinite(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object') return true;
+  if (value === null) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isAllFinite(value[i])) return false;
+    return true;
+  }
+  for (const key in value) if (!isAllFinite((value as Record<string, unknown>)[key])) return false;
+  return true;
 }
 
 function firstNonFinite(value: unknown, path: string): string | undefined {
