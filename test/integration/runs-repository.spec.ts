@@ -57,6 +57,29 @@ describe('RunsRepository (a prepared insert on SQLite, the same SQL executed on 
     expect((await runs.findById('org_a', 'run_dup'))?.expectedValue).toBe(run('run_dup').expectedValue);
   });
 
+  it('does the work given beside the insert and answers it only once the run is found', async () => {
+    expect(await runs.recordWhile(run('run_beside'), () => 'the answer')).toBe('the answer');
+    expect(await runs.findById('org_a', 'run_beside')).toEqual(run('run_beside'));
+  });
+
+  it('refuses with the error of a failed insert, whatever the work beside it did', async () => {
+    await runs.record(run('run_twice'));
+    await expect(runs.recordWhile(run('run_twice'), () => 'the answer')).rejects.toThrow(
+      /unique constraint/i,
+    );
+    await expect(
+      runs.recordWhile(run('run_twice'), () => {
+        throw new Error('serialising failed');
+      }),
+    ).rejects.toThrow(/unique constraint/i);
+    await expect(
+      runs.recordWhile(run('run_once_more'), () => {
+        throw new Error('serialising failed');
+      }),
+    ).rejects.toThrow('serialising failed');
+    expect(await runs.findById('org_a', 'run_once_more')).toMatchObject({ id: 'run_once_more' });
+  });
+
   it('never joins a transaction another unit of work holds open, so its rollback does not undo the run', async () => {
     let recorded = false;
     let pending: Promise<void> | undefined;

@@ -46,6 +46,11 @@ class MemoryRuns {
   async record(run: SimulationRun): Promise<void> {
     this.runs.push(run);
   }
+  async recordWhile<T>(run: SimulationRun, meanwhile: () => T): Promise<T> {
+    const value = meanwhile();
+    this.runs.push(run);
+    return value;
+  }
   async findById(orgId: string, id: string): Promise<SimulationRun | null> {
     return this.runs.find((r) => r.orgId === orgId && r.id === id) ?? null;
   }
@@ -84,6 +89,17 @@ describe('SimulationService', () => {
       computeMs: 0.5,
       createdAt: expect.any(String),
     });
+  });
+
+  it('answers the HTTP route with the JSON text of the same answer, and records its run', async () => {
+    const { runs, service } = setup();
+    const text = await service.simulateToJson({ orgId: 'org_1' } as never, { ...body, seed: 7 });
+    const answer = JSON.parse(text) as { run_id: string };
+    expect(answer).toEqual({
+      ...(await service.simulate('org_1', { ...body, seed: 7 })),
+      run_id: answer.run_id,
+    });
+    expect(runs.runs[0]).toMatchObject({ id: answer.run_id, orgId: 'org_1', seed: '7' });
   });
 
   it('refuses an invalid body before the engine, and records nothing when the engine fails', async () => {

@@ -33,13 +33,23 @@ export class PreparedWrite {
     private readonly sql: string,
   ) {}
 
-  async run(params: readonly unknown[]): Promise<void> {
+  /** Runs the statement; resolves once it has committed. */
+  run(params: readonly unknown[]): Promise<void> {
+    return this.runWhile(params, () => undefined);
+  }
+
+  /**
+   * Runs the statement and, as soon as it is handed to the driver's thread, `meanwhile` on this one, so that work
+   * which must not be seen before the write commits can still be done while it runs. Resolves with what `meanwhile`
+   * returned once the statement has committed; a failed statement rejects with its error, whatever `meanwhile` did.
+   */
+  async runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
     const lender = this.em.getConnection().getKnex().client as ConnectionLender;
     const connection = await lender.acquireConnection();
     if (!isSqliteConnection(connection)) {
       await lender.releaseConnection(connection);
       await this.em.getConnection().execute(this.sql, [...params], 'run');
-      return;
+      return meanwhile();
     }
     try {
       let statement = this.statements.get(connection);
@@ -52,9 +62,19 @@ export class PreparedWrite {
         this.statements.set(connection, statement);
       }
       const prepared = statement;
-      await new Promise<void>((done, fail) =>
+      const written = new Promise<void>((done, fail) =>
         prepared.run(params, (error) => (error ? fail(error) : done())),
       );
+      let value: T;
+      try {
+        value = meanwhile();
+      } catch (error) {
+        // The connection goes back to the pool only once its statement is done.
+        await written;
+        throw error;
+      }
+      await written;
+      return value;
     } finally {
       await lender.releaseConnection(connection);
     }

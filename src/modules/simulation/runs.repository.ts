@@ -23,6 +23,8 @@ const INSERT_RUN =
   `insert into simulation_runs (${RUN_COLUMNS.map(([, column]) => column).join(', ')}) ` +
   `values (${RUN_COLUMNS.map(() => '?').join(', ')})`;
 
+const runParams = (run: SimulationRun): unknown[] => RUN_COLUMNS.map(([key]) => run[key]);
+
 @Injectable()
 export class RunsRepository implements OnModuleDestroy {
   private readonly insertRun: PreparedWrite;
@@ -37,7 +39,12 @@ export class RunsRepository implements OnModuleDestroy {
    * write itself on this path.
    */
   async record(run: SimulationRun): Promise<void> {
-    await this.insertRun.run(RUN_COLUMNS.map(([key]) => run[key]));
+    await this.insertRun.run(runParams(run));
+  }
+
+  /** `record`, with `meanwhile` done on this thread while the insert runs on the driver's (PreparedWrite.runWhile). */
+  recordWhile<T>(run: SimulationRun, meanwhile: () => T): Promise<T> {
+    return this.insertRun.runWhile(runParams(run), meanwhile);
   }
 
   /** Runs computed for jobs, written in the caller's transaction (`em`) with the jobs' outcomes: one insert. */

@@ -1,7 +1,6 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { CurrentPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
-import { Principal } from '../../common/auth/principal';
+import { principalOf, RequestWithPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { ApiErrors } from '../../common/openapi';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
 import { SimulationService } from './simulation.service';
@@ -13,10 +12,13 @@ export class SimulationController {
 
   /**
    * Any role may simulate. The body is validated by the service rather than the global pipe, so that the common
-   * shape skips the DTO classes (see SimulationService.validate); the contract still describes it by the DTO.
+   * shape skips the DTO classes (see SimulationService.validate); the contract still describes it by the DTO. Takes
+   * the request rather than @CurrentPrincipal() and @Body(), whose values pass through the global pipe (an
+   * asynchronous step each), and answers the JSON text the service serialised while the run was being recorded.
    */
   @Post()
   @HttpCode(200)
+  @Header('content-type', 'application/json; charset=utf-8')
   @ApiBody({ type: SimulateRequest })
   @ApiOkResponse({ type: SimulationResponse })
   @ApiErrors('engine_busy', 'engine_timeout', 'engine_unavailable')
@@ -25,7 +27,7 @@ export class SimulationController {
     description:
       'Synchronous: answers when the engine has computed the result. For a run that should not hold the connection, submit a job (`POST /v1/jobs`).',
   })
-  simulate(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<SimulationResponse> {
-    return this.simulation.simulate(principal, body);
+  simulate(@Req() request: RequestWithPrincipal): Promise<string> {
+    return this.simulation.simulateToJson(principalOf(request), request.body);
   }
 }

@@ -75,6 +75,15 @@ export class SimulationService {
   }
 
   /**
+   * `simulate` for the HTTP route: the answer as its JSON text, serialised while the run's insert runs on the SQLite
+   * driver's thread. The text is returned only once the run has committed, as `simulate` returns its answer.
+   */
+  async simulateToJson(caller: Principal, body: unknown): Promise<string> {
+    const { response, run } = await this.compute(caller.orgId, body);
+    return this.runs.recordWhile(run, () => JSON.stringify(response));
+  }
+
+  /**
    * Validates and computes one simulation without recording it: for a caller that records the run in its own
    * transaction (`recordRuns`), with what the result changes. Throws as `simulate`.
    */
