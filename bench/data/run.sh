@@ -6,6 +6,6 @@ cd "$(dirname "$0")/../.."
 PATH="$PWD/node_modules/.bin:$PATH"
 command -v sqlite3 >/dev/null || { echo "bench/data needs the sqlite3 shell: apt-get install -y sqlite3" >&2; exit 1; }
 npm run -s build
-npx tsc --ignoreConfig --outDir .tmp/bench --rootDir bench --module commonjs --moduleResolution bundler --target es2022 \
+npx tsc --ignoreConfig --outDir .tmp/bench-data --rootDir . --module commonjs --moduleResolution bundler --target es2022 \
   --types node --skipLibCheck --strict bench/data/run.ts
-exec node .tmp/bench/data/run.js
+exec node .tmp/bench-data/bench/data/run.js

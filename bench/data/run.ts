@@ -17,65 +17,24 @@
  *
  *   bash bench/data/run.sh                 # ROWS=1000000 N=400 ROUNDS=5; writes its section of docs/BENCHMARKS.md
  *   ROWS=200000 N=100 ROUNDS=3 bash bench/data/run.sh
+ *   BENCH_DAEMON_NODE_ARGS=--max-semi-space-size=8 bash bench/data/run.sh   # Node flags for the daemon
+ *
+ * The daemon is started by bench/support/daemon.ts, its log going to a file as under systemd: drained through a
+ * pipe by this process, the log cost the daemon CPU time of its own.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { startDaemon, writeSection } from '../support/daemon';
 import { generateCsv, REGIONS } from './generate-csv';
 
-const ROOT = resolve(__dirname, '..', '..', '..');
 const ROWS = Number(process.env.ROWS ?? 1_000_000);
 const REQUESTS = Number(process.env.N ?? 400);
 const WARMUP = 30;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** A round counts as taken on a quiet machine when the load average stays at most this. */
 const QUIET_LOAD = cpus().length;
-const START = '<!-- bench:data:start -->';
-const END = '<!-- bench:data:end -->';
-
-interface Daemon {
-  readonly url: string;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-async function startDaemon(dataDir: string, importDir: string): Promise<Daemon> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_IMPORT_DIR: importDir,
-      SERVICE_PORT: '0',
-      SERVICE_LOG_LEVEL: 'info',
-      SERVICE_RUNTIME_SUPERVISE: 'false',
-      ENGINE_POOL_SIZE: '0',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let buffered = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const line = buffered.split('\n').find((l) => l.includes('"event":"daemon_started"'));
-      if (line) resolveUrl((JSON.parse(line) as { address: string }).address);
-      // Only the start line matters; drop the request log so a long run does not grow this buffer.
-      if (buffered.length > 1 << 20) buffered = '';
-    });
-    child.on('exit', (code) => reject(new Error(`daemon exited with ${code}`)));
-  });
-  return {
-    url: url.replace('[::1]', '127.0.0.1'),
-    pid: child.pid as number,
-    stop: () =>
-      new Promise((resolveStop) => {
-        child.on('exit', () => resolveStop());
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<any> {
   const response = await fetch(`${url}${path}`, {
@@ -216,8 +175,13 @@ async function measureRound(work: string, importDir: string, csv: string, round:
   const shellDb = join(work, `shell-${round}.sqlite`);
   const shell = shellImport(shellDb, csv);
   rmSync(shellDb, { force: true });
-  const dataDir = join(work, `data-${round}`);
-  const daemon = await startDaemon(dataDir, importDir);
+  const daemon = await startDaemon({
+    NODE_ENV: 'test',
+    SERVICE_IMPORT_DIR: importDir,
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_RUNTIME_SUPERVISE: 'false',
+    ENGINE_POOL_SIZE: '0',
+  });
   try {
     const email = `bench-${Date.now()}@example.test`;
     const signup = await call(daemon.url, 'POST', '/auth/signup', undefined, {
@@ -290,7 +254,6 @@ async function measureRound(work: string, importDir: string, csv: string, round:
     };
   } finally {
     await daemon.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -357,7 +320,6 @@ function report(csvMb: number, loadBefore: number, rounds: readonly Figures[]): 
   const of = (pick: (r: Figures) => number, digits: number, unit = ''): string =>
     spread(rounds.map(pick), digits, unit);
   const lines = [
-    START,
     '## Datasets: ingest and queries (`bash bench/data/run.sh`)',
     '',
     `${ROWS.toLocaleString('en-US')} rows × 8 columns of CSV (${csvMb.toFixed(1)} MB), ${cpus().length} cores, ` +
@@ -390,24 +352,8 @@ function report(csvMb: number, loadBefore: number, rounds: readonly Figures[]): 
       'authentication and the catalogue lookup.',
     '',
     `Command: \`ROWS=${ROWS} N=${REQUESTS} ROUNDS=${rounds.length} bash bench/data/run.sh\`.`,
-    END,
   ];
-  const section = lines.join('\n');
-  console.log(section);
-  const file = join(ROOT, 'docs', 'BENCHMARKS.md');
-  let doc = '# Benchmarks\n';
-  try {
-    doc = readFileSync(file, 'utf8');
-  } catch {
-    // first section of a new file
-  }
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  doc =
-    start >= 0 && end > start
-      ? doc.slice(0, start) + section + doc.slice(end + END.length)
-      : `${doc.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, doc);
+  writeSection('data', lines);
 }
 
 main().catch((error: unknown) => {
