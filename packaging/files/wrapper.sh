@@ -9,4 +9,5 @@ app="$prefix/lib/decision-service"
 root="${prefix%/usr}"
 : "${DECISION_SERVICE_ENV_FILE:=$root/etc/decision-service/decision-service.env}"
 export DECISION_SERVICE_ENV_FILE
-exec "$app/node/bin/node" "$app/dist/cli/@NAME@.js" "$@"
+# Node's flags are package.json's config.nodeFlags, filled in by build-deb.sh, as `npm start` passes them.
+exec "$app/node/bin/node" @NODE_FLAGS@ "$app/dist/cli/@NAME@.js" "$@"
