@@ -1,4 +1,4 @@
-import { exceedsJsonDepth } from '../../../common/http/body-parsers';
+import { exceedsJsonDepth } from '../../../common/http/json-depth';
 import { ConnectorError } from '../connector-error';
 import { CollisionLog, flattenRecord, getPath, isPlainObject, ParsedRecord } from './records';
 
