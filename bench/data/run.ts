@@ -17,7 +17,7 @@
  *
  *   bash bench/data/run.sh                 # ROWS=1000000 N=400 ROUNDS=5; writes its section of docs/BENCHMARKS.md
  *   ROWS=200000 N=100 ROUNDS=3 bash bench/data/run.sh
- *   BENCH_DAEMON_NODE_ARGS=--max-semi-space-size=16 bash bench/data/run.sh   # instead of config.nodeFlags
+ *   BENCH_DAEMON_NODE_ARGS=--max-semi-space-size=16 bash bench/data/run.sh   # after config.nodeFlags: V8 takes the last
  *
  * The daemon is started by bench/support/daemon.ts, its log going to a file as under systemd (drained through a
  * pipe by this process, the log cost the daemon CPU time of its own), with the Node flags of package.json's
@@ -27,7 +27,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, startDaemon, writeSection } from '../support/daemon';
+import { startDaemon, writeSection } from '../support/daemon';
 import { generateCsv, REGIONS } from './generate-csv';
 
 const ROWS = Number(process.env.ROWS ?? 1_000_000);
@@ -36,14 +36,6 @@ const WARMUP = 30;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** A round counts as taken on a quiet machine when the load average stays at most this. */
 const QUIET_LOAD = cpus().length;
-
-/** package.json's `config.nodeFlags`: the Node flags the daemon runs with (`npm start`, `/usr/bin/decisiond`). */
-function productionNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    config?: { nodeFlags?: string };
-  };
-  return (manifest.config?.nodeFlags ?? '').split(' ').filter((a) => a !== '');
-}
 
 async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<any> {
   const response = await fetch(`${url}${path}`, {
@@ -184,17 +176,13 @@ async function measureRound(work: string, importDir: string, csv: string, round:
   const shellDb = join(work, `shell-${round}.sqlite`);
   const shell = shellImport(shellDb, csv);
   rmSync(shellDb, { force: true });
-  const daemon = await startDaemon(
-    {
-      NODE_ENV: 'test',
-      SERVICE_IMPORT_DIR: importDir,
-      SERVICE_LOG_LEVEL: 'info',
-      SERVICE_RUNTIME_SUPERVISE: 'false',
-      ENGINE_POOL_SIZE: '0',
-    },
-    // BENCH_DAEMON_NODE_ARGS, when set (even empty), replaces them: an A/B of flags.
-    { nodeArgs: process.env.BENCH_DAEMON_NODE_ARGS === undefined ? productionNodeFlags() : [] },
-  );
+  const daemon = await startDaemon({
+    NODE_ENV: 'test',
+    SERVICE_IMPORT_DIR: importDir,
+    SERVICE_LOG_LEVEL: 'info',
+    SERVICE_RUNTIME_SUPERVISE: 'false',
+    ENGINE_POOL_SIZE: '0',
+  });
   try {
     const email = `bench-${Date.now()}@example.test`;
     const signup = await call(daemon.url, 'POST', '/auth/signup', undefined, {

@@ -1,7 +1,16 @@
 /** Shared pieces of the benchmarks: the built daemon as a real process, an API key, and docs/BENCHMARKS.md. */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -44,8 +53,10 @@ export async function startDaemon(
   options: { readonly nodeArgs?: readonly string[] } = {},
 ): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
-  // Node flags for the daemon in a bench run, e.g. BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+  // The daemon's Node flags as shipped, then the bench run's, e.g. BENCH_DAEMON_NODE_ARGS="--cpu-prof
+  // --cpu-prof-dir=/tmp/prof" (a flag given twice: V8 takes the last, so "--max-semi-space-size=16" A/Bs it).
   const nodeArgs = [
+    ...productionNodeFlags(),
     ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
     ...(options.nodeArgs ?? []),
   ];
@@ -69,7 +80,7 @@ export async function startDaemon(
   closeSync(log);
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) =>
-      reject(new Error(`the daemon exited with ${String(code)}:\n${readFileSync(logFile, 'utf8')}`)),
+      reject(new Error(`the daemon exited with ${String(code)}:\n${tailOf(logFile, 16_384)}`)),
     ),
   );
   exited.catch(() => undefined);
@@ -84,6 +95,27 @@ export async function startDaemon(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** package.json's `config.nodeFlags`: the Node flags the daemon runs with (`npm start`, `/usr/bin/decisiond`). */
+function productionNodeFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    config?: { nodeFlags?: string };
+  };
+  return (manifest.config?.nodeFlags ?? '').split(' ').filter((a) => a !== '');
+}
+
+/** The last `bytes` of a file: a soak's log grows past what one string can hold. */
+function tailOf(file: string, bytes: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(size, bytes));
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+    return buffer.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The address of the daemon_started line, once the daemon has written it to its log file. */
