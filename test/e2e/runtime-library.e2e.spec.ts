@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { AppError } from '../../src/common/errors';
 import { RuntimeLibraryService } from '../../src/modules/runtime-library/runtime-library.service';
 import { signupAccount } from '../factories/accounts';
-import { DaemonProcess, spawnDaemon, waitForStart } from '../support/daemon-process';
+import { DaemonProcess, spawnDaemon, waitForLogEvent, waitForStart } from '../support/daemon-process';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
@@ -187,16 +187,10 @@ describe('runtime library child of a daemon killed with SIGKILL', () => {
   it('stops with the daemon and removes its socket', async () => {
     daemon = spawnDaemon({ SERVICE_DATA_DIR: dataDir, SERVICE_PORT: '0', SERVICE_RUNTIME_SUPERVISE: 'true' });
     await waitForStart(daemon);
-    const started = await waitUntil(
-      () =>
-        daemon
-          .output()
-          .split('\n')
-          .find((line) => line.includes('"event":"runtime_library_started"')),
-      10_000,
-      'runtime_library_started',
-    );
-    const { pid, socket } = JSON.parse(started) as { pid: number; socket: string };
+    const { pid, socket } = (await waitForLogEvent(daemon, 'runtime_library_started')) as {
+      pid: number;
+      socket: string;
+    };
     expect(isAlive(pid)).toBe(true);
     expect(existsSync(socket)).toBe(true);
 

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { queryTrigger } from '../factories/triggers';
 import { Appliance } from '../support/appliance';
+import { waitForLogEvent } from '../support/daemon-process';
 import { makeTempDir } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
@@ -78,7 +79,7 @@ function sample(metrics: string, line: string): number {
     expect(
       Date.parse(afterBack.next_evaluation_at!) - Date.parse(afterBack.last_evaluated_at!),
     ).toBeLessThanOrEqual(INTERVAL_S * 1000);
-    expect(appliance.daemon!.output()).toContain('"event":"trigger_slots_pulled_back"');
+    await waitForLogEvent(appliance.daemon!, 'trigger_slots_pulled_back', 5_000);
 
     // Three hours forward (an hour past the real time): 1,080 slots passed; one is evaluated, the rest skipped.
     const metricsBefore = (await appliance.call('GET', '/metrics')).text;

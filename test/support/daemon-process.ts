@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { waitUntil } from './wait';
 import { createTestDatabaseSync, dropTestDatabaseSync, sharedSecretsEnv } from './postgres';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
@@ -68,4 +69,25 @@ export async function waitForStart(daemon: DaemonProcess, timeoutMs = 60000): Pr
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`daemon did not start in time:\n${daemon.output()}`);
+}
+
+/**
+ * Resolves with the first log line carrying `event`. The daemon batches its log (up to 100 ms), so a line about
+ * something that just happened is awaited, never read at once.
+ */
+export async function waitForLogEvent(
+  daemon: Pick<DaemonProcess, 'output'>,
+  event: string,
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>> {
+  const line = await waitUntil(
+    () =>
+      daemon
+        .output()
+        .split('\n')
+        .find((l) => l.includes(`"event":"${event}"`)),
+    timeoutMs,
+    `the log line ${event}`,
+  );
+  return JSON.parse(line) as Record<string, unknown>;
 }
