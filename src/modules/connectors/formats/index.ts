@@ -30,6 +30,11 @@ export interface FormatOptions {
   readonly limits?: ParseLimits;
   /** CSV and TSV batches as text tables rather than records (readFileBatches only). */
   readonly textTables?: boolean;
+  /**
+   * Told, before any page is decoded, how much CPU time the file's own footer allows its decoding (Parquet). Set
+   * inside the parse thread, which passes it on to the thread that can stop it.
+   */
+  readonly onDecodeBudget?: (budgetMs: number) => void;
 }
 
 const BINARY_TYPES: ReadonlySet<FileType> = new Set<FileType>(['excel', 'parquet']);
@@ -134,7 +139,7 @@ async function* readFormat(
     }
     case 'parquet': {
       const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
-      yield* readParquet(file, batchSize, collisions, options.limits);
+      yield* readParquet(file, batchSize, collisions, options.limits, options.onDecodeBudget);
       return;
     }
   }

@@ -65,21 +65,40 @@ export async function readParquetInfo(file: AsyncBuffer, limits?: ParseLimits): 
   return { metadata, rows: Number(metadata.num_rows), columns };
 }
 
+/** What one declared cell and one declared page byte may cost to decode: far above what a sound file takes. */
+const DECODE_MS_PER_CELL = 0.002;
+const DECODE_MS_PER_PAGE_BYTE = 1 / 20_000;
+const DECODE_BASE_MS = 500;
+
 /**
- * Judges a Parquet file by its footer before any page is read: leaf columns, cells (rows × columns, from the file
- * and from its row groups, whichever is more) and the bytes its pages decompress to. Run-length encoding turns a
- * few bytes into millions of values, so the cells count too.
+ * The CPU time decoding may take, from the footer's own counts (cells and page bytes, as checkParquetSize reads
+ * them). A sound file decodes in a fraction of it; a damaged page whose run lengths claim billions of values (the
+ * decoder loops over each) overruns it, and the parse thread is stopped rather than left spinning.
  */
-function checkParquetSize(metadata: FileMetaData, fileBytes: number, limits: ParseLimits): void {
+export function parquetDecodeBudgetMs(metadata: FileMetaData): number {
+  const { cells, pageBytes } = declaredSize(metadata);
+  return Math.ceil(DECODE_BASE_MS + cells * DECODE_MS_PER_CELL + pageBytes * DECODE_MS_PER_PAGE_BYTE);
+}
+
+function declaredSize(metadata: FileMetaData): { leaves: number; cells: number; pageBytes: number } {
   const leaves = Math.max(0, ...metadata.row_groups.map((group) => group.columns.length));
-  if (leaves > limits.maxColumns) throw tooManyColumns(leaves, limits);
   let groupRows = 0;
   let pageBytes = 0;
   for (const group of metadata.row_groups) {
     groupRows += Number(group.num_rows);
     for (const column of group.columns) pageBytes += Number(column.meta_data?.total_uncompressed_size ?? 0);
   }
-  const cells = Math.max(Number(metadata.num_rows), groupRows) * leaves;
+  return { leaves, cells: Math.max(Number(metadata.num_rows), groupRows) * leaves, pageBytes };
+}
+
+/**
+ * Judges a Parquet file by its footer before any page is read: leaf columns, cells (rows × columns, from the file
+ * and from its row groups, whichever is more) and the bytes its pages decompress to. Run-length encoding turns a
+ * few bytes into millions of values, so the cells count too.
+ */
+function checkParquetSize(metadata: FileMetaData, fileBytes: number, limits: ParseLimits): void {
+  const { leaves, cells, pageBytes } = declaredSize(metadata);
+  if (leaves > limits.maxColumns) throw tooManyColumns(leaves, limits);
   checkCells(cells, limits);
   checkExpansion('The Parquet file', fileBytes, Math.max(pageBytes, cells * BYTES_PER_CELL), limits);
 }
@@ -93,9 +112,11 @@ export async function* readParquet(
   batchSize: number,
   collisions: CollisionLog,
   limits?: ParseLimits,
+  onDecodeBudget?: (budgetMs: number) => void,
 ): AsyncGenerator<ParsedRecord[]> {
   const [hyparquet, { compressors }] = await load();
   const info = await readParquetInfo(file, limits);
+  onDecodeBudget?.(parquetDecodeBudgetMs(info.metadata));
   for (let start = 0; start < info.rows; start += batchSize) {
     const end = Math.min(info.rows, start + batchSize);
     let rows: Record<string, unknown>[];

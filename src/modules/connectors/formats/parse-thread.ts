@@ -18,7 +18,11 @@ export type ParseReply =
   | { readonly type: 'batch'; readonly records: RowBatch }
   | { readonly type: 'end'; readonly collisions: readonly string[] }
   | { readonly type: 'described'; readonly description: FileDescription }
+  | { readonly type: 'budget'; readonly budgetMs: number }
   | { readonly type: 'failed'; readonly errorType: ConnectorErrorType; readonly message: string };
+
+/** How often a decode budget is checked against the thread's busy time. */
+const BUDGET_CHECK_MS = 100;
 
 /** Batches the parse thread may post before the reader asks for more: parsing runs ahead, memory stays bounded. */
 export const BATCHES_AHEAD = 2;
@@ -73,6 +77,7 @@ class ParseThread {
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
   private stopped = false;
+  private budgetCheck: NodeJS.Timeout | undefined;
   private readonly onAbort = (): void => {
     const reason: unknown = this.run.signal?.reason;
     this.fail(
@@ -102,6 +107,7 @@ class ParseThread {
     live.add(this.worker);
     this.worker.on('message', (reply: ParseReply) => {
       if (reply.type === 'failed') this.fail(new ConnectorError(reply.errorType, reply.message));
+      else if (reply.type === 'budget') this.enforceBudget(reply.budgetMs);
       else this.replies.push(reply);
       this.signal();
     });
@@ -141,9 +147,30 @@ class ParseThread {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.budgetCheck);
     this.run.signal?.removeEventListener('abort', this.onAbort);
     await this.worker.terminate();
     live.delete(this.worker);
+  }
+
+  /**
+   * Stops the thread once it has been busy longer than `budgetMs` since the budget was set. Busy time is the
+   * thread's event-loop active time: waiting for the reader to pull is idle and does not count, a decoder spinning in
+   * one synchronous call does.
+   */
+  private enforceBudget(budgetMs: number): void {
+    const from = this.worker.performance.eventLoopUtilization();
+    this.budgetCheck = setInterval(() => {
+      if (this.worker.performance.eventLoopUtilization(from).active <= budgetMs) return;
+      this.fail(
+        new ConnectorError(
+          'invalid_payload',
+          `The file is damaged: decoding it took more than the ${budgetMs} ms its size allows, and was stopped.`,
+        ),
+      );
+      void this.stop();
+    }, BUDGET_CHECK_MS);
+    this.budgetCheck.unref();
   }
 
   private fail(error: Error): void {

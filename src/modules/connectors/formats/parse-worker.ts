@@ -9,8 +9,12 @@ async function runJob(
   job: ParseJob,
   post: (reply: ParseReply, transfer?: ArrayBuffer[]) => void,
 ): Promise<void> {
+  const options = {
+    ...job.options,
+    onDecodeBudget: (budgetMs: number) => post({ type: 'budget', budgetMs }),
+  };
   if (job.op === 'describe') {
-    post({ type: 'described', description: await describeFile(job.source, job.options, job.sampleSize) });
+    post({ type: 'described', description: await describeFile(job.source, options, job.sampleSize) });
     return;
   }
   let credit = BATCHES_AHEAD;
@@ -20,7 +24,7 @@ async function runJob(
     wake?.();
   });
   const collisions = new CollisionLog();
-  for await (const records of readFileBatches(job.source, job.options, job.batchSize, collisions)) {
+  for await (const records of readFileBatches(job.source, options, job.batchSize, collisions)) {
     while (credit === 0) {
       await new Promise<void>((resolve) => {
         wake = resolve;
