@@ -23,10 +23,13 @@ const isSqliteConnection = (connection: unknown): connection is SqliteConnection
  * One write statement, prepared once per pooled SQLite connection and re-run with new parameters: one trip to the
  * driver's thread per write instead of prepare, run and finalize each time. The connection is borrowed from the ORM's
  * pool, so the write waits for (and never joins) a transaction another unit of work holds open; do not call it from
- * inside one. Another driver runs the same SQL through `execute`.
+ * inside one. Another driver runs the same SQL through `execute`. Either way a failure is the ORM's exception
+ * (`UniqueConstraintViolationException`…), as `em.insert` would have thrown it.
  */
 export class PreparedWrite {
   private readonly statements = new Map<SqliteConnection, SqliteStatement>();
+  /** After `close`, a write still arriving (a request during shutdown) prepares per call, leaving nothing open. */
+  private isClosed = false;
 
   constructor(
     private readonly em: EntityManager,
@@ -45,10 +48,16 @@ export class PreparedWrite {
    */
   async runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
     const lender = this.em.getConnection().getKnex().client as ConnectionLender;
+    const platform = this.em.getPlatform();
     const connection = await lender.acquireConnection();
-    if (!isSqliteConnection(connection)) {
+    if (!isSqliteConnection(connection) || this.isClosed) {
       await lender.releaseConnection(connection);
-      await this.em.getConnection().execute(this.sql, [...params], 'run');
+      await this.em
+        .getConnection()
+        .execute(this.sql, [...params], 'run')
+        .catch((error: unknown) => {
+          throw this.converted(error);
+        });
       return meanwhile();
     }
     try {
@@ -62,8 +71,10 @@ export class PreparedWrite {
         this.statements.set(connection, statement);
       }
       const prepared = statement;
+      // As the ORM binds them: a Date is epoch milliseconds on SQLite (the driver would make it a float).
+      const bound = params.map((param) => platform.processDateProperty(param));
       const written = new Promise<void>((done, fail) =>
-        prepared.run(params, (error) => (error ? fail(error) : done())),
+        prepared.run(bound, (error) => (error ? fail(this.converted(error)) : done())),
       );
       let value: T;
       try {
@@ -80,8 +91,14 @@ export class PreparedWrite {
     }
   }
 
+  /** The statement's failure as the ORM's exception; what `meanwhile` throws is left as it is. */
+  private converted(error: unknown): Error {
+    return this.em.getDriver().convertException(error as Error);
+  }
+
   /** Finalizes the statements; SQLite refuses to close a connection that still has one. */
   async close(): Promise<void> {
+    this.isClosed = true;
     const statements = [...this.statements.values()];
     this.statements.clear();
     await Promise.all(

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { FilterQuery, raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
 import { claimRows, Lease, sharedWrite, updateByIds } from '../../common/database';
+import { PreparedWrite } from '../../common/database/prepared-write';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
 
@@ -43,13 +44,35 @@ export function newJobId(now = Date.now()): string {
   return `job_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
+/** The columns a new job sets, in the insert's order (the others start null); written out, so no query is built. */
+const NEW_JOB_COLUMNS = [
+  ['id', 'id'],
+  ['orgId', 'org_id'],
+  ['idempotencyId', 'idempotency_id'],
+  ['status', 'status'],
+  ['request', 'request'],
+  ['callbackUrl', 'callback_url'],
+  ['createdAt', 'created_at'],
+  ['attempts', 'attempts'],
+] as const satisfies readonly (readonly [keyof Job, string])[];
+const INSERT_JOB =
+  `insert into jobs (${NEW_JOB_COLUMNS.map(([, column]) => column).join(', ')}) ` +
+  `values (${NEW_JOB_COLUMNS.map(() => '?').join(', ')})`;
+
 @Injectable()
-export class JobsRepository {
-  constructor(private readonly em: EntityManager) {}
+export class JobsRepository implements OnModuleDestroy {
+  private readonly insertJob: PreparedWrite;
+
+  constructor(private readonly em: EntityManager) {
+    this.insertJob = new PreparedWrite(em, INSERT_JOB);
+  }
 
   /**
-   * One autocommitted insert. Not batched (`sharedWrite`): the submitter waits for it, and on SQLite a shared
-   * transaction made it wait for every write queued ahead (the bench submitted at two thirds of the rate).
+   * One autocommitted insert, a prepared statement as the synchronous path records its run: the ORM's query building
+   * and per-call prepare cost more than the write. Not batched (`sharedWrite`): the submitter waits for it, and on
+   * SQLite a shared transaction made it wait for every write queued ahead (the bench submitted at two thirds of the
+   * rate). A second job for one Idempotency-Key operation fails on the unique index as the ORM's exception, which the
+   * idempotency interceptor answers with the first job.
    */
   async create(
     orgId: string,
@@ -75,8 +98,13 @@ export class JobsRepository {
       leaseOwner: null,
       leaseUntil: null,
     };
-    await this.em.fork().insert(JobSchema, job);
+    await this.insertJob.run(NEW_JOB_COLUMNS.map(([key]) => job[key]));
     return job;
+  }
+
+  /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
+  async onModuleDestroy(): Promise<void> {
+    await this.insertJob.close();
   }
 
   async findForOrg(orgId: string, id: string): Promise<Job | null> {
