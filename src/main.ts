@@ -19,6 +19,26 @@ function fail(logger: AppLogger, error: unknown): never {
   process.exit(1);
 }
 
+/** How long a stopped daemon waits for its event loop to empty before it exits regardless. */
+const DRAIN_GRACE_MS = 5000;
+
+/**
+ * Ends a cleanly stopped daemon by letting its event loop empty rather than by process.exit(): Node 24's exit path
+ * shuts V8's worker threads down before the heap, and a concurrent compile waiting there for a collection then
+ * never returns, so the process hangs in exit (nodejs/node#54918; seen here after a jobs bench on PostgreSQL). A
+ * natural exit tears the heap down first, which releases such a thread. Should a handle keep the loop alive, the
+ * grace timer (unref'd, so it keeps nothing alive itself) exits anyway and names the handles.
+ */
+function exitWhenDrained(logger: AppLogger): void {
+  process.exitCode = 0;
+  setTimeout(() => {
+    const handles = process.getActiveResourcesInfo().filter((kind) => kind !== 'Timeout');
+    logger.warn({ event: 'daemon_exit_forced', handles }, 'the event loop did not empty after the stop');
+    logger.flush();
+    process.exit(0);
+  }, DRAIN_GRACE_MS).unref();
+}
+
 function stopOnSignals(app: NestFastifyApplication, config: AppConfig, logger: AppLogger): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
@@ -33,9 +53,10 @@ function stopOnSignals(app: NestFastifyApplication, config: AppConfig, logger: A
     deadline.unref();
     app.close().then(
       () => {
+        clearTimeout(deadline);
         logger.info({ event: 'daemon_stopped' }, 'stopped');
         logger.flush();
-        process.exit(0);
+        exitWhenDrained(logger);
       },
       (error: unknown) => {
         logger.error({ event: 'daemon_stop_failed', err: error }, 'error while stopping');

@@ -119,6 +119,9 @@ describe('the built daemon process', () => {
       status: 401,
     });
     expect(lines.some((l) => l.event === 'daemon_stopping')).toBe(true);
+    // Stopped, it exits by its event loop emptying (src/main.ts, exitWhenDrained): no handle is left behind.
+    expect(lines.some((l) => l.event === 'daemon_stopped')).toBe(true);
+    expect(lines.some((l) => l.event === 'daemon_exit_forced')).toBe(false);
     expect(daemon.output()).not.toContain('do_not_log_me');
     expect(statSync(dataDir).mode & 0o777).toBe(0o700);
   });
