@@ -77,6 +77,8 @@ class ParseThread {
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
   private stopped = false;
+  /** The job's last reply ('described' or 'end') has come: the thread ending on its own then is no failure. */
+  private answered = false;
   private budgetCheck: NodeJS.Timeout | undefined;
   private readonly onAbort = (): void => {
     const reason: unknown = this.run.signal?.reason;
@@ -108,7 +110,10 @@ class ParseThread {
     this.worker.on('message', (reply: ParseReply) => {
       if (reply.type === 'failed') this.fail(new ConnectorError(reply.errorType, reply.message));
       else if (reply.type === 'budget') this.enforceBudget(reply.budgetMs);
-      else this.replies.push(reply);
+      else {
+        if (reply.type === 'described' || reply.type === 'end') this.answered = true;
+        this.replies.push(reply);
+      }
       this.signal();
     });
     this.worker.on('error', (error: Error & { code?: string }) =>
@@ -123,7 +128,8 @@ class ParseThread {
     );
     this.worker.on('exit', (code) => {
       live.delete(this.worker);
-      if (!this.stopped)
+      // A finished job's thread exits by itself, possibly before the reader has taken the last reply.
+      if (!this.stopped && !this.answered)
         this.fail(new ConnectorError('driver_error', `The file parser stopped (exit code ${code}).`));
     });
     if (run.signal?.aborted) this.onAbort();
