@@ -29,7 +29,8 @@ describe('decisionctl client commands against the real daemon', () => {
   };
   const table = async (...args: string[]): Promise<string> => {
     const result = await cli(...args);
-    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    if (result.status !== 0)
+      throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}${result.stdout}`);
     expect(() => JSON.parse(result.stdout)).toThrow();
     return result.stdout;
   };
