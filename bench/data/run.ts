@@ -28,6 +28,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon, writeSection } from '../support/daemon';
+import { spread } from '../support/stats';
 import { generateCsv, REGIONS } from './generate-csv';
 
 const ROWS = Number(process.env.ROWS ?? 1_000_000);
@@ -299,18 +300,6 @@ interface Figures {
   readonly nlUncached: Latency;
   /** 1-minute load average at the end of the round. */
   readonly load: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-/** `median (min–max)` over the rounds. */
-function spread(values: readonly number[], digits: number, unit = ''): string {
-  const f = (v: number): string => v.toFixed(digits);
-  return `${f(median(values))}${unit} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
 }
 
 function report(csvMb: number, loadBefore: number, rounds: readonly Figures[]): void {

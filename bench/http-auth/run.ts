@@ -5,6 +5,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Pool } from 'undici';
 import { BENCH_DATABASE_URL, storeEnv } from '../support/daemon';
+import { median } from '../support/stats';
 
 /**
  * Requests per second of `GET /v1/me` with an API key against `GET /v1/health` (no credential), on one booted
@@ -83,8 +84,6 @@ async function load(
   const cpu = cpuSeconds(pid) - cpuBefore;
   return { rps: ok / ((performance.now() - started) / 1000), perCpuSecond: cpu > 0 ? ok / cpu : 0, failed };
 }
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main(): Promise<void> {
   const duration = option('duration', 5);

@@ -1,16 +1,19 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SocketRuntimeClient } from '../../src/modules/runtime-library/socket-runtime-client';
+import { writeSection } from '../support/daemon';
+import { spread } from '../support/stats';
 
 /**
- * 1. `query_data` through MCP Streamable HTTP (the SDK's own client) against `POST /v1/query` with the same body,
- *    on one booted daemon, alternating rounds so both see the same machine load; sequential calls, latency per call.
+ * On one booted daemon, each round times sequential calls of:
+ * 1. `POST /v1/query`, then `query_data` with the same body through MCP Streamable HTTP (the SDK's own client);
  * 2. `execute` round trips on the runtime-library socket (what execute_runtime_library does after its MCP layer).
+ * Each figure is reported per round and as the median (min–max) over the rounds, in docs/BENCHMARKS.md.
  * Usage: bench/mcp/run.sh [--calls N] [--rounds R] [--rows N]
  */
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
@@ -51,7 +54,13 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[lo] + (h - lo) * ((sorted[Math.min(lo + 1, sorted.length - 1)] ?? sorted[lo]) - sorted[lo]);
 }
 
-function summary(samples: number[]): { p50: number; p95: number; p99: number } {
+interface Summary {
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+function summary(samples: number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), p99: percentile(sorted, 0.99) };
 }
@@ -67,6 +76,58 @@ async function json(baseUrl: string, path: string, token: string | undefined, bo
   const parsed = await res.json();
   if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(parsed)}`);
   return parsed;
+}
+
+interface Round {
+  readonly http: Summary;
+  readonly mcp: Summary;
+  readonly socket: Summary;
+  readonly inside: Summary;
+  /** 1-minute load average at the end of the round. */
+  readonly load: number;
+}
+
+/** Latencies of `count` sequential calls, in ms. */
+async function timed(count: number, call: () => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const started = performance.now();
+    await call();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+function report(rows: number, calls: number, loadBefore: number, rounds: readonly Round[]): void {
+  const loads = [loadBefore, ...rounds.map((r) => r.load)];
+  const overheads = rounds.map((r) => r.mcp.p50 - r.http.p50);
+  const of = (pick: (r: Round) => number): string => spread(rounds.map(pick), 3);
+  writeSection('mcp', [
+    '## MCP overhead and runtime-library round trips (`bench/mcp`)',
+    '',
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}; ` +
+      `load average ${loadBefore.toFixed(1)} before, ${loads[loads.length - 1].toFixed(1)} at the end (highest ` +
+      `${Math.max(...loads).toFixed(1)}). One daemon, a ${rows}-row CSV dataset; each round sends ${calls} sequential ` +
+      "`POST /v1/query`, then the same query as the MCP tool `query_data` through the SDK's own `Client` over " +
+      `Streamable HTTP (one session), then ${calls * 2} \`execute\` of \`finance.npv\` on the runtime-library socket ` +
+      "with the daemon's own client (`SocketRuntimeClient`), timed at the client. Latencies in ms.",
+    '',
+    '```sh',
+    `bench/mcp/run.sh --calls ${calls} --rounds ${rounds.length}`,
+    '```',
+    '',
+    '| round | `POST /v1/query` p50 / p95 | MCP `query_data` p50 / p95 | MCP overhead p50 | runtime socket round trip p50 / p99 | runtime `latency_ms` p50 | load average |',
+    '|---|---|---|---|---|---|---|',
+    ...rounds.map(
+      (r, i) =>
+        `| ${i + 1} | ${ms(r.http.p50)} / ${ms(r.http.p95)} | ${ms(r.mcp.p50)} / ${ms(r.mcp.p95)} | ` +
+        `**${ms(r.mcp.p50 - r.http.p50)}** | ${ms(r.socket.p50)} / ${ms(r.socket.p99)} | ${ms(r.inside.p50)} | ${r.load.toFixed(1)} |`,
+    ),
+    '',
+    `Over ${rounds.length} rounds, median (min–max): MCP overhead p50 **${spread(overheads, 3)} ms** (goal < 2 ms); ` +
+      `\`POST /v1/query\` p50 ${of((r) => r.http.p50)} ms; MCP p50 ${of((r) => r.mcp.p50)} ms; runtime socket round ` +
+      `trip p50 **${of((r) => r.socket.p50)} ms** (goal < 1 ms), p99 ${of((r) => r.socket.p99)} ms.`,
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -141,60 +202,33 @@ async function main(): Promise<void> {
       await viaMcp();
       await viaHttp();
     }
-    const samples: Record<'mcp' | 'http', number[]> = { mcp: [], http: [] };
-    for (let round = 0; round < rounds; round += 1) {
-      for (const [name, call] of [
-        ['http', viaHttp],
-        ['mcp', viaMcp],
-      ] as const) {
-        for (let i = 0; i < calls; i += 1) {
-          const started = performance.now();
-          await call();
-          samples[name].push(performance.now() - started);
-        }
-      }
-    }
-    await client.close();
-    const http = summary(samples.http);
-    const mcp = summary(samples.mcp);
-    console.log(
-      `query_data, ${rows}-row dataset, ${rounds} × ${calls} sequential calls each, interleaved rounds`,
-    );
-    console.log('| Path | p50 ms | p95 ms | p99 ms |');
-    console.log('|---|---|---|---|');
-    console.log(`| POST /v1/query | ${ms(http.p50)} | ${ms(http.p95)} | ${ms(http.p99)} |`);
-    console.log(
-      `| MCP query_data (Streamable HTTP, SDK client) | ${ms(mcp.p50)} | ${ms(mcp.p95)} | ${ms(mcp.p99)} |`,
-    );
-    console.log(`| overhead | **${ms(mcp.p50 - http.p50)}** | ${ms(mcp.p95 - http.p95)} | |`);
 
     const runtime = new SocketRuntimeClient(join(dataDir, 'run', 'runtime.sock'), 5000);
     const cashflows = [-1000, 300, 400, 500, 200];
-    for (let i = 0; i < 500; i += 1)
-      await runtime.execute('finance', 'npv', { rate: 0.08, cashflows }, `w${i}`);
-    const socketSamples: number[] = [];
-    const engineSamples: number[] = [];
-    for (let i = 0; i < rounds * calls * 2; i += 1) {
-      const started = performance.now();
-      const result = await runtime.execute('finance', 'npv', { rate: 0.08, cashflows }, `r${i}`);
-      socketSamples.push(performance.now() - started);
-      engineSamples.push(result.latencyMs);
+    const npv = async (id: string): Promise<number> =>
+      (await runtime.execute('finance', 'npv', { rate: 0.08, cashflows }, id)).latencyMs;
+    for (let i = 0; i < 500; i += 1) await npv(`w${i}`);
+
+    const loadBefore = loadavg()[0];
+    const figures: Round[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      const http = await timed(calls, viaHttp);
+      const mcp = await timed(calls, viaMcp);
+      const inside: number[] = [];
+      const socket = await timed(calls * 2, async () => {
+        inside.push(await npv(`r${round}-${inside.length}`));
+      });
+      figures.push({
+        http: summary(http),
+        mcp: summary(mcp),
+        socket: summary(socket),
+        inside: summary(inside),
+        load: loadavg()[0],
+      });
     }
+    await client.close();
     runtime.close();
-    const socket = summary(socketSamples);
-    const inside = summary(engineSamples);
-    console.log('');
-    console.log(
-      `runtime execute finance.npv, ${socketSamples.length} sequential round trips on one pooled socket`,
-    );
-    console.log('| Measure | p50 ms | p95 ms | p99 ms |');
-    console.log('|---|---|---|---|');
-    console.log(
-      `| socket round trip (client) | **${ms(socket.p50)}** | ${ms(socket.p95)} | ${ms(socket.p99)} |`,
-    );
-    console.log(
-      `| latency_ms reported by the runtime | ${ms(inside.p50)} | ${ms(inside.p95)} | ${ms(inside.p99)} |`,
-    );
+    report(rows, calls, loadBefore, figures);
   } finally {
     daemon.kill('SIGTERM');
     await new Promise((r) => daemon.once('exit', r));
