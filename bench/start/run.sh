@@ -33,6 +33,9 @@ one_round() {
 
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+load() { cut -d' ' -f1 /proc/loadavg; }
+
+load_before=$(load)
 one_round npm start >/dev/null
 with_npm=()
 direct=()
@@ -42,3 +45,4 @@ for _ in $(seq 1 "$rounds"); do
 done
 echo "npm start          rounds (s): ${with_npm[*]}  median: $(median "${with_npm[@]}")"
 echo "node dist/main.js  rounds (s): ${direct[*]}  median: $(median "${direct[@]}")"
+echo "load average (1 min): $load_before before, $(load) after"
