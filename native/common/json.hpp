@@ -5,6 +5,7 @@
 // member order (variable declaration order is part of the engine's determinism contract).
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -441,19 +442,56 @@ class Parser {
 
 inline Value parse(std::string_view text) { return Parser(text).parse_document(); }
 
-// Shortest of %.15g/%.16g/%.17g that reads back to the same double: the precision of %.17g
-// without its noise digits. Non-finite numbers have no JSON form and print as null.
+// The shortest decimal that reads back to the same double (std::to_chars, one call), laid out as
+// printf's %.<P>g would with P = max(15, digits): the text of the former "shortest of %.15g, %.16g
+// and %.17g that round-trips" (same digits, same choice of exponent form, "-0" for negative zero),
+// without its up to three snprintf and strtod calls per number. Non-finite numbers have no JSON
+// form and print as null.
 inline void format_number(std::string& out, double d) {
   if (!std::isfinite(d)) {
     out += "null";
     return;
   }
-  char buf[40];
-  for (int prec = 15; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, d);
-    if (prec == 17 || std::strtod(buf, nullptr) == d) break;
+  // Scientific form: [-]D[.DDDD]e(+|-)XX[X], at most 17 significant digits.
+  char sci[32];
+  const char* end = std::to_chars(sci, sci + sizeof sci, d, std::chars_format::scientific).ptr;
+  const char* p = sci;
+  if (*p == '-') out.push_back(*p++);
+  char digits[17];
+  int n = 0;
+  for (; *p != 'e'; ++p)
+    if (*p != '.') digits[n++] = *p;
+  ++p;  // 'e'
+  const bool negative_exponent = *p++ == '-';
+  int exponent = 0;
+  for (; p < end; ++p) exponent = exponent * 10 + (*p - '0');
+  if (negative_exponent) exponent = -exponent;
+
+  const int precision = n > 15 ? n : 15;
+  if (exponent < -4 || exponent >= precision) {
+    out.push_back(digits[0]);
+    if (n > 1) {
+      out.push_back('.');
+      out.append(digits + 1, static_cast<size_t>(n - 1));
+    }
+    out.push_back('e');
+    out.push_back(exponent < 0 ? '-' : '+');
+    const int magnitude = exponent < 0 ? -exponent : exponent;
+    if (magnitude >= 100) out.push_back(static_cast<char>('0' + magnitude / 100));
+    out.push_back(static_cast<char>('0' + magnitude / 10 % 10));
+    out.push_back(static_cast<char>('0' + magnitude % 10));
+  } else if (exponent < 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-exponent - 1), '0');
+    out.append(digits, static_cast<size_t>(n));
+  } else if (n <= exponent + 1) {
+    out.append(digits, static_cast<size_t>(n));
+    out.append(static_cast<size_t>(exponent + 1 - n), '0');
+  } else {
+    out.append(digits, static_cast<size_t>(exponent + 1));
+    out.push_back('.');
+    out.append(digits + exponent + 1, static_cast<size_t>(n - exponent - 1));
   }
-  out += buf;
 }
 
 inline void escape_string(std::string& out, std::string_view s) {

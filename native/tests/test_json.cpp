@@ -1,4 +1,6 @@
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "../common/framing.hpp"
@@ -22,6 +24,13 @@ bool rejects(const std::string& text) {
 
 std::string roundtrip(const std::string& text) { return ds::json::serialize(ds::json::parse(text)); }
 
+// The JSON text of d reads back to d bit for bit (the sign of zero included).
+bool reads_back(double d) {
+  const std::string text = ds::json::serialize(Value(d));
+  const double back = ds::json::parse(text).as_number();
+  return std::memcmp(&back, &d, sizeof d) == 0;
+}
+
 }  // namespace
 
 TEST(json_parse_and_serialize) {
@@ -41,6 +50,59 @@ TEST(json_parse_and_serialize) {
   CHECK_EQ_STR(roundtrip("18446744073709551615"), "18446744073709551615");
   CHECK(ds::json::parse("9007199254740993").as_u64() == 9007199254740993ULL);
   CHECK_EQ_STR(ds::json::serialize(Value::u64(12345678901234567890ULL)), "12345678901234567890");
+}
+
+TEST(json_number_formatting) {
+  const auto text = [](double d) { return ds::json::serialize(Value(d)); };
+  CHECK_EQ_STR(text(0.0), "0");
+  CHECK_EQ_STR(text(-0.0), "-0");
+  CHECK_EQ_STR(text(1.0), "1");
+  CHECK_EQ_STR(text(-42.0), "-42");
+  CHECK_EQ_STR(text(100000.0), "100000");
+  CHECK_EQ_STR(text(123456789012345.0), "123456789012345");
+  CHECK_EQ_STR(text(1e15), "1e+15");
+  CHECK_EQ_STR(text(1234567890123456.0), "1234567890123456");  // 16 digits: fixed up to exponent 15
+  CHECK_EQ_STR(text(12345678901234567890.0), "1.2345678901234567e+19");
+  CHECK_EQ_STR(text(9007199254740993.0), "9007199254740992");  // not a double: the nearest one
+  CHECK_EQ_STR(text(2.5), "2.5");
+  CHECK_EQ_STR(text(-0.001), "-0.001");
+  CHECK_EQ_STR(text(0.0001), "0.0001");
+  CHECK_EQ_STR(text(0.00001), "1e-05");
+  CHECK_EQ_STR(text(-1.5e-7), "-1.5e-07");
+  CHECK_EQ_STR(text(0.1 + 0.2), "0.30000000000000004");
+  CHECK_EQ_STR(text(44.60021297004883), "44.60021297004883");
+  CHECK_EQ_STR(text(1e100), "1e+100");
+  CHECK_EQ_STR(text(1e-300), "1e-300");
+  CHECK_EQ_STR(text(1.7976931348623157e308), "1.7976931348623157e+308");
+  CHECK_EQ_STR(text(2.2250738585072014e-308), "2.2250738585072014e-308");  // smallest normal
+  // Subnormals and powers of two take the shortest text that reads back, which %.15g/%.16g did not
+  // always find (4.94065645841247e-324, 5.3169119831396635e+36 before).
+  CHECK_EQ_STR(text(5e-324), "5e-324");
+  CHECK_EQ_STR(text(-2.5e-320), "-2.5e-320");
+  CHECK_EQ_STR(text(std::ldexp(1.0, 122)), "5.316911983139664e+36");
+
+  CHECK(reads_back(0.0) && reads_back(-0.0));
+  for (int e = -1074; e <= 1023; ++e) {
+    const double p = std::ldexp(1.0, e);
+    CHECK(reads_back(p) && reads_back(-p));
+    CHECK(reads_back(std::nextafter(p, 0.0)) && reads_back(std::nextafter(p, 2 * p)));
+  }
+  for (int e = -323; e <= 308; ++e) {
+    const double p = std::pow(10.0, e);
+    CHECK(reads_back(p) && reads_back(std::nextafter(p, 0.0)) && reads_back(std::nextafter(p, 2 * p)));
+  }
+  // Any bit pattern that is a finite double, and the short decimals statistics are made of.
+  auto rng = ds::rng::Xoshiro256ss::for_chunk(2026, 0);
+  int failed = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t bits = rng.next();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    if (std::isfinite(d) && !reads_back(d)) ++failed;
+    const double decimal = static_cast<double>(static_cast<int64_t>(bits % 2000001) - 1000000) / 1000.0;
+    if (!reads_back(decimal) || text(decimal).size() > 9) ++failed;
+  }
+  CHECK(failed == 0);
 }
 
 TEST(json_strings_and_escapes) {
