@@ -14,7 +14,9 @@ import { dirname, join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { Appliance } from '../support/appliance';
 import { seededRandom } from '../support/seeded-random';
+import { immutableFlagHolds, setDatabaseImmutable } from '../support/immutable-files';
 import { httpRequest, HttpResult, makeTempDir } from '../support/test-app';
+import { waitUntil } from '../support/wait';
 import { IntegrityChecker } from './support/data-dir';
 import { seedOfThisRun } from './support/property';
 
@@ -415,23 +417,7 @@ function filesUnder(dir: string): string[] {
   });
 });
 
-/**
- * Whether the file system of the temporary dirs honours the immutable flag for a descriptor opened before it was set
- * (ext4 does and answers EPERM; tmpfs lets the write through), and whether we may set it (CAP_LINUX_IMMUTABLE). The
- * probe's dir is removed before jest goes on collecting.
- */
-function immutableFlagHolds(): boolean {
-  const dir = makeTempDir('ds-immutable-probe-');
-  const probe = join(dir, 'probe');
-  const script = `exec 3>'${probe}' && chattr +i '${probe}' || exit 2; if echo x >&3; then r=1; else r=0; fi; chattr -i '${probe}'; exit $r`;
-  try {
-    return spawnSync('sh', ['-c', script]).status === 0;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const immutable = process.platform === 'linux' && immutableFlagHolds();
+const immutable = immutableFlagHolds();
 
 (immutable ? describe : describe.skip)('the main database made read-only under the running daemon', () => {
   let dataDir = '';
@@ -439,9 +425,7 @@ const immutable = process.platform === 'linux' && immutableFlagHolds();
   let appliance: Appliance;
   let locked = false;
   const setImmutable = (on: boolean): void => {
-    const files = [database, `${database}-wal`].filter((f) => existsSync(f));
-    const result = spawnSync('chattr', [on ? '+i' : '-i', ...files]);
-    if (result.status !== 0) throw new Error(`chattr: ${result.stderr.toString()}`);
+    setDatabaseImmutable(database, on);
     locked = on;
   };
 
@@ -458,10 +442,16 @@ const immutable = process.platform === 'linux' && immutableFlagHolds();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('refuses writes with 503 store_unavailable, keeps reading, and writes again once writable', async () => {
+  const readiness = async () => {
+    const res = await appliance.call('GET', '/v1/ready');
+    return [res.status, res.body.status, res.body.store?.status, res.body.storage?.status];
+  };
+
+  it('refuses writes with 503 store_unavailable, is not ready, keeps reading, and writes again once writable', async () => {
     const datasetId = await appliance.stockDataset('sku,stock\nsku0,500\nsku1,20');
     const before = await appliance.ok('POST', '/v1/api-keys', { label: 'before' });
     expect(existsSync(`${database}-wal`)).toBe(true);
+    expect(await readiness()).toEqual([200, 'ready', 'ok', 'ok']);
 
     setImmutable(true);
     const refusedKey = await appliance.call('POST', '/v1/api-keys', { label: 'while read-only' });
@@ -504,9 +494,17 @@ const immutable = process.platform === 'linux' && immutableFlagHolds();
     });
     expect([query.status, query.body.rows]).toEqual([200, [{ total: 520 }]]);
     expect((await appliance.call('GET', '/v1/health')).status).toBe(200);
+    // The refused writes ended the standing answer of the last write probe: readiness writes again and fails.
+    expect(await readiness()).toEqual([503, 'not_ready', 'unavailable', 'ok']);
+    await waitUntil(
+      () => appliance.daemon!.output().includes('"event":"store_not_writable"'),
+      2000,
+      'store_not_writable logged',
+    );
 
-    // Writable again: the next write succeeds, without a restart.
+    // Writable again: readiness and the next write succeed, without a restart.
     setImmutable(false);
+    expect(await readiness()).toEqual([200, 'ready', 'ok', 'ok']);
     const after = await appliance.call('POST', '/v1/api-keys', { label: 'after' });
     expect(after.status).toBe(201);
     expect(appliance.isUp).toBe(true);

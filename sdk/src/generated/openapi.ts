@@ -1158,7 +1158,7 @@ export interface paths {
         };
         /**
          * Check readiness
-         * @description Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB.
+         * @description Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB, or while the store cannot serve writes.
          */
         get: operations["Health_ready"];
         put?: never;
@@ -3750,7 +3750,7 @@ export interface components {
         };
         StoreStatusResponse: {
             /**
-             * @description Whether the database answers (always ok on the SQLite file; probed on PostgreSQL).
+             * @description Whether the store can serve writes: the SQLite file takes a write (probed at most every 10 s while it does), or the PostgreSQL database answers.
              * @enum {string}
              */
             status: "ok" | "unavailable";
@@ -12492,7 +12492,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not ready: the disk is nearly full, or the database does not answer. */
+            /** @description Not ready: the disk is nearly full, or the database does not answer or take writes. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,6 @@ export { serializeTransactionsOn } from './transaction-lock';
 export { sharedWrite } from './shared-writes';
 export { updateByIds } from './batch-update';
 export type { Lease } from './work-leases';
-export { StoreHealth } from './store-health';
+export { StoreHealth, WRITE_PROBE_TTL_MS } from './store-health';
 export type { StoreStatus } from './store-health';
 export { retryWhileStoreUnavailable } from './store-retry';

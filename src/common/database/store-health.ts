@@ -1,39 +1,109 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MikroORM } from '@mikro-orm/core';
+import { Clock } from '../clock';
+import { storeFaultOf } from '../errors';
+import { APP_LOGGER, AppLogger } from '../logging';
+import { AppStateRepository } from './app-state.repository';
 import { dialectOf } from './dialect';
 import type { StoreOrm } from './orm';
 
 /** A readiness probe answers within this, whatever the database does. */
 const PROBE_TIMEOUT_MS = 2000;
 
+/** How long a write probe of the SQLite file that went through stands for the readiness checks after it. */
+export const WRITE_PROBE_TTL_MS = 10_000;
+
+const WRITE_PROBE_KEY = 'store_write_probe';
+
 export type StoreStatus = 'ok' | 'unavailable';
 
 /**
- * Whether the shared PostgreSQL database answers, for readiness: a replica that cannot reach it serves nothing but
- * 503 `store_unavailable`, so its balancer should route elsewhere. The SQLite file of one appliance is always
- * there; it is not probed (a probe would queue behind its one writer).
+ * Whether the store can serve writes, for readiness. PostgreSQL: whether the shared database answers `select 1`,
+ * asked at every check (a replica that cannot reach it serves nothing but 503 `store_unavailable`, so its balancer
+ * should route elsewhere). SQLite: whether the file takes a write — a disk failing or read-only answers every write
+ * 503 while reads go on, so only a write tells. One row of `appliance_state` is written, at most once per
+ * WRITE_PROBE_TTL_MS while it goes through; after a failure every check writes again, so readiness turns back as soon
+ * as the disk takes writes. A store failure met by any statement in between (a request's, a background loop's) ends
+ * the standing answer at once.
  */
 @Injectable()
 export class StoreHealth {
-  constructor(@Inject(MikroORM) private readonly orm: StoreOrm) {}
+  private readonly isSqlite: boolean;
+  /** The wall-clock time of the last write probe that went through; undefined while none stands. */
+  private wroteAt?: number;
+  private probe?: Promise<StoreStatus>;
+  private isFailing = false;
+
+  constructor(
+    @Inject(MikroORM) private readonly orm: StoreOrm,
+    private readonly appState: AppStateRepository,
+    private readonly clock: Clock,
+    @Inject(APP_LOGGER) private readonly logger: AppLogger,
+  ) {
+    this.isSqlite = dialectOf(orm.em.getPlatform()) === 'sqlite';
+    if (this.isSqlite) {
+      orm.em
+        .getConnection()
+        .getKnex()
+        .on('query-error', (error: unknown) => {
+          if (storeFaultOf(error) !== undefined) this.wroteAt = undefined;
+        });
+    }
+  }
 
   async status(): Promise<StoreStatus> {
-    if (dialectOf(this.orm.em.getPlatform()) !== 'postgresql') return 'ok';
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<StoreStatus>((resolve) => {
-      timer = setTimeout(() => resolve('unavailable'), PROBE_TIMEOUT_MS);
-    });
-    const probe = this.orm.em
-      .getConnection()
-      .execute('select 1')
-      .then(
-        (): StoreStatus => 'ok',
-        (): StoreStatus => 'unavailable',
+    if (!this.isSqlite) {
+      return withinProbeTimeout(
+        this.orm.em
+          .getConnection()
+          .execute('select 1')
+          .then(() => 'ok'),
       );
-    try {
-      return await Promise.race([probe, timeout]);
-    } finally {
-      clearTimeout(timer);
     }
+    if (this.hasStandingWrite()) return 'ok';
+    this.probe ??= this.probeWrite().finally(() => (this.probe = undefined));
+    return withinProbeTimeout(this.probe);
+  }
+
+  private hasStandingWrite(): boolean {
+    if (this.wroteAt === undefined) return false;
+    const age = this.clock.now().getTime() - this.wroteAt;
+    // A wall clock set back makes the age negative: that write no longer says anything about now.
+    return age >= 0 && age < WRITE_PROBE_TTL_MS;
+  }
+
+  private async probeWrite(): Promise<StoreStatus> {
+    const startedAt = this.clock.now();
+    try {
+      await this.appState.set(WRITE_PROBE_KEY, startedAt.toISOString());
+    } catch (error) {
+      if (!this.isFailing) {
+        this.logger.warn(
+          { event: 'store_not_writable', reason: (error as Error).message },
+          'the database file does not take writes: not ready',
+        );
+      }
+      this.isFailing = true;
+      return 'unavailable';
+    }
+    this.wroteAt = startedAt.getTime();
+    if (this.isFailing) {
+      this.logger.info({ event: 'store_writable' }, 'the database file takes writes again');
+    }
+    this.isFailing = false;
+    return 'ok';
+  }
+}
+
+/** What `check` answers, 'unavailable' if it fails or has not answered within PROBE_TIMEOUT_MS. */
+async function withinProbeTimeout(check: Promise<StoreStatus>): Promise<StoreStatus> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<StoreStatus>((resolve) => {
+    timer = setTimeout(() => resolve('unavailable'), PROBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([check.catch((): StoreStatus => 'unavailable'), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

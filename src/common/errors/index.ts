@@ -4,4 +4,4 @@ export { ERROR_CATALOGUE } from './catalogue';
 export type { ErrorCode } from './catalogue';
 export { toAppError } from './to-app-error';
 export { StartupError } from './startup-error';
-export { isStorageExhausted, isStoreUnavailable } from './store-unavailable';
+export { isStorageExhausted, isStoreUnavailable, storeFaultOf } from './store-unavailable';

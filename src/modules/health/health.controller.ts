@@ -35,20 +35,21 @@ export class HealthController {
 
   /**
    * Readiness: 503 while the data dir's file system has less than SERVICE_MIN_FREE_DISK_MB free, so a balancer or
-   * monitor sees the appliance degrade before writes start failing with 507, and while the PostgreSQL database does
-   * not answer (requests would fail with 503 store_unavailable).
+   * monitor sees the appliance degrade before writes start failing with 507, and while the store cannot serve
+   * writes (requests would fail with 503 store_unavailable): the PostgreSQL database does not answer, or the SQLite
+   * file does not take a write (StoreHealth).
    */
   @Public()
   @Get('v1/ready')
   @ApiOkResponse({ type: ReadinessResponse, description: 'Ready to serve.' })
   @ApiServiceUnavailableResponse({
     type: ReadinessResponse,
-    description: 'Not ready: the disk is nearly full, or the database does not answer.',
+    description: 'Not ready: the disk is nearly full, or the database does not answer or take writes.',
   })
   @ApiOperation({
     summary: 'Check readiness',
     description:
-      "Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB.",
+      "Public. 503 while the data directory's file system has less free space than SERVICE_MIN_FREE_DISK_MB, or while the store cannot serve writes.",
   })
   async ready(@Res() reply: FastifyReply): Promise<void> {
     const [storage, store] = await Promise.all([

@@ -29,7 +29,8 @@ export class StorageStatusResponse {
 export class StoreStatusResponse {
   @ApiProperty({
     enum: ['ok', 'unavailable'],
-    description: 'Whether the database answers (always ok on the SQLite file; probed on PostgreSQL).',
+    description:
+      'Whether the store can serve writes: the SQLite file takes a write (probed at most every 10 s while it does), or the PostgreSQL database answers.',
   })
   status!: StoreStatus;
 }
