@@ -1,6 +1,7 @@
 import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ConnectorError, ConnectorErrorType } from '../connector-error';
+import { DecodeBudget } from './decode-budget';
 import type { FileDescription, FileSource, FormatOptions } from './index';
 import { ParseLimits } from './parse-limits';
 import { CollisionLog, isTextTable, ParsedRecord, RowBatch } from './records';
@@ -20,9 +21,6 @@ export type ParseReply =
   | { readonly type: 'described'; readonly description: FileDescription }
   | { readonly type: 'budget'; readonly budgetMs: number }
   | { readonly type: 'failed'; readonly errorType: ConnectorErrorType; readonly message: string };
-
-/** How often a decode budget is checked against the thread's busy time. */
-const BUDGET_CHECK_MS = 100;
 
 /** Batches the parse thread may post before the reader asks for more: parsing runs ahead, memory stays bounded. */
 export const BATCHES_AHEAD = 2;
@@ -79,7 +77,25 @@ class ParseThread {
   private stopped = false;
   /** The job's last reply ('described' or 'end') has come: the thread ending on its own then is no failure. */
   private answered = false;
-  private budgetCheck: NodeJS.Timeout | undefined;
+  /**
+   * Busy time is the thread's event-loop active time: waiting for the reader to pull is idle and does not count, a
+   * decoder spinning in one synchronous call does.
+   */
+  private readonly budget = new DecodeBudget(
+    () => {
+      const from = this.worker.performance.eventLoopUtilization();
+      return () => this.worker.performance.eventLoopUtilization(from).active;
+    },
+    (budgetMs) => {
+      this.fail(
+        new ConnectorError(
+          'invalid_payload',
+          `The file is damaged: decoding it took more than the ${budgetMs} ms its size allows, and was stopped.`,
+        ),
+      );
+      void this.stop();
+    },
+  );
   private readonly onAbort = (): void => {
     const reason: unknown = this.run.signal?.reason;
     this.fail(
@@ -109,7 +125,7 @@ class ParseThread {
     live.add(this.worker);
     this.worker.on('message', (reply: ParseReply) => {
       if (reply.type === 'failed') this.fail(new ConnectorError(reply.errorType, reply.message));
-      else if (reply.type === 'budget') this.enforceBudget(reply.budgetMs);
+      else if (reply.type === 'budget') this.budget.set(reply.budgetMs);
       else {
         if (reply.type === 'described' || reply.type === 'end') this.answered = true;
         this.replies.push(reply);
@@ -153,30 +169,10 @@ class ParseThread {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.budgetCheck);
+    this.budget.clear();
     this.run.signal?.removeEventListener('abort', this.onAbort);
     await this.worker.terminate();
     live.delete(this.worker);
-  }
-
-  /**
-   * Stops the thread once it has been busy longer than `budgetMs` since the budget was set. Busy time is the
-   * thread's event-loop active time: waiting for the reader to pull is idle and does not count, a decoder spinning in
-   * one synchronous call does.
-   */
-  private enforceBudget(budgetMs: number): void {
-    const from = this.worker.performance.eventLoopUtilization();
-    this.budgetCheck = setInterval(() => {
-      if (this.worker.performance.eventLoopUtilization(from).active <= budgetMs) return;
-      this.fail(
-        new ConnectorError(
-          'invalid_payload',
-          `The file is damaged: decoding it took more than the ${budgetMs} ms its size allows, and was stopped.`,
-        ),
-      );
-      void this.stop();
-    }, BUDGET_CHECK_MS);
-    this.budgetCheck.unref();
   }
 
   private fail(error: Error): void {
