@@ -57,12 +57,16 @@ describe('parquet', () => {
       const rows = await records({ kind: 'path', path: join(dir, 'big.parquet') }, 100);
       expect(rows).toHaveLength(1001);
       expect(rows[1000]).toEqual({ id: 1000, name: 'n1000', score: 500 });
+      const footers: unknown[] = [];
       const description = await describeFile(
         { kind: 'path', path: join(dir, 'big.parquet') },
-        { fileType: 'parquet' },
+        { fileType: 'parquet', onParquetFooter: (footer) => footers.push(footer) },
       );
       expect(description.records).toBe(1001);
       expect(description.columnTypes?.map((c) => c.name)).toEqual(['id', 'name', 'score']);
+      // The footer is read once: the column types are the ones of the footer the records were read with.
+      expect(footers).toHaveLength(1);
+      expect(description.columnTypes).toBe((footers[0] as { columns: unknown }).columns);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -5,7 +5,7 @@ import { FileType } from '../file-types';
 import { readCsv } from './csv';
 import { loadWorkbook, pickSheet, sheetRecords } from './excel';
 import { locateRecords, parseJsonText, toFlatRecords } from './json';
-import { parquetBytes, parquetFile, readParquet, readParquetInfo } from './parquet';
+import { parquetBytes, parquetFile, ParquetInfo, readParquet } from './parquet';
 import { checkWholeParse, ParseLimits, ShapeGuard } from './parse-limits';
 import { CollisionLog, isTextTable, ParsedRecord, RowBatch } from './records';
 import { decodeStream, decodeText } from './text';
@@ -31,10 +31,10 @@ export interface FormatOptions {
   /** CSV and TSV batches as text tables rather than records (readFileBatches only). */
   readonly textTables?: boolean;
   /**
-   * Told, before any page is decoded, how much CPU time the file's own footer allows its decoding (Parquet). Set
-   * inside the parse thread, which passes it on to the thread that can stop it.
+   * Told a Parquet file's footer once it is read, before any page is decoded: the parse thread sets the decode budget
+   * from it (parquetDecodeBudgetMs), describeFile takes the column types from it.
    */
-  readonly onDecodeBudget?: (budgetMs: number) => void;
+  readonly onParquetFooter?: (footer: ParquetInfo) => void;
 }
 
 const BINARY_TYPES: ReadonlySet<FileType> = new Set<FileType>(['excel', 'parquet']);
@@ -139,7 +139,7 @@ async function* readFormat(
     }
     case 'parquet': {
       const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
-      yield* readParquet(file, batchSize, collisions, options.limits, options.onDecodeBudget);
+      yield* readParquet(file, batchSize, collisions, options.limits, options.onParquetFooter);
       return;
     }
   }
@@ -172,7 +172,15 @@ export async function describeFile(
   const columns = new Set<string>();
   const sample: ParsedRecord[] = [];
   let records = 0;
-  for await (const batch of readFileRecords(source, options, 1000, collisions)) {
+  let columnTypes: FileDescription['columnTypes'];
+  const reading: FormatOptions = {
+    ...options,
+    onParquetFooter: (footer) => {
+      columnTypes = footer.columns;
+      options.onParquetFooter?.(footer);
+    },
+  };
+  for await (const batch of readFileRecords(source, reading, 1000, collisions)) {
     for (const record of batch) {
       for (const key of Object.keys(record)) columns.add(key);
       if (sample.length < sampleSize) sample.push(record);
@@ -183,10 +191,7 @@ export async function describeFile(
   if (options.fileType === 'excel') {
     Object.assign(extra, { sheets: (await loadWorkbook(await wholeFile(source), options.limits)).sheets });
   }
-  if (options.fileType === 'parquet') {
-    const file = source.kind === 'path' ? await parquetFile(source.path) : parquetBytes(source.bytes);
-    Object.assign(extra, { columnTypes: (await readParquetInfo(file, options.limits)).columns });
-  }
+  if (columnTypes) Object.assign(extra, { columnTypes });
   const warning = collisions.message();
   return { records, columns: [...columns], sample, warnings: warning ? [warning] : [], ...extra };
 }

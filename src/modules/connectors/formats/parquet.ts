@@ -42,7 +42,7 @@ export interface ParquetInfo {
   readonly columns: readonly { name: string; type: string }[];
 }
 
-export async function readParquetInfo(file: AsyncBuffer, limits?: ParseLimits): Promise<ParquetInfo> {
+async function readParquetInfo(file: AsyncBuffer, limits?: ParseLimits): Promise<ParquetInfo> {
   await checkMagic(file);
   const [hyparquet] = await load();
   let metadata: FileMetaData;
@@ -112,11 +112,11 @@ export async function* readParquet(
   batchSize: number,
   collisions: CollisionLog,
   limits?: ParseLimits,
-  onDecodeBudget?: (budgetMs: number) => void,
+  onFooter?: (footer: ParquetInfo) => void,
 ): AsyncGenerator<ParsedRecord[]> {
   const [hyparquet, { compressors }] = await load();
   const info = await readParquetInfo(file, limits);
-  onDecodeBudget?.(parquetDecodeBudgetMs(info.metadata));
+  onFooter?.(info);
   for (let start = 0; start < info.rows; start += batchSize) {
     const end = Math.min(info.rows, start + batchSize);
     let rows: Record<string, unknown>[];

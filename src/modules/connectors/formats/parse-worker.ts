@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ConnectorError } from '../connector-error';
 import { describeFile, readFileBatches } from './index';
 import { BATCHES_AHEAD, ParseJob, ParseReply } from './parse-thread';
+import { parquetDecodeBudgetMs, ParquetInfo } from './parquet';
 import { CollisionLog, isTextTable } from './records';
 
 /** The body of a parse thread (started by parse-thread.ts): runs one job and reports to the parent. */
@@ -11,7 +12,8 @@ async function runJob(
 ): Promise<void> {
   const options = {
     ...job.options,
-    onDecodeBudget: (budgetMs: number) => post({ type: 'budget', budgetMs }),
+    onParquetFooter: (footer: ParquetInfo) =>
+      post({ type: 'budget', budgetMs: parquetDecodeBudgetMs(footer.metadata) }),
   };
   if (job.op === 'describe') {
     post({ type: 'described', description: await describeFile(job.source, options, job.sampleSize) });
