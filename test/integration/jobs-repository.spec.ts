@@ -1,15 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { StoreOrm } from '../../src/common/database';
-import { registerEntities } from '../../src/common/database/entity-registry';
 import { Job, JobSchema } from '../../src/modules/jobs/job.entity';
 import { JobsRepository } from '../../src/modules/jobs/jobs.repository';
-import { openTestStore, TestStore } from '../support/test-store';
+import { openRepositoryStore, RepositoryStore } from '../support/test-store';
 
-let dataDir: string;
-let store: TestStore;
+let store: RepositoryStore;
 let orm: StoreOrm;
 let jobs: JobsRepository;
 
@@ -26,9 +21,7 @@ const rowOf = async (id: string): Promise<Record<string, unknown>> => {
 };
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'ds-jobs-repo-'));
-  registerEntities([JobSchema]);
-  store = await openTestStore(dataDir);
+  store = await openRepositoryStore([JobSchema], 'ds-jobs-repo-');
   orm = store.orm;
   jobs = new JobsRepository(orm.em);
 });
@@ -36,7 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await jobs.onModuleDestroy();
   await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('JobsRepository.create (a prepared insert on SQLite, the same SQL executed on PostgreSQL)', () => {

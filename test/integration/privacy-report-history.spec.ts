@@ -1,17 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig } from '../../src/common/config';
 import { StoreOrm } from '../../src/common/database';
-import { registerEntities } from '../../src/common/database/entity-registry';
 import { createLogger } from '../../src/common/logging';
 import { PrivacyReportSchema } from '../../src/modules/privacy/privacy-report.entity';
 import { PrivacyReportRepository, reportIdOf } from '../../src/modules/privacy/privacy-report.repository';
 import { PrivacyReportRetention } from '../../src/modules/privacy/privacy-report-retention.service';
-import { openTestStore, TestStore } from '../support/test-store';
+import { openRepositoryStore, RepositoryStore } from '../support/test-store';
 
-let dataDir: string;
-let store: TestStore;
+let store: RepositoryStore;
 let orm: StoreOrm;
 let history: PrivacyReportRepository;
 
@@ -30,16 +25,13 @@ const appendAt = async (generatedAt: Date) => {
 };
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'ds-privacy-history-'));
-  registerEntities([PrivacyReportSchema]);
-  store = await openTestStore(dataDir);
+  store = await openRepositoryStore([PrivacyReportSchema], 'ds-privacy-history-');
   orm = store.orm;
   history = new PrivacyReportRepository(orm.em);
 });
 
 afterAll(async () => {
   await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('privacy report history', () => {
@@ -80,7 +72,10 @@ describe('privacy report history', () => {
   });
 
   it('prunes reports past the retention period but keeps the newest, so the next one still links', async () => {
-    const config = loadConfig({ SERVICE_DATA_DIR: dataDir, SERVICE_PRIVACY_REPORT_RETENTION_DAYS: '30' });
+    const config = loadConfig({
+      SERVICE_DATA_DIR: store.dataDir,
+      SERVICE_PRIVACY_REPORT_RETENTION_DAYS: '30',
+    });
     const retention = new PrivacyReportRetention(history, config, createLogger('silent'));
     expect(await retention.prune(now)).toBe(5);
     expect((await history.list(10)).reports.map((r) => r.sequence)).toEqual([6]);

@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { StoreOrm } from '../../src/common/database';
-import { registerEntities } from '../../src/common/database/entity-registry';
 import { RunsRepository } from '../../src/modules/simulation/runs.repository';
 import { SimulationRun, SimulationRunSchema } from '../../src/modules/simulation/simulation-run.entity';
-import { openTestStore, TestStore } from '../support/test-store';
+import { openRepositoryStore, RepositoryStore } from '../support/test-store';
 
-let dataDir: string;
-let store: TestStore;
+let store: RepositoryStore;
 let orm: StoreOrm;
 let runs: RunsRepository;
 
@@ -29,9 +24,7 @@ const run = (id: string, orgId = 'org_a'): SimulationRun => ({
 });
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'ds-runs-'));
-  registerEntities([SimulationRunSchema]);
-  store = await openTestStore(dataDir);
+  store = await openRepositoryStore([SimulationRunSchema], 'ds-runs-');
   orm = store.orm;
   runs = new RunsRepository(orm.em);
 });
@@ -39,7 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runs.onModuleDestroy();
   await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('RunsRepository (a prepared insert on SQLite, the same SQL executed on PostgreSQL)', () => {

@@ -1,17 +1,9 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Clock } from '../../src/common/clock';
-import {
-  AppStateRepository,
-  openDatabase,
-  StoreHealth,
-  StoreOrm,
-  WRITE_PROBE_TTL_MS,
-} from '../../src/common/database';
+import { AppStateRepository, StoreHealth, StoreOrm, WRITE_PROBE_TTL_MS } from '../../src/common/database';
 import { createLogger } from '../../src/common/logging';
-import { immutableFlagHolds, setDatabaseImmutable } from '../support/immutable-files';
-import { makeTempDir } from '../support/test-app';
-import { openTestStore, TestStore } from '../support/test-store';
+import { ImmutableDatabase, immutableFlagHolds } from '../support/immutable-files';
+import { openRepositoryStore, RepositoryStore } from '../support/test-store';
 
 class StoppedClock extends Clock {
   ms = Date.parse('2026-11-27T12:00:00.000Z');
@@ -25,23 +17,18 @@ function storeHealthOf(orm: StoreOrm, clock: Clock): StoreHealth {
 }
 
 describe('StoreHealth on the store of the run', () => {
-  let dataDir = '';
-  let store: TestStore | undefined;
+  let store: RepositoryStore;
 
   beforeAll(async () => {
-    dataDir = makeTempDir('ds-store-health-');
-    store = await openTestStore(dataDir);
+    store = await openRepositoryStore([], 'ds-store-health-');
   });
-  afterAll(async () => {
-    await store?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  afterAll(() => store.close());
 
   it('is ok while the store serves; only the SQLite file is written to tell', async () => {
     const clock = new StoppedClock();
-    const health = storeHealthOf(store!.orm, clock);
+    const health = storeHealthOf(store.orm, clock);
     expect(await health.status()).toBe('ok');
-    const probe = await new AppStateRepository(store!.orm.em).get('store_write_probe');
+    const probe = await new AppStateRepository(store.orm.em).get('store_write_probe');
     expect(probe).toBe(process.env.TEST_STORE === 'postgresql' ? undefined : clock.now().toISOString());
   });
 });
@@ -50,26 +37,20 @@ describe('StoreHealth on the store of the run', () => {
 const canLock = process.env.TEST_STORE !== 'postgresql' && immutableFlagHolds();
 
 (canLock ? describe : describe.skip)('StoreHealth on a SQLite file that stops taking writes', () => {
-  let dataDir = '';
-  let database = '';
+  let store: RepositoryStore;
   let orm: StoreOrm;
-  let locked = false;
-  const lock = (on: boolean): void => {
-    setDatabaseImmutable(database, on);
-    locked = on;
-  };
+  let file: ImmutableDatabase;
   const probeWrites = async (): Promise<string | undefined> =>
     new AppStateRepository(orm.em).get('store_write_probe');
 
   beforeEach(async () => {
-    dataDir = makeTempDir('ds-store-health-');
-    database = join(dataDir, 'service.sqlite');
-    orm = await openDatabase(database);
+    store = await openRepositoryStore([], 'ds-store-health-');
+    file = new ImmutableDatabase(join(store.dataDir, 'service.sqlite'));
+    orm = store.orm;
   });
   afterEach(async () => {
-    if (locked) lock(false);
-    await orm.close(true);
-    rmSync(dataDir, { recursive: true, force: true });
+    file.clear();
+    await store.close();
   });
 
   it('writes at most once per WRITE_PROBE_TTL_MS while writes go through, and sees an idle file locked after it', async () => {
@@ -80,7 +61,7 @@ const canLock = process.env.TEST_STORE !== 'postgresql' && immutableFlagHolds();
     expect(firstProbe).toBe(clock.now().toISOString());
 
     clock.ms += WRITE_PROBE_TTL_MS - 1;
-    lock(true);
+    file.set(true);
     // Nothing wrote since: the probe's answer stands, without a write.
     expect(await health.status()).toBe('ok');
 
@@ -88,7 +69,7 @@ const canLock = process.env.TEST_STORE !== 'postgresql' && immutableFlagHolds();
     expect(await health.status()).toBe('unavailable');
     // A failure does not stand: the next check writes again, and answers as soon as the file takes writes.
     expect(await health.status()).toBe('unavailable');
-    lock(false);
+    file.set(false);
     expect(await health.status()).toBe('ok');
     expect(await probeWrites()).toBe(clock.now().toISOString());
   });
@@ -98,7 +79,7 @@ const canLock = process.env.TEST_STORE !== 'postgresql' && immutableFlagHolds();
     const health = storeHealthOf(orm, clock);
     expect(await health.status()).toBe('ok');
 
-    lock(true);
+    file.set(true);
     await expect(new AppStateRepository(orm.em).set('some_fact', 'x')).rejects.toMatchObject({
       code: 'SQLITE_IOERR',
     });
@@ -109,7 +90,7 @@ const canLock = process.env.TEST_STORE !== 'postgresql' && immutableFlagHolds();
     const clock = new StoppedClock();
     const health = storeHealthOf(orm, clock);
     expect(await health.status()).toBe('ok');
-    lock(true);
+    file.set(true);
     clock.ms -= 60_000;
     expect(await health.status()).toBe('unavailable');
   });

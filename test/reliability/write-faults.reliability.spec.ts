@@ -14,7 +14,7 @@ import { dirname, join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { Appliance } from '../support/appliance';
 import { seededRandom } from '../support/seeded-random';
-import { immutableFlagHolds, setDatabaseImmutable } from '../support/immutable-files';
+import { ImmutableDatabase, immutableFlagHolds } from '../support/immutable-files';
 import { httpRequest, HttpResult, makeTempDir } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 import { IntegrityChecker } from './support/data-dir';
@@ -423,21 +423,18 @@ const immutable = immutableFlagHolds();
   let dataDir = '';
   let database = '';
   let appliance: Appliance;
-  let locked = false;
-  const setImmutable = (on: boolean): void => {
-    setDatabaseImmutable(database, on);
-    locked = on;
-  };
+  let file: ImmutableDatabase | undefined;
 
   beforeAll(async () => {
     dataDir = realpathSync(makeTempDir('ds-readonly-db-'));
     database = join(dataDir, 'service.sqlite');
+    file = new ImmutableDatabase(database);
     appliance = new Appliance(dataDir, { ENGINE_POOL_SIZE: '0' });
     await appliance.start();
     await appliance.signup('read-only-db@example.test');
   });
   afterAll(async () => {
-    if (locked) setImmutable(false);
+    file?.clear();
     await appliance?.kill();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -453,7 +450,7 @@ const immutable = immutableFlagHolds();
     expect(existsSync(`${database}-wal`)).toBe(true);
     expect(await readiness()).toEqual([200, 'ready', 'ok', 'ok']);
 
-    setImmutable(true);
+    file!.set(true);
     const refusedKey = await appliance.call('POST', '/v1/api-keys', { label: 'while read-only' });
     expectStoreRefusal(refusedKey, 'POST /v1/api-keys');
     expectStoreRefusal(
@@ -503,7 +500,7 @@ const immutable = immutableFlagHolds();
     );
 
     // Writable again: readiness and the next write succeed, without a restart.
-    setImmutable(false);
+    file!.set(false);
     expect(await readiness()).toEqual([200, 'ready', 'ok', 'ok']);
     const after = await appliance.call('POST', '/v1/api-keys', { label: 'after' });
     expect(after.status).toBe(201);

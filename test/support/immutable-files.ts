@@ -21,11 +21,23 @@ export function immutableFlagHolds(): boolean {
 }
 
 /**
- * Sets or clears the immutable flag of a SQLite database and its `-wal` under whoever holds them open: every later
- * write through their descriptors fails (SQLite's `SQLITE_IOERR`), reads go on.
+ * The immutable flag on a SQLite database and its `-wal`, set under whoever holds them open: every later write
+ * through their descriptors fails (SQLite's `SQLITE_IOERR`), reads go on. It remembers whether the flag is set, so a
+ * test's teardown clears it whatever failed before.
  */
-export function setDatabaseImmutable(database: string, on: boolean): void {
-  const files = [database, `${database}-wal`].filter((f) => existsSync(f));
-  const result = spawnSync('chattr', [on ? '+i' : '-i', ...files]);
-  if (result.status !== 0) throw new Error(`chattr: ${result.stderr.toString()}`);
+export class ImmutableDatabase {
+  private isSet = false;
+
+  constructor(private readonly database: string) {}
+
+  set(on: boolean): void {
+    const files = [this.database, `${this.database}-wal`].filter((f) => existsSync(f));
+    const result = spawnSync('chattr', [on ? '+i' : '-i', ...files]);
+    if (result.status !== 0) throw new Error(`chattr: ${result.stderr.toString()}`);
+    this.isSet = on;
+  }
+
+  clear(): void {
+    if (this.isSet) this.set(false);
+  }
 }

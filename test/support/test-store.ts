@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MikroORM } from '@mikro-orm/core';
+import { EntitySchema, MikroORM } from '@mikro-orm/core';
 import { AppConfig } from '../../src/common/config';
 import { openDatabase, storeLocationOf, StoreOrm } from '../../src/common/database';
+import { registerEntities } from '../../src/common/database/entity-registry';
 import { createTestDatabase } from './postgres';
 import type { TestApp } from './test-app';
 
@@ -28,6 +31,42 @@ export async function openTestStore(dataDir: string): Promise<TestStore> {
     async close() {
       await orm.close(true);
       await database.drop();
+    },
+  };
+}
+
+export interface RepositoryStore extends TestStore {
+  /** The data dir of its own the store was opened for (its SQLite file lies there); close() removes it. */
+  readonly dataDir: string;
+}
+
+/**
+ * openTestStore for a spec that drives repositories or services without a daemon: `entities` registered before the
+ * ORM starts, in a fresh data dir named from `prefix`; closing it also removes the data dir.
+ */
+export async function openRepositoryStore(
+  entities: readonly EntitySchema[],
+  prefix: string,
+): Promise<RepositoryStore> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const removeDataDir = (): void => rmSync(dataDir, { recursive: true, force: true });
+  registerEntities(entities);
+  let store: TestStore;
+  try {
+    store = await openTestStore(dataDir);
+  } catch (error) {
+    removeDataDir();
+    throw error;
+  }
+  return {
+    orm: store.orm,
+    dataDir,
+    async close() {
+      try {
+        await store.close();
+      } finally {
+        removeDataDir();
+      }
     },
   };
 }

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/common/config';
 import { SecretVault } from '../../../src/common/crypto/secret-vault';
 import { StoreOrm } from '../../../src/common/database';
-import { registerEntities } from '../../../src/common/database/entity-registry';
 import { AppError } from '../../../src/common/errors';
 import { createLogger } from '../../../src/common/logging';
 import { ConnectorSchema } from '../../../src/modules/connectors/connector.entity';
@@ -16,10 +14,9 @@ import { toConnectorResponse } from '../../../src/modules/connectors/connectors.
 import { ConnectorsService } from '../../../src/modules/connectors/connectors.service';
 import { ImportAreas } from '../../../src/modules/connectors/import-areas';
 import { TestEgressGuard } from '../../support/test-egress-guard';
-import { openTestStore, TestStore } from '../../support/test-store';
+import { openRepositoryStore, RepositoryStore } from '../../support/test-store';
 
-let dataDir: string;
-let store: TestStore;
+let store: RepositoryStore;
 let orm: StoreOrm;
 let service: ConnectorsService;
 let guard: TestEgressGuard;
@@ -27,13 +24,11 @@ let guard: TestEgressGuard;
 const OPERATOR = 'org_op';
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'conn-service-'));
-  const config = loadConfig({ SERVICE_DATA_DIR: dataDir, NODE_ENV: 'test' });
+  store = await openRepositoryStore([ConnectorSchema], 'conn-service-');
+  orm = store.orm;
+  const config = loadConfig({ SERVICE_DATA_DIR: store.dataDir, NODE_ENV: 'test' });
   mkdirSync(config.importDir, { recursive: true });
   writeFileSync(join(config.importDir, 'people.csv'), 'name,age\nAda,36\nAlan,41\n');
-  registerEntities([ConnectorSchema]);
-  store = await openTestStore(dataDir);
-  orm = store.orm;
   guard = new TestEgressGuard(['127.0.0.1:5432']);
   service = new ConnectorsService(
     new ConnectorRepository(orm.em),
@@ -47,7 +42,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function appError(promise: Promise<unknown>): Promise<AppError> {
