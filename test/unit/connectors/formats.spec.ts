@@ -251,6 +251,19 @@ describe('file formats', () => {
       expect(await records(bytes, { fileType: 'excel', sheet: 1 })).toEqual(data);
     });
 
+    it('describes the sheet read and lists every sheet, loading the workbook once', async () => {
+      const told: (readonly string[])[] = [];
+      const description = await describeFile(
+        { kind: 'bytes', bytes: await workbook() },
+        { fileType: 'excel', sheet: 'Data', onExcelSheets: (sheets) => told.push(sheets) },
+      );
+      expect(description.records).toBe(2);
+      expect(description.columns).toEqual(['id', 'when', 'total', 'label']);
+      expect(description.sheets).toEqual(['Summary', 'Data']);
+      expect(told).toHaveLength(1);
+      expect(description.sheets).toBe(told[0]);
+    });
+
     it('names the sheets when the sheet does not exist', async () => {
       const error = await connectorFailure(records(await workbook(), { fileType: 'excel', sheet: 'Nope' }));
       expect(error.errorType).toBe('not_found');

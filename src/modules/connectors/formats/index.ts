@@ -35,6 +35,8 @@ export interface FormatOptions {
    * from it (parquetDecodeBudgetMs), describeFile takes the column types from it.
    */
   readonly onParquetFooter?: (footer: ParquetInfo) => void;
+  /** Told an Excel workbook's sheet names once it is loaded: describeFile lists them without loading it again. */
+  readonly onExcelSheets?: (sheets: readonly string[]) => void;
 }
 
 const BINARY_TYPES: ReadonlySet<FileType> = new Set<FileType>(['excel', 'parquet']);
@@ -134,6 +136,7 @@ async function* readFormat(
     }
     case 'excel': {
       const workbook = await loadWorkbook(await wholeFile(source), options.limits);
+      options.onExcelSheets?.(workbook.sheets);
       yield* inBatches(sheetRecords(pickSheet(workbook, options.sheet), options.limits), batchSize);
       return;
     }
@@ -173,11 +176,16 @@ export async function describeFile(
   const sample: ParsedRecord[] = [];
   let records = 0;
   let columnTypes: FileDescription['columnTypes'];
+  let sheets: FileDescription['sheets'];
   const reading: FormatOptions = {
     ...options,
     onParquetFooter: (footer) => {
       columnTypes = footer.columns;
       options.onParquetFooter?.(footer);
+    },
+    onExcelSheets: (names) => {
+      sheets = names;
+      options.onExcelSheets?.(names);
     },
   };
   for await (const batch of readFileRecords(source, reading, 1000, collisions)) {
@@ -188,9 +196,7 @@ export async function describeFile(
     records += batch.length;
   }
   const extra: Pick<FileDescription, 'sheets' | 'columnTypes'> = {};
-  if (options.fileType === 'excel') {
-    Object.assign(extra, { sheets: (await loadWorkbook(await wholeFile(source), options.limits)).sheets });
-  }
+  if (sheets) Object.assign(extra, { sheets });
   if (columnTypes) Object.assign(extra, { columnTypes });
   const warning = collisions.message();
   return { records, columns: [...columns], sample, warnings: warning ? [warning] : [], ...extra };
