@@ -94,6 +94,12 @@ describe('the privacy report page in a browser with no network', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** What the page names as the store: the SQLite file, or the PostgreSQL server and database. */
+  const storeLocation = (): string => {
+    const url = t.config.databaseUrl;
+    return url === undefined ? t.config.databaseFile : `127.0.0.1:5432${new URL(url).pathname}`;
+  };
+
   it('shows the verdict, the chart and the destinations, and makes no request beyond the file', async () => {
     await expect(page.locator('#verdict .headline').textContent()).resolves.toBe('Verdict: cloud-free');
     expect(await page.locator('#verdict').isVisible()).toBe(true);
@@ -122,6 +128,13 @@ describe('the privacy report page in a browser with no network', () => {
     expect(await rows.filter({ hasText: '127.0.0.1' }).isVisible()).toBe(true);
     expect(await page.locator('#signature').isVisible()).toBe(true);
 
+    const store = page.locator('#store');
+    expect(await store.isVisible()).toBe(true);
+    await expect(store.textContent()).resolves.toContain(storeLocation());
+    await expect(store.textContent()).resolves.toContain(
+      t.config.databaseUrl === undefined ? "SQLite, this appliance's file" : 'shared by every replica',
+    );
+
     expect(requested).toEqual([pageUrl]);
   });
 
@@ -147,6 +160,8 @@ describe('the privacy report page in a browser with no network', () => {
       expect(text).toContain('Verdict: cloud-free');
       expect(text).toContain(DENIED_HOST);
       expect(text).toContain('24-hour timeline');
+      expect(text).toContain('Where the appliance keeps its state');
+      expect(text).toContain(storeLocation());
       for (let n = 1; n <= pages; n++) expect(pdfText(file, n)).toContain(`Page ${n} of ${pages}`);
 
       const last = pdfText(file, pages);

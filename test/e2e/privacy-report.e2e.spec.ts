@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { signedBytes, verifyReportText } from '../../src/modules/privacy/report-signature';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { createApiKey, signupAccount } from '../factories/accounts';
 import { REPO_ROOT } from '../support/daemon-process';
 import { HttpResult, makeTempDir, startTestApp, TestApp } from '../support/test-app';
 import { queryAppStore } from '../support/test-store';
+import { createTestDatabase, queryTestDatabase, sharedSecretsEnv, TestDatabase } from '../support/postgres';
 
 describe('GET /v1/admin/privacy-report', () => {
   let t: TestApp;
@@ -220,6 +222,30 @@ describe('GET /v1/admin/privacy-report', () => {
     expect(Date.parse(listed.body.reports[0].generated_at)).toBeLessThan(Date.parse(ahead));
   });
 
+  it('names where it keeps its state, signed, on the store this suite runs on', async () => {
+    const res = await t.request('GET', '/v1/admin/privacy-report', { token: operator });
+    const onPostgres = t.config.databaseUrl !== undefined;
+    expect(res.body.store).toEqual({
+      kind: onPostgres ? 'postgresql' : 'sqlite',
+      location: onPostgres
+        ? expect.stringMatching(/^127\.0\.0\.1:5432\/ds_test_[0-9a-f]+$/)
+        : t.config.databaseFile,
+      judged_by_egress_policy: false,
+      shared_by_replicas: onPostgres,
+      datasets_dir: t.config.datasetsDir,
+      keys_dir: t.config.keysDir,
+      composed_on: hostname(),
+    });
+    const key = await t.request('GET', '/v1/admin/privacy-report/public-key', { token: operator });
+    expect(verifyReportText(res.text, key.body.public_key_pem).ok).toBe(true);
+    const moved = res.text.replace(JSON.stringify(res.body.store.location), '"elsewhere:5432/x"');
+    expect(verifyReportText(moved, key.body.public_key_pem).ok).toBe(false);
+    const html = await t.request('GET', '/v1/admin/privacy-report?format=html', { token: operator });
+    expect(html.text).toContain(
+      onPostgres ? 'PostgreSQL server <code>127.0.0.1:5432/ds_test_' : "SQLite, this appliance's file",
+    );
+  });
+
   it('answers 404 for an unknown report and 422 for a cursor it did not issue', async () => {
     for (const id of ['prr_999999999999', 'nope', '..%2f..%2fetc']) {
       const res = await t.request('GET', `/v1/admin/privacy-reports/${id}`, { token: operator });
@@ -230,5 +256,65 @@ describe('GET /v1/admin/privacy-report', () => {
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('validation_failed');
     expect(bad.body.error.details).toEqual([{ field: 'cursor', problem: expect.any(String) }]);
+  });
+});
+
+describe('the privacy report of an appliance on PostgreSQL', () => {
+  const role = `ds_report_owner_${randomBytes(4).toString('hex')}`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  let database: TestDatabase;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await queryTestDatabase(database.url, `create role ${role} login password '${password}'`);
+    await queryTestDatabase(database.url, `alter database ${database.name} owner to ${role}`);
+    const url = new URL(database.url);
+    url.username = role;
+    url.password = password;
+    const dataDir = makeTempDir();
+    t = await startTestApp(
+      { ...sharedSecretsEnv(join(dataDir, 'keys')), SERVICE_DATABASE_URL: url.toString() },
+      dataDir,
+    );
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await database.drop();
+    await queryTestDatabase(
+      database.url.replace(`/${database.name}`, '/postgres'),
+      `drop role if exists ${role}`,
+    );
+  });
+
+  it('names its server and database, its shared directories, and never the user or password of the URL', async () => {
+    const operator = (await signupAccount(t)).apiKey;
+    const json = await t.request('GET', '/v1/admin/privacy-report', { token: operator });
+    expect(json.body.store).toEqual({
+      kind: 'postgresql',
+      location: `127.0.0.1:5432/${database.name}`,
+      judged_by_egress_policy: false,
+      shared_by_replicas: true,
+      datasets_dir: t.config.datasetsDir,
+      keys_dir: t.config.keysDir,
+      composed_on: hostname(),
+    });
+    const html = await t.request('GET', '/v1/admin/privacy-report?format=html', { token: operator });
+    expect(html.text).toContain(
+      `PostgreSQL server <code>127.0.0.1:5432/${database.name}</code>, shared by every replica`,
+    );
+    const kept = await t.request('GET', `/v1/admin/privacy-reports/${json.body.report_id}`, {
+      token: operator,
+    });
+    const keptPage = await t.request('GET', `/v1/admin/privacy-reports/${json.body.report_id}?format=html`, {
+      token: operator,
+    });
+    const list = await t.request('GET', '/v1/admin/privacy-reports', { token: operator });
+    for (const format of [json.text, html.text, kept.text, keptPage.text, list.text]) {
+      expect(format).not.toContain(role);
+      expect(format).not.toContain(password);
+      expect(format).not.toContain('postgres://');
+    }
   });
 });

@@ -3,6 +3,7 @@ import { loadOrCreateReportKey, ReportKey } from '../../src/modules/privacy/repo
 import { embedScript, extractEmbeddedReport } from '../../src/modules/privacy/report-embedding';
 import { chooseReportFormat } from '../../src/modules/privacy/report-format';
 import { renderReportPage } from '../../src/modules/privacy/report-page';
+import { describeReportStore } from '../../src/modules/privacy/report-store';
 import { signReport, verifyReportText } from '../../src/modules/privacy/report-signature';
 import { escapeHtml, markup } from '../../src/modules/privacy/safe-html';
 import { makeTempDir } from '../support/test-app';
@@ -164,6 +165,68 @@ describe('privacy report page', () => {
     expect(text).toContain(`<pre id="public-key">${key.publicKeyPem.trim()}</pre>`);
     expect(text).toContain(`SHA-256 of its signed bytes: ${'ab'.repeat(32)}`);
     expect(text.indexOf('id="signature"')).toBeGreaterThan(text.indexOf('id="destinations"'));
+  });
+
+  it("names the SQLite store as this appliance's file, and says when an older report did not name it", () => {
+    const store = describeReportStore(
+      {
+        databaseFile: '/var/lib/ds/service.sqlite',
+        datasetsDir: '/var/lib/ds/datasets',
+        keysDir: '/var/lib/ds/keys',
+      },
+      'box1',
+    );
+    expect(store).toEqual({
+      kind: 'sqlite',
+      location: '/var/lib/ds/service.sqlite',
+      judged_by_egress_policy: false,
+      shared_by_replicas: false,
+      datasets_dir: '/var/lib/ds/datasets',
+      keys_dir: '/var/lib/ds/keys',
+      composed_on: 'box1',
+    });
+    const { document, page: text } = page(reportContent({ store }));
+    expect(verifyReportText(document, key.publicKeyPem).ok).toBe(true);
+    expect(text).toContain("SQLite, this appliance's file");
+    expect(text).toContain('<dt>Location</dt><dd class="path">/var/lib/ds/service.sqlite</dd>');
+    expect(text).toContain('<dt>Dataset files</dt><dd class="path">/var/lib/ds/datasets</dd>');
+    expect(text).toContain('<dt>Signing keys</dt><dd class="path">/var/lib/ds/keys</dd>');
+    expect(text).toContain('<dt>Composed on node</dt><dd>box1</dd>');
+    expect(text).toContain('outside the egress policy');
+    expect(page(reportContent()).page).toContain('made before reports named the state store');
+  });
+
+  it('names a PostgreSQL store by host:port/database, without the user or password of its URL', () => {
+    const paths = {
+      datasetsDir: '/srv/shared/datasets',
+      keysDir: '/srv/shared/keys',
+      databaseFile: '/x.sqlite',
+    };
+    const store = describeReportStore(
+      {
+        ...paths,
+        databaseUrl: 'postgres://decision_owner:s3cr%40t-pw@10.0.0.20/decision%20db?sslmode=require',
+      },
+      'node2',
+    );
+    expect(store).toMatchObject({
+      kind: 'postgresql',
+      location: '10.0.0.20:5432/decision db',
+      shared_by_replicas: true,
+      datasets_dir: '/srv/shared/datasets',
+    });
+    expect(
+      describeReportStore({ ...paths, databaseUrl: 'postgresql://u@[fd00::20]:6432/ds' }, 'n').location,
+    ).toBe('[fd00::20]:6432/ds');
+    const { document, page: text } = page(reportContent({ store }));
+    for (const format of [document, text]) {
+      for (const secret of ['decision_owner', 's3cr', 'sslmode', 'postgres://']) {
+        expect(format).not.toContain(secret);
+      }
+    }
+    expect(text).toContain(
+      'PostgreSQL server <code>10.0.0.20:5432/decision db</code>, shared by every replica',
+    );
   });
 
   it('escapes interpolations unless they are markup from another template', () => {

@@ -2974,6 +2974,8 @@ export interface components {
             report_version: number;
             sequence?: number;
             signature: components["schemas"]["ReportSignatureResponse"];
+            /** @description Where the state is kept; absent from reports kept before it was added. */
+            store?: components["schemas"]["ReportStoreResponse"];
             /** @description What the appliance sends home: nothing. */
             telemetry?: {
                 /** @enum {boolean} */
@@ -3281,6 +3283,40 @@ export interface components {
             kid: string;
             /** @description base64url signature over the canonical JSON of the report without `signature`. */
             value: string;
+        };
+        ReportStoreResponse: {
+            /**
+             * @description Host name of the node whose replica composed and signed this report.
+             * @example node1
+             */
+            composed_on: string;
+            /**
+             * @description Where dataset files live (SERVICE_DATASETS_DIR).
+             * @example /srv/decision-shared/datasets
+             */
+            datasets_dir: string;
+            /**
+             * @description The store is the operator's configuration: its connection is not judged by the egress policy.
+             * @enum {boolean}
+             */
+            judged_by_egress_policy: false;
+            /**
+             * @description Where the appliance signing keys live (SERVICE_KEYS_DIR).
+             * @example /srv/decision-shared/keys
+             */
+            keys_dir: string;
+            /**
+             * @description Where the appliance keeps its state.
+             * @enum {string}
+             */
+            kind: "sqlite" | "postgresql";
+            /**
+             * @description SQLite: the file's path on this appliance. PostgreSQL: `host:port/database`, never the user or password.
+             * @example 10.0.0.20:5432/decision
+             */
+            location: string;
+            /** @description True on PostgreSQL: the database and both directories are shared by every replica. */
+            shared_by_replicas: boolean;
         };
         ReportTableResponse: {
             /** @example ds_3kq9v1m2x7 */

@@ -1,6 +1,6 @@
 export { AppStateRepository } from './app-state.repository';
 export { DatabaseModule } from './database.module';
-export { describeStore, openDatabase, storeLocationOf } from './orm';
+export { describeStore, openDatabase, postgresServerOf, storeLocationOf } from './orm';
 export type { StoreLocation, StoreOrm } from './orm';
 export { claimRows, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';

@@ -28,6 +28,12 @@ export function storeLocationOf(config: {
     : { kind: 'sqlite', file: config.databaseFile };
 }
 
+/** A PostgreSQL store's server and database as `host:port/database`, the port spelled out; never the user or password. */
+export function postgresServerOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname.slice(1))}`;
+}
+
 /** Where the state lives, for logs and operators: the file, or the server and database without any credential. */
 export function describeStore(location: StoreLocation): string {
   if (location.kind === 'sqlite') return `sqlite:${location.file}`;

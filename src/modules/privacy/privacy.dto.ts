@@ -34,6 +34,43 @@ export class ReportLicenseResponse {
   status!: string;
 }
 
+export class ReportStoreResponse {
+  @ApiProperty({ enum: ['sqlite', 'postgresql'], description: 'Where the appliance keeps its state.' })
+  kind!: 'sqlite' | 'postgresql';
+  @ApiProperty({
+    description:
+      "SQLite: the file's path on this appliance. PostgreSQL: `host:port/database`, never the user or password.",
+    example: '10.0.0.20:5432/decision',
+  })
+  location!: string;
+  @ApiProperty({
+    type: 'boolean',
+    enum: [false],
+    description:
+      "The store is the operator's configuration: its connection is not judged by the egress policy.",
+  })
+  judged_by_egress_policy!: false;
+  @ApiProperty({
+    description: 'True on PostgreSQL: the database and both directories are shared by every replica.',
+  })
+  shared_by_replicas!: boolean;
+  @ApiProperty({
+    description: 'Where dataset files live (SERVICE_DATASETS_DIR).',
+    example: '/srv/decision-shared/datasets',
+  })
+  datasets_dir!: string;
+  @ApiProperty({
+    description: 'Where the appliance signing keys live (SERVICE_KEYS_DIR).',
+    example: '/srv/decision-shared/keys',
+  })
+  keys_dir!: string;
+  @ApiProperty({
+    description: 'Host name of the node whose replica composed and signed this report.',
+    example: 'node1',
+  })
+  composed_on!: string;
+}
+
 export class ReportPolicyResponse {
   @ApiProperty({ description: 'How the egress rules were given.', example: 'deny_all' })
   mode!: string;
@@ -129,6 +166,11 @@ export class PrivacyReportResponse {
   appliance!: ReportApplianceResponse;
   @ApiProperty({ type: ReportLicenseResponse })
   license!: ReportLicenseResponse;
+  @ApiPropertyOptional({
+    type: ReportStoreResponse,
+    description: 'Where the state is kept; absent from reports kept before it was added.',
+  })
+  store?: ReportStoreResponse;
   @ApiProperty({
     type: 'object',
     description: 'What the appliance sends home: nothing.',

@@ -13,6 +13,7 @@ import { PrivacyReportPage, PrivacyReportRepository, sequenceOf } from './privac
 import { loadOrCreateReportKey, ReportKey } from './report-key';
 import { renderReportPage } from './report-page';
 import { reportHash, signReport } from './report-signature';
+import { describeReportStore, ReportStore } from './report-store';
 
 export const REPORT_VERSION = 1;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -29,6 +30,7 @@ const COMPOSE_ATTEMPTS = 5;
 export class PrivacyService implements OnModuleInit {
   private key!: ReportKey;
   private readonly appliance: ApplianceInfo = readApplianceInfo();
+  private store!: ReportStore;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,6 +42,7 @@ export class PrivacyService implements OnModuleInit {
 
   onModuleInit(): void {
     this.key = loadOrCreateReportKey(this.config.keysDir);
+    this.store = describeReportStore(this.config);
   }
 
   publicKey(principal: Principal): { publicKeyPem: string; kid: string } {
@@ -125,6 +128,7 @@ export class PrivacyService implements OnModuleInit {
       window: { start, end },
       appliance: { version: this.appliance.version, build: this.appliance.build },
       license: { edition: license.edition, status: license.status },
+      store: this.store,
       telemetry: { phone_home: false, update_check: false, crash_upload: false },
       policy: { mode: policy.mode, rules: policy.ruleTexts, sha256: policy.sha256 },
       egress_24h: {

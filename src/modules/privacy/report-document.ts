@@ -1,3 +1,5 @@
+import type { ReportStore } from './report-store';
+
 /** The signed report as served (DESIGN.md §6 and docs/privacy-report.md), as the page reads it. */
 export interface ReportDocument {
   readonly report_version: number;
@@ -8,6 +10,8 @@ export interface ReportDocument {
   readonly window: { readonly start: string; readonly end: string };
   readonly appliance: { readonly version: string; readonly build: string };
   readonly license: { readonly edition: string; readonly status: string };
+  /** Absent from reports kept before the store was named. */
+  readonly store?: ReportStore;
   readonly telemetry: Readonly<Record<string, boolean>>;
   readonly policy: { readonly mode: string; readonly rules: readonly string[]; readonly sha256: string };
   readonly egress_24h: {

@@ -18,7 +18,7 @@ h2 { font-size: 1.15rem; margin: 1.6rem 0 .5rem; border-bottom: 1px solid var(--
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-code, .hash, pre { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: .85em; }
+code, .hash, .path, pre { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: .85em; }
 .hash { overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; table-layout: fixed; }
 th, td { border: 1px solid var(--rule); padding: .25rem .4rem; text-align: left; vertical-align: top;

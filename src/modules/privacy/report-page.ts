@@ -48,6 +48,7 @@ export function renderReportPage(input: ReportPageInput): string {
 </header>
 ${verdict(report)}
 ${applianceSection(report)}
+${storeSection(report)}
 ${policySection(report)}
 ${timelineSection(report)}
 ${destinationsSection(report)}
@@ -89,6 +90,33 @@ function applianceSection(report: ReportDocument): SafeHtml {
 <dt>License edition</dt><dd>${report.license.edition}</dd>
 <dt>License status</dt><dd>${report.license.status}</dd>
 </dl>
+</section>`;
+}
+
+function storeSection(report: ReportDocument): SafeHtml {
+  const { store } = report;
+  if (store === undefined) {
+    return markup`<section id="store">
+<h2>Where the appliance keeps its state</h2>
+<p>This report was made before reports named the state store.</p>
+</section>`;
+  }
+  const where =
+    store.kind === 'sqlite'
+      ? markup`<p>SQLite, this appliance's file.</p>`
+      : markup`<p>PostgreSQL server <code>${store.location}</code>, shared by every replica of the appliance; dataset files and signing keys on storage the replicas share.</p>`;
+  return markup`<section id="store">
+<h2>Where the appliance keeps its state</h2>
+${where}
+<dl class="facts">
+<dt>Store</dt><dd>${store.kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL host:port/database'}</dd>
+<dt>Location</dt><dd class="path">${store.location}</dd>
+<dt>Dataset files</dt><dd class="path">${store.datasets_dir}</dd>
+<dt>Signing keys</dt><dd class="path">${store.keys_dir}</dd>
+<dt>Composed on node</dt><dd>${store.composed_on}</dd>
+</dl>
+<p>The store is the operator's own configuration, outside the egress policy: reaching it is not an egress
+decision and is in none of the egress counts of this report.${store.kind === 'postgresql' ? ' The report covers every replica: the decision log it counts is the one they share.' : ''}</p>
 </section>`;
 }
 
