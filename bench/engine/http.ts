@@ -17,7 +17,8 @@ import { AddressInfo, connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BenchDaemon, ROOT, startDaemon } from '../support/daemon';
+import { type BenchDaemon, quantile, ROOT, startDaemon } from '../support/daemon';
+import { spread } from '../support/stats';
 
 const REQUESTS = Number(process.env.N ?? 400);
 const WARMUP = 50;
@@ -234,19 +235,9 @@ async function workerRoundTrips(count: number): Promise<{ wallMs: number[]; comp
   }
 }
 
-const quantile = (values: readonly number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-};
 const fmt = (ms: number): string => ms.toFixed(2);
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-/** `median (min–max)` of one figure over the rounds. */
-const spread = (values: readonly number[]): string =>
-  `${fmt(median(values))} (${fmt(Math.min(...values))}–${fmt(Math.max(...values))})`;
+/** `median (min–max)` of one figure over the rounds, in ms. */
+const spreadMs = (values: readonly number[]): string => spread(values, 2);
 
 const CLOCK_TICKS = 100;
 /** CPU milliseconds (user + system, every thread) the process has used so far, from /proc (Linux). */
@@ -362,9 +353,9 @@ async function main(): Promise<void> {
     ...pool.map((r, i) => row(String(i + 1), r)),
     row('—', fallback),
     '',
-    `Pool over ${ROUNDS} rounds, median (min–max): wall p50 − compute p50 **${spread(overheads)} ms**; wall p50 ` +
-      `${spread(pool.map((r) => r.wallP50))} ms; compute_ms p50 ${spread(pool.map((r) => r.computeP50))}; daemon CPU ` +
-      `per request ${spread(pool.map((r) => r.daemonCpuMs))} ms; HTTP floor p50 ${spread(pool.map((r) => r.floorP50))} ms.`,
+    `Pool over ${ROUNDS} rounds, median (min–max): wall p50 − compute p50 **${spreadMs(overheads)} ms**; wall p50 ` +
+      `${spreadMs(pool.map((r) => r.wallP50))} ms; compute_ms p50 ${spreadMs(pool.map((r) => r.computeP50))}; daemon CPU ` +
+      `per request ${spreadMs(pool.map((r) => r.daemonCpuMs))} ms; HTTP floor p50 ${spreadMs(pool.map((r) => r.floorP50))} ms.`,
     '',
     `Pool cost alone (one worker driven over its socket, no HTTP, ${direct.wallMs.length} requests): round trip p50 ` +
       `${fmt(quantile(direct.wallMs, 0.5))} ms (p10 ${fmt(quantile(direct.wallMs, 0.1))}) for compute_ms p50 ` +
