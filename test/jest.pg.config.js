@@ -20,8 +20,6 @@ const SKIPPED_ON_POSTGRESQL = [
   // Removal at start of what a killed daemon left, single appliance; its PostgreSQL case (the hour's grace on
   // shared storage) is a test of its own in the same suite, which sets SERVICE_DATABASE_URL itself.
   'test/integration/leftover-files.spec.ts',
-  // `npm run rekey` reseals the SQLite file (its `paths.databaseFile`); the suite reads the file to check every cell.
-  'test/integration/provider-keys.spec.ts',
   // Audits every socket the daemon opens; on PostgreSQL that includes the store's own connection, which the egress
   // guard does not judge, by decision (docs/egress.md).
   'test/e2e/egress-socket-audit.e2e.spec.ts',

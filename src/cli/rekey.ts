@@ -22,7 +22,7 @@ interface SealedColumn {
   readonly aad: (row: Record<string, unknown>) => string;
 }
 
-const SEALED_COLUMNS: readonly SealedColumn[] = [
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
   {
     table: 'provider_keys',
     primaryKey: 'id',

@@ -1,14 +1,21 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { rekey } from '../../src/cli/rekey';
-import { keyId } from '../../src/common/crypto/secret-vault';
+import { MikroORM } from '@mikro-orm/core';
+import { SEALED_COLUMNS } from '../../src/cli/rekey';
+import { keyId, SecretVault } from '../../src/common/crypto/secret-vault';
+import { openDatabase, storeLocationOf, StoreOrm } from '../../src/common/database';
+import { dialectOf } from '../../src/common/database/dialect';
 import { AppError } from '../../src/common/errors';
 import { ProviderKeysService } from '../../src/modules/provider-keys/provider-keys.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/webhook-secrets.service';
 import { signupAccount } from '../factories/accounts';
+import { CliResult } from '../support/decisionctl';
+import { REPO_ROOT } from '../support/daemon-process';
 import { filesContaining } from '../support/grep-dir';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, testStoreEnv, TestApp } from '../support/test-app';
+
+const ON_POSTGRES = process.env.TEST_STORE === 'postgresql';
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -20,36 +27,99 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   return 'ok';
 }
 
-/** `table.column` of every cell, in every table, that holds a value sealed under the key `kid`. */
-function cellsSealedUnder(db: Database.Database, kid: string): string[] {
+/**
+ * Every column of every table that can hold a secret, as each dialect lists them: SQLite's columns take any value,
+ * PostgreSQL's text-like columns from information_schema.
+ */
+async function textColumns(orm: StoreOrm): Promise<{ table_name: string; column_name: string }[]> {
+  const sql =
+    dialectOf(orm.em.getPlatform()) === 'postgresql'
+      ? `select table_name, column_name from information_schema.columns
+          where table_schema = current_schema() and data_type in ('text', 'character varying', 'character', 'json', 'jsonb')
+          order by table_name, column_name`
+      : `select m.name as table_name, p.name as column_name from sqlite_master m join pragma_table_info(m.name) p
+          where m.type = 'table' order by m.name, p.name`;
+  return orm.em.fork().getConnection().execute(sql);
+}
+
+/** `table.column` of every cell, in every table of the store, whose text matches the LIKE `pattern`. */
+async function cellsLike(orm: StoreOrm, pattern: string): Promise<string[]> {
   const cells: string[] = [];
-  const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as {
-    name: string;
-  }[];
-  for (const { name } of tables) {
-    const columns = db.prepare(`select name from pragma_table_info(?)`).all(name) as { name: string }[];
-    for (const column of columns) {
-      const hits = db
-        .prepare(`select count(*) as n from "${name}" where cast("${column.name}" as text) like ?`)
-        .get(`sv1:${kid}:%`) as { n: number };
-      for (let i = 0; i < hits.n; i += 1) cells.push(`${name}.${column.name}`);
-    }
+  const connection = orm.em.fork().getConnection();
+  for (const { table_name: table, column_name: column } of await textColumns(orm)) {
+    const [{ n }] = await connection.execute<{ n: number | string }[]>(
+      `select count(*) as n from "${table}" where cast("${column}" as text) like ?`,
+      [pattern],
+    );
+    for (let i = 0; i < Number(n); i += 1) cells.push(`${table}.${column}`);
   }
   return cells;
 }
 
-describe('ProviderKeysService with the real database', () => {
-  it('needs SERVICE_CONFIG_ENCRYPTION_KEY to store a key (409 encryption_key_required)', async () => {
-    const t = await startTestApp();
-    try {
-      const service = t.app.get(ProviderKeysService);
-      expect(await codeOf(service.set('org_1', 'openai', 'sk-live-123'))).toBe('409 encryption_key_required');
-      expect(await service.list('org_1')).toEqual([]);
-      expect(await codeOf(service.delete('org_1', 'openai'))).toBe('404 provider_key_not_found');
-    } finally {
-      await t.close();
+/** Every value SEALED_COLUMNS lists, with what it is bound to: `table.column` and the row's associated data. */
+async function sealedValues(orm: StoreOrm): Promise<{ cell: string; value: string; aad: string }[]> {
+  const values: { cell: string; value: string; aad: string }[] = [];
+  const connection = orm.em.fork().getConnection();
+  for (const sealed of SEALED_COLUMNS) {
+    const rows = await connection.execute<Record<string, unknown>[]>(
+      `select * from ${sealed.table} where ${sealed.column} is not null order by ${sealed.primaryKey}`,
+    );
+    for (const row of rows) {
+      values.push({
+        cell: `${sealed.table}.${sealed.column}`,
+        value: String(row[sealed.column]),
+        aad: sealed.aad(row),
+      });
     }
+  }
+  return values;
+}
+
+/** The built `npm run rekey` (dist/cli/rekey.js) on a data dir's store, with only the given environment. */
+function runRekey(args: readonly string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'rekey.js'), ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
   });
+}
+
+/** What the CLI needs to find a stopped test app's store: its data dir and, on PostgreSQL, its database. */
+async function rekeyEnv(t: TestApp, oldKey: Buffer, newKey: Buffer): Promise<Record<string, string>> {
+  return {
+    ...(await testStoreEnv(t.dataDir)),
+    SERVICE_DATA_DIR: t.dataDir,
+    SERVICE_CONFIG_ENCRYPTION_KEY_OLD: oldKey.toString('base64'),
+    SERVICE_CONFIG_ENCRYPTION_KEY_NEW: newKey.toString('base64'),
+  };
+}
+
+describe('ProviderKeysService with the real database', () => {
+  // On PostgreSQL the daemon refuses to start without the key (every replica must share it): no such state exists.
+  (ON_POSTGRES ? it.skip : it)(
+    'needs SERVICE_CONFIG_ENCRYPTION_KEY to store a key (409 encryption_key_required)',
+    async () => {
+      const t = await startTestApp();
+      try {
+        const service = t.app.get(ProviderKeysService);
+        expect(await codeOf(service.set('org_1', 'openai', 'sk-live-123'))).toBe(
+          '409 encryption_key_required',
+        );
+        expect(await service.list('org_1')).toEqual([]);
+        expect(await codeOf(service.delete('org_1', 'openai'))).toBe('404 provider_key_not_found');
+      } finally {
+        await t.close();
+      }
+    },
+  );
 
   it('sets, rotates, lists, reveals and deletes, per organization, never in clear on disk', async () => {
     const encryptionKey = randomBytes(32);
@@ -82,13 +152,14 @@ describe('ProviderKeysService with the real database', () => {
 
       for (const secret of [first, second, 'org-two-secret-0123456789', 'engine-secret-abcdef-0123456789']) {
         expect(filesContaining(t.dataDir, secret)).toEqual([]);
+        expect(await cellsLike(t.app.get(MikroORM), `%${secret}%`)).toEqual([]);
       }
     } finally {
       await t.close();
     }
   });
 
-  it('re-encrypts every sealed secret under a new key (rekey), refusing a wrong old key', async () => {
+  it('re-encrypts every sealed secret under a new key (npm run rekey), refusing a wrong old key', async () => {
     const oldKey = randomBytes(32);
     const newKey = randomBytes(32);
     const t = await startTestApp({ SERVICE_CONFIG_ENCRYPTION_KEY: oldKey.toString('base64') });
@@ -114,8 +185,9 @@ describe('ProviderKeysService with the real database', () => {
     });
     expect(connector.status).toBe(201);
     await t.close(true);
-    const paths = { databaseFile: join(t.dataDir, 'service.sqlite'), keysDir: join(t.dataDir, 'keys') };
-    // One webhook signing secret and one stored idempotent answer, moved together.
+    const env = await rekeyEnv(t, oldKey, newKey);
+    const keysDir = join(t.dataDir, 'keys');
+    // One webhook signing secret, one connector and one stored idempotent answer, moved together.
     const counts = (resealed: number, perOrg: number, alreadyNew: number, perOrgNew: number) => ({
       'provider_keys.sealed_secret': { resealed, already_new: alreadyNew },
       'webhook_signing_secrets.current_sealed': { resealed: perOrg, already_new: perOrgNew },
@@ -123,18 +195,59 @@ describe('ProviderKeysService with the real database', () => {
       'connectors.config_sealed': { resealed: perOrg, already_new: perOrgNew },
       'idempotency_keys.response_sealed': { resealed: perOrg, already_new: perOrgNew },
     });
+    const tablesOf = (result: CliResult) => {
+      expect(result).toMatchObject({ status: 0, stderr: '' });
+      const report = JSON.parse(result.stdout) as { database: string; tables: unknown };
+      expect(report.database).toBe(ON_POSTGRES ? 'postgresql' : t.config.databaseFile);
+      return report.tables;
+    };
 
-    await expect(rekey(paths, randomBytes(32), newKey, false)).rejects.toThrow('not available');
-    expect(await rekey(paths, oldKey, newKey, true)).toEqual(counts(2, 1, 0, 0));
-    expect(await rekey(paths, oldKey, newKey, false)).toEqual(counts(2, 1, 0, 0));
-    expect(await rekey(paths, oldKey, newKey, false)).toEqual(counts(0, 0, 2, 1));
+    const orm = await openDatabase(storeLocationOf(t.config));
+    try {
+      const before = await sealedValues(orm);
+      expect(before).toHaveLength(5);
 
-    const db = new Database(paths.databaseFile, { readonly: true });
-    expect(db.prepare('select count(*) as n from provider_keys').get()).toEqual({ n: 2 });
-    // Whatever a module seals, rekey must move: no cell of any table is left under the old key.
-    expect(cellsSealedUnder(db, keyId(oldKey))).toEqual([]);
-    expect(cellsSealedUnder(db, keyId(newKey)).length).toBeGreaterThanOrEqual(5);
-    db.close();
+      const wrongOld = await runRekey([], {
+        ...env,
+        SERVICE_CONFIG_ENCRYPTION_KEY_OLD: randomBytes(32).toString('base64'),
+      });
+      expect(wrongOld.status).toBe(1);
+      expect(wrongOld.stderr).toContain('not available');
+      expect(tablesOf(await runRekey(['--dry-run'], env))).toEqual(counts(2, 1, 0, 0));
+      expect(await sealedValues(orm)).toEqual(before);
+
+      const fromStdin = {
+        ...env,
+        SERVICE_CONFIG_ENCRYPTION_KEY_OLD: '',
+        SERVICE_CONFIG_ENCRYPTION_KEY_NEW: '',
+      };
+      const keysOnStdin = `${oldKey.toString('base64')}\n${newKey.toString('base64')}\n`;
+      expect(tablesOf(await runRekey(['--stdin'], fromStdin, keysOnStdin))).toEqual(counts(2, 1, 0, 0));
+      expect(tablesOf(await runRekey([], env))).toEqual(counts(0, 0, 2, 1));
+
+      expect(await orm.em.fork().getConnection().execute('select count(*) as n from provider_keys')).toEqual([
+        { n: ON_POSTGRES ? '2' : 2 },
+      ]);
+      const oldVault = new SecretVault({ configured: oldKey, keysDir });
+      const newVault = new SecretVault({ configured: newKey, keysDir });
+      const after = await sealedValues(orm);
+      expect(after.map((v) => v.cell)).toEqual(before.map((v) => v.cell));
+      for (const { value, aad } of after) {
+        expect(() => oldVault.open(value, aad)).toThrow('not available');
+      }
+      expect(after.map(({ value, aad }) => newVault.open(value, aad))).toEqual(
+        before.map(({ value, aad }) => oldVault.open(value, aad)),
+      );
+      // Whatever a module seals, rekey must move: no cell of any table is left under the old key, none in clear.
+      expect(await cellsLike(orm, `sv1:${keyId(oldKey)}:%`)).toEqual([]);
+      expect((await cellsLike(orm, `sv1:${keyId(newKey)}:%`)).length).toBeGreaterThanOrEqual(5);
+      const rawKey = (created.body as { raw_key: string }).raw_key;
+      for (const secret of ['rotate-me-secret', 'rotate-me-too', 'rotate-me-pg', webhookSecret, rawKey]) {
+        expect(await cellsLike(orm, `%${secret}%`)).toEqual([]);
+      }
+    } finally {
+      await orm.close(true);
+    }
 
     const restarted = await startTestApp(
       { SERVICE_CONFIG_ENCRYPTION_KEY: newKey.toString('base64') },
