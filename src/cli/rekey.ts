@@ -1,17 +1,21 @@
 import '../common/runtime/require-supported-node';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import type { EntityManager } from '@mikro-orm/knex';
 import { loadConfig } from '../common/config';
 import { base64Key } from '../common/config/env-parsers';
 import { keyId, SecretVault } from '../common/crypto/secret-vault';
 import { openDatabase, storeLocationOf } from '../common/database';
+import { dialectOf } from '../common/database/dialect';
+import { REPLICA_APPLICATION_NAME, REPLICA_LOCK } from '../common/database/replica-lock';
 import { connectorConfigAad } from '../modules/connectors/connector.entity';
 import { idempotencyResponseAad } from '../modules/idempotency/idempotency-record.entity';
 import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
 
 /**
  * Re-seals every SecretVault value under a new SERVICE_CONFIG_ENCRYPTION_KEY, in one transaction. Run it with the
- * daemon stopped, then start the daemon with the new key (docs/licensing.md, "Rotating the encryption key").
+ * daemon stopped, then start the daemon with the new key (docs/licensing.md, "Rotating the encryption key"); on
+ * PostgreSQL it refuses while any replica runs (docs/scale-out.md, "Rotating the encryption key").
  * Every column sealed with the SecretVault must be listed in SEALED_COLUMNS, with the associated data its module uses:
  * a value left out would be unreadable after the rotation.
  */
@@ -57,6 +61,43 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
 
 const keyParser = base64Key(32);
 
+interface LiveReplica {
+  readonly application_name: string;
+  readonly client_addr: string | null;
+  readonly backend_start: Date | string;
+}
+
+/**
+ * On PostgreSQL, takes REPLICA_LOCK exclusively for the transaction, without waiting: every running daemon holds it
+ * shared (ReplicaLock), and one still on the old key could not open what is resealed, nor should it seal new values
+ * under the old key meanwhile. Refuses naming the sessions that hold it. A daemon starting meanwhile waits for the
+ * commit.
+ */
+async function refuseUnderLiveReplicas(em: EntityManager): Promise<void> {
+  const [{ held }] = await em.execute<{ held: boolean }[]>('select pg_try_advisory_xact_lock(?) as held', [
+    REPLICA_LOCK,
+  ]);
+  if (held) return;
+  // A one-number advisory lock is recorded as classid (high 32 bits, 0 here), objid (low 32 bits), objsubid 1.
+  const replicas = await em.execute<LiveReplica[]>(
+    `select a.application_name, host(a.client_addr) as client_addr, a.backend_start
+       from pg_locks l join pg_stat_activity a on a.pid = l.pid
+      where l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objid = ? and l.objsubid = 1
+        and l.database = (select oid from pg_database where datname = current_database())
+      order by a.backend_start`,
+    [REPLICA_LOCK],
+  );
+  const named = replicas.map((replica) => {
+    const name = replica.application_name.replace(`${REPLICA_APPLICATION_NAME} `, '');
+    const since = new Date(replica.backend_start).toISOString();
+    return `${name} (from ${replica.client_addr ?? 'a local socket'}, since ${since})`;
+  });
+  throw new Error(
+    `${named.length} replica(s) still run on this database: ${named.join(', ')}. ` +
+      'Stop every replica before rotating the key (docs/scale-out.md, "Rotating the encryption key"); nothing was changed',
+  );
+}
+
 function parseKey(raw: string | undefined, name: string): Buffer {
   const key = keyParser.parse(raw?.trim());
   if (!key) throw new Error(`${name} is missing: pass it in the environment or with --stdin`);
@@ -91,6 +132,7 @@ export async function rekey(
   const counts: Record<string, { resealed: number; already_new: number }> = {};
   try {
     await orm.em.fork().transactional(async (em) => {
+      if (!dryRun && dialectOf(em.getPlatform()) === 'postgresql') await refuseUnderLiveReplicas(em);
       for (const sealed of SEALED_COLUMNS) {
         const count = { resealed: 0, already_new: 0 };
         counts[`${sealed.table}.${sealed.column}`] = count;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { REPLICA_LOCK } from '../../src/common/database/replica-lock';
 import { signupAccount, TestAccount } from '../factories/accounts';
 import { SMALL_SIMULATION } from '../factories/simulations';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
@@ -50,6 +51,21 @@ describe('a PostgreSQL outage under load', () => {
       body: { callback_url: `${receiver.url}/done`, request: SMALL_SIMULATION },
     });
 
+  /** The daemon holds the replica lock again (what keeps `rekey` from resealing under it), once it could reconnect. */
+  const replicaLockRetaken = () =>
+    waitUntil(
+      async () => {
+        const held = await queryTestDatabase(
+          db.url,
+          "select 1 from pg_locks where locktype = 'advisory' and granted and objid = $1 and database = (select oid from pg_database where datname = $2)",
+          [REPLICA_LOCK, db.name],
+        );
+        return held.length === 1;
+      },
+      15000,
+      'the replica lock taken again',
+    );
+
   function expectStoreUnavailable(res: HttpResult<any>): void {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('store_unavailable');
@@ -99,6 +115,7 @@ describe('a PostgreSQL outage under load', () => {
       'readiness after the outage',
     );
     expect(ready.store).toEqual({ status: 'ok' });
+    await replicaLockRetaken();
     const after = await submitJob();
     expect(after.status).toBe(202);
     accepted.push(after.body.job_id);
@@ -160,5 +177,6 @@ describe('a PostgreSQL outage under load', () => {
     );
     const job = await submitJob();
     expect(job.status).toBe(202);
+    await replicaLockRetaken();
   });
 });

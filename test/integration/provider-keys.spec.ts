@@ -2,10 +2,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
+import { Client } from 'pg';
 import { SEALED_COLUMNS } from '../../src/cli/rekey';
 import { keyId, SecretVault } from '../../src/common/crypto/secret-vault';
-import { openDatabase, storeLocationOf, StoreOrm } from '../../src/common/database';
+import { openDatabase, storeLocationOf, StoreOrm, WorkLeases } from '../../src/common/database';
 import { dialectOf } from '../../src/common/database/dialect';
+import { REPLICA_LOCK } from '../../src/common/database/replica-lock';
 import { AppError } from '../../src/common/errors';
 import { ProviderKeysService } from '../../src/modules/provider-keys/provider-keys.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/webhook-secrets.service';
@@ -269,4 +271,61 @@ describe('ProviderKeysService with the real database', () => {
       await restarted.close();
     }
   });
+
+  // SQLite is one appliance, stopped before the rotation (docs/licensing.md); replicas share only PostgreSQL.
+  (ON_POSTGRES ? it : it.skip)(
+    'refuses to reseal on PostgreSQL while a replica runs, naming it',
+    async () => {
+      const oldKey = randomBytes(32);
+      const newKey = randomBytes(32);
+      const t = await startTestApp({ SERVICE_CONFIG_ENCRYPTION_KEY: oldKey.toString('base64') });
+      let isClosed = false;
+      try {
+        await t.app.get(ProviderKeysService).set('org_1', 'openai', 'kept-under-the-old-key');
+        const env = await rekeyEnv(t, oldKey, newKey);
+
+        const refused = await runRekey([], env);
+        expect(refused.status).toBe(1);
+        expect(refused.stderr).toContain('1 replica(s) still run on this database');
+        expect(refused.stderr).toContain(t.app.get(WorkLeases).owner);
+        expect(refused.stderr).toContain('nothing was changed');
+        // A dry run changes nothing, so it may check the old key beforehand, replicas running.
+        expect((await runRekey(['--dry-run'], env)).status).toBe(0);
+        expect(await t.app.get(ProviderKeysService).reveal('org_1', 'openai')).toBe('kept-under-the-old-key');
+
+        await t.close(true);
+        isClosed = true;
+        const rotated = await runRekey([], env);
+        expect(rotated).toMatchObject({ status: 0, stderr: '' });
+        // A replica starting while rekey holds the lock waits for its commit rather than start on the old key.
+        const rekeying = new Client({ connectionString: env.SERVICE_DATABASE_URL });
+        await rekeying.connect();
+        let restarted: TestApp | undefined;
+        let started: TestApp;
+        try {
+          await rekeying.query('begin');
+          await rekeying.query('select pg_advisory_xact_lock($1)', [REPLICA_LOCK]);
+          const starting = startTestApp(
+            { SERVICE_CONFIG_ENCRYPTION_KEY: newKey.toString('base64') },
+            t.dataDir,
+          ).then((app) => (restarted = app));
+          await new Promise((r) => setTimeout(r, 1500));
+          expect(restarted).toBeUndefined();
+          await rekeying.query('commit');
+          started = await starting;
+        } finally {
+          await rekeying.end();
+        }
+        try {
+          expect(await started.app.get(ProviderKeysService).reveal('org_1', 'openai')).toBe(
+            'kept-under-the-old-key',
+          );
+        } finally {
+          await started.close();
+        }
+      } finally {
+        if (!isClosed) await t.close();
+      }
+    },
+  );
 });

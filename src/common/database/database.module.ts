@@ -6,6 +6,7 @@ import { APP_LOGGER, AppLogger } from '../logging';
 import { registerEntities } from './entity-registry';
 import { AppStateRepository } from './app-state.repository';
 import { openDatabase, storeLocationOf, StoreOrm } from './orm';
+import { ReplicaLock } from './replica-lock';
 import { StoreHealth } from './store-health';
 import { WorkLeases } from './work-leases';
 
@@ -28,6 +29,7 @@ import { WorkLeases } from './work-leases';
     AppStateRepository,
     WorkLeases,
     StoreHealth,
+    ReplicaLock,
   ],
   exports: [MikroORM, EntityManager, AppStateRepository, WorkLeases, StoreHealth],
 })
