@@ -17,7 +17,7 @@ import { AddressInfo, connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BenchDaemon, quantile, ROOT, startDaemon } from '../support/daemon';
+import { type BenchDaemon, processCpuMs, quantile, ROOT, startDaemon } from '../support/daemon';
 import { spread } from '../support/stats';
 
 const REQUESTS = Number(process.env.N ?? 400);
@@ -239,14 +239,6 @@ const fmt = (ms: number): string => ms.toFixed(2);
 /** `median (min–max)` of one figure over the rounds, in ms. */
 const spreadMs = (values: readonly number[]): string => spread(values, 2);
 
-const CLOCK_TICKS = 100;
-/** CPU milliseconds (user + system, every thread) the process has used so far, from /proc (Linux). */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
 interface Round {
   readonly label: string;
   readonly wallP50: number;
@@ -270,9 +262,9 @@ async function runRound(label: string, env: Record<string, string>): Promise<Rou
     await measure(client, WARMUP);
     const path = label === 'pool' ? 'pool' : 'subprocess';
     const before = await engineRoundTrip(daemon.url, path);
-    const cpuBefore = cpuMs(daemon.pid);
+    const cpuBefore = processCpuMs(daemon.pid);
     const samples = await measure(client, REQUESTS);
-    const daemonCpuMs = (cpuMs(daemon.pid) - cpuBefore) / REQUESTS;
+    const daemonCpuMs = (processCpuMs(daemon.pid) - cpuBefore) / REQUESTS;
     const after = await engineRoundTrip(daemon.url, path);
     const modes = [...new Set(samples.map((s) => s.mode))].join(',');
     if (modes !== label) throw new Error(`expected engine_mode ${label}, got ${modes}`);

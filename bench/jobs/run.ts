@@ -7,7 +7,7 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/EMPTY_DB bash bench/jobs/run.sh   # the same on PostgreSQL
  *   BENCH_DAEMON_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/prof' ROUNDS=1 bash bench/jobs/run.sh   # a profile
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import {
   BENCH_DATABASE_URL,
   machineLine,
+  processCpuMs,
   signupKey,
   startDaemon,
   storeEnv,
@@ -62,6 +63,10 @@ interface Round {
   readonly submitSeconds: number;
   /** From the last submission's answer to the last callback. */
   readonly tailSeconds: number;
+  /** The daemon's CPU time (every thread, not the engine's processes) over the jobs phase, per job. */
+  readonly cpuMsPerJob: number;
+  /** Lines the daemon logged over the jobs phase, per job. */
+  readonly logLinesPerJob: number;
   readonly loadBefore: number;
   readonly loadAfter: number;
 }
@@ -105,6 +110,8 @@ async function runRound(store: Record<string, string>): Promise<Round> {
     );
     const syncSeconds = (performance.now() - syncStarted) / 1000;
 
+    const linesBefore = lineCount(daemon.logFile);
+    const cpuBefore = processCpuMs(daemon.pid);
     const jobsStarted = performance.now();
     await inParallel(JOBS, CONCURRENCY, async () => {
       await post(daemon.url, key, '/v1/jobs', { callback_url: `http://127.0.0.1:${port}/cb`, request: BODY });
@@ -112,6 +119,8 @@ async function runRound(store: Record<string, string>): Promise<Round> {
     const submitSeconds = (performance.now() - jobsStarted) / 1000;
     await delivered;
     const jobsSeconds = (performance.now() - jobsStarted) / 1000;
+    const cpuMsPerJob = (processCpuMs(daemon.pid) - cpuBefore) / JOBS;
+    const logLinesPerJob = (lineCount(daemon.logFile) - linesBefore) / JOBS;
     // Late duplicates would arrive now.
     await new Promise((r) => setTimeout(r, 2000));
 
@@ -127,6 +136,8 @@ async function runRound(store: Record<string, string>): Promise<Round> {
       jobsPerSecond: JOBS / jobsSeconds,
       submitSeconds,
       tailSeconds: jobsSeconds - submitSeconds,
+      cpuMsPerJob,
+      logLinesPerJob,
       loadBefore,
       loadAfter: loadavg()[0],
     };
@@ -134,6 +145,13 @@ async function runRound(store: Record<string, string>): Promise<Round> {
     await daemon.stop();
     receiver.close();
   }
+}
+
+function lineCount(file: string): number {
+  const text = readFileSync(file, 'utf8');
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
 }
 
 function median(values: readonly number[]): number {
@@ -157,7 +175,8 @@ async function main(): Promise<void> {
     rounds.push(round);
     process.stderr.write(
       `round ${i + 1}/${ROUNDS}: ${round.jobsPerSecond.toFixed(1)} jobs/s (submitted in ${round.submitSeconds.toFixed(2)} s, ` +
-        `last callback ${round.tailSeconds.toFixed(2)} s later), ${round.syncPerSecond.toFixed(1)} simulations/s, ` +
+        `last callback ${round.tailSeconds.toFixed(2)} s later; daemon CPU ${round.cpuMsPerJob.toFixed(2)} ms/job, ` +
+        `${round.logLinesPerJob.toFixed(2)} log lines/job), ${round.syncPerSecond.toFixed(1)} simulations/s, ` +
         `load ${round.loadBefore.toFixed(2)} → ${round.loadAfter.toFixed(2)}\n`,
     );
   }
@@ -188,7 +207,14 @@ async function main(): Promise<void> {
       `${spread(
         rounds.map((r) => r.tailSeconds),
         2,
-      )} s after the last submission was answered. In every round each ` +
+      )} s after the last submission was answered. The daemon's CPU time over that phase (every thread, from ` +
+      `/proc; the engine's processes not counted) was ${spread(
+        rounds.map((r) => r.cpuMsPerJob),
+        2,
+      )} ms a job, and it logged ${spread(
+        rounds.map((r) => r.logLinesPerJob),
+        2,
+      )} lines a job. In every round each ` +
       `job's callback arrived exactly once (${JOBS} distinct job_id, ${JOBS} distinct webhook-id, ${JOBS} calls).`,
   ]);
 }

@@ -21,6 +21,8 @@ export interface BenchDaemon {
   readonly url: string;
   /** The daemon's process id, for /proc (RSS, open descriptors). */
   readonly pid: number;
+  /** Where its log goes (one JSON line an entry). */
+  readonly logFile: string;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export async function startDaemon(
   return {
     url,
     pid: child.pid ?? 0,
+    logFile,
     stop: async () => {
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
@@ -95,6 +98,16 @@ export async function startDaemon(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** USER_HZ: /proc counts CPU time in ticks of 1/100 s on Linux, whatever the kernel's own tick. */
+const CLOCK_TICKS = 100;
+
+/** CPU time a process has used so far (user and system, every thread), in milliseconds. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /** package.json's `config.nodeFlags`: the Node flags the daemon runs with (`npm start`, `/usr/bin/decisiond`). */
