@@ -2,6 +2,7 @@ import { EntityManager } from '@mikro-orm/knex';
 
 interface SqliteStatement {
   run(params: readonly unknown[], callback: (error: Error | null) => void): unknown;
+  all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): unknown;
   finalize(callback: (error: Error | null) => void): unknown;
 }
 
@@ -21,10 +22,10 @@ const isSqliteConnection = (connection: unknown): connection is SqliteConnection
 
 /**
  * One write statement, prepared once per pooled SQLite connection and re-run with new parameters: one trip to the
- * driver's thread per write instead of prepare, run and finalize each time. The connection is borrowed from the ORM's
- * pool, so the write waits for (and never joins) a transaction another unit of work holds open; do not call it from
- * inside one. Another driver runs the same SQL through `execute`. Either way a failure is the ORM's exception
- * (`UniqueConstraintViolationException`…), as `em.insert` would have thrown it.
+ * driver's thread per write instead of prepare, run and finalize each time (`returning` for one that answers rows).
+ * The connection is borrowed from the ORM's pool, so the write waits for (and never joins) a transaction another unit
+ * of work holds open; do not call it from inside one. Another driver runs the same SQL through `execute`. Either way
+ * a failure is the ORM's exception (`UniqueConstraintViolationException`…), as `em.insert` would have thrown it.
  */
 export class PreparedWrite {
   private readonly statements = new Map<SqliteConnection, SqliteStatement>();
@@ -48,7 +49,6 @@ export class PreparedWrite {
    */
   async runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
     const lender = this.em.getConnection().getKnex().client as ConnectionLender;
-    const platform = this.em.getPlatform();
     const connection = await lender.acquireConnection();
     if (!isSqliteConnection(connection) || this.isClosed) {
       await lender.releaseConnection(connection);
@@ -61,18 +61,8 @@ export class PreparedWrite {
       return meanwhile();
     }
     try {
-      let statement = this.statements.get(connection);
-      if (!statement) {
-        // A failed prepare also fails the run queued behind it, which reports it; the next write prepares again.
-        const fresh = connection.prepare(this.sql, (error) => {
-          if (error && this.statements.get(connection) === fresh) this.statements.delete(connection);
-        });
-        statement = fresh;
-        this.statements.set(connection, statement);
-      }
-      const prepared = statement;
-      // As the ORM binds them: a Date is epoch milliseconds on SQLite (the driver would make it a float).
-      const bound = params.map((param) => platform.processDateProperty(param));
+      const prepared = this.statementOn(connection);
+      const bound = this.bound(params);
       const written = new Promise<void>((done, fail) =>
         prepared.run(bound, (error) => (error ? fail(this.converted(error)) : done())),
       );
@@ -89,6 +79,52 @@ export class PreparedWrite {
     } finally {
       await lender.releaseConnection(connection);
     }
+  }
+
+  /**
+   * Runs a statement that answers rows (`update … returning *`) and resolves with them as the driver gives them: on
+   * SQLite a Date column is epoch milliseconds, on PostgreSQL a Date. Autocommitted, as `run` is.
+   */
+  async returning<R>(params: readonly unknown[]): Promise<R[]> {
+    const lender = this.em.getConnection().getKnex().client as ConnectionLender;
+    const connection = await lender.acquireConnection();
+    if (!isSqliteConnection(connection) || this.isClosed) {
+      await lender.releaseConnection(connection);
+      return this.em
+        .getConnection()
+        .execute<R[]>(this.sql, [...params], 'all')
+        .catch((error: unknown) => {
+          throw this.converted(error);
+        });
+    }
+    try {
+      const prepared = this.statementOn(connection);
+      const bound = this.bound(params);
+      return await new Promise<R[]>((done, fail) =>
+        prepared.all(bound, (error, rows) => (error ? fail(this.converted(error)) : done(rows as R[]))),
+      );
+    } finally {
+      await lender.releaseConnection(connection);
+    }
+  }
+
+  private statementOn(connection: SqliteConnection): SqliteStatement {
+    let statement = this.statements.get(connection);
+    if (!statement) {
+      // A failed prepare also fails the run queued behind it, which reports it; the next write prepares again.
+      const fresh = connection.prepare(this.sql, (error) => {
+        if (error && this.statements.get(connection) === fresh) this.statements.delete(connection);
+      });
+      statement = fresh;
+      this.statements.set(connection, statement);
+    }
+    return statement;
+  }
+
+  /** As the ORM binds them: a Date is epoch milliseconds on SQLite (the driver would make it a float). */
+  private bound(params: readonly unknown[]): unknown[] {
+    const platform = this.em.getPlatform();
+    return params.map((param) => platform.processDateProperty(param));
   }
 
   /** The statement's failure as the ORM's exception; what `meanwhile` throws is left as it is. */

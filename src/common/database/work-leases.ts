@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityData, EntitySchema, FilterQuery, LockMode, QueryOrderMap } from '@mikro-orm/core';
+import { EntitySchema, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../config';
 import { dialectOf } from './dialect';
+import { PreparedWrite } from './prepared-write';
 
 /** Who holds a claim, and until when it holds unless renewed. */
 export interface Lease {
@@ -45,46 +46,81 @@ export function skippingLockedRows(em: EntityManager): { lockMode?: LockMode.PES
   return dialectOf(em.getPlatform()) === 'postgresql' ? { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE } : {};
 }
 
-/** What `claimRows` takes: which rows are due, in which order, and what claiming writes on them. */
-export interface Claim<T extends object> {
-  readonly due: FilterQuery<T>;
-  readonly orderBy: QueryOrderMap<T>;
-  readonly limit: number;
-  readonly set: EntityData<T>;
+/** What a `PreparedClaim` writes out: which rows are due, in which order, and what claiming sets on them. */
+export interface ClaimSql<T extends object> {
+  readonly schema: EntitySchema<T>;
+  readonly table: string;
+  /** SQL over the table's columns, `?` for the values of `dueParams`: the rows claimable at `now`. */
+  readonly due: string;
+  readonly dueParams: (now: Date) => readonly unknown[];
+  /** The claim order, e.g. `created_at, id`. */
+  readonly orderBy: string;
+  /** The assignments claiming makes, `?` for the values of `setParams`. */
+  readonly set: string;
+  readonly setParams: (now: Date, lease: Lease) => readonly unknown[];
   /** `orderBy` for the claimed rows: `returning` gives them in no particular order. */
   readonly compare: (a: T, b: T) => number;
 }
 
 /**
- * Claims up to `limit` due rows in one statement, `update … where id in (select … limit n) and <due> returning *`,
- * outside any transaction: one trip to the database instead of a transaction of select, update and select. The
- * update takes only rows still due, so a row is never claimed twice; on PostgreSQL the inner select skips rows
- * another replica is claiming (`for update skip locked`). Returns the claimed rows sorted by `compare`.
+ * Claims up to n due rows in one autocommitted statement, `update … where id in (select … limit n) and <due>
+ * returning *`: one trip to the database, prepared once per SQLite connection (`PreparedWrite`), with no query built
+ * per claim. The update takes only rows still due, so a row is never claimed twice; on PostgreSQL the inner select
+ * skips rows another replica is claiming (`for update skip locked`), as `id = any(array(…))`: as `id in (…)` the
+ * planner may rescan the locking select and claim more than n rows.
  */
-export async function claimRows<T extends { id: string }>(
-  em: EntityManager,
-  schema: EntitySchema<T>,
-  claim: Claim<T>,
-): Promise<T[]> {
-  const pick = em
-    .createQueryBuilder(schema, 'due')
-    .select('id')
-    .where(claim.due)
-    .orderBy(claim.orderBy)
-    .limit(claim.limit);
-  const update = em
-    .createQueryBuilder(schema)
-    .update(claim.set)
-    .where(claim.due)
-    .returning('*' as never)
-    .getKnexQuery();
-  if (dialectOf(em.getPlatform()) === 'postgresql') {
-    // `id = any(array(…))` makes PostgreSQL run the locking select once: as `id in (…)` the planner may rescan it
-    // and claim more than `limit` rows. Knex's own lock clause: the ORM's insists on an explicit transaction.
-    update.whereRaw('?? = any(array(?))', ['id', pick.getKnexQuery().forUpdate().skipLocked()]);
-  } else {
-    update.whereIn('id', pick.getKnexQuery());
+export class PreparedClaim<T extends object> {
+  private readonly statement: PreparedWrite;
+  private readonly columns: readonly { property: string; field: string; isDate: boolean }[];
+
+  constructor(
+    em: EntityManager,
+    private readonly claim: ClaimSql<T>,
+  ) {
+    const { table, due, orderBy, set } = claim;
+    const pick = `select id from ${table} where ${due} order by ${orderBy} limit ?`;
+    const sql =
+      dialectOf(em.getPlatform()) === 'postgresql'
+        ? `update ${table} set ${set} where id = any(array(${pick} for update skip locked)) and ${due} returning *`
+        : `update ${table} set ${set} where id in (${pick}) and ${due} returning *`;
+    this.statement = new PreparedWrite(em, sql);
+    this.columns = em
+      .getMetadata()
+      .get<T>(claim.schema.meta.className)
+      .props.map((property) => {
+        const runtime = property.runtimeType;
+        if (!['string', 'number', 'Date'].includes(runtime))
+          throw new Error(`PreparedClaim maps plain columns only, not ${property.name} (${runtime})`);
+        return { property: property.name, field: property.fieldNames[0], isDate: runtime === 'Date' };
+      });
   }
-  const rows = await em.getConnection().execute<EntityData<T>[]>(update, [], 'all');
-  return rows.map((row) => em.map(schema, row)).sort(claim.compare);
+
+  /** The claimed rows, sorted by `compare`. */
+  async take(now: Date, limit: number, lease: Lease): Promise<T[]> {
+    const dueParams = this.claim.dueParams(now);
+    const rows = await this.statement.returning<Record<string, unknown>>([
+      ...this.claim.setParams(now, lease),
+      ...dueParams,
+      limit,
+      ...dueParams,
+    ]);
+    return rows.map((row) => this.entityOf(row)).sort(this.claim.compare);
+  }
+
+  /** A row as the ORM would have hydrated it: property names, and Dates (SQLite answers epoch milliseconds). */
+  private entityOf(row: Record<string, unknown>): T {
+    const entity: Record<string, unknown> = {};
+    for (const { property, field, isDate } of this.columns) {
+      const value = row[field];
+      entity[property] =
+        isDate && value !== null && value !== undefined && !(value instanceof Date)
+          ? new Date(value as number | string)
+          : value;
+    }
+    return entity as T;
+  }
+
+  close(): Promise<void> {
+    return this.statement.close();
+  }
 }

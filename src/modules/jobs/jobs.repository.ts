@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { FilterQuery, raw } from '@mikro-orm/core';
+import { raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
-import { claimRows, Lease, sharedWrite, updateByIds } from '../../common/database';
+import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { Job, JobSchema, JobStatus } from './job.entity';
@@ -26,19 +26,6 @@ export interface Finish {
   readonly now: Date;
 }
 
-/**
- * Queued jobs, and running ones whose lease ran out: their replica died (or stalled past its lease). A running job
- * without a lease was started by a version before leases and is as abandoned as an expired one.
- */
-function claimable(now: Date): FilterQuery<Job> {
-  return {
-    $or: [
-      { status: 'queued' },
-      { status: 'running', $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }] },
-    ],
-  };
-}
-
 /** Time-ordered ids, so the id alone pages a job list newest-first without ties. */
 export function newJobId(now = Date.now()): string {
   return `job_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
@@ -59,12 +46,30 @@ const INSERT_JOB =
   `insert into jobs (${NEW_JOB_COLUMNS.map(([, column]) => column).join(', ')}) ` +
   `values (${NEW_JOB_COLUMNS.map(() => '?').join(', ')})`;
 
+/**
+ * Queued jobs, and running ones whose lease ran out: their replica died (or stalled past its lease). A running job
+ * without a lease was started by a version before leases and is as abandoned as an expired one. Claimed oldest first,
+ * moved to running under the claimer's lease.
+ */
+const JOB_CLAIM = {
+  schema: JobSchema,
+  table: 'jobs',
+  due: "(status = 'queued' or (status = 'running' and (lease_until is null or lease_until < ?)))",
+  dueParams: (now: Date) => [now],
+  orderBy: 'created_at, id',
+  set: "status = 'running', started_at = ?, attempts = attempts + 1, lease_owner = ?, lease_until = ?",
+  setParams: (now: Date, lease: Lease) => [now, lease.owner, lease.until],
+  compare: (a: Job, b: Job) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),
+};
+
 @Injectable()
 export class JobsRepository implements OnModuleDestroy {
   private readonly insertJob: PreparedWrite;
+  private readonly claimJobs: PreparedClaim<Job>;
 
   constructor(private readonly em: EntityManager) {
     this.insertJob = new PreparedWrite(em, INSERT_JOB);
+    this.claimJobs = new PreparedClaim(em, JOB_CLAIM);
   }
 
   /**
@@ -104,7 +109,7 @@ export class JobsRepository implements OnModuleDestroy {
 
   /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
   async onModuleDestroy(): Promise<void> {
-    await this.insertJob.close();
+    await Promise.all([this.insertJob.close(), this.claimJobs.close()]);
   }
 
   async findForOrg(orgId: string, id: string): Promise<Job | null> {
@@ -125,23 +130,11 @@ export class JobsRepository implements OnModuleDestroy {
   }
 
   /**
-   * Moves up to `limit` of the oldest claimable jobs to running under `lease`, in one statement (`claimRows`): a job
-   * is never claimed by two replicas at once.
+   * Moves up to `limit` of the oldest claimable jobs to running under `lease`, in one prepared statement
+   * (`PreparedClaim`): a job is never claimed by two replicas at once.
    */
-  async claim(now: Date, limit: number, lease: Lease): Promise<Job[]> {
-    return claimRows(this.em.fork(), JobSchema, {
-      due: claimable(now),
-      orderBy: { createdAt: 'asc', id: 'asc' },
-      limit,
-      set: {
-        status: 'running',
-        startedAt: now,
-        attempts: raw('attempts + 1'),
-        leaseOwner: lease.owner,
-        leaseUntil: lease.until,
-      },
-      compare: (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1),
-    });
+  claim(now: Date, limit: number, lease: Lease): Promise<Job[]> {
+    return this.claimJobs.take(now, limit, lease);
   }
 
   /**

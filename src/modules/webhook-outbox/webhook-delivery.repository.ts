@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
-import { FilterQuery } from '@mikro-orm/core';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
-import { claimRows, Lease, sharedWrite, updateByIds } from '../../common/database';
+import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import {
@@ -46,15 +45,6 @@ export interface DeliveryFilter {
   readonly cursor?: string;
 }
 
-/** Due and not held: never leased, or its lease ran out (the replica that held it died or stalled). */
-function claimable(now: Date): FilterQuery<WebhookDelivery> {
-  return {
-    status: 'pending',
-    nextAttemptAt: { $lte: now },
-    $or: [{ leaseUntil: null }, { leaseUntil: { $lt: now } }],
-  };
-}
-
 function timeOrderedId(prefix: string, now: number): string {
   return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
@@ -80,11 +70,32 @@ function newRow(delivery: NewDelivery, now: Date): WebhookDelivery {
   };
 }
 
-@Injectable()
-export class WebhookDeliveryRepository {
-  private readonly attempts = new GroupCommit<AttemptOutcome, boolean>((batch) => this.recordAll(batch));
+/** Due and not held: never leased, or its lease ran out (the replica that held it died or stalled). Oldest first. */
+const DELIVERY_CLAIM = {
+  schema: WebhookDeliverySchema,
+  table: 'webhook_deliveries',
+  due: "status = 'pending' and next_attempt_at <= ? and (lease_until is null or lease_until < ?)",
+  dueParams: (now: Date) => [now, now],
+  orderBy: 'next_attempt_at, id',
+  set: 'lease_owner = ?, lease_until = ?',
+  setParams: (_now: Date, lease: Lease) => [lease.owner, lease.until],
+  compare: (a: WebhookDelivery, b: WebhookDelivery) =>
+    (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1),
+};
 
-  constructor(private readonly em: EntityManager) {}
+@Injectable()
+export class WebhookDeliveryRepository implements OnModuleDestroy {
+  private readonly attempts = new GroupCommit<AttemptOutcome, boolean>((batch) => this.recordAll(batch));
+  private readonly claimDeliveries: PreparedClaim<WebhookDelivery>;
+
+  constructor(private readonly em: EntityManager) {
+    this.claimDeliveries = new PreparedClaim(em, DELIVERY_CLAIM);
+  }
+
+  /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
+  onModuleDestroy(): Promise<void> {
+    return this.claimDeliveries.close();
+  }
 
   /**
    * Written inside the caller's transaction (the job's completion), so the message exists iff the job finished. Only
@@ -104,18 +115,11 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Leases up to `limit` due deliveries, oldest first, in one statement (`claimRows`): one delivery is never held by
-   * two replicas.
+   * Leases up to `limit` due deliveries, oldest first, in one prepared statement (`PreparedClaim`): one delivery is
+   * never held by two replicas.
    */
-  async claimDue(now: Date, limit: number, lease: Lease): Promise<WebhookDelivery[]> {
-    return claimRows(this.em.fork(), WebhookDeliverySchema, {
-      due: claimable(now),
-      orderBy: { nextAttemptAt: 'asc', id: 'asc' },
-      limit,
-      set: { leaseOwner: lease.owner, leaseUntil: lease.until },
-      compare: (a, b) =>
-        (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1),
-    });
+  claimDue(now: Date, limit: number, lease: Lease): Promise<WebhookDelivery[]> {
+    return this.claimDeliveries.take(now, limit, lease);
   }
 
   /**
