@@ -211,7 +211,9 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     const recorded = await this.pastOutage(job, () =>
       this.finishes.submit({ id: job.id, outcome, now, job, run }),
     );
-    this.logger.info(
+    // A success is per-job chatter at a hundred a second; the submission's request line and the job's record remain.
+    const level = recorded && outcome.status === 'succeeded' ? 'debug' : 'info';
+    this.logger[level](
       { event: recorded ? 'job_finished' : 'job_result_discarded', job_id: job.id, status: outcome.status },
       recorded ? 'job finished' : 'job was cancelled or taken over while running; result discarded',
     );

@@ -224,7 +224,9 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
       return;
     }
     this.outcomes.inc({ event: delivery.event, outcome: next.status });
-    this.logger.info(
+    // A delivery acknowledged at once is the common case, counted by the metric; retries and ends are news.
+    const level = next.status === 'delivered' && failedAttempts === 1 ? 'debug' : 'info';
+    this.logger[level](
       {
         event: next.status === 'blocked' ? 'webhook_blocked' : 'webhook_attempt',
         delivery_id: delivery.id,
