@@ -72,12 +72,14 @@ export class EgressDecisionRepository {
   private async appendNow(decisions: readonly NewDecision[]): Promise<EgressDecision[]> {
     return sharedWrite(this.em, async (em) => {
       await serializeTransactionsOn(em, 'egress_decisions');
-      const last = await em.findOne(
-        EgressDecisionSchema,
-        { seq: { $gt: 0 } },
-        { orderBy: { seq: 'desc' }, fields: ['seq', 'hash'] },
+      // Written out rather than built and hydrated by the ORM: one read per batch, on every webhook's path.
+      const head = await em.execute<{ seq: number | string; hash: string }[]>(
+        'select seq, hash from egress_decisions where seq > 0 order by seq desc limit 1',
+        [],
+        'all',
       );
-      let seq = last?.seq ?? 0;
+      const last = head.at(0);
+      let seq = last ? Number(last.seq) : 0;
       let prevHash = last?.hash ?? GENESIS_HASH;
       const rows = decisions.map((decision): EgressDecision => {
         seq++;
