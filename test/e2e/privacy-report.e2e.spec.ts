@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { decisionHash } from '../../src/modules/egress/egress-decision.repository';
 import { signedBytes, verifyReportText } from '../../src/modules/privacy/report-signature';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { createApiKey, signupAccount } from '../factories/accounts';
@@ -243,6 +244,62 @@ describe('GET /v1/admin/privacy-report', () => {
     const html = await t.request('GET', '/v1/admin/privacy-report?format=html', { token: operator });
     expect(html.text).toContain(
       onPostgres ? 'PostgreSQL server <code>127.0.0.1:5432/ds_test_' : "SQLite, this appliance's file",
+    );
+  });
+
+  it('counts the decisions of every node that recorded one, another replica and rows from before nodes included', async () => {
+    const own = await t.request('GET', '/v1/admin/privacy-report', { token: operator });
+    expect(own.body.egress_24h.nodes).toEqual([{ node: hostname(), allowed: 1, denied: 1 }]);
+
+    // Decisions as another replica on the shared store, and a row from before nodes were recorded, linked in.
+    for (const node of ['replica-b.example', null]) {
+      const [last] = await queryAppStore<{ seq: number; hash: string }>(
+        t,
+        'select seq, hash from egress_decisions order by seq desc limit 1',
+      );
+      const row = {
+        seq: last.seq + 1,
+        decidedAt: new Date().toISOString(),
+        purpose: 'webhook',
+        orgId: null,
+        host: 'b.example',
+        port: 443,
+        address: null,
+        allowed: false,
+        reason: 'no_rule: no egress rule allows b.example:443',
+      };
+      await queryAppStore(
+        t,
+        'insert into egress_decisions (seq, decided_at, purpose, org_id, host, port, address, allowed, reason, prev_hash, hash, node) values (?, ?, ?, ?, ?, ?, ?, false, ?, ?, ?, ?)',
+        [
+          row.seq,
+          row.decidedAt,
+          row.purpose,
+          null,
+          row.host,
+          row.port,
+          null,
+          row.reason,
+          last.hash,
+          decisionHash(last.hash, row),
+          node,
+        ],
+      );
+    }
+    const res = await t.request('GET', '/v1/admin/privacy-report', { token: operator });
+    expect(res.body.chain.verified).toBe(true);
+    expect(res.body.egress_24h.nodes).toEqual([
+      ...[
+        { node: hostname(), allowed: 1, denied: 1 },
+        { node: 'replica-b.example', allowed: 0, denied: 1 },
+      ].sort((a, b) => (a.node < b.node ? -1 : 1)),
+      { node: null, allowed: 0, denied: 1 },
+    ]);
+    const html = await t.request('GET', '/v1/admin/privacy-report?format=html', { token: operator });
+    expect(html.text).toContain('<li>replica-b.example: 0 allowed, 1 denied</li>');
+    expect(html.text).toContain(`<li>${hostname()}: 1 allowed, 1 denied</li>`);
+    expect(html.text).toContain(
+      '<li>not recorded (decisions from before nodes were): 0 allowed, 1 denied</li>',
     );
   });
 

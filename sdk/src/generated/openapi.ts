@@ -3214,6 +3214,8 @@ export interface components {
             denied: number;
             destinations: components["schemas"]["ReportDestinationResponse"][];
             hourly?: components["schemas"]["ReportHourResponse"][];
+            /** @description The nodes whose decisions the window counts: every replica that recorded one. */
+            nodes?: components["schemas"]["ReportNodeResponse"][];
         };
         ReportHourResponse: {
             allowed: number;
@@ -3226,6 +3228,15 @@ export interface components {
             edition: string;
             /** @example unlicensed */
             status: string;
+        };
+        ReportNodeResponse: {
+            allowed: number;
+            denied: number;
+            /**
+             * @description Host name of the node (replica) that recorded the decisions; null for ones recorded before nodes were.
+             * @example node1
+             */
+            node: string | null;
         };
         ReportOutcomeArguments: {
             /** @description Fire id (fire_…), as fire_trigger answered it. */

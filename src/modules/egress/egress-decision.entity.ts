@@ -13,6 +13,8 @@ export interface EgressDecision {
   reason: string;
   prevHash: string;
   hash: string;
+  /** The host name of the node that recorded it; null for rows recorded before nodes were (outside the hash). */
+  node?: string | null;
 }
 
 export const EgressDecisionSchema = new EntitySchema<EgressDecision>({
@@ -30,5 +32,6 @@ export const EgressDecisionSchema = new EntitySchema<EgressDecision>({
     reason: { type: 'string' },
     prevHash: { type: 'string', fieldName: 'prev_hash' },
     hash: { type: 'string' },
+    node: { type: 'string', nullable: true },
   },
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { serializeTransactionsOn, sharedWrite } from '../../common/database';
@@ -8,7 +9,7 @@ import { EgressDecision, EgressDecisionSchema } from './egress-decision.entity';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
-export type NewDecision = Omit<EgressDecision, 'seq' | 'prevHash' | 'hash'>;
+export type NewDecision = Omit<EgressDecision, 'seq' | 'prevHash' | 'hash' | 'node'>;
 
 export interface ChainState {
   readonly headHash: string;
@@ -47,6 +48,13 @@ export function decisionHash(prevHash: string, row: Omit<EgressDecision, 'prevHa
     .digest('hex');
 }
 
+/** Decisions one node recorded; `node` is null for rows recorded before nodes were. */
+export interface NodeCount {
+  readonly node: string | null;
+  readonly allowed: number;
+  readonly denied: number;
+}
+
 export interface TimeBucket {
   readonly start: string;
   readonly allowed: number;
@@ -62,6 +70,7 @@ const VERIFY_PAGE = 1000;
 @Injectable()
 export class EgressDecisionRepository {
   private readonly appends = new GroupCommit<NewDecision, EgressDecision>((batch) => this.appendNow(batch));
+  private readonly node = hostname();
 
   constructor(private readonly em: EntityManager) {}
 
@@ -83,7 +92,8 @@ export class EgressDecisionRepository {
       let prevHash = last?.hash ?? GENESIS_HASH;
       const rows = decisions.map((decision): EgressDecision => {
         seq++;
-        const row = { ...decision, seq, prevHash, hash: decisionHash(prevHash, { ...decision, seq }) };
+        const hash = decisionHash(prevHash, { ...decision, seq });
+        const row = { ...decision, seq, prevHash, hash, node: this.node };
         prevHash = row.hash;
         return row;
       });
@@ -158,6 +168,30 @@ export class EgressDecisionRepository {
       else bucket.denied++;
     }
     return counts;
+  }
+
+  /** Decisions in [start, end), counted per node that recorded them, by node name (unrecorded last). */
+  async countByNode(start: string, end: string): Promise<NodeCount[]> {
+    const rows = await this.em
+      .fork()
+      .find(
+        EgressDecisionSchema,
+        { decidedAt: { $gte: start, $lt: end } },
+        { fields: ['seq', 'node', 'allowed'] },
+      );
+    const counts = new Map<string | null, { allowed: number; denied: number }>();
+    for (const row of rows) {
+      const node = row.node ?? null;
+      const count = counts.get(node) ?? { allowed: 0, denied: 0 };
+      if (row.allowed) count.allowed++;
+      else count.denied++;
+      counts.set(node, count);
+    }
+    return [...counts]
+      .map(([node, count]) => ({ node, ...count }))
+      .sort((a, b) =>
+        a.node === b.node ? 0 : a.node === null ? 1 : b.node === null || a.node < b.node ? -1 : 1,
+      );
   }
 
   /** Decisions in [start, end), grouped by destination and purpose. */

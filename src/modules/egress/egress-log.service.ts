@@ -3,12 +3,13 @@ import {
   ChainState,
   DestinationSummary,
   EgressDecisionRepository,
+  NodeCount,
   TimeBucket,
 } from './egress-decision.repository';
 import { isPublicAddress } from './egress-policy';
 import { parseIp } from './ip-address';
 
-export type { ChainState, DestinationSummary, TimeBucket };
+export type { ChainState, DestinationSummary, NodeCount, TimeBucket };
 
 /** What the egress decision log tells other modules (the privacy report): destinations reached and chain integrity. */
 @Injectable()
@@ -23,6 +24,11 @@ export class EgressLogService {
   /** Allowed and denied attempts in `buckets` equal slices of the window. */
   countOverTime(start: string, end: string, buckets: number): Promise<TimeBucket[]> {
     return this.decisions.countOverTime(start, end, buckets);
+  }
+
+  /** Allowed and denied attempts per node (replica host) that recorded them, between two ISO instants. */
+  countByNode(start: string, end: string): Promise<NodeCount[]> {
+    return this.decisions.countByNode(start, end);
   }
 
   verifyChain(): Promise<ChainState> {

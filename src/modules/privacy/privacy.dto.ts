@@ -89,6 +89,21 @@ export class ReportHourResponse {
   denied!: number;
 }
 
+export class ReportNodeResponse {
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Host name of the node (replica) that recorded the decisions; null for ones recorded before nodes were.',
+    example: 'node1',
+  })
+  node!: string | null;
+  @ApiProperty({ type: 'integer' })
+  allowed!: number;
+  @ApiProperty({ type: 'integer' })
+  denied!: number;
+}
+
 export class ReportDestinationResponse {
   @ApiProperty({ example: 'db.internal' })
   host!: string;
@@ -117,6 +132,11 @@ export class ReportEgressResponse {
   denied!: number;
   @ApiPropertyOptional({ type: [ReportHourResponse] })
   hourly?: ReportHourResponse[];
+  @ApiPropertyOptional({
+    type: [ReportNodeResponse],
+    description: 'The nodes whose decisions the window counts: every replica that recorded one.',
+  })
+  nodes?: ReportNodeResponse[];
   @ApiProperty({ type: [ReportDestinationResponse] })
   destinations!: ReportDestinationResponse[];
 }

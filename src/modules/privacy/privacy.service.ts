@@ -112,6 +112,7 @@ export class PrivacyService implements OnModuleInit {
     const policy = this.guard.policy;
     const destinations = await this.egressLog.destinations(start, end);
     const timeline = await this.egressLog.countOverTime(start, end, TIMELINE_BUCKETS);
+    const nodes = await this.egressLog.countByNode(start, end);
     const chain = await this.egressLog.verifyChain();
     const findings = [...policy.publicReach()];
     for (const d of destinations) {
@@ -136,6 +137,7 @@ export class PrivacyService implements OnModuleInit {
         allowed,
         denied,
         hourly: timeline.map((b) => ({ start: b.start, allowed: b.allowed, denied: b.denied })),
+        nodes: nodes.map((n) => ({ node: n.node, allowed: n.allowed, denied: n.denied })),
         destinations: destinations.map((d) => ({
           host: d.host,
           port: d.port,

@@ -19,6 +19,8 @@ export interface ReportDocument {
     readonly allowed: number;
     readonly denied: number;
     readonly hourly?: readonly HourCount[];
+    /** Absent from reports kept before decisions recorded their node. */
+    readonly nodes?: readonly NodeCount[];
     readonly destinations: readonly DestinationRow[];
   };
   readonly cloud_free: boolean;
@@ -35,6 +37,12 @@ export interface ReportDocument {
 
 export interface HourCount {
   readonly start: string;
+  readonly allowed: number;
+  readonly denied: number;
+}
+
+export interface NodeCount {
+  readonly node: string | null;
   readonly allowed: number;
   readonly denied: number;
 }

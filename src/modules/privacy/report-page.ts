@@ -93,12 +93,25 @@ function applianceSection(report: ReportDocument): SafeHtml {
 </section>`;
 }
 
+function nodesLine(report: ReportDocument): SafeHtml | '' {
+  const nodes = report.egress_24h.nodes;
+  if (nodes === undefined) return '';
+  const names = nodes.map(
+    (n) =>
+      markup`<li>${n.node ?? 'not recorded (decisions from before nodes were)'}: ${n.allowed} allowed, ${n.denied} denied</li>`,
+  );
+  return nodes.length === 0
+    ? markup`<p id="nodes">No node recorded an egress decision in the window.</p>`
+    : markup`<p>Nodes whose egress decisions this report counts:</p><ul id="nodes">${names}</ul>`;
+}
+
 function storeSection(report: ReportDocument): SafeHtml {
   const { store } = report;
   if (store === undefined) {
     return markup`<section id="store">
 <h2>Where the appliance keeps its state</h2>
 <p>This report was made before reports named the state store.</p>
+${nodesLine(report)}
 </section>`;
   }
   const where =
@@ -115,6 +128,7 @@ ${where}
 <dt>Signing keys</dt><dd class="path">${store.keys_dir}</dd>
 <dt>Composed on node</dt><dd>${store.composed_on}</dd>
 </dl>
+${nodesLine(report)}
 <p>The store is the operator's own configuration, outside the egress policy: reaching it is not an egress
 decision and is in none of the egress counts of this report.${store.kind === 'postgresql' ? ' The report covers every replica: the decision log it counts is the one they share.' : ''}</p>
 </section>`;

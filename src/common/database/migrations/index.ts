@@ -7,6 +7,7 @@ import { Migration0201ProviderKeys } from './Migration0201ProviderKeys';
 import { Migration0300EgressDecisions } from './Migration0300EgressDecisions';
 import { Migration0301WebhookSigningSecrets } from './Migration0301WebhookSigningSecrets';
 import { Migration0302PrivacyReports } from './Migration0302PrivacyReports';
+import { Migration0303EgressDecisionNode } from './Migration0303EgressDecisionNode';
 import { Migration0400SimulationRuns } from './Migration0400SimulationRuns';
 import { Migration0500Jobs } from './Migration0500Jobs';
 import { Migration0501WorkLeases } from './Migration0501WorkLeases';
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration1020TriggerFireIdempotency', class: Migration1020TriggerFireIdempotency },
   { name: 'Migration1050RateLimitHits', class: Migration1050RateLimitHits },
   { name: 'Migration1030IdempotentCreations', class: Migration1030IdempotentCreations },
+  { name: 'Migration0303EgressDecisionNode', class: Migration0303EgressDecisionNode },
 ];
