@@ -7,6 +7,8 @@ import { applyEnvFile } from './env-file';
 
 const USAGE = `usage: decisiond               run the daemon (systemd starts it as decision-service.service)
        decisiond provision ...  create the operator organization offline (decisiond provision --help)
+       decisiond rekey ...      re-encrypt stored secrets under a new SERVICE_CONFIG_ENCRYPTION_KEY, daemon stopped
+                                (decisiond rekey --help)
 `;
 
 /** `decisiond` with no argument is the daemon itself: same process, so systemd's main PID is this one. */
@@ -23,7 +25,8 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
       await import('../main.js');
       return undefined;
     case 'provision':
-      return provision(rest);
+    case 'rekey':
+      return runOfflineTool(command, rest);
     case 'help':
     case '--help':
     case '-h':
@@ -35,10 +38,11 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
   }
 }
 
-function provision(args: readonly string[]): number {
-  const entry = join(__dirname, 'provision.js');
+/** A CLI of dist/cli run on the settings file the daemon reads, as the data dir's owner. */
+function runOfflineTool(tool: 'provision' | 'rekey', args: readonly string[]): number {
+  const entry = join(__dirname, `${tool}.js`);
   if (!existsSync(entry)) {
-    process.stderr.write('decisiond: this build has no provisioning command\n');
+    process.stderr.write(`decisiond: this build has no ${tool} command\n`);
     return 69;
   }
   try {
@@ -55,8 +59,8 @@ function provision(args: readonly string[]): number {
 }
 
 /**
- * Run as root, provisioning would leave root-owned files the daemon cannot open: act as the data dir's owner (the
- * service user the package created) instead.
+ * Run as root, provisioning or rekeying would leave root-owned files the daemon cannot open: act as the data dir's
+ * owner (the service user the package created) instead.
  */
 function actAsDataDirOwner(): void {
   if (process.getuid?.() !== 0) return;

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
 import { Client } from 'pg';
@@ -77,13 +78,26 @@ async function sealedValues(orm: StoreOrm): Promise<{ cell: string; value: strin
   return values;
 }
 
-/** The built `npm run rekey` (dist/cli/rekey.js) on a data dir's store, with only the given environment. */
-function runRekey(args: readonly string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+/**
+ * The built `npm run rekey` (dist/cli/rekey.js) on a data dir's store, with only the given environment; or, with
+ * `viaDecisiond`, the package's `decisiond rekey`, which reads the settings file first.
+ */
+function runRekey(
+  args: readonly string[],
+  env: Record<string, string>,
+  input = '',
+  viaDecisiond = false,
+): Promise<CliResult> {
+  const command = viaDecisiond ? ['decisiond.js', 'rekey'] : ['rekey.js'];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'rekey.js'), ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(REPO_ROOT, 'dist', 'cli', command[0]), ...command.slice(1), ...args],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -218,13 +232,23 @@ describe('ProviderKeysService with the real database', () => {
       expect(tablesOf(await runRekey(['--dry-run'], env))).toEqual(counts(2, 1, 0, 0));
       expect(await sealedValues(orm)).toEqual(before);
 
-      const fromStdin = {
-        ...env,
-        SERVICE_CONFIG_ENCRYPTION_KEY_OLD: '',
-        SERVICE_CONFIG_ENCRYPTION_KEY_NEW: '',
-      };
+      // As on a node: the store's settings from the environment file, the two keys on standard input.
+      const envFile = join(t.dataDir, 'decision-service.env');
+      const {
+        SERVICE_CONFIG_ENCRYPTION_KEY_OLD: _old,
+        SERVICE_CONFIG_ENCRYPTION_KEY_NEW: _new,
+        ...settings
+      } = env;
+      writeFileSync(
+        envFile,
+        Object.entries(settings)
+          .map(([name, value]) => `${name}=${value}\n`)
+          .join(''),
+      );
       const keysOnStdin = `${oldKey.toString('base64')}\n${newKey.toString('base64')}\n`;
-      expect(tablesOf(await runRekey(['--stdin'], fromStdin, keysOnStdin))).toEqual(counts(2, 1, 0, 0));
+      expect(
+        tablesOf(await runRekey(['--stdin'], { DECISION_SERVICE_ENV_FILE: envFile }, keysOnStdin, true)),
+      ).toEqual(counts(2, 1, 0, 0));
       expect(tablesOf(await runRekey([], env))).toEqual(counts(0, 0, 2, 1));
 
       expect(await orm.em.fork().getConnection().execute('select count(*) as n from provider_keys')).toEqual([
