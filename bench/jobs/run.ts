@@ -21,6 +21,7 @@ import {
   storeEnv,
   writeSection,
 } from '../support/daemon';
+import { spread } from '../support/stats';
 
 const JOBS = Number(process.env.JOBS ?? 1000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 4);
@@ -154,18 +155,6 @@ function lineCount(file: string): number {
   return lines;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-/** `median (min–max)` with `digits` decimals. */
-function spread(values: readonly number[], digits = 1): string {
-  const f = (n: number) => n.toFixed(digits);
-  return `${f(median(values))} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
-}
-
 async function main(): Promise<void> {
   // One set of secrets for every round: on PostgreSQL the rounds share the database.
   const store = storeEnv(mkdtempSync(join(tmpdir(), 'bench-jobs-store-')));
@@ -196,8 +185,14 @@ async function main(): Promise<void> {
     '',
     '| path | per second, median (min–max) |',
     '|---|---|',
-    `| POST /v1/simulate, ${JOBS} simulations | ${spread(rounds.map((r) => r.syncPerSecond))} |`,
-    `| POST /v1/jobs + signed job.completed callback, ${JOBS} jobs | **${spread(rounds.map((r) => r.jobsPerSecond))}** |`,
+    `| POST /v1/simulate, ${JOBS} simulations | ${spread(
+      rounds.map((r) => r.syncPerSecond),
+      1,
+    )} |`,
+    `| POST /v1/jobs + signed job.completed callback, ${JOBS} jobs | **${spread(
+      rounds.map((r) => r.jobsPerSecond),
+      1,
+    )}** |`,
     '',
     `Jobs are timed from the first submission to the last callback received. Submitting the ${JOBS} jobs took ` +
       `${spread(
