@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/core';
 import { signupAccount } from '../factories/accounts';
-import { REPO_ROOT } from '../support/daemon-process';
+import { runBuiltCli } from '../support/decisionctl';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
 
 describe('decisionctl privacy-report', () => {
@@ -13,21 +12,7 @@ describe('decisionctl privacy-report', () => {
 
   /** Run asynchronously: the daemon answering it lives in this process. */
   const decisionctl = (...args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(
-        process.execPath,
-        [join(REPO_ROOT, 'dist', 'cli', 'decisionctl.js'), 'privacy-report', ...args],
-        {
-          cwd: dir,
-          env: { PATH: process.env.PATH ?? '', ...env },
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
+    runBuiltCli('decisionctl.js', ['privacy-report', ...args], env, { cwd: dir });
 
   beforeAll(async () => {
     dir = makeTempDir('ds-report-cli-');

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +12,7 @@ import { AppError } from '../../src/common/errors';
 import { ProviderKeysService } from '../../src/modules/provider-keys/provider-keys.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/webhook-secrets.service';
 import { signupAccount } from '../factories/accounts';
-import { CliResult } from '../support/decisionctl';
-import { REPO_ROOT } from '../support/daemon-process';
+import { CliResult, runBuiltCli } from '../support/decisionctl';
 import { filesContaining } from '../support/grep-dir';
 import { startTestApp, testStoreEnv, TestApp } from '../support/test-app';
 
@@ -88,24 +86,9 @@ function runRekey(
   input = '',
   viaDecisiond = false,
 ): Promise<CliResult> {
-  const command = viaDecisiond ? ['decisiond.js', 'rekey'] : ['rekey.js'];
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [join(REPO_ROOT, 'dist', 'cli', command[0]), ...command.slice(1), ...args],
-      {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env },
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
+  return viaDecisiond
+    ? runBuiltCli('decisiond.js', ['rekey', ...args], env, { input })
+    : runBuiltCli('rekey.js', args, env, { input });
 }
 
 /** What the CLI needs to find a stopped test app's store: its data dir and, on PostgreSQL, its database. */

@@ -34,9 +34,22 @@ export function decisionctl(
   env: Record<string, string>,
   options: { input?: string; cwd?: string; onSpawn?: (pid: number) => void } = {},
 ): Promise<CliResult> {
+  return runBuiltCli('decisionctl.js', args, env, { ...options, cwd: options.cwd ?? env.HOME });
+}
+
+/**
+ * Runs a built CLI (`dist/cli/<script>`) as a subprocess with only the given environment (plus PATH), its stdin
+ * `options.input`; resolves with its exit status and what it printed.
+ */
+export function runBuiltCli(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  options: { input?: string; cwd?: string; onSpawn?: (pid: number) => void } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', 'decisionctl.js'), ...args], {
-      cwd: options.cwd ?? env.HOME,
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'cli', script), ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', ...env },
     });
     let stdout = '';
