@@ -150,7 +150,7 @@ say "staging entry points, units, settings and documentation"
 install -d "$STAGE/usr/bin"
 for name in decisiond decisionctl; do
   case $name in
-    decisiond) summary='the Decision Service daemon, or `decisiond provision ...` to provision it offline' ;;
+    decisiond) summary='the Decision Service daemon, or `decisiond provision ...` / `decisiond rekey ...` to provision it or rotate its encryption key offline' ;;
     decisionctl) summary='the Decision Service operator command line' ;;
   esac
   sed -e "s|@NAME@|$name|g" -e "s|@SUMMARY@|$summary|" -e "s|@NODE_FLAGS@|$NODE_FLAGS|g" packaging/files/wrapper.sh \
