@@ -52,21 +52,34 @@ const built = {
   ...(requireBuilt(join(BUILT_FORMATS, 'connector-error.js')) as typeof ConnectorErrorModule),
 };
 
+/**
+ * CPU one Parquet input may take on the parse thread: a damaged file is stopped once the thread has been busy for
+ * its decode budget (at least 500 ms, checked every 100 ms), and this counts the whole process's CPU, which also
+ * holds the thread's start and V8's concurrent GC threads working on the decoder's allocations. HANG_CPU_MS (1 s)
+ * left too little of that: one CI run measured 1,001 ms for a file whose budget was 501 ms (about 600–700 ms when
+ * replayed on a quiet machine). The defect this guards against spun for minutes.
+ */
+const PARSE_THREAD_HANG_CPU_MS = 2000;
+
 /** The same through the parse thread the daemon uses (its limits, its decode budget). */
 async function parseInThread(bytes: Uint8Array) {
-  return expectTypedOutcome(async () => {
-    let rows = 0;
-    const source = { kind: 'bytes' as const, bytes };
-    for await (const batch of built.readFileRecordsInThread(
-      source,
-      { fileType: 'parquet' },
-      100,
-      new CollisionLog(),
-      { limits: LIMITS },
-    ))
-      rows += batch.length;
-    return rows;
-  }, [built.ConnectorError]);
+  return expectTypedOutcome(
+    async () => {
+      let rows = 0;
+      const source = { kind: 'bytes' as const, bytes };
+      for await (const batch of built.readFileRecordsInThread(
+        source,
+        { fileType: 'parquet' },
+        100,
+        new CollisionLog(),
+        { limits: LIMITS },
+      ))
+        rows += batch.length;
+      return rows;
+    },
+    [built.ConnectorError],
+    PARSE_THREAD_HANG_CPU_MS,
+  );
 }
 
 /** Random edits of a valid file: flipped, inserted and deleted bytes, and truncation. */
