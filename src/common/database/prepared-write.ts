@@ -47,65 +47,77 @@ export class PreparedWrite {
    * which must not be seen before the write commits can still be done while it runs. Resolves with what `meanwhile`
    * returned once the statement has committed; a failed statement rejects with its error, whatever `meanwhile` did.
    */
-  async runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
-    const lender = this.em.getConnection().getKnex().client as ConnectionLender;
-    const connection = await lender.acquireConnection();
-    if (!isSqliteConnection(connection) || this.isClosed) {
-      await lender.releaseConnection(connection);
-      await this.em
-        .getConnection()
-        .execute(this.sql, [...params], 'run')
-        .catch((error: unknown) => {
-          throw this.converted(error);
-        });
-      return meanwhile();
-    }
-    try {
-      const prepared = this.statementOn(connection);
-      const bound = this.bound(params);
-      const written = new Promise<void>((done, fail) =>
-        prepared.run(bound, (error) => (error ? fail(this.converted(error)) : done())),
-      );
-      let value: T;
-      try {
-        value = meanwhile();
-      } catch (error) {
-        // The connection goes back to the pool only once its statement is done.
+  runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
+    return this.onLentConnection(
+      async (prepared, bound) => {
+        const written = new Promise<void>((done, fail) =>
+          prepared.run(bound, (error) => (error ? fail(this.converted(error)) : done())),
+        );
+        let value: T;
+        try {
+          value = meanwhile();
+        } catch (error) {
+          // The connection goes back to the pool only once its statement is done.
+          await written;
+          throw error;
+        }
         await written;
-        throw error;
-      }
-      await written;
-      return value;
-    } finally {
-      await lender.releaseConnection(connection);
-    }
+        return value;
+      },
+      async () => {
+        await this.executed(params, 'run');
+        return meanwhile();
+      },
+      params,
+    );
   }
 
   /**
    * Runs a statement that answers rows (`update … returning *`) and resolves with them as the driver gives them: on
    * SQLite a Date column is epoch milliseconds, on PostgreSQL a Date. Autocommitted, as `run` is.
    */
-  async returning<R>(params: readonly unknown[]): Promise<R[]> {
+  returning<R>(params: readonly unknown[]): Promise<R[]> {
+    return this.onLentConnection(
+      (prepared, bound) =>
+        new Promise<R[]>((done, fail) =>
+          prepared.all(bound, (error, rows) => (error ? fail(this.converted(error)) : done(rows as R[]))),
+        ),
+      () => this.executed(params, 'all') as Promise<R[]>,
+      params,
+    );
+  }
+
+  /**
+   * Borrows a connection from the ORM's pool: on SQLite runs `onSqlite` with this statement prepared on it and the
+   * parameters bound, and gives the connection back once that is done; on another driver (or once closed) gives it
+   * back at once and runs `otherwise`.
+   */
+  private async onLentConnection<R>(
+    onSqlite: (prepared: SqliteStatement, bound: unknown[]) => Promise<R>,
+    otherwise: () => Promise<R>,
+    params: readonly unknown[],
+  ): Promise<R> {
     const lender = this.em.getConnection().getKnex().client as ConnectionLender;
     const connection = await lender.acquireConnection();
     if (!isSqliteConnection(connection) || this.isClosed) {
       await lender.releaseConnection(connection);
-      return this.em
-        .getConnection()
-        .execute<R[]>(this.sql, [...params], 'all')
-        .catch((error: unknown) => {
-          throw this.converted(error);
-        });
+      return otherwise();
     }
     try {
-      const prepared = this.statementOn(connection);
-      const bound = this.bound(params);
-      return await new Promise<R[]>((done, fail) =>
-        prepared.all(bound, (error, rows) => (error ? fail(this.converted(error)) : done(rows as R[]))),
-      );
+      return await onSqlite(this.statementOn(connection), this.bound(params));
     } finally {
       await lender.releaseConnection(connection);
     }
+  }
+
+  /** The statement through the ORM's connection (another driver), failing with the ORM's exception. */
+  private executed(params: readonly unknown[], method: 'run' | 'all'): Promise<unknown> {
+    return this.em
+      .getConnection()
+      .execute(this.sql, [...params], method)
+      .catch((error: unknown) => {
+        throw this.converted(error);
+      });
   }
 
   private statementOn(connection: SqliteConnection): SqliteStatement {
