@@ -37,8 +37,7 @@ export function postgresServerOf(url: string): string {
 /** Where the state lives, for logs and operators: the file, or the server and database without any credential. */
 export function describeStore(location: StoreLocation): string {
   if (location.kind === 'sqlite') return `sqlite:${location.file}`;
-  const url = new URL(location.url);
-  return `postgresql://${url.host}${url.pathname}`;
+  return `postgresql://${postgresServerOf(location.url)}`;
 }
 
 interface SqliteConnection {
