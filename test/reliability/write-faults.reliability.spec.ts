@@ -127,9 +127,18 @@ class FaultControl {
     return this.generation;
   }
 
-  lines(appliance: Appliance, generation: number): string[] {
-    return appliance
-      .daemon!.output()
+  /**
+   * The shim's lines for one armed generation. The shim writes a line before the daemon answers, yet the answer can
+   * reach this process before the pipe carrying the line is read; so the output is read once it has stopped growing.
+   */
+  async lines(appliance: Appliance, generation: number): Promise<string[]> {
+    const output = () => appliance.daemon!.output();
+    const deadline = Date.now() + 2000;
+    for (let seen = -1; output().length !== seen && Date.now() < deadline;) {
+      seen = output().length;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    return output()
       .split('\n')
       .filter((line) => line.startsWith(`fault-shim: gen ${generation} `));
   }
@@ -146,7 +155,7 @@ afterAll(() => {
   let appliance: Appliance;
   let connectorId = '';
   const arm = (k: number, errno?: string): number => control.arm(k, errno);
-  const shimLines = (gen: number): string[] => control.lines(appliance, gen);
+  const shimLines = (gen: number): Promise<string[]> => control.lines(appliance, gen);
 
   const connect = (name: string) =>
     appliance.call('POST', '/v1/data/connect', {
@@ -210,7 +219,7 @@ afterAll(() => {
     const counting = arm(0);
     const clean = await connect('counted');
     expect([clean.status, clean.body.status]).toEqual([200, 'ready']);
-    const ops = shimLines(counting).map((line) => line.split(' ')[5]);
+    const ops = (await shimLines(counting)).map((line) => line.split(' ')[5]);
     const writes = ops.length;
     const byOp = ops.reduce<Record<string, number>>((acc, op) => ({ ...acc, [op]: (acc[op] ?? 0) + 1 }), {});
     expect(writes).toBeGreaterThan(0);
@@ -240,7 +249,7 @@ afterAll(() => {
       const errno = k % 2 === 0 ? 'ENOSPC' : 'EIO';
       const gen = arm(k, errno);
       const res = await connect(`k${k}`);
-      const injected = shimLines(gen).find((line) => line.includes(' failed '));
+      const injected = (await shimLines(gen)).find((line) => line.includes(' failed '));
       const when = `k=${k} ${errno} (${injected?.split(' ').slice(4, 6).join(' ') ?? 'not reached'})`;
       // Failed (200 `failed`, or 507 for a full disk) and nothing listed; or ready with every row.
       const outcome =
@@ -362,7 +371,7 @@ function filesUnder(dir: string): string[] {
     const counting = control.arm(0);
     const clean = await upload('raw');
     expect([clean.status, clean.body.sha256]).toEqual([201, sha256]);
-    const writes = control.lines(appliance, counting).length;
+    const writes = (await control.lines(appliance, counting)).length;
     expect(writes).toBeGreaterThan(2);
     const kept = filesUnder(importDir);
 
@@ -374,7 +383,7 @@ function filesUnder(dir: string): string[] {
           const when = `${form} upload, ${errno} at write ${k} of ${writes}`;
           const gen = control.arm(k, errno);
           const res = await upload(form);
-          const injected = control.lines(appliance, gen).some((line) => line.includes(' failed '));
+          const injected = (await control.lines(appliance, gen)).some((line) => line.includes(' failed '));
           const full = errno === 'ENOSPC' || errno === 'EDQUOT';
           expect({
             when,
