@@ -6,5 +6,5 @@ cd "$(dirname "$0")/../.."
 PATH="$PWD/node_modules/.bin:$PATH"
 npm run -s build
 npx tsc --outDir .tmp/bench-http --rootDir . --module nodenext --moduleResolution nodenext --target es2022 \
-  --types node --skipLibCheck --strict --ignoreConfig bench/engine/http.ts
+  --types node --skipLibCheck --strict --ignoreConfig bench/engine/http.ts bench/engine/forwarder.ts
 exec node .tmp/bench-http/bench/engine/http.js

@@ -114,16 +114,16 @@ class KeepAliveClient {
   }
 }
 
-async function measure(client: KeepAliveClient, count: number): Promise<Sample[]> {
+async function measure(client: KeepAliveClient, count: number, path = '/v1/simulate'): Promise<Sample[]> {
   const samples: Sample[] = [];
   const payload = JSON.stringify(BODY);
   for (let i = 0; i < count; i++) {
     const started = performance.now();
-    const reply = await client.send('POST', '/v1/simulate', payload);
+    const reply = await client.send('POST', path, payload);
     const wallMs = performance.now() - started;
     const body = reply.body as { compute_ms: number; engine_mode: string };
     if (reply.status !== 200)
-      throw new Error(`POST /v1/simulate answered ${reply.status}: ${JSON.stringify(body)}`);
+      throw new Error(`POST ${path} answered ${reply.status}: ${JSON.stringify(body)}`);
     samples.push({ wallMs, computeMs: body.compute_ms, mode: body.engine_mode });
   }
   return samples;
@@ -277,6 +277,36 @@ interface Round {
   /** wall p50 − compute p50 over the first N requests after the daemon started (within the warm-up). */
   readonly startOverhead: number;
   readonly load: number;
+  /** The topology floor's wall p50 − compute p50, measured right after this round (pool rounds only). */
+  readonly topologyFloor?: number;
+}
+
+/**
+ * The topology's floor (./forwarder.ts): the same client, warm-up and requests against a bare server that only
+ * hands the body to one worker, records the run with one insert and answers. Run right after each daemon round, so
+ * both see the same machine.
+ */
+async function topologyFloor(): Promise<{ overhead: number; startOverhead: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'ds-bench-floor-'));
+  const server = spawn(process.execPath, [join(__dirname, 'forwarder.js'), dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const port = await new Promise<string>((listening, failed) => {
+      server.stdout.once('data', (line: Buffer) => listening(line.toString().trim().split(' ')[1]));
+      server.once('exit', (code) => failed(new Error(`the forwarder exited (${code})`)));
+    });
+    const client = new KeepAliveClient(`http://127.0.0.1:${port}`);
+    try {
+      const startOverhead = overheadP50((await measure(client, WARMUP, '/')).slice(0, REQUESTS));
+      return { overhead: overheadP50(await measure(client, REQUESTS, '/')), startOverhead };
+    } finally {
+      client.close();
+    }
+  } finally {
+    server.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function runRound(label: string, env: Record<string, string>): Promise<Round> {
@@ -318,14 +348,18 @@ async function runRound(label: string, env: Record<string, string>): Promise<Rou
 const row = (name: string, r: Round): string =>
   `| ${name} | ${r.label} | ${fmt(r.wallP50)} / ${fmt(r.wallP10)} | ${fmt(r.computeP50)} | **${fmt(r.overhead)}** | ` +
   `${fmt(r.roundTripMs)} / ${fmt(r.meanCompute)} | ${fmt(r.daemonCpuMs)} | ${fmt(r.floorP50)} / ${fmt(r.floorP10)} | ` +
-  `${fmt(r.startOverhead)} | ${r.load.toFixed(1)} |`;
+  `${fmt(r.startOverhead)} | ${r.topologyFloor === undefined ? '—' : fmt(r.topologyFloor)} | ${r.load.toFixed(1)} |`;
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   const pool: Round[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    pool.push(await runRound('pool', { ENGINE_POOL_SIZE: '1' }));
-    process.stderr.write(`round ${i + 1}/${ROUNDS}: wall p50 − compute p50 ${fmt(pool[i].overhead)} ms\n`);
+    const round = await runRound('pool', { ENGINE_POOL_SIZE: '1' });
+    pool.push({ ...round, topologyFloor: (await topologyFloor()).overhead });
+    process.stderr.write(
+      `round ${i + 1}/${ROUNDS}: wall p50 − compute p50 ${fmt(pool[i].overhead)} ms ` +
+        `(topology floor ${fmt(pool[i].topologyFloor ?? NaN)} ms)\n`,
+    );
   }
   const fallback = await runRound('subprocess_fallback', {
     ENGINE_POOL_SIZE: '0',
@@ -337,6 +371,7 @@ async function main(): Promise<void> {
   const loads = [loadBefore, ...pool.map((r) => r.load), fallback.load, loadavg()[0]];
   const quiet = Math.max(...loads) <= QUIET_LOAD;
   const overheads = pool.map((r) => r.overhead);
+  const floors = pool.map((r) => r.topologyFloor ?? NaN);
   const met = overheads.every((o) => o <= 1);
   const verdict = quiet
     ? `Goal (wall p50 − compute p50 ≤ 1 ms in every round): ${met ? 'met' : 'not met'} in ${ROUNDS} rounds.`
@@ -369,8 +404,8 @@ async function main(): Promise<void> {
     `N=${REQUESTS} ROUNDS=${ROUNDS} bash bench/engine/http.sh`,
     '```',
     '',
-    `| round | engine_mode | wall p50 / p10 (ms) | compute_ms p50 | wall p50 − compute p50 (ms) | engine round trip / compute, mean (ms) | daemon CPU per request (ms) | HTTP floor p50 / p10 (ms) | first ${REQUESTS} after start: wall p50 − compute p50 (ms) | load average |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| round | engine_mode | wall p50 / p10 (ms) | compute_ms p50 | wall p50 − compute p50 (ms) | engine round trip / compute, mean (ms) | daemon CPU per request (ms) | HTTP floor p50 / p10 (ms) | first ${REQUESTS} after start: wall p50 − compute p50 (ms) | topology floor: wall p50 − compute p50 (ms) | load average |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...pool.map((r, i) => row(String(i + 1), r)),
     row('—', fallback),
     '',
@@ -378,6 +413,12 @@ async function main(): Promise<void> {
       `${spreadMs(pool.map((r) => r.wallP50))} ms; compute_ms p50 ${spreadMs(pool.map((r) => r.computeP50))}; daemon CPU ` +
       `per request ${spreadMs(pool.map((r) => r.daemonCpuMs))} ms; HTTP floor p50 ${spreadMs(pool.map((r) => r.floorP50))} ms; ` +
       `first ${REQUESTS} after start: wall p50 − compute p50 ${spreadMs(pool.map((r) => r.startOverhead))} ms.`,
+    '',
+    `Topology floor (bench/engine/forwarder.ts, after each round: a bare \`node:http\` server that hands the body to ` +
+      'one worker, records the run with one committed node-sqlite3 insert and answers; no framework, authentication ' +
+      `or validation), wall p50 − compute p50: **${spreadMs(floors)} ms**. The daemon above that floor, round by ` +
+      `round: ${spreadMs(pool.map((r, i) => r.overhead - floors[i]))} ms: the service's own cost; the floor is what ` +
+      'the client, loopback HTTP, the worker hop and the store hop cost on this machine.',
     '',
     `Pool cost alone (one worker driven over its socket, no HTTP, ${direct.wallMs.length} requests): round trip p50 ` +
       `${fmt(quantile(direct.wallMs, 0.5))} ms (p10 ${fmt(quantile(direct.wallMs, 0.1))}) for compute_ms p50 ` +
