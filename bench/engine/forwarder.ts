@@ -9,55 +9,14 @@
  *
  *   node forwarder.js <data dir>     # prints "listening <port>" once it takes requests (port picked by the kernel)
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { AddressInfo, connect, Socket } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
-import { ROOT } from '../support/daemon';
+import { startWorker } from './worker-client';
 
 const [dataDir] = process.argv.slice(2);
-
-type Reply = { result?: Record<string, unknown>; error?: unknown };
-
-/** One worker's socket: frames out, frames back in the order sent. */
-async function connectWorker(socketPath: string): Promise<(request: unknown) => Promise<Reply>> {
-  let socket: Socket | undefined;
-  for (let i = 0; i < 500 && !socket; i++) {
-    socket = await new Promise<Socket | undefined>((resolveSocket) => {
-      const attempt = connect({ path: socketPath });
-      attempt.once('connect', () => resolveSocket(attempt));
-      attempt.once('error', () => setTimeout(() => resolveSocket(undefined), 10));
-    });
-  }
-  if (!socket) throw new Error('the worker did not create its socket');
-  const open = socket;
-  open.setNoDelay(true);
-  let buffer: Buffer = Buffer.alloc(0);
-  const waiting: ((reply: Reply) => void)[] = [];
-  open.on('data', (chunk: Buffer) => {
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-    while (buffer.length >= 4 && buffer.length >= 4 + buffer.readUInt32BE(0)) {
-      const length = buffer.readUInt32BE(0);
-      const reply = JSON.parse(buffer.toString('utf8', 4, 4 + length)) as Reply;
-      buffer = buffer.subarray(4 + length);
-      waiting.shift()?.(reply);
-    }
-  });
-  await new Promise<Reply>((ready) => waiting.push(ready));
-  let sent = 0;
-  return (request) => {
-    const payload = Buffer.from(
-      JSON.stringify({ type: 'run', id: `r${sent++}`, deadline_ms: 60_000, request }),
-    );
-    const header = Buffer.alloc(4);
-    header.writeUInt32BE(payload.length);
-    const reply = new Promise<Reply>((answered) => waiting.push(answered));
-    open.write(Buffer.concat([header, payload]));
-    return reply;
-  };
-}
 
 function openStore(): Promise<sqlite3.Statement> {
   const db = new sqlite3.Database(join(dataDir, 'floor.sqlite'));
@@ -80,17 +39,15 @@ function openStore(): Promise<sqlite3.Statement> {
 }
 
 async function main(): Promise<void> {
-  const socketPath = join(dataDir, 'worker.sock');
-  const worker = spawn(join(ROOT, 'engine_build', 'simulate'), ['--serve', socketPath], { stdio: 'ignore' });
-  process.on('exit', () => worker.kill('SIGKILL'));
-  const compute = await connectWorker(socketPath);
+  const worker = await startWorker(dataDir);
+  process.on('exit', () => worker.stop());
   const insert = await openStore();
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-      void compute(body).then((reply) => {
+      void worker.run(body).then((reply) => {
         const result = reply.result ?? {};
         const row = [
           `run_${randomBytes(12).toString('hex')}`,

@@ -13,12 +13,13 @@
  */
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request } from 'node:http';
-import { AddressInfo, connect } from 'node:net';
+import { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BenchDaemon, processCpuMs, quantile, ROOT, startDaemon } from '../support/daemon';
 import { spread } from '../support/stats';
+import { startWorker } from './worker-client';
 
 const REQUESTS = Number(process.env.N ?? 400);
 /**
@@ -204,55 +205,20 @@ async function clientFloor(count: number): Promise<{ http: number[]; fetch: numb
  */
 async function workerRoundTrips(count: number): Promise<{ wallMs: number[]; computeMs: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'ds-bench-worker-'));
-  const socketPath = join(dir, 'w.sock');
-  const worker = spawn(join(ROOT, 'engine_build', 'simulate'), ['--serve', socketPath], { stdio: 'ignore' });
+  const worker = await startWorker(dir);
   try {
-    let socket: ReturnType<typeof connect> | undefined;
-    for (let i = 0; i < 500 && !socket; i++) {
-      socket = await new Promise((resolveSocket) => {
-        const s = connect({ path: socketPath });
-        s.once('connect', () => resolveSocket(s));
-        s.once('error', () => setTimeout(() => resolveSocket(undefined), 10));
-      });
-    }
-    if (!socket) throw new Error('the worker did not create its socket');
-    const open = socket;
-    open.setNoDelay(true);
-    let buffer = Buffer.alloc(0);
-    const waiting: ((frame: { result?: { compute_ms: number } }) => void)[] = [];
-    open.on('data', (chunk: Buffer) => {
-      buffer = Buffer.concat([buffer, chunk]);
-      while (buffer.length >= 4 && buffer.length >= 4 + buffer.readUInt32BE(0)) {
-        const length = buffer.readUInt32BE(0);
-        const frame = JSON.parse(buffer.toString('utf8', 4, 4 + length)) as {
-          result?: { compute_ms: number };
-        };
-        buffer = buffer.subarray(4 + length);
-        waiting.shift()?.(frame);
-      }
-    });
-    const next = () => new Promise<{ result?: { compute_ms: number } }>((r) => waiting.push(r));
-    await next();
     const wallMs: number[] = [];
     const computeMs: number[] = [];
     for (let i = 0; i < WARMUP + count; i++) {
-      const payload = Buffer.from(
-        JSON.stringify({ type: 'run', id: `r${i}`, deadline_ms: 60000, request: BODY }),
-      );
-      const header = Buffer.alloc(4);
-      header.writeUInt32BE(payload.length);
       const started = performance.now();
-      const reply = next();
-      open.write(Buffer.concat([header, payload]));
-      const frame = await reply;
+      const reply = await worker.run(BODY);
       if (i < WARMUP) continue;
       wallMs.push(performance.now() - started);
-      computeMs.push(frame.result?.compute_ms ?? NaN);
+      computeMs.push(reply.result?.compute_ms ?? NaN);
     }
-    open.end();
     return { wallMs, computeMs };
   } finally {
-    worker.kill('SIGKILL');
+    worker.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
