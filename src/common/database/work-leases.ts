@@ -5,6 +5,7 @@ import { EntitySchema, LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../config';
 import { dialectOf } from './dialect';
+import { EntityRows } from './entity-rows';
 import { PreparedWrite } from './prepared-write';
 
 /** Who holds a claim, and until when it holds unless renewed. */
@@ -71,7 +72,7 @@ export interface ClaimSql<T extends object> {
  */
 export class PreparedClaim<T extends object> {
   private readonly statement: PreparedWrite;
-  private readonly columns: readonly { property: string; field: string; isDate: boolean }[];
+  private readonly rows: EntityRows<T>;
 
   constructor(
     em: EntityManager,
@@ -84,15 +85,7 @@ export class PreparedClaim<T extends object> {
         ? `update ${table} set ${set} where id = any(array(${pick} for update skip locked)) and ${due} returning *`
         : `update ${table} set ${set} where id in (${pick}) and ${due} returning *`;
     this.statement = new PreparedWrite(em, sql);
-    this.columns = em
-      .getMetadata()
-      .get<T>(claim.schema.meta.className)
-      .props.map((property) => {
-        const runtime = property.runtimeType;
-        if (!['string', 'number', 'Date'].includes(runtime))
-          throw new Error(`PreparedClaim maps plain columns only, not ${property.name} (${runtime})`);
-        return { property: property.name, field: property.fieldNames[0], isDate: runtime === 'Date' };
-      });
+    this.rows = new EntityRows(em, claim.schema);
   }
 
   /** The claimed rows, sorted by `compare`. */
@@ -104,20 +97,7 @@ export class PreparedClaim<T extends object> {
       limit,
       ...dueParams,
     ]);
-    return rows.map((row) => this.entityOf(row)).sort(this.claim.compare);
-  }
-
-  /** A row as the ORM would have hydrated it: property names, and Dates (SQLite answers epoch milliseconds). */
-  private entityOf(row: Record<string, unknown>): T {
-    const entity: Record<string, unknown> = {};
-    for (const { property, field, isDate } of this.columns) {
-      const value = row[field];
-      entity[property] =
-        isDate && value !== null && value !== undefined && !(value instanceof Date)
-          ? new Date(value as number | string)
-          : value;
-    }
-    return entity as T;
+    return rows.map((row) => this.rows.entityOf(row)).sort(this.claim.compare);
   }
 
   close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { dialectOf } from '../../common/database/dialect';
+import { EntityRows } from '../../common/database/entity-rows';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { DatasetRecord, DatasetSchema } from './dataset.entity';
 import { parseSchema } from './datasets.dto';
@@ -20,46 +21,21 @@ function matchesSearch(record: DatasetRecord, words: readonly string[]): boolean
   return words.every((word) => names.some((name) => name.includes(word)));
 }
 
-/** Each column as the record's property, so a row read without the ORM is already a `DatasetRecord`. */
-const RECORD_COLUMNS: readonly (readonly [keyof DatasetRecord, string])[] = [
-  ['id', 'id'],
-  ['orgId', 'org_id'],
-  ['datasetName', 'dataset_name'],
-  ['version', 'version'],
-  ['visibility', 'visibility'],
-  ['connectionId', 'connection_id'],
-  ['connectionType', 'connection_type'],
-  ['source', 'source'],
-  ['fileName', 'file_name'],
-  ['rowCount', 'row_count'],
-  ['columnCount', 'column_count'],
-  ['schemaJson', 'schema_json'],
-  ['formulasJson', 'formulas_json'],
-  ['createdBy', 'created_by'],
-  ['idempotencyId', 'idempotency_id'],
-  ['ingestedAt', 'ingested_at'],
-  ['updatedAt', 'updated_at'],
-];
-const FIND_BY_ID =
-  `select ${RECORD_COLUMNS.map(([property, column]) => `${column} as "${property}"`).join(', ')} ` +
-  'from datasets where id = ?';
-
 /** The only code touching the dataset catalogue; every read is scoped to what the org may see. */
 @Injectable()
 export class DatasetRepository implements OnModuleDestroy {
   /**
    * Every query, schema read and summary of a dataset looks its version up first: prepared once and read as the
-   * record, not built and hydrated by the ORM each time (that cost more than the query's own SQLite work).
+   * record, not built and hydrated by the ORM each time (that cost more than the query's own SQLite work). Made on
+   * first use, from the ORM's metadata for the entity.
    */
-  private readonly findById: PreparedWrite;
+  private byId?: { readonly statement: PreparedWrite; readonly records: EntityRows<DatasetRecord> };
 
-  constructor(private readonly em: EntityManager) {
-    this.findById = new PreparedWrite(em, FIND_BY_ID);
-  }
+  constructor(private readonly em: EntityManager) {}
 
   /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
-  onModuleDestroy(): Promise<void> {
-    return this.findById.close();
+  async onModuleDestroy(): Promise<void> {
+    await this.byId?.statement.close();
   }
 
   /**
@@ -109,10 +85,23 @@ export class DatasetRepository implements OnModuleDestroy {
 
   /** A dataset the org owns, or a shared one when `includeShared`. */
   async findVisible(orgId: string, id: string, includeShared: boolean): Promise<DatasetRecord | null> {
-    const [record] = await this.findById.returning<DatasetRecord>([id]);
-    if (!record) return null;
+    const { statement, records } = this.lookupById();
+    const [row] = await statement.returning<Record<string, unknown>>([id]);
+    if (!row) return null;
+    const record = records.entityOf(row);
     if (record.orgId === orgId || (includeShared && record.visibility === 'shared')) return record;
     return null;
+  }
+
+  private lookupById(): { statement: PreparedWrite; records: EntityRows<DatasetRecord> } {
+    if (!this.byId) {
+      const records = new EntityRows(this.em, DatasetSchema);
+      this.byId = {
+        records,
+        statement: new PreparedWrite(this.em, `select ${records.fields} from datasets where id = ?`),
+      };
+    }
+    return this.byId;
   }
 
   async list(filter: DatasetListFilter): Promise<DatasetRecord[]> {
