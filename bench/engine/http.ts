@@ -252,7 +252,7 @@ interface Round {
  * hands the body to one worker, records the run with one insert and answers. Run right after each daemon round, so
  * both see the same machine.
  */
-async function topologyFloor(): Promise<{ overhead: number; startOverhead: number }> {
+async function topologyFloor(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'ds-bench-floor-'));
   const server = spawn(process.execPath, [join(__dirname, 'forwarder.js'), dir], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -264,8 +264,8 @@ async function topologyFloor(): Promise<{ overhead: number; startOverhead: numbe
     });
     const client = new KeepAliveClient(`http://127.0.0.1:${port}`);
     try {
-      const startOverhead = overheadP50((await measure(client, WARMUP, '/')).slice(0, REQUESTS));
-      return { overhead: overheadP50(await measure(client, REQUESTS, '/')), startOverhead };
+      await measure(client, WARMUP, '/');
+      return overheadP50(await measure(client, REQUESTS, '/'));
     } finally {
       client.close();
     }
@@ -321,7 +321,7 @@ async function main(): Promise<void> {
   const pool: Round[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const round = await runRound('pool', { ENGINE_POOL_SIZE: '1' });
-    pool.push({ ...round, topologyFloor: (await topologyFloor()).overhead });
+    pool.push({ ...round, topologyFloor: await topologyFloor() });
     process.stderr.write(
       `round ${i + 1}/${ROUNDS}: wall p50 − compute p50 ${fmt(pool[i].overhead)} ms ` +
         `(topology floor ${fmt(pool[i].topologyFloor ?? NaN)} ms)\n`,
