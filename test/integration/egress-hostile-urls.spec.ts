@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { makeTempDir } from '../support/test-app';
 import { GuardHarness, Receiver, startGuard, startReceiver, tableResolver } from '../support/egress-fixtures';
 import { EgressBlockedError } from '../../src/modules/egress/egress.types';
@@ -150,6 +150,24 @@ describe('egress guard against hostile URLs', () => {
     expect(forbidden.connections).toBe(0);
   });
 
+  // `send` follows no redirect: a case that reaches the forbidden receiver only through one is answered 3xx instead.
+  it.each(cases)(
+    'send blocks %s, or answers its redirect without following it',
+    async (name, url, reason) => {
+      const outcome = await h.guard.send(url(), { method: 'POST', headers: {}, body: '{}' }, context).then(
+        (answer) => answer.status,
+        (e: unknown) => e,
+      );
+      if (name.includes('redirect')) {
+        expect([302, 307]).toContain(outcome);
+      } else {
+        expect(outcome).toBeInstanceOf(EgressBlockedError);
+        expect((outcome as EgressBlockedError).reason).toMatch(reason);
+      }
+      expect(forbidden.connections).toBe(0);
+    },
+  );
+
   it('never reached the forbidden receiver, and recorded every refusal in a verified chain', async () => {
     expect(forbidden.connections).toBe(0);
     expect(forbidden.requests).toHaveLength(0);
@@ -166,5 +184,66 @@ describe('egress guard against hostile URLs', () => {
     expect(await response.text()).toBe('open');
     expect(h.guard.isPinned('127.0.0.1', open.port)).toBe(true);
     expect(h.guard.isPinned('127.0.0.1', forbidden.port)).toBe(false);
+  });
+
+  it('sends one request through the guard: the status and headers, the body read and dropped', async () => {
+    const before = open.requests.length;
+    const answer = await h.guard.send(
+      `http://hooks.allowed.test:${open.port}/hook?x=1`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'x-test': 'yes' }, body: '{"a":1}' },
+      context,
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-length']).toBe('4');
+    const request = open.requests[before];
+    expect(request).toMatchObject({ method: 'POST', url: '/hook?x=1' });
+    expect(request.headers).toMatchObject({ 'content-type': 'application/json', 'x-test': 'yes' });
+    expect(request.headers.host).toBe(`hooks.allowed.test:${open.port}`);
+    expect(request.body.toString()).toBe('{"a":1}');
+  });
+
+  it('sends again on the same connection, and cuts off an answer too long to read', async () => {
+    const long = await startReceiver((req, res) => {
+      if (req.url === '/long') res.end('x'.repeat(1024 * 1024));
+      else res.end('short');
+    });
+    mkdirSync(`${dir}/long`);
+    const guard = await startGuard(`${dir}/long`, [`127.0.0.1:${long.port}`]);
+    try {
+      const send = (path: string) =>
+        guard.guard.send(`${long.url}${path}`, { method: 'POST', headers: {}, body: '' }, context);
+      expect((await send('/a')).status).toBe(200);
+      // The connection goes back to the pool once the answer's end has been handled, a turn of the loop later.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect((await send('/b')).status).toBe(200);
+      expect(long.connections).toBe(1);
+      expect((await send('/long')).status).toBe(200);
+      expect((await send('/c')).status).toBe(200);
+      expect(long.connections).toBeGreaterThan(1);
+      expect(long.requests.map((r) => r.url)).toEqual(['/a', '/b', '/long', '/c']);
+    } finally {
+      await guard.close();
+      await long.close();
+    }
+  });
+
+  it('gives up on a receiver that does not answer when its signal aborts', async () => {
+    const silent = await startReceiver(() => undefined);
+    mkdirSync(`${dir}/silent`);
+    const guard = await startGuard(`${dir}/silent`, [`127.0.0.1:${silent.port}`]);
+    try {
+      const signal = AbortSignal.timeout(200);
+      const outcome = await guard.guard
+        .send(silent.url, { method: 'POST', headers: {}, body: '', signal }, context)
+        .then(
+          () => 'answered',
+          (e: unknown) => e,
+        );
+      expect(signal.aborted).toBe(true);
+      expect((outcome as Error).name).toBe('TimeoutError');
+    } finally {
+      await guard.close();
+      await silent.close();
+    }
   });
 });

@@ -5,6 +5,8 @@ import {
   EgressBlockedError,
   EgressContext,
   EgressGuard,
+  OneAnswer,
+  OneRequest,
 } from '../../src/modules/egress/egress.types';
 
 export interface Attempt {
@@ -57,5 +59,17 @@ export class TestEgressGuard implements EgressGuard {
       target = new URL(location, target);
     }
     throw new Error('too many redirects');
+  }
+
+  async send(url: string, request: OneRequest, context: EgressContext): Promise<OneAnswer> {
+    const target = new URL(url);
+    await this.checkDestination(
+      target.hostname,
+      Number(target.port || (target.protocol === 'https:' ? 443 : 80)),
+      context,
+    );
+    const response = await fetch(target, { ...request, redirect: 'manual' });
+    await response.body?.cancel();
+    return { status: response.status, headers: Object.fromEntries(response.headers) };
   }
 }

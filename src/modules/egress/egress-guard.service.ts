@@ -13,6 +13,8 @@ import {
   EgressContext,
   EgressGuard,
   EgressUnresolvedError,
+  OneAnswer,
+  OneRequest,
   OpenSocketOptions,
 } from './egress.types';
 import { pinnedAgent } from './guarded-agent';
@@ -44,6 +46,8 @@ export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 const MAX_PINNED_AGENTS = 64;
+/** How much of an answer's body `send` reads (and discards) before it closes the connection instead. */
+const MAX_DISCARDED_BODY_BYTES = 64 * 1024;
 
 /**
  * The egress guard: normalises, checks against the policy, resolves names itself, checks every address, records one
@@ -146,6 +150,23 @@ export class EgressGuardService implements EgressGuard {
       if (next.origin !== current.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
       current = next;
     }
+  }
+
+  async send(url: string, request: OneRequest, context: EgressContext): Promise<OneAnswer> {
+    const target = await this.parseUrl(url, undefined, context);
+    const destination = await this.checkUrl(target, context);
+    const agent = await this.agentFor(destination);
+    const answer = await agent.request({
+      origin: target.origin,
+      path: `${target.pathname}${target.search}`,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: request.signal,
+    });
+    // Read to the end, so the connection can carry the next request.
+    await answer.body.dump({ limit: MAX_DISCARDED_BODY_BYTES, signal: request.signal });
+    return { status: answer.statusCode, headers: answer.headers };
   }
 
   async openSocket(

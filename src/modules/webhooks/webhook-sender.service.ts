@@ -65,13 +65,11 @@ export class WebhookSender {
       retryAfter?: string,
     ): WebhookSendResult => ({ outcome, statusCode, message: text, messageId, retryable, retryAfter });
     try {
-      const response = await this.egress.fetch(
+      const { status, headers: answer } = await this.egress.send(
         message.url,
-        { method: 'POST', headers, body: message.body, redirect: 'manual', signal },
+        { method: 'POST', headers, body: message.body, signal },
         { purpose: 'webhook', orgId: message.orgId },
       );
-      await response.body?.cancel().catch(() => undefined);
-      const status = response.status;
       if (status >= 200 && status < 300)
         return result('delivered', status, `Delivered: the receiver answered ${status}.`, false);
       if (status >= 300 && status < 400) {
@@ -82,12 +80,13 @@ export class WebhookSender {
           false,
         );
       }
+      const retryAfter = answer['retry-after'];
       return result(
         'http_error',
         status,
         `The receiver answered HTTP ${status}.`,
         status >= 500 || status === 429 || status === 408,
-        response.headers.get('retry-after') ?? undefined,
+        Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
       );
     } catch (error) {
       if (error instanceof EgressBlockedError) {
@@ -103,7 +102,13 @@ export class WebhookSender {
   }
 }
 
+/** The system's error code (ECONNREFUSED, UND_ERR_SOCKET...) where there is one. */
 function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const failure = error as { code?: string; cause?: { code?: string; message?: string } };
+  return (
+    failure.cause?.code ??
+    failure.cause?.message ??
+    failure.code ??
+    (error instanceof Error ? error.message : String(error))
+  );
 }
