@@ -22,6 +22,20 @@ describe('webhook signatures', () => {
     expect(bodySignature(secret, body)).toBe(`sha256=${expected}`);
   });
 
+  it("signs with each secret's own key when keys are kept between signatures", () => {
+    const secrets = Array.from({ length: 3 }, () => generateSigningSecret());
+    for (const round of [1, 2]) {
+      for (const secret of secrets) {
+        const expected = createHmac('sha256', secret).update(`${round}${body}`).digest('hex');
+        expect(bodySignature(secret, `${round}${body}`)).toBe(`sha256=${expected}`);
+        const standard = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+          .update(`msg_${round}.1700000000.${body}`)
+          .digest('base64');
+        expect(standardSignature(secret, `msg_${round}`, 1700000000, body)).toBe(`v1,${standard}`);
+      }
+    }
+  });
+
   it('matches the Standard Webhooks reference vector', () => {
     // From the Standard Webhooks specification's test suite.
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

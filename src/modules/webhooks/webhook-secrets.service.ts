@@ -15,6 +15,11 @@ export interface RotationResult {
 export class WebhookSecretsService {
   /** Reads in flight by organization: deliveries signed at the same moment share one read of the row. */
   private readonly reading = new Map<string, Promise<WebhookSigningSecret>>();
+  /**
+   * Opened secrets by row slot and sealed text: every delivery reads the row, but decrypts only a value it has not
+   * seen (a rotation writes new sealed text). A ciphertext moved to another row misses and fails to open as before.
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(
     private readonly secrets: WebhookSecretRepository,
@@ -78,9 +83,20 @@ export class WebhookSecretsService {
   }
 
   private open(orgId: string, sealed: string, slot: 'current' | 'previous'): string {
-    return this.box.open(sealed, aad(orgId, slot));
+    const binding = aad(orgId, slot);
+    const key = `${binding}\n${sealed}`;
+    let secret = this.opened.get(key);
+    if (secret === undefined) {
+      secret = this.box.open(sealed, binding);
+      if (this.opened.size >= MAX_OPENED_SECRETS) this.opened.clear();
+      this.opened.set(key, secret);
+    }
+    return secret;
   }
 }
+
+/** Two per organization signing at the moment (current and previous); more only on a large multi-tenant box. */
+const MAX_OPENED_SECRETS = 1024;
 
 function aad(orgId: string, slot: 'current' | 'previous'): string {
   return `webhook_signing_secrets:${orgId}:${slot}`;

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -12,9 +12,33 @@ export function generateSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
+/** The two HMAC keys a secret gives; see the signatures below. */
+interface SecretKeys {
+  readonly body: KeyObject;
+  readonly standard: KeyObject;
+}
+
+/** Two per organization signing at the moment; a key made from bytes is checked and copied on every use. */
+const MAX_KEPT_KEYS = 1024;
+const keptKeys = new Map<string, SecretKeys>();
+
+function keysOf(secret: string): SecretKeys {
+  let keys = keptKeys.get(secret);
+  if (!keys) {
+    const standard = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+    keys = {
+      body: createSecretKey(Buffer.from(secret, 'utf8')),
+      standard: createSecretKey(Buffer.from(standard, 'base64')),
+    };
+    if (keptKeys.size >= MAX_KEPT_KEYS) keptKeys.clear();
+    keptKeys.set(secret, keys);
+  }
+  return keys;
+}
+
 /** `sha256=<hex>`: HMAC-SHA256 of the raw body keyed by the UTF-8 bytes of the whole `whsec_...` string. */
 export function bodySignature(secret: string, body: string | Buffer): string {
-  return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
+  return `sha256=${createHmac('sha256', keysOf(secret).body).update(body).digest('hex')}`;
 }
 
 /** Standard Webhooks `v1,<base64>`: HMAC-SHA256 over `id.timestamp.body`, keyed by the base64-decoded secret. */
@@ -24,11 +48,10 @@ export function standardSignature(
   timestamp: number,
   body: string | Buffer,
 ): string {
-  const key = Buffer.from(
-    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
-    'base64',
-  );
-  const mac = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
+  const mac = createHmac('sha256', keysOf(secret).standard)
+    .update(`${id}.${timestamp}.`)
+    .update(body)
+    .digest('base64');
   return `v1,${mac}`;
 }
 
