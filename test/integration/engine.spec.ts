@@ -171,6 +171,10 @@ describe('engine with the real binary', () => {
     expect(first.run_id).toMatch(/^run_[0-9a-f]{32}$/);
     expect(Number.isSafeInteger(first.seed)).toBe(true);
     expect(first.seed).not.toBe(second.seed);
+    // Seeds are drawn from the CSPRNG a batch at a time: more than one batch, all distinct and exact.
+    const picked = Array.from({ length: 300 }, () => simulation.prepare(body).seed);
+    expect(new Set(picked).size).toBe(300);
+    expect(picked.every((seed) => Number.isSafeInteger(seed))).toBe(true);
     const replay = await simulation.simulate(ORG, { ...body, seed: first.seed });
     expect(numbers(replay as never)).toBe(numbers(first as never));
 

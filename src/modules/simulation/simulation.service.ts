@@ -126,7 +126,19 @@ export class SimulationService {
   }
 }
 
+/** Seeds drawn from the CSPRNG at a time: one call (and one buffer) for this many jobs or simulations. */
+const SEEDS_PER_DRAW = 128;
+const SEED_BITS = (1n << 53n) - 1n;
+let seedBytes = Buffer.alloc(0);
+let nextSeedAt = 0;
+
 /** 53 random bits: exact as a JSON number in every client, so the echoed seed reproduces the run. */
 function pickSeed(): bigint {
-  return randomBytes(8).readBigUInt64BE() & ((1n << 53n) - 1n);
+  if (nextSeedAt >= seedBytes.length) {
+    seedBytes = randomBytes(8 * SEEDS_PER_DRAW);
+    nextSeedAt = 0;
+  }
+  const seed = seedBytes.readBigUInt64BE(nextSeedAt) & SEED_BITS;
+  nextSeedAt += 8;
+  return seed;
 }
