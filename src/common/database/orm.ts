@@ -9,6 +9,7 @@ import { BoundSqliteDriver } from './bound-sqlite';
 import { registeredEntities } from './entity-registry';
 import { MIGRATIONS } from './migrations';
 import { migrateUnderLock } from './schema-migration';
+import { cacheStatements, CachingSqliteConnection } from './sqlite-statement-cache';
 
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
@@ -40,15 +41,19 @@ export function describeStore(location: StoreLocation): string {
   return `postgresql://${postgresServerOf(location.url)}`;
 }
 
-interface SqliteConnection {
+interface SqliteConnection extends CachingSqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
 }
 
-/** Per-connection pragmas: WAL for concurrent readers, enforced foreign keys, and waiting instead of SQLITE_BUSY. */
-function preparePragmas(
+/**
+ * Each new connection keeps its statements (`cacheStatements`) and gets its pragmas: WAL for concurrent readers,
+ * enforced foreign keys, and waiting instead of SQLITE_BUSY.
+ */
+function prepareConnection(
   connection: SqliteConnection,
   done: (error: Error | null, c: SqliteConnection) => void,
 ): void {
+  cacheStatements(connection);
   connection.exec(
     `pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; pragma synchronous = normal;`,
     (error) => done(error, connection),
@@ -71,7 +76,7 @@ export function ormOptions(databaseFile: string): Options {
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     migrations: MIGRATION_OPTIONS,
-    pool: { min: 1, max: 1, idleTimeoutMillis: 2 ** 31 - 1, afterCreate: preparePragmas },
+    pool: { min: 1, max: 1, idleTimeoutMillis: 2 ** 31 - 1, afterCreate: prepareConnection },
     allowGlobalContext: false,
     debug: false,
   };
