@@ -30,7 +30,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await runs.onModuleDestroy();
   await store.close();
 });
 

@@ -73,8 +73,6 @@ describe.each([
       const ids: string[] = [];
       for (let i = 0; i < count; i++)
         ids.push((await jobs.create('org_1', { i }, undefined, at(-60 + i))).id);
-      // Its prepared insert, which SQLite would refuse to close the connection with.
-      await jobs.onModuleDestroy();
       return ids;
     };
 

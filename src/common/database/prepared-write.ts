@@ -1,14 +1,13 @@
 import { EntityManager } from '@mikro-orm/knex';
 
-interface SqliteStatement {
-  run(params: readonly unknown[], callback: (error: Error | null) => void): unknown;
-  all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): unknown;
-  finalize(callback: (error: Error | null) => void): unknown;
-}
-
+/** A node-sqlite3 connection, which keeps the statements it runs (`cacheStatements`). */
 interface SqliteConnection {
-  /** Without the callback a failed prepare is emitted as an unhandled 'error' event. */
-  prepare(sql: string, callback: (error: Error | null) => void): SqliteStatement;
+  run(sql: string, params: readonly unknown[], callback: (error: Error | null) => void): unknown;
+  all(
+    sql: string,
+    params: readonly unknown[],
+    callback: (error: Error | null, rows: unknown[]) => void,
+  ): unknown;
 }
 
 /** The part of knex's client that lends out pooled connections. */
@@ -18,20 +17,16 @@ interface ConnectionLender {
 }
 
 const isSqliteConnection = (connection: unknown): connection is SqliteConnection =>
-  typeof (connection as Partial<SqliteConnection> | null)?.prepare === 'function';
+  typeof (connection as { prepare?: unknown } | null)?.prepare === 'function';
 
 /**
- * One write statement, prepared once per pooled SQLite connection and re-run with new parameters: one trip to the
- * driver's thread per write instead of prepare, run and finalize each time (`returning` for one that answers rows).
- * The connection is borrowed from the ORM's pool, so the write waits for (and never joins) a transaction another unit
+ * One write statement run straight on the pooled SQLite connection, which keeps it prepared (`cacheStatements`):
+ * none of the ORM's query building, and one trip to the driver's thread per write (`returning` for one that answers
+ * rows). The connection is borrowed from the ORM's pool, so the write waits for (and never joins) a transaction another unit
  * of work holds open; do not call it from inside one. Another driver runs the same SQL through `execute`. Either way
  * a failure is the ORM's exception (`UniqueConstraintViolationException`…), as `em.insert` would have thrown it.
  */
 export class PreparedWrite {
-  private readonly statements = new Map<SqliteConnection, SqliteStatement>();
-  /** After `close`, a write still arriving (a request during shutdown) prepares per call, leaving nothing open. */
-  private isClosed = false;
-
   constructor(
     private readonly em: EntityManager,
     private readonly sql: string,
@@ -49,9 +44,9 @@ export class PreparedWrite {
    */
   runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
     return this.onLentConnection(
-      async (prepared, bound) => {
+      async (connection, bound) => {
         const written = new Promise<void>((done, fail) =>
-          prepared.run(bound, (error) => (error ? fail(this.converted(error)) : done())),
+          connection.run(this.sql, bound, (error) => (error ? fail(this.converted(error)) : done())),
         );
         let value: T;
         try {
@@ -78,9 +73,11 @@ export class PreparedWrite {
    */
   returning<R>(params: readonly unknown[]): Promise<R[]> {
     return this.onLentConnection(
-      (prepared, bound) =>
+      (connection, bound) =>
         new Promise<R[]>((done, fail) =>
-          prepared.all(bound, (error, rows) => (error ? fail(this.converted(error)) : done(rows as R[]))),
+          connection.all(this.sql, bound, (error, rows) =>
+            error ? fail(this.converted(error)) : done(rows as R[]),
+          ),
         ),
       () => this.executed(params, 'all') as Promise<R[]>,
       params,
@@ -88,23 +85,23 @@ export class PreparedWrite {
   }
 
   /**
-   * Borrows a connection from the ORM's pool: on SQLite runs `onSqlite` with this statement prepared on it and the
-   * parameters bound, and gives the connection back once that is done; on another driver (or once closed) gives it
-   * back at once and runs `otherwise`.
+   * Borrows a connection from the ORM's pool: on SQLite runs `onSqlite` on it with the parameters as the ORM binds
+   * them, and gives the connection back once that is done; on another driver gives it back at once and runs
+   * `otherwise`.
    */
   private async onLentConnection<R>(
-    onSqlite: (prepared: SqliteStatement, bound: unknown[]) => Promise<R>,
+    onSqlite: (connection: SqliteConnection, bound: unknown[]) => Promise<R>,
     otherwise: () => Promise<R>,
     params: readonly unknown[],
   ): Promise<R> {
     const lender = this.em.getConnection().getKnex().client as ConnectionLender;
     const connection = await lender.acquireConnection();
-    if (!isSqliteConnection(connection) || this.isClosed) {
+    if (!isSqliteConnection(connection)) {
       await lender.releaseConnection(connection);
       return otherwise();
     }
     try {
-      return await onSqlite(this.statementOn(connection), this.bound(params));
+      return await onSqlite(connection, this.bound(params));
     } finally {
       await lender.releaseConnection(connection);
     }
@@ -120,19 +117,6 @@ export class PreparedWrite {
       });
   }
 
-  private statementOn(connection: SqliteConnection): SqliteStatement {
-    let statement = this.statements.get(connection);
-    if (!statement) {
-      // A failed prepare also fails the run queued behind it, which reports it; the next write prepares again.
-      const fresh = connection.prepare(this.sql, (error) => {
-        if (error && this.statements.get(connection) === fresh) this.statements.delete(connection);
-      });
-      statement = fresh;
-      this.statements.set(connection, statement);
-    }
-    return statement;
-  }
-
   /** As the ORM binds them: a Date is epoch milliseconds on SQLite (the driver would make it a float). */
   private bound(params: readonly unknown[]): unknown[] {
     const platform = this.em.getPlatform();
@@ -142,15 +126,5 @@ export class PreparedWrite {
   /** The statement's failure as the ORM's exception; what `meanwhile` throws is left as it is. */
   private converted(error: unknown): Error {
     return this.em.getDriver().convertException(error as Error);
-  }
-
-  /** Finalizes the statements; SQLite refuses to close a connection that still has one. */
-  async close(): Promise<void> {
-    this.isClosed = true;
-    const statements = [...this.statements.values()];
-    this.statements.clear();
-    await Promise.all(
-      statements.map((statement) => new Promise<void>((done) => statement.finalize(() => done()))),
-    );
   }
 }

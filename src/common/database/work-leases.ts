@@ -65,7 +65,7 @@ export interface ClaimSql<T extends object> {
 
 /**
  * Claims up to n due rows in one autocommitted statement, `update … where id in (select … limit n) and <due>
- * returning *`: one trip to the database, prepared once per SQLite connection (`PreparedWrite`), with no query built
+ * returning *`: one trip to the database, kept prepared on SQLite's connection (`PreparedWrite`), with no query built
  * per claim. The update takes only rows still due, so a row is never claimed twice; on PostgreSQL the inner select
  * skips rows another replica is claiming (`for update skip locked`), as `id = any(array(…))`: as `id in (…)` the
  * planner may rescan the locking select and claim more than n rows.
@@ -98,9 +98,5 @@ export class PreparedClaim<T extends object> {
       ...dueParams,
     ]);
     return rows.map((row) => this.rows.entityOf(row)).sort(this.claim.compare);
-  }
-
-  close(): Promise<void> {
-    return this.statement.close();
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { dialectOf } from '../../common/database/dialect';
 import { EntityRows } from '../../common/database/entity-rows';
@@ -23,7 +23,7 @@ function matchesSearch(record: DatasetRecord, words: readonly string[]): boolean
 
 /** The only code touching the dataset catalogue; every read is scoped to what the org may see. */
 @Injectable()
-export class DatasetRepository implements OnModuleDestroy {
+export class DatasetRepository {
   /**
    * Every query, schema read and summary of a dataset looks its version up first: prepared once and read as the
    * record, not built and hydrated by the ORM each time (that cost more than the query's own SQLite work). Made on
@@ -32,11 +32,6 @@ export class DatasetRepository implements OnModuleDestroy {
   private byId?: { readonly statement: PreparedWrite; readonly records: EntityRows<DatasetRecord> };
 
   constructor(private readonly em: EntityManager) {}
-
-  /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
-  async onModuleDestroy(): Promise<void> {
-    await this.byId?.statement.close();
-  }
 
   /**
    * Runs `work` (a version's summary build) while holding that version's build lease, and returns whether it ran.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
 import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
@@ -63,7 +63,7 @@ const JOB_CLAIM = {
 };
 
 @Injectable()
-export class JobsRepository implements OnModuleDestroy {
+export class JobsRepository {
   private readonly insertJob: PreparedWrite;
   private readonly claimJobs: PreparedClaim<Job>;
 
@@ -105,11 +105,6 @@ export class JobsRepository implements OnModuleDestroy {
     };
     await this.insertJob.run(NEW_JOB_COLUMNS.map(([key]) => job[key]));
     return job;
-  }
-
-  /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
-  async onModuleDestroy(): Promise<void> {
-    await Promise.all([this.insertJob.close(), this.claimJobs.close()]);
   }
 
   async findForOrg(orgId: string, id: string): Promise<Job | null> {

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { SimulationRun, SimulationRunSchema } from './simulation-run.entity';
@@ -26,7 +26,7 @@ const INSERT_RUN =
 const runParams = (run: SimulationRun): unknown[] => RUN_COLUMNS.map(([key]) => run[key]);
 
 @Injectable()
-export class RunsRepository implements OnModuleDestroy {
+export class RunsRepository {
   private readonly insertRun: PreparedWrite;
 
   constructor(private readonly em: EntityManager) {
@@ -55,10 +55,5 @@ export class RunsRepository implements OnModuleDestroy {
   /** Scoped to the organization: another organization's run id is simply not found. */
   async findById(orgId: string, id: string): Promise<SimulationRun | null> {
     return this.em.fork().findOne(SimulationRunSchema, { id, orgId });
-  }
-
-  /** Before the database module closes the connection (onApplicationShutdown runs after every onModuleDestroy). */
-  async onModuleDestroy(): Promise<void> {
-    await this.insertRun.close();
   }
 }

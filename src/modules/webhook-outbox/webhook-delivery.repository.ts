@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
@@ -84,17 +84,12 @@ const DELIVERY_CLAIM = {
 };
 
 @Injectable()
-export class WebhookDeliveryRepository implements OnModuleDestroy {
+export class WebhookDeliveryRepository {
   private readonly attempts = new GroupCommit<AttemptOutcome, boolean>((batch) => this.recordAll(batch));
   private readonly claimDeliveries: PreparedClaim<WebhookDelivery>;
 
   constructor(private readonly em: EntityManager) {
     this.claimDeliveries = new PreparedClaim(em, DELIVERY_CLAIM);
-  }
-
-  /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
-  onModuleDestroy(): Promise<void> {
-    return this.claimDeliveries.close();
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { WebhookSigningSecret, WebhookSigningSecretSchema } from './webhook-secret.entity';
@@ -17,17 +17,12 @@ const FIND_SECRET =
   'from webhook_signing_secrets where org_id = ?';
 
 @Injectable()
-export class WebhookSecretRepository implements OnModuleDestroy {
+export class WebhookSecretRepository {
   /** Read for every burst of deliveries an organization sends: prepared once, not built and hydrated each time. */
   private readonly findSecret: PreparedWrite;
 
   constructor(private readonly em: EntityManager) {
     this.findSecret = new PreparedWrite(em, FIND_SECRET);
-  }
-
-  /** Before the database module closes the connection (SQLite refuses to close one holding a statement). */
-  onModuleDestroy(): Promise<void> {
-    return this.findSecret.close();
   }
 
   async find(orgId: string): Promise<WebhookSigningSecret | null> {
