@@ -34,4 +34,27 @@ describe('LRU cache with TTL', () => {
     cache.deleteWhere((v) => v === 4);
     expect(cache.get('d')).toBeUndefined();
   });
+
+  it('tells what it drops by itself (room, expiry), not what it is told to delete, and lists its values', () => {
+    let now = 0;
+    const dropped: number[] = [];
+    const cache = new LruCache<string, number>(
+      2,
+      100,
+      () => now,
+      (value) => dropped.push(value),
+    );
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.set('c', 3);
+    expect(dropped).toEqual([1]);
+    expect(cache.values()).toEqual([2, 3]);
+    cache.delete('b');
+    cache.clear();
+    expect(dropped).toEqual([1]);
+    cache.set('d', 4);
+    now = 150;
+    expect(cache.get('d')).toBeUndefined();
+    expect(dropped).toEqual([1, 4]);
+  });
 });

@@ -1,3 +1,5 @@
+import { LruCache } from '../lru-cache';
+
 type Callback = (this: unknown, error: Error | null, result?: unknown) => void;
 
 interface SqliteStatement {
@@ -32,16 +34,17 @@ export const CACHED_STATEMENTS = 128;
  * refuses to close a connection that still has one.
  */
 export function cacheStatements(connection: CachingSqliteConnection): void {
-  const kept = new Map<string, Kept>();
+  const kept = new LruCache<string, Kept>(
+    CACHED_STATEMENTS,
+    Number.POSITIVE_INFINITY,
+    Date.now,
+    // Queued behind any run still pending on it.
+    (dropped) => dropped.statement.finalize(() => undefined),
+  );
 
   const keptFor = (sql: string): Kept => {
     const known = kept.get(sql);
-    if (known) {
-      // Most recently used last: Map keeps insertion order.
-      kept.delete(sql);
-      kept.set(sql, known);
-      return known;
-    }
+    if (known) return known;
     // node-sqlite3 drops the calls queued on a statement that never prepared: their callbacks hear it from here.
     const entry: Kept = {
       statement: connection.prepare(sql, (error) => {
@@ -54,12 +57,6 @@ export function cacheStatements(connection: CachingSqliteConnection): void {
       waiting: [],
     };
     kept.set(sql, entry);
-    if (kept.size > CACHED_STATEMENTS) {
-      const [oldestSql, oldest] = kept.entries().next().value as [string, Kept];
-      kept.delete(oldestSql);
-      // Queued behind any run still pending on it.
-      oldest.statement.finalize(() => undefined);
-    }
     return entry;
   };
 
@@ -74,7 +71,7 @@ export function cacheStatements(connection: CachingSqliteConnection): void {
   connection.all = (sql, params, callback) => call('all', sql, params, callback);
   connection.run = (sql, params, callback) => call('run', sql, params, callback);
   connection.close = (callback) => {
-    const statements = [...kept.values()].map((entry) => entry.statement);
+    const statements = kept.values().map((entry) => entry.statement);
     kept.clear();
     void Promise.all(
       statements.map((statement) => new Promise<void>((done) => statement.finalize(() => done()))),

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { SecretVault } from '../../common/crypto/secret-vault';
+import { LruCache } from '../../common/lru-cache';
 import { generateSigningSecret, SigningSecrets } from './webhook-signer';
 import { WebhookSigningSecret } from './webhook-secret.entity';
 import { WebhookSecretRepository } from './webhook-secret.repository';
@@ -19,7 +20,7 @@ export class WebhookSecretsService {
    * Opened secrets by row slot and sealed text: every delivery reads the row, but decrypts only a value it has not
    * seen (a rotation writes new sealed text). A ciphertext moved to another row misses and fails to open as before.
    */
-  private readonly opened = new Map<string, string>();
+  private readonly opened = new LruCache<string, string>(MAX_OPENED_SECRETS, Number.POSITIVE_INFINITY);
 
   constructor(
     private readonly secrets: WebhookSecretRepository,
@@ -88,7 +89,6 @@ export class WebhookSecretsService {
     let secret = this.opened.get(key);
     if (secret === undefined) {
       secret = this.box.open(sealed, binding);
-      if (this.opened.size >= MAX_OPENED_SECRETS) this.opened.clear();
       this.opened.set(key, secret);
     }
     return secret;

@@ -1,4 +1,5 @@
 import { createHmac, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
+import { LruCache } from '../../common/lru-cache';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -19,8 +20,7 @@ interface SecretKeys {
 }
 
 /** Two per organization signing at the moment; a key made from bytes is checked and copied on every use. */
-const MAX_KEPT_KEYS = 1024;
-const keptKeys = new Map<string, SecretKeys>();
+const keptKeys = new LruCache<string, SecretKeys>(1024, Number.POSITIVE_INFINITY);
 
 function keysOf(secret: string): SecretKeys {
   let keys = keptKeys.get(secret);
@@ -30,7 +30,6 @@ function keysOf(secret: string): SecretKeys {
       body: createSecretKey(Buffer.from(secret, 'utf8')),
       standard: createSecretKey(Buffer.from(standard, 'base64')),
     };
-    if (keptKeys.size >= MAX_KEPT_KEYS) keptKeys.clear();
     keptKeys.set(secret, keys);
   }
   return keys;
