@@ -3,6 +3,8 @@ import 'reflect-metadata';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from './app.factory';
 import { AppConfig, ConfigError, loadConfig } from './common/config';
+import { prepareDataDir } from './common/data-dir';
+import { lockDataDir } from './common/data-dir-lock';
 import { describeStore, storeLocationOf } from './common/database';
 import { StartupError } from './common/errors';
 import { AppLogger, createLogger } from './common/logging';
@@ -88,6 +90,8 @@ async function main(): Promise<void> {
   process.umask(0o077);
   let app: NestFastifyApplication;
   try {
+    prepareDataDir(config, logger);
+    await lockDataDir(config.dataDir);
     app = await createApp(config, logger);
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
