@@ -4,13 +4,15 @@ import { seededRandom } from '../support/seeded-random';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { waitUntil } from '../support/wait';
 import { pushTrigger, queryTrigger } from '../factories/triggers';
+import { IntegrityChecker } from './support/data-dir';
 
 /**
  * Issue 14's "Done when": the built daemon SIGKILLed at random moments (seeded: the seed is printed, and
  * TRIGGER_CRASH_SEED replays a run) while scheduled triggers fire every slot and a client fires push triggers with
  * Idempotency-Keys, retrying each key after every kill until it gets an answer. Afterwards: at most one fire per
  * (trigger, slot), exactly one fire per key, every fire's trigger.fired received under one webhook-id (the
- * receivers dedupe by it), and the pending and firing states carried across every restart.
+ * receivers dedupe by it), the pending and firing states carried across every restart, and every SQLite file in the
+ * data dir passing `PRAGMA integrity_check` as each kill left it, before the next daemon opens it.
  */
 const KILLS = Number(process.env.TRIGGER_CRASH_KILLS ?? 30);
 const SEED = Number(process.env.TRIGGER_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -123,12 +125,15 @@ describe('triggers under a SIGKILL loop', () => {
       }
     };
 
+    const integrity = new IntegrityChecker();
     let firedOnce: string | undefined;
     for (let kill = 0; kill < KILLS; kill++) {
       const running = client();
       await sleep(300 + random() * 3700);
       await appliance.kill();
       await running;
+      const when = `after kill ${kill + 1}`;
+      expect({ when, problems: integrity.problems(appliance.dataDir) }).toEqual({ when, problems: [] });
       await appliance.start();
       // A restart resumes every trigger in the state it had.
       const p = await appliance.ok('GET', `/v1/triggers/${pendingId}`);
@@ -193,7 +198,8 @@ describe('triggers under a SIGKILL loop', () => {
     const scheduledFires = allFires.length - manual.length - once.length;
     console.log(
       `trigger crash loop: ${KILLS} kills, ${scheduledFires} scheduled fires, ${manual.length} keyed fire calls ` +
-        `(${answers.size} keys), ${[...receivers].reduce((n, r) => n + r.requests.length, 0)} webhook requests`,
+        `(${answers.size} keys), ${[...receivers].reduce((n, r) => n + r.requests.length, 0)} webhook requests, ` +
+        `${integrity.checked} integrity checks`,
     );
     expect(scheduledFires).toBeGreaterThan(0);
     expect(answers.size).toBeGreaterThan(KILLS);
