@@ -1,0 +1,1 @@
+SDK_VERSION = "0.1.0"
