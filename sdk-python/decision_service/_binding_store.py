@@ -2,7 +2,7 @@ import datetime
 import json
 import os
 import threading
-from typing import Dict, Optional, Protocol
+from typing import Any, Dict, Optional, Protocol
 
 from ._data_dir import user_data_dir
 from ._private_file import read_private_file, write_private_file
@@ -66,13 +66,13 @@ class FileBindingStore:
                 del bindings[key]
                 self._write(bindings)
 
-    def _read(self) -> Dict[str, dict]:
+    def _read(self) -> Dict[str, Any]:
         text = read_private_file(self.path)
         if text is None:
             return {}
         bindings = json.loads(text).get("bindings")
         return dict(bindings) if isinstance(bindings, dict) else {}
 
-    def _write(self, bindings: Dict[str, dict]) -> None:
+    def _write(self, bindings: Dict[str, Any]) -> None:
         text = json.dumps({"version": 1, "bindings": bindings}, indent=2, ensure_ascii=False)
         write_private_file(self.path, text + "\n")

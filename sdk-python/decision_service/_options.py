@@ -67,10 +67,10 @@ def normalize_base_url(raw: str, source: str) -> str:
     return f"{scheme}://{netloc}{parts.path}".rstrip("/")
 
 
-def _count(value, name: str, minimum: float) -> float:
+def _count(value: object, name: str, minimum: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= minimum:
         raise ConfigurationError(f"DecisionService: {name} must be a number of at least {minimum}, got {value!r}.")
-    return value
+    return float(value)
 
 
 def resolve_options(

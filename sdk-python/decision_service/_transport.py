@@ -8,7 +8,7 @@ import threading
 import time
 import urllib.parse
 import uuid
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypedDict, TypeVar, Union
 
 from ._binding_store import BindingStore
 from ._device import DeviceIdentity, device_headers, device_identity, node_platform, read_machine_id
@@ -24,10 +24,17 @@ _BINDING_TOKEN_HEADER = "x-service-device-binding-token"
 _CHUNK = 64 * 1024
 
 
-class RequestOptions(dict):  # type: ignore[type-arg]
-    """Per-call options, the `request_options=` of every method (a plain dict works as well):
-    `timeout` (seconds per attempt), `max_retries`, `idempotency_key` (for POST; by default one is generated per
-    call and kept across its retries) and `headers` (extra request headers)."""
+class RequestOptions(TypedDict, total=False):
+    """Per-call options, the `request_options=` of every method (a plain dict)."""
+
+    #: Seconds for each attempt; overrides the client's timeout.
+    timeout: float
+    #: Overrides the client's max_retries.
+    max_retries: int
+    #: For POST: the Idempotency-Key to send; by default one is generated per call and kept across its retries.
+    idempotency_key: str
+    #: Extra request headers.
+    headers: Dict[str, str]
 
 
 class RawBody:
@@ -83,7 +90,7 @@ class Transport:
         *,
         query: Optional[Mapping[str, QueryValue]] = None,
         body: Any = None,
-        options: Optional[Mapping[str, Any]] = None,
+        options: Optional[RequestOptions] = None,
     ) -> Any:
         options = options or {}
         idempotency_key = (options.get("idempotency_key") or str(uuid.uuid4())) if method == "POST" else None
@@ -123,7 +130,7 @@ class Transport:
         path: str,
         query: Optional[Mapping[str, QueryValue]],
         body: Any,
-        options: Mapping[str, Any],
+        options: RequestOptions,
         idempotency_key: Optional[str],
     ) -> Any:
         timeout = float(options.get("timeout") or self.options.timeout)
@@ -179,7 +186,7 @@ class Transport:
         return self._prefix + path + (f"?{urllib.parse.urlencode(pairs)}" if pairs else "")
 
     def _headers(
-        self, content_type: Optional[str], idempotency_key: Optional[str], options: Mapping[str, Any]
+        self, content_type: Optional[str], idempotency_key: Optional[str], options: RequestOptions
     ) -> Dict[str, str]:
         headers = {
             "Accept": "application/json",
@@ -221,7 +228,7 @@ def _query_text(value: QueryValue) -> str:
 def _read_before(response: http.client.HTTPResponse, sock: Optional[socket.socket], deadline: float) -> bytes:
     """The whole answer body, or a timeout when it has not arrived by the deadline (the timeout bounds the
     attempt, body included, not each read)."""
-    chunks = []
+    chunks: List[bytes] = []
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:

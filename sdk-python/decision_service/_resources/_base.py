@@ -1,10 +1,10 @@
 import urllib.parse
-from typing import Any, Callable, Mapping, Optional, TypeVar
+from typing import Any, Callable, Dict, Mapping, Optional, TypeVar
 
-from .._transport import Transport
+from .._transport import RequestOptions, Transport
 
 F = TypeVar("F", bound=Callable[..., Any])
-Options = Optional[Mapping[str, Any]]
+Options = Optional[RequestOptions]
 
 
 def operation(operation_id: str) -> Callable[[F], F]:
@@ -22,7 +22,7 @@ def segment(value: str) -> str:
     return urllib.parse.quote(str(value), safe="-_.!~*'()")
 
 
-def body_of(fields: Mapping[str, Any]) -> dict:
+def body_of(fields: Mapping[str, Any]) -> Dict[str, Any]:
     """The JSON body: the keyword arguments the caller passed (None means: leave the field out)."""
     return {name: value for name, value in fields.items() if value is not None}
 
