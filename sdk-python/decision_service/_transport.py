@@ -94,7 +94,8 @@ class Transport:
     ) -> Any:
         options = options or {}
         idempotency_key = (options.get("idempotency_key") or str(uuid.uuid4())) if method == "POST" else None
-        max_retries = options.get("max_retries", self.options.max_retries)
+        max_retries = options.get("max_retries")
+        max_retries = self.options.max_retries if max_retries is None else max_retries
         retry = 0
         while True:
             try:
