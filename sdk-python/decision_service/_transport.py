@@ -48,10 +48,9 @@ class RawBody:
 class Transport:
     """Sends requests: headers, device binding, timeouts, retries with backoff, and typed errors."""
 
-    def __init__(self, options: ResolvedOptions, store: BindingStore, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, options: ResolvedOptions, store: BindingStore) -> None:
         self.options = options
         self._store = store
-        self._sleep = sleep
         self._identity: Optional[DeviceIdentity] = None
         self._token: Optional[str] = None
         self._token_loaded = False
@@ -106,7 +105,7 @@ class Transport:
                 delay = retry_delay(retry, error)
                 if delay is None:
                     raise
-                self._sleep(delay)
+                time.sleep(delay)
                 retry += 1
 
     def _needs_binding(self) -> bool:
@@ -215,7 +214,7 @@ class Transport:
 def _encode(body: Any) -> Tuple[Optional[bytes], Optional[str]]:
     if body is None:
         return None, None
-    if hasattr(body, "content_type") and hasattr(body, "data"):
+    if isinstance(body, RawBody):
         return body.data, body.content_type
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), "application/json"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, NamedTuple, Optional, TypedDict, Union
 
+
 class _ActionDtoRequired(TypedDict):
     name: str
 

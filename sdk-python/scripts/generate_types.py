@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, NamedTuple, Optional, TypedDict, Union
 
+
 '''
 
 SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
