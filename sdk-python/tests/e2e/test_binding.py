@@ -74,6 +74,14 @@ class CappedKeyTest(unittest.TestCase):
                             binding_store=MemoryBindingStore()).me()
         self.assertEqual((second_device.exception.status, second_device.exception.code), (402, "device_limit_reached"))
 
+    def test_an_uncapped_key_is_never_bound(self) -> None:
+        store = MemoryBindingStore()
+        sdk = DecisionService(self.daemon.owner_key, base_url=self.daemon.base_url, device_id="py-sdk-uncapped-00000",
+                              binding_store=store)
+        sdk.me()
+        sdk.me()
+        self.assertEqual(store._tokens, {})
+
     def run_typescript_sdk(self, key: str) -> str:
         """`me()` from the TypeScript SDK with its default store and derived device id, in this test's home."""
         run = subprocess.run(
