@@ -70,6 +70,21 @@ describe('typed query grammar', () => {
     expect(spec.where).toHaveLength(7);
   });
 
+  it('brings a timestamp value to the stored UTC form, its offset applied', () => {
+    const spec = validate({
+      where: [
+        { column: 'at', op: 'gte', value: '2024-01-01T10:00:00+05:30' },
+        { column: 'at', op: 'in', value: ['2024-01-01 10:00', '2024-01-01'] },
+        { column: 'at', op: 'starts_with', value: '2024-01-01T10' },
+      ],
+    });
+    expect(spec.where.map((c) => (c as { value?: unknown }).value)).toEqual([
+      '2024-01-01T04:30:00.000Z',
+      ['2024-01-01T10:00:00.000Z', '2024-01-01'],
+      '2024-01-01T10',
+    ]);
+  });
+
   it.each([
     [{ select: ['nope'] }, 'select[0]', 'unknown column "nope"'],
     [{ select: ['region; drop table data'] }, 'select[0]', 'unknown column "region; drop table data"'],

@@ -10,4 +10,11 @@ export type { Row } from './readonly-database';
 export { isInterrupted, ReadOnlyDatabase } from './readonly-database';
 export { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 export type { ColumnType } from './value-kinds';
-export { COLUMN_TYPES, isDateText, isNumericType, isTemporalType, isTimestampText } from './value-kinds';
+export {
+  COLUMN_TYPES,
+  isDateText,
+  isNumericType,
+  isTemporalType,
+  isTimestampText,
+  utcTimestamp,
+} from './value-kinds';

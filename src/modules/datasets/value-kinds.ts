@@ -16,6 +16,9 @@ export type StoredValue = number | string | null;
 const DATE_TEXT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
 const TIMESTAMP_TEXT =
   /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$/;
+/** The parts of a TIMESTAMP_TEXT: date, time, seconds, fraction digits, offset (`Z`, `+05:30`, `-0400`). */
+const TIMESTAMP_PARTS =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))?$/;
 
 /**
  * Converts one source value to its stored form and reports its kind in `kind` (0 for null). One instance is reused
@@ -27,7 +30,8 @@ export class ValueClassifier {
   convert(raw: unknown): StoredValue {
     switch (typeof raw) {
       case 'string':
-        return this.convertText(raw);
+        // A typed source (a database, JSON) tells an empty string from a missing value; only text tables do not.
+        return raw.length === 0 ? this.text(raw) : this.convertText(raw);
       case 'number':
         if (!Number.isFinite(raw)) return this.text(String(raw));
         this.kind = Number.isInteger(raw) && Number.isSafeInteger(raw) ? KIND_INTEGER : KIND_NUMBER;
@@ -140,8 +144,11 @@ export class ValueClassifier {
         return raw;
       }
       if (length >= 16 && TIMESTAMP_TEXT.test(raw)) {
-        this.kind = KIND_TIMESTAMP;
-        return raw;
+        const utc = utcTimestamp(raw);
+        if (utc !== undefined) {
+          this.kind = KIND_TIMESTAMP;
+          return utc;
+        }
       }
       return this.text(raw);
     }
@@ -163,15 +170,18 @@ export class ValueClassifier {
 /** Written out: each literal is exactly its power of ten. */
 const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
+/** At most this many significant digits survive the trip decimal → double → decimal unchanged. */
+const EXACT_DIGITS = 15;
+
 function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
 /**
  * KIND_INTEGER for `-?(0|[1-9]\d{0,14})`, KIND_NUMBER for a decimal or exponent form
- * `-?(0|[1-9]\d*)?(\.\d+)?([eE][+-]?\d+)?` that is not digits only, else 0. Digits beyond a safe integer stay
- * text: an 18-digit identifier must not lose its last digits. A scan rather than regular expressions: it runs on
- * every value of an ingest.
+ * `-?(0|[1-9]\d*)?(\.\d+)?([eE][+-]?\d+)?` that is not digits only and has at most 15 significant digits, else 0.
+ * Anything longer stays text: an 18-digit identifier or a numeric(38,10) must not lose its last digits. A scan
+ * rather than regular expressions: it runs on every value of an ingest.
  */
 export function numberShape(text: string): number {
   const length = text.length;
@@ -180,11 +190,14 @@ export function numberShape(text: string): number {
   while (i < length && isDigit(text.charCodeAt(i))) i++;
   const digits = i - digitsStart;
   if (digits > 1 && text.charCodeAt(digitsStart) === 48) return 0;
-  if (i === length) return digits > 0 && digits <= 15 ? KIND_INTEGER : 0;
+  if (i === length) return digits > 0 && digits <= EXACT_DIGITS ? KIND_INTEGER : 0;
   if (text.charCodeAt(i) === 46) {
     const fractionStart = ++i;
     while (i < length && isDigit(text.charCodeAt(i))) i++;
     if (i === fractionStart) return 0;
+    if (significantDigits(text, digitsStart, i) > EXACT_DIGITS) return 0;
+  } else if (digits > EXACT_DIGITS && significantDigits(text, digitsStart, i) > EXACT_DIGITS) {
+    return 0;
   }
   const e = text.charCodeAt(i);
   if (i < length && (e === 101 || e === 69)) {
@@ -196,6 +209,45 @@ export function numberShape(text: string): number {
     if (i === exponentStart) return 0;
   }
   return i === length ? KIND_NUMBER : 0;
+}
+
+/** Digits of `text[start, end)` (digits and one point) without leading zeros and the fraction's trailing zeros. */
+function significantDigits(text: string, start: number, end: number): number {
+  let first = start;
+  while (first < end && (text.charCodeAt(first) === 48 || text.charCodeAt(first) === 46)) first++;
+  let last = end;
+  if (text.indexOf('.', start) !== -1 && text.indexOf('.', start) < end) {
+    while (last > first && (text.charCodeAt(last - 1) === 48 || text.charCodeAt(last - 1) === 46)) last--;
+  }
+  let count = 0;
+  for (let i = first; i < last; i++) if (text.charCodeAt(i) !== 46) count++;
+  return count;
+}
+
+/**
+ * A TIMESTAMP_TEXT in the stored form `YYYY-MM-DDTHH:MM:SS.fffZ`: the offset applied (a value without one is read
+ * as UTC, never in the host's zone), the fraction's digits kept (at least three, more only when they are not zero).
+ * Undefined for a day that does not exist (`2026-02-30`) or a year the shift moves out of 0000–9999.
+ */
+export function utcTimestamp(text: string): string | undefined {
+  const parts = TIMESTAMP_PARTS.exec(text);
+  if (!parts) return undefined;
+  const [, year, month, day, hour, minute, second, fraction, offset, sign, offsetHours, offsetMinutes] =
+    parts;
+  const wall = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read the years 0–99 as 1900–1999.
+  wall.setUTCFullYear(Number(year), Number(month) - 1, Number(day));
+  wall.setUTCHours(Number(hour), Number(minute), Number(second ?? 0), 0);
+  if (wall.getUTCDate() !== Number(day)) return undefined;
+  const shiftMinutes =
+    offset === undefined || offset === 'Z'
+      ? 0
+      : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes));
+  const moment = new Date(wall.getTime() - shiftMinutes * 60_000);
+  const utcYear = moment.getUTCFullYear();
+  if (utcYear < 0 || utcYear > 9999) return undefined;
+  const digits = (fraction ?? '').replace(/0+$/, '').padEnd(3, '0');
+  return `${moment.toISOString().slice(0, 19)}.${digits}Z`;
 }
 
 /** The type of a column from the union of its value kinds: integer+number widen to number, date+timestamp to

@@ -19,6 +19,7 @@ import {
   isNumericType,
   isTemporalType,
   isTimestampText,
+  utcTimestamp,
 } from '../datasets/datasets.types';
 import { ErrorDetailDto } from '../../common/openapi';
 import {
@@ -474,11 +475,16 @@ function specOf(dto: QueryRequest, columns: readonly QueryableColumn[]): QuerySp
   });
   const grouped = groupBy.length > 0 || aggregates.length > 0;
   const select = dto.select ?? (grouped ? groupBy : columns.map((c) => c.name));
+  const types = new Map(columns.map((c) => [c.name, c.type]));
   const where: Condition[] = (dto.where ?? []).map((w) => {
     const op = w.op ?? (w.operator as WhereOperator);
-    return op === 'is_null' || op === 'not_null'
-      ? { column: w.column, op }
-      : { column: w.column, op, value: w.value as ScalarValue | ScalarValue[] };
+    if (op === 'is_null' || op === 'not_null') return { column: w.column, op };
+    const value = w.value as ScalarValue | ScalarValue[];
+    const comparable =
+      types.get(w.column) === 'timestamp' && op !== 'contains' && op !== 'starts_with'
+        ? storedTimestamps(value)
+        : value;
+    return { column: w.column, op, value: comparable };
   });
   const orderBy: OrderTerm[] = (dto.order_by ?? []).map((t) => {
     const term = t as OrderTermDto;
@@ -493,6 +499,16 @@ function specOf(dto: QueryRequest, columns: readonly QueryableColumn[]): QuerySp
     limit: dto.limit ?? DEFAULT_LIMIT,
     offset: dto.offset ?? 0,
   };
+}
+
+/**
+ * A timestamp column holds `YYYY-MM-DDTHH:MM:SS.fffZ` text, compared as text: a timestamp value is brought to the
+ * same form (its offset applied), so `10:00:00+05:30` and `04:30:00Z` find the same rows. A bare date stays as is.
+ */
+function storedTimestamps(value: ScalarValue | ScalarValue[]): ScalarValue | ScalarValue[] {
+  const stored = (item: ScalarValue): ScalarValue =>
+    typeof item === 'string' && !isDateText(item) ? (utcTimestamp(item) ?? item) : item;
+  return Array.isArray(value) ? value.map(stored) : stored(value);
 }
 
 /** The body of `POST /v1/query/batch`; each query is checked on its own, so one bad query fails alone. */
