@@ -15,10 +15,10 @@ export type StoredValue = number | string | null;
 
 const DATE_TEXT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
 const TIMESTAMP_TEXT =
-  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$/;
-/** The parts of a TIMESTAMP_TEXT: date, time, seconds, fraction digits, offset (`Z`, `+05:30`, `-0400`). */
+  /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?$/;
+/** The parts of a TIMESTAMP_TEXT: date, time, seconds, fraction digits, offset (`Z`, `+05:30`, `-0400`, `+00`). */
 const TIMESTAMP_PARTS =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))?$/;
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 /**
  * Converts one source value to its stored form and reports its kind in `kind` (0 for null). One instance is reused
@@ -242,7 +242,7 @@ export function utcTimestamp(text: string): string | undefined {
   const shiftMinutes =
     offset === undefined || offset === 'Z'
       ? 0
-      : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes));
+      : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes ?? 0));
   const moment = new Date(wall.getTime() - shiftMinutes * 60_000);
   const utcYear = moment.getUTCFullYear();
   if (utcYear < 0 || utcYear > 9999) return undefined;

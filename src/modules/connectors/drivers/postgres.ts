@@ -22,6 +22,7 @@ import {
   tablesFromColumns,
 } from './sql-common';
 import { defineConnector } from '../connector-descriptor';
+import { exactTypeParsers } from './pg-type-parsers';
 import { SSL_MODES, SqlServerFields, unlessDsn } from '../connector-config';
 import { ConfigEnum, ConfigPort } from '../config-fields';
 
@@ -109,9 +110,10 @@ async function open(
     throw classifyPgError(error, label);
   }
   const servername = isIP(endpoint.host) ? undefined : endpoint.host;
-  const { Client } = await loadPg();
+  const pg = await loadPg();
+  const types = exactTypeParsers(pg.types);
   const attempt = async (ssl: ClientConfig['ssl']): Promise<Client> => {
-    const client = new Client({
+    const client = new pg.Client({
       host: destination.address,
       port: endpoint.port,
       user: endpoint.user,
@@ -120,9 +122,12 @@ async function open(
       ssl,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       application_name: 'decision-service',
+      types,
     });
     client.on('error', () => undefined);
     await client.connect();
+    // timestamptz text then carries +00: what is read does not depend on the server's or the host's zone.
+    await client.query("SET TIME ZONE 'UTC'");
     return client;
   };
   try {

@@ -1,0 +1,215 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import { normalizeConfig } from '../../src/modules/connectors/connector-types';
+import { ConnectorDriver, DriverContext, RowSelection } from '../../src/modules/connectors/connector-driver';
+import { RowBatch } from '../../src/modules/connectors/connectors.types';
+import { importAreaFor } from '../../src/modules/connectors/local-path';
+import { postgresDriver } from '../../src/modules/connectors/drivers/postgres';
+import { presentValue } from '../../src/modules/datasets/column-profile';
+import { DatasetFileWriter } from '../../src/modules/datasets/dataset-file-writer';
+import { DatasetsService } from '../../src/modules/datasets/datasets.service';
+import { QueryService } from '../../src/modules/query/query.service';
+import { startTestApp, TestApp } from '../support/test-app';
+import { TestEgressGuard } from '../support/test-egress-guard';
+import { ingestRows } from '../factories/datasets';
+import { parseLimits } from '../factories/parse-limits';
+
+/**
+ * The type-fidelity matrix (docs/datasets.md, "What each source's types become"): one column per source type, read
+ * through the real driver into a real dataset file, and every cell's declared type and stored value checked. The
+ * same expectations hold in every host time zone (.ci/run runs this file under four).
+ */
+
+const suffix = `${process.pid}_${Date.now()}`;
+const scratch = mkdtempSync(join(tmpdir(), 'type-matrix-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+type Cell = [type: string, value: unknown];
+
+function context(rules: string[], importDir = '/nonexistent'): DriverContext {
+  return {
+    orgId: 'org_1',
+    egress: new TestEgressGuard(rules),
+    imports: importAreaFor(importDir, 'org_1', true, []),
+    scratchDir: scratch,
+    batchSize: 100,
+    parseLimits: parseLimits(),
+    warn: () => undefined,
+  };
+}
+
+let files = 0;
+
+/** The dataset a driver's rows make: per column its declared type and the value of each row, as answered. */
+async function ingest<C>(
+  driver: ConnectorDriver<C>,
+  config: C,
+  selection: RowSelection,
+  ctx: DriverContext,
+): Promise<Record<string, Cell[]>> {
+  const path = join(scratch, `d${++files}.sqlite`);
+  const writer = DatasetFileWriter.create(path);
+  const batches: AsyncIterable<RowBatch> = driver.readTables
+    ? driver.readTables(config, selection, ctx)
+    : driver.readRows(config, selection, ctx);
+  for await (const batch of batches) await writer.addBatch(batch);
+  const written = await writer.finish();
+  const db = new Database(path, { readonly: true });
+  const rows = db.prepare('select * from data order by _row').all() as Record<
+    string,
+    string | number | null
+  >[];
+  db.close();
+  return Object.fromEntries(
+    written.columns.map((column) => [
+      column.name,
+      rows.map((row): Cell => [column.type, presentValue(row[column.name], column.type)]),
+    ]),
+  );
+}
+
+/** Row 1 of each column, and row 2 (NULL in every source that has NULL). */
+function firstRow(dataset: Record<string, Cell[]>): Record<string, Cell> {
+  return Object.fromEntries(Object.entries(dataset).map(([name, cells]) => [name, cells[0]]));
+}
+
+describe('PostgreSQL (pg) types', () => {
+  const table = `type_matrix_pg_${suffix}`;
+  const admin = () => new Client({ host: '127.0.0.1', user: 'postgres', database: 'test' });
+  let dataset: Record<string, Cell[]>;
+
+  beforeAll(async () => {
+    const client = admin();
+    await client.connect();
+    try {
+      await client.query(`create table ${table} (
+        ord int, d date, ts timestamp, ts_dst timestamptz, ts_chatham timestamptz, t time, tz_t timetz,
+        num numeric(38,10), price numeric(12,2), big bigint, small bigint, flag boolean, id uuid, doc jsonb,
+        bin bytea, empty text, nan float8, inf float8, ninf float8, real float8, emoji text, days date[])`);
+      // The session zone of the insert is not the reader's: timestamptz values keep their instant.
+      await client.query(`set time zone 'Asia/Kolkata'`);
+      await client.query(
+        `insert into ${table} values (1, '2026-11-02', '2026-11-02 10:00:00.123456',
+          '2026-11-01 01:30:00-04', '2026-11-02 00:30:00+13:45', '10:30:00', '10:30:00+05:30',
+          99999999999999.999999, 1234.50, 9007199254740993, 42, true, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+          '{"n": 9007199254740993}', '\\x00ff', '', 'NaN', 'Infinity', '-Infinity', 1.5, '😀 𝄞',
+          '{2026-11-02,2026-11-03}'),
+          (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+          null, null, null, null, null)`,
+      );
+    } finally {
+      await client.end();
+    }
+    const config = normalizeConfig(
+      { type: 'postgres' },
+      { host: '127.0.0.1', database: 'test', user: 'postgres' },
+    ).values as never;
+    dataset = await ingest(
+      postgresDriver,
+      config,
+      { query: `select * from ${table} order by ord` },
+      context(['127.0.0.1:5432']),
+    );
+  });
+
+  afterAll(async () => {
+    const client = admin();
+    await client.connect();
+    await client.query(`drop table if exists ${table}`);
+    await client.end();
+  });
+
+  it('declares and stores every type as documented', () => {
+    expect(firstRow(dataset)).toEqual({
+      ord: ['integer', 1],
+      d: ['date', '2026-11-02'],
+      ts: ['timestamp', '2026-11-02T10:00:00.123456Z'],
+      ts_dst: ['timestamp', '2026-11-01T05:30:00.000Z'],
+      ts_chatham: ['timestamp', '2026-11-01T10:45:00.000Z'],
+      t: ['string', '10:30:00'],
+      tz_t: ['string', '10:30:00+05:30'],
+      num: ['string', '99999999999999.9999990000'],
+      price: ['number', 1234.5],
+      big: ['string', '9007199254740993'],
+      small: ['integer', 42],
+      flag: ['boolean', true],
+      id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+      doc: ['string', '{"n": 9007199254740993}'],
+      bin: ['string', 'AP8='],
+      empty: ['string', ''],
+      nan: ['string', 'NaN'],
+      inf: ['string', 'Infinity'],
+      ninf: ['string', '-Infinity'],
+      real: ['number', 1.5],
+      emoji: ['string', '😀 𝄞'],
+      days: ['string', '["2026-11-02","2026-11-03"]'],
+    });
+  });
+
+  describe('queried by date', () => {
+    const orders = `type_matrix_pg_orders_${suffix}`;
+    let t: TestApp;
+    let datasetId: string;
+
+    beforeAll(async () => {
+      const client = admin();
+      await client.connect();
+      try {
+        await client.query(`create table ${orders} (order_date date, placed_at timestamptz)`);
+        await client.query(`insert into ${orders} values
+          ('2026-11-01', '2026-11-01 23:30:00-05'), ('2026-11-02', '2026-11-02 00:30:00+05:30'),
+          ('2026-11-02', '2026-11-02 23:59:59.999999+00'), ('2026-11-03', '2026-11-03 00:00:00+00')`);
+      } finally {
+        await client.end();
+      }
+      t = await startTestApp();
+      const config = normalizeConfig(
+        { type: 'postgres' },
+        { host: '127.0.0.1', database: 'test', user: 'postgres' },
+      ).values as never;
+      const rows = postgresDriver.readRows(config, { table: orders }, context(['127.0.0.1:5432']));
+      datasetId = (await ingestRows(t.app.get(DatasetsService), 'org_a', `orders_${suffix}`, rows)).id;
+    });
+
+    afterAll(async () => {
+      await t?.close();
+      const client = admin();
+      await client.connect();
+      await client.query(`drop table if exists ${orders}`);
+      await client.end();
+    });
+
+    const ask = (request: Record<string, unknown>) =>
+      t.app.get(QueryService).query({ orgId: 'org_a' }, { dataset_id: datasetId, ...request });
+
+    it('"on <day>" finds the rows of that day of a date column', async () => {
+      const answer = await ask({ query: 'count of rows where order_date on 2026-11-02' });
+      expect(answer.rows).toEqual([{ count_rows: 2 }]);
+      expect(answer.columns).toEqual([expect.objectContaining({ name: 'count_rows' })]);
+    });
+
+    it('a typed where on a timestamp column honours the offset of its value', async () => {
+      const answer = await ask({
+        select: ['placed_at'],
+        where: [
+          { column: 'placed_at', op: 'gte', value: '2026-11-02T00:00:00+00:00' },
+          { column: 'placed_at', op: 'lt', value: '2026-11-03T05:30:00+05:30' },
+        ],
+      });
+      expect(answer.rows).toEqual([
+        { placed_at: '2026-11-02T04:30:00.000Z' },
+        { placed_at: '2026-11-02T23:59:59.999999Z' },
+      ]);
+    });
+  });
+
+  it('stores NULL as null in every column', () => {
+    const nulls = Object.entries(dataset)
+      .filter(([name]) => name !== 'ord')
+      .map(([name, cells]) => [name, cells[1][1]]);
+    expect(nulls.filter(([, value]) => value !== null)).toEqual([]);
+  });
+});
