@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
 import { Client } from 'pg';
 import { normalizeConfig } from '../../src/modules/connectors/connector-types';
 import { ConnectorDriver, DriverContext, RowSelection } from '../../src/modules/connectors/connector-driver';
 import { RowBatch } from '../../src/modules/connectors/connectors.types';
 import { importAreaFor } from '../../src/modules/connectors/local-path';
+import { mysqlDriver } from '../../src/modules/connectors/drivers/mysql';
 import { postgresDriver } from '../../src/modules/connectors/drivers/postgres';
 import { presentValue } from '../../src/modules/datasets/column-profile';
 import { DatasetFileWriter } from '../../src/modules/datasets/dataset-file-writer';
@@ -203,6 +205,76 @@ describe('PostgreSQL (pg) types', () => {
         { placed_at: '2026-11-02T04:30:00.000Z' },
         { placed_at: '2026-11-02T23:59:59.999999Z' },
       ]);
+    });
+  });
+
+  it('stores NULL as null in every column', () => {
+    const nulls = Object.entries(dataset)
+      .filter(([name]) => name !== 'ord')
+      .map(([name, cells]) => [name, cells[1][1]]);
+    expect(nulls.filter(([, value]) => value !== null)).toEqual([]);
+  });
+});
+
+describe('MariaDB (mysql2) types', () => {
+  const table = `type_matrix_my_${suffix}`;
+  const admin = () => mysql.createConnection({ host: '127.0.0.1', user: 'root', database: 'test' });
+  let dataset: Record<string, Cell[]>;
+
+  beforeAll(async () => {
+    const connection = await admin();
+    try {
+      await connection.query(`create table ${table} (
+        ord int, d date, dt datetime(6), ts timestamp(3) null, t time, num decimal(38,10), price decimal(12,2),
+        big bigint, small bigint, flag boolean, id uuid, doc json, bin varbinary(8), bits bit(8), empty text,
+        real_value double, emoji text) character set utf8mb4`);
+      // TIMESTAMP is kept in UTC and shown in the session's zone: written at +05:30, read at UTC.
+      await connection.query(`set time_zone = '+05:30'`);
+      await connection.query(
+        `insert into ${table} values (1, '2026-11-02', '2026-11-02 10:00:00.123456', '2026-11-02 01:00:00.250',
+          '10:30:00', 99999999999999.999999, 1234.50, 9007199254740993, 42, true,
+          'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"n": 9007199254740993}', x'00ff', b'00000101', '', 1.5,
+          '😀 𝄞'),
+          (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null)`,
+      );
+    } finally {
+      await connection.end();
+    }
+    const config = normalizeConfig({ type: 'mysql' }, { host: '127.0.0.1', database: 'test', user: 'root' })
+      .values as never;
+    dataset = await ingest(
+      mysqlDriver,
+      config,
+      { query: `select * from ${table} order by ord` },
+      context(['127.0.0.1:3306']),
+    );
+  });
+
+  afterAll(async () => {
+    const connection = await admin();
+    await connection.query(`drop table if exists ${table}`);
+    await connection.end();
+  });
+
+  it('declares and stores every type as documented', () => {
+    expect(firstRow(dataset)).toEqual({
+      ord: ['integer', 1],
+      d: ['date', '2026-11-02'],
+      dt: ['timestamp', '2026-11-02T10:00:00.123456Z'],
+      ts: ['timestamp', '2026-11-01T19:30:00.250Z'],
+      t: ['string', '10:30:00'],
+      num: ['string', '99999999999999.9999990000'],
+      price: ['number', 1234.5],
+      big: ['string', '9007199254740993'],
+      small: ['integer', 42],
+      flag: ['integer', 1],
+      id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+      doc: ['string', '{"n": 9007199254740993}'],
+      bin: ['string', 'AP8='],
+      bits: ['string', 'BQ=='],
+      empty: ['string', ''],
+      real_value: ['number', 1.5],
+      emoji: ['string', '😀 𝄞'],
     });
   });
 

@@ -91,9 +91,12 @@ async function open(
       password: endpoint.password ?? '',
       database: endpoint.database,
       connectTimeout: CONNECT_TIMEOUT_MS,
+      // Values as the server writes them: exact digits, dates as text, JSON as its text (parsing rounds).
       supportBigNumbers: true,
       bigNumberStrings: true,
+      decimalNumbers: false,
       dateStrings: true,
+      jsonStrings: true,
       multipleStatements: false,
       charset: 'utf8mb4',
     };
@@ -103,6 +106,8 @@ async function open(
     const connection = await connectOnce(
       wantsTls ? { ...base, ssl: { rejectUnauthorized: sslMode !== 'required' } } : base,
     );
+    // TIMESTAMP columns are shown in the session's zone (the server's by default): read them in UTC.
+    await query(connection, "SET time_zone = '+00:00'");
     return { connection, endpoint };
   } catch (error) {
     throw classifyMysqlError(error, label);
