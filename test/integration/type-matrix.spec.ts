@@ -1,20 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import ExcelJS from 'exceljs';
+import { createClient } from 'redis';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
 import { normalizeConfig } from '../../src/modules/connectors/connector-types';
 import { ConnectorDriver, DriverContext, RowSelection } from '../../src/modules/connectors/connector-driver';
 import { RowBatch } from '../../src/modules/connectors/connectors.types';
 import { importAreaFor } from '../../src/modules/connectors/local-path';
+import { fileDriver } from '../../src/modules/connectors/drivers/file';
 import { mysqlDriver } from '../../src/modules/connectors/drivers/mysql';
 import { postgresDriver } from '../../src/modules/connectors/drivers/postgres';
+import { redisDriver } from '../../src/modules/connectors/drivers/redis';
+import { restDriver } from '../../src/modules/connectors/drivers/rest';
+import { sqliteDriver } from '../../src/modules/connectors/drivers/sqlite';
 import { presentValue } from '../../src/modules/datasets/column-profile';
 import { DatasetFileWriter } from '../../src/modules/datasets/dataset-file-writer';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { QueryService } from '../../src/modules/query/query.service';
 import { startTestApp, TestApp } from '../support/test-app';
+import { GuardHarness, startGuard } from '../support/egress-fixtures';
 import { TestEgressGuard } from '../support/test-egress-guard';
 import { ingestRows } from '../factories/datasets';
 import { parseLimits } from '../factories/parse-limits';
@@ -283,5 +292,238 @@ describe('MariaDB (mysql2) types', () => {
       .filter(([name]) => name !== 'ord')
       .map(([name, cells]) => [name, cells[1][1]]);
     expect(nulls.filter(([, value]) => value !== null)).toEqual([]);
+  });
+});
+
+describe('SQLite connector types', () => {
+  let dataset: Record<string, Cell[]>;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(scratch, 'sqlite-'));
+    const db = new Database(join(dir, 'matrix.db'));
+    db.exec(`create table matrix (ord integer, d date, ts datetime, ts_offset datetime, t time, num text,
+      price numeric, big integer, flag boolean, id text, doc json, bin blob, empty text, nan real, inf real,
+      ninf real, real_value real, emoji text)`);
+    db.exec(`insert into matrix values (1, '2026-11-02', '2026-11-02 10:00:00.123456', '2026-11-02T01:00:00+05:30',
+      '10:30:00', '99999999999999.9999990000', 1234.50, 9007199254740993, true,
+      'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"n": 9007199254740993}', x'00ff', '', 0.0 / 0, 1e999, -1e999, 1.5,
+      '😀 𝄞'), (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+      null)`);
+    db.close();
+    const config = normalizeConfig({ type: 'sqlite' }, { path: 'matrix.db' }).values as never;
+    dataset = await ingest(sqliteDriver, config, { table: 'matrix' }, context([], dir));
+  });
+
+  it('declares and stores every type as documented', () => {
+    expect(firstRow(dataset)).toEqual({
+      ord: ['integer', 1],
+      d: ['date', '2026-11-02'],
+      ts: ['timestamp', '2026-11-02T10:00:00.123456Z'],
+      ts_offset: ['timestamp', '2026-11-01T19:30:00.000Z'],
+      t: ['string', '10:30:00'],
+      num: ['string', '99999999999999.9999990000'],
+      price: ['number', 1234.5],
+      big: ['string', '9007199254740993'],
+      flag: ['integer', 1],
+      id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+      doc: ['string', '{"n": 9007199254740993}'],
+      bin: ['string', 'AP8='],
+      empty: ['string', ''],
+      // SQLite stores NaN as NULL itself.
+      nan: ['string', null],
+      inf: ['string', 'Infinity'],
+      ninf: ['string', '-Infinity'],
+      real_value: ['number', 1.5],
+      emoji: ['string', '😀 𝄞'],
+    });
+  });
+
+  it('stores NULL as null in every column', () => {
+    const nulls = Object.entries(dataset)
+      .filter(([name]) => name !== 'ord')
+      .map(([name, cells]) => [name, cells[1][1]]);
+    expect(nulls.filter(([, value]) => value !== null)).toEqual([]);
+  });
+});
+
+/** What a text source (CSV, JSON, REST, Redis) holds: the matrix's values written as text or JSON. */
+const JSON_ROW = `{"d": "2026-11-02", "ts": "2026-11-02 10:00:00.123456", "ts_dst": "2026-11-01T01:30:00-04:00",
+  "ts_chatham": "2026-11-02T00:30:00+13:45", "t": "10:30:00", "num": 99999999999999.999999, "price": 1234.50,
+  "big": 9007199254740993, "small": 42, "flag": true, "id": "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+  "doc": {"n": 1}, "empty": "", "nan": "NaN", "emoji": "😀 𝄞", "huge": 1e999}`;
+const JSON_NULLS = `{"d": null, "ts": null, "ts_dst": null, "ts_chatham": null, "t": null, "num": null, "price": null,
+  "big": null, "small": null, "flag": null, "id": null, "doc.n": null, "empty": null, "nan": null, "emoji": null,
+  "huge": null}`;
+
+/** JSON, JSON Lines, REST and Redis JSON values all read numbers through the same exact parse. */
+const JSON_CELLS: Record<string, Cell> = {
+  d: ['date', '2026-11-02'],
+  ts: ['timestamp', '2026-11-02T10:00:00.123456Z'],
+  ts_dst: ['timestamp', '2026-11-01T05:30:00.000Z'],
+  ts_chatham: ['timestamp', '2026-11-01T10:45:00.000Z'],
+  t: ['string', '10:30:00'],
+  num: ['string', '99999999999999.999999'],
+  price: ['number', 1234.5],
+  big: ['string', '9007199254740993'],
+  small: ['integer', 42],
+  flag: ['boolean', true],
+  id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+  'doc.n': ['integer', 1],
+  empty: ['string', ''],
+  nan: ['string', 'NaN'],
+  emoji: ['string', '😀 𝄞'],
+  huge: ['string', '1e999'],
+};
+
+function nullsOf(dataset: Record<string, Cell[]>): string[] {
+  return Object.entries(dataset)
+    .filter(([name, cells]) => !name.startsWith('_') && cells[1][1] !== null)
+    .map(([name]) => name);
+}
+
+describe('file types', () => {
+  const dir = mkdtempSync(join(scratch, 'files-'));
+  const read = (config: Record<string, unknown>) =>
+    ingest(fileDriver, normalizeConfig({ type: 'file' }, config).values as never, {}, context([], dir));
+
+  it('CSV: every value is text, read by its shape; an empty field is null', async () => {
+    const csv = [
+      'd,ts,ts_dst,ts_chatham,t,num,price,big,small,flag,id,empty,nan,inf,emoji',
+      '2026-11-02,2026-11-02 10:00:00.123456,2026-11-01T01:30:00-04:00,2026-11-02T00:30:00+13:45,10:30:00,' +
+        '99999999999999.999999,1234.50,9007199254740993,42,true,a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11,"",NaN,' +
+        'Infinity,😀 𝄞',
+    ].join('\n');
+    const dataset = await read({ file_type: 'csv', content: csv });
+    expect(firstRow(dataset)).toEqual({
+      d: ['date', '2026-11-02'],
+      ts: ['timestamp', '2026-11-02T10:00:00.123456Z'],
+      ts_dst: ['timestamp', '2026-11-01T05:30:00.000Z'],
+      ts_chatham: ['timestamp', '2026-11-01T10:45:00.000Z'],
+      t: ['string', '10:30:00'],
+      num: ['string', '99999999999999.999999'],
+      price: ['number', 1234.5],
+      big: ['string', '9007199254740993'],
+      small: ['integer', 42],
+      flag: ['boolean', true],
+      id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+      empty: ['string', null],
+      nan: ['string', 'NaN'],
+      inf: ['string', 'Infinity'],
+      emoji: ['string', '😀 𝄞'],
+    });
+  });
+
+  it('JSON: numbers a double cannot hold keep their digits; "" is not null', async () => {
+    const dataset = await read({ file_type: 'json', content: `[${JSON_ROW}, ${JSON_NULLS}]` });
+    expect(firstRow(dataset)).toEqual(JSON_CELLS);
+    expect(nullsOf(dataset)).toEqual([]);
+  });
+
+  it('JSON Lines: the same', async () => {
+    const lines = `${JSON_ROW.replace(/\n/g, '')}\n${JSON_NULLS.replace(/\n/g, '')}\n`;
+    const dataset = await read({ file_type: 'json', content: lines });
+    expect(firstRow(dataset)).toEqual(JSON_CELLS);
+  });
+
+  it('xlsx: a date cell at midnight is a timestamp in UTC, numbers are doubles', async () => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('data');
+    sheet.addRow(['d', 'ts', 'text_date', 'price', 'big_text', 'flag', 'empty', 'emoji']);
+    sheet.addRow([
+      new Date(Date.UTC(2026, 10, 2)),
+      new Date(Date.UTC(2026, 10, 2, 10, 0, 0, 123)),
+      '2026-11-02',
+      1234.5,
+      '9007199254740993',
+      true,
+      '',
+      '😀 𝄞',
+    ]);
+    sheet.addRow([null, null, null, null, null, null, null, null]);
+    writeFileSync(join(dir, 'matrix.xlsx'), Buffer.from(await book.xlsx.writeBuffer()));
+    const dataset = await read({ file_type: 'excel', file_path: 'matrix.xlsx' });
+    expect(firstRow(dataset)).toEqual({
+      d: ['timestamp', '2026-11-02T00:00:00.000Z'],
+      ts: ['timestamp', '2026-11-02T10:00:00.123Z'],
+      text_date: ['date', '2026-11-02'],
+      price: ['number', 1234.5],
+      big_text: ['string', '9007199254740993'],
+      flag: ['boolean', true],
+      empty: ['string', ''],
+      emoji: ['string', '😀 𝄞'],
+    });
+  });
+});
+
+describe('REST (JSON over a loopback server)', () => {
+  const server = createServer((_request, response) => {
+    response.setHeader('content-type', 'application/json');
+    response.end(`[${JSON_ROW}, ${JSON_NULLS}]`);
+  });
+  let guard: GuardHarness;
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    guard = await startGuard(mkdtempSync(join(scratch, 'guard-')), [`127.0.0.1:${port}`]);
+  });
+  afterAll(async () => {
+    await guard.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('declares and stores every type as JSON does', async () => {
+    const { port } = server.address() as AddressInfo;
+    const config = normalizeConfig({ type: 'rest' }, { url: `http://127.0.0.1:${port}/rows` })
+      .values as never;
+    const dataset = await ingest(restDriver, config, {}, { ...context([]), egress: guard.guard });
+    expect(firstRow(dataset)).toEqual(JSON_CELLS);
+    expect(nullsOf(dataset)).toEqual([]);
+  });
+});
+
+describe('Redis', () => {
+  const db = 13;
+  const prefix = `type_matrix_${suffix}`;
+  const admin = createClient({ socket: { host: '127.0.0.1', port: 6379 }, database: db });
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.set(`${prefix}:1`, JSON_ROW);
+    await admin.set(`${prefix}:2`, JSON_NULLS);
+    await admin.hSet(`${prefix}:h`, { d: '2026-11-02', big: '9007199254740993', empty: '' });
+  });
+  afterAll(async () => {
+    await admin.del([`${prefix}:1`, `${prefix}:2`, `${prefix}:h`]);
+    await admin.close();
+  });
+
+  const read = (pattern: string) =>
+    ingest(
+      redisDriver,
+      normalizeConfig({ type: 'redis' }, { host: '127.0.0.1', db }).values as never,
+      { pattern },
+      context(['127.0.0.1:6379']),
+    );
+
+  it('a JSON string value: as JSON', async () => {
+    const dataset = await read(`${prefix}:[12]`);
+    const byKey = dataset._key.findIndex(([, key]) => key === `${prefix}:1`);
+    const row = Object.fromEntries(
+      Object.entries(dataset)
+        .filter(([name]) => name !== '_key')
+        .map(([name, cells]) => [name, cells[byKey]]),
+    );
+    expect(row).toEqual(JSON_CELLS);
+  });
+
+  it('a hash: every field is text, read by its shape; an empty field is an empty string', async () => {
+    const dataset = await read(`${prefix}:h`);
+    expect(firstRow(dataset)).toEqual({
+      _key: ['string', `${prefix}:h`],
+      d: ['date', '2026-11-02'],
+      big: ['string', '9007199254740993'],
+      empty: ['string', ''],
+    });
   });
 });

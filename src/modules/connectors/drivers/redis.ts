@@ -19,6 +19,7 @@ import {
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 import { CollisionLog, ParsedRecord } from '../formats';
+import { parseExactJson } from '../formats/exact-json';
 import { flattenRecord, isPlainObject } from '../formats/records';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
@@ -217,7 +218,7 @@ async function rowOf(client: Client, key: string, type: string): Promise<ParsedR
     const text = (await client.get(key)) ?? '';
     value = { value: text };
     try {
-      const parsed = JSON.parse(text) as unknown;
+      const parsed = parseExactJson(text);
       value = isPlainObject(parsed) ? parsed : { value: parsed };
     } catch {
       // Not JSON: kept as the text.

@@ -8,6 +8,7 @@ import {
   RowSelection,
 } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
+import { parseExactJson } from '../formats/exact-json';
 import {
   checkJsonNesting,
   CollisionLog,
@@ -154,7 +155,7 @@ async function readJson(response: Response, url: string): Promise<unknown> {
   checkJsonNesting(bytes, `The response of ${url}`);
   const text = new TextDecoder().decode(bytes);
   try {
-    return JSON.parse(text) as unknown;
+    return parseExactJson(text);
   } catch {
     throw new ConnectorError('invalid_payload', `The response of ${url} is not valid JSON.`);
   }

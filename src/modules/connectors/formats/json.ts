@@ -1,5 +1,6 @@
 import { exceedsJsonDepth } from '../../../common/http/json-depth';
 import { ConnectorError } from '../connector-error';
+import { parseExactJson } from './exact-json';
 import { CollisionLog, flattenRecord, getPath, isPlainObject, ParsedRecord } from './records';
 
 /** Keys under which a top-level object usually wraps its records array. */
@@ -24,12 +25,12 @@ export function parseJsonText(text: string): unknown {
   if (trimmed === '') throw new ConnectorError('invalid_payload', 'Invalid JSON: the content is empty.');
   checkJsonNesting(Buffer.from(trimmed, 'utf8'), 'The JSON content');
   try {
-    return JSON.parse(trimmed) as unknown;
+    return parseExactJson(trimmed);
   } catch (error) {
     const lines = trimmed.split(/\r?\n/).filter((line) => line.trim() !== '');
     if (lines.length > 1) {
       try {
-        return lines.map((line) => JSON.parse(line) as unknown);
+        return lines.map((line) => parseExactJson(line));
       } catch {
         // Not JSON Lines either: report the original parse error.
       }
