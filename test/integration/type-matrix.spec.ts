@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import ExcelJS from 'exceljs';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { createClient } from 'redis';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
@@ -423,6 +424,89 @@ describe('file types', () => {
     const lines = `${JSON_ROW.replace(/\n/g, '')}\n${JSON_NULLS.replace(/\n/g, '')}\n`;
     const dataset = await read({ file_type: 'json', content: lines });
     expect(firstRow(dataset)).toEqual(JSON_CELLS);
+  });
+
+  it('Parquet: DATE stays a date, micro- and nanosecond timestamps and wide DECIMALs keep their digits', async () => {
+    const none = <T>(value: T): (T | null)[] => [value, null];
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'd', data: none(new Date(Date.UTC(2026, 10, 2))) },
+        { name: 'ts_millis', data: none(new Date(Date.UTC(2026, 10, 2, 10, 0, 0, 123))) },
+        { name: 'ts_micros', data: none(1793613600123456n) },
+        { name: 'ts_nanos', data: none(1793613600123456789n) },
+        { name: 'num', data: none(999999999999999999999999n) },
+        { name: 'price', data: none(123450n) },
+        { name: 'big', data: none(9007199254740993n) },
+        { name: 'flag', data: none(true) },
+        { name: 'id', data: none('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11') },
+        { name: 'doc', data: none({ n: 1 }) },
+        { name: 'bin', data: none(new Uint8Array([0, 255])) },
+        { name: 'empty', data: none('') },
+        { name: 'nan', data: none(Number.NaN) },
+        { name: 'inf', data: none(Number.POSITIVE_INFINITY) },
+        { name: 'emoji', data: none('😀 𝄞') },
+      ],
+      schema: [
+        { name: 'root', num_children: 15 },
+        { name: 'd', type: 'INT32', converted_type: 'DATE', repetition_type: 'OPTIONAL' },
+        { name: 'ts_millis', type: 'INT64', converted_type: 'TIMESTAMP_MILLIS', repetition_type: 'OPTIONAL' },
+        { name: 'ts_micros', type: 'INT64', converted_type: 'TIMESTAMP_MICROS', repetition_type: 'OPTIONAL' },
+        {
+          name: 'ts_nanos',
+          type: 'INT64',
+          logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'NANOS' },
+          repetition_type: 'OPTIONAL',
+        },
+        {
+          name: 'num',
+          type: 'FIXED_LEN_BYTE_ARRAY',
+          type_length: 16,
+          converted_type: 'DECIMAL',
+          precision: 38,
+          scale: 10,
+          repetition_type: 'OPTIONAL',
+        },
+        {
+          name: 'price',
+          type: 'INT64',
+          converted_type: 'DECIMAL',
+          precision: 12,
+          scale: 2,
+          repetition_type: 'OPTIONAL',
+        },
+        { name: 'big', type: 'INT64', repetition_type: 'OPTIONAL' },
+        { name: 'flag', type: 'BOOLEAN', repetition_type: 'OPTIONAL' },
+        { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        { name: 'doc', type: 'BYTE_ARRAY', converted_type: 'JSON', repetition_type: 'OPTIONAL' },
+        { name: 'bin', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' },
+        { name: 'empty', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        { name: 'nan', type: 'DOUBLE', repetition_type: 'OPTIONAL' },
+        { name: 'inf', type: 'DOUBLE', repetition_type: 'OPTIONAL' },
+        { name: 'emoji', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+      ],
+    });
+    writeFileSync(join(dir, 'matrix.parquet'), Buffer.from(bytes));
+    const dataset = await read({ file_type: 'parquet', file_path: 'matrix.parquet' });
+    expect(firstRow(dataset)).toEqual({
+      d: ['date', '2026-11-02'],
+      ts_millis: ['timestamp', '2026-11-02T10:00:00.123Z'],
+      ts_micros: ['timestamp', '2026-11-02T10:00:00.123456Z'],
+      ts_nanos: ['timestamp', '2026-11-02T10:00:00.123456789Z'],
+      num: ['string', '99999999999999.9999999999'],
+      price: ['number', 1234.5],
+      big: ['string', '9007199254740993'],
+      flag: ['boolean', true],
+      id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
+      'doc.n': ['integer', 1],
+      // A JSON object is flattened to dotted columns; the null of row 2 makes a column of its own.
+      doc: ['string', null],
+      bin: ['string', 'AP8='],
+      empty: ['string', ''],
+      nan: ['string', 'NaN'],
+      inf: ['string', 'Infinity'],
+      emoji: ['string', '😀 𝄞'],
+    });
+    expect(nullsOf(dataset)).toEqual([]);
   });
 
   it('xlsx: a date cell at midnight is a timestamp in UTC, numbers are doubles', async () => {

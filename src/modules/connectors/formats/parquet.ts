@@ -2,6 +2,7 @@ import type { AsyncBuffer, FileMetaData } from 'hyparquet';
 import { ConnectorError } from '../connector-error';
 import { loadOnFirstUse } from '../lazy-module';
 import { BYTES_PER_CELL, checkCells, checkExpansion, ParseLimits, tooManyColumns } from './parse-limits';
+import { bytesOrText, decimalText, exactDecimalReading, EXACT_PARSERS } from './parquet-values';
 import { CollisionLog, flattenRecord, ParsedRecord } from './records';
 
 type Hyparquet = typeof import('hyparquet');
@@ -104,8 +105,8 @@ function checkParquetSize(metadata: FileMetaData, fileBytes: number, limits: Par
 }
 
 /**
- * Streams a Parquet file row group by row group (in batches of at most batchSize). INT64 values beyond 2^53 stay
- * exact as strings; nested groups are flattened to dotted columns.
+ * Streams a Parquet file row group by row group (in batches of at most batchSize). INT64 values beyond 2^53 and
+ * DECIMALs beyond 15 digits stay exact as strings, dates stay dates; nested groups are flattened to dotted columns.
  */
 export async function* readParquet(
   file: AsyncBuffer,
@@ -117,16 +118,19 @@ export async function* readParquet(
   const [hyparquet, { compressors }] = await load();
   const info = await readParquetInfo(file, limits);
   onFooter?.(info);
+  const { metadata, decimals } = exactDecimalReading(info.metadata);
   for (let start = 0; start < info.rows; start += batchSize) {
     const end = Math.min(info.rows, start + batchSize);
     let rows: Record<string, unknown>[];
     try {
       rows = await hyparquet.parquetReadObjects({
         file,
-        metadata: info.metadata,
+        metadata,
         rowStart: start,
         rowEnd: end,
         compressors,
+        parsers: EXACT_PARSERS,
+        utf8: false,
       });
     } catch (error) {
       throw new ConnectorError(
@@ -135,6 +139,8 @@ export async function* readParquet(
       );
     }
     yield rows.map((row) => {
+      for (const [name, scale] of decimals) row[name] = decimalText(row[name], scale);
+      for (const name in row) row[name] = bytesOrText(row[name]);
       const flat = flattenRecord(row);
       collisions.add(flat.collisions);
       return flat.record;
