@@ -128,6 +128,23 @@ describe('clickhouse (stand-in)', () => {
     expect(new URL(last.url, 'http://x').searchParams.get('database')).toBe('sales');
   });
 
+  it('reads rows with 64-bit integers and decimals quoted and DateTime as ISO text in UTC', async () => {
+    const ctx = context(allowing);
+    const read = clickhouseDriver.readRows(
+      config({ url: `http://127.0.0.1:${httpPort}`, user: 'reader', password: 'right' }),
+      { table: 'sales' },
+      ctx,
+    );
+    for await (const batch of read) expect(batch.length).toBeGreaterThan(0);
+    const params = new URL(requests[requests.length - 1].url, 'http://x').searchParams;
+    expect({
+      readonly: params.get('readonly'),
+      integers: params.get('output_format_json_quote_64bit_integers'),
+      decimals: params.get('output_format_json_quote_decimals'),
+      datetime: params.get('date_time_output_format'),
+    }).toEqual({ readonly: '2', integers: '1', decimals: '1', datetime: 'iso' });
+  });
+
   it('maps AUTHENTICATION_FAILED to auth_failed', async () => {
     const error = await connectorFailure(
       clickhouseDriver.test(

@@ -124,6 +124,17 @@ async function rowsOf<T>(client: ClickHouseClient, query: string, readonly = fal
   return result.json<T>();
 }
 
+/**
+ * How rows are read: read-only, 64-bit integers and decimals quoted (JSON.parse would round them), DateTime as ISO
+ * text in UTC (the default is the server's zone without an offset).
+ */
+export const CLICKHOUSE_READ_SETTINGS = {
+  readonly: '2',
+  output_format_json_quote_64bit_integers: 1,
+  output_format_json_quote_decimals: 1,
+  date_time_output_format: 'iso',
+} as const;
+
 export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
   async test(config, ctx) {
     return withClient(config, ctx, async (client, label) => {
@@ -171,7 +182,7 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
         const result = await client.query({
           query,
           format: 'JSONEachRow',
-          clickhouse_settings: { readonly: '2' },
+          clickhouse_settings: CLICKHOUSE_READ_SETTINGS,
         });
         let batch: Record<string, unknown>[] = [];
         for await (const chunk of result.stream<Record<string, unknown>>()) {

@@ -16,9 +16,9 @@ import {
   CONNECT_TIMEOUT_MS,
   selectionSql,
   sqlEndpoint,
-  sqlRecord,
   tablesFromColumns,
 } from './sql-common';
+import { MssqlColumns, mssqlRecord } from './mssql-cells';
 import { defineConnector } from '../connector-descriptor';
 import { SqlServerFields, unlessDsn } from '../connector-config';
 import { ConfigBoolean, ConfigPort } from '../config-fields';
@@ -152,8 +152,9 @@ export const mssqlDriver: ConnectorDriver<SqlServerConfig> = {
           // Snapshot-free read: the statement runs inside a transaction that is always rolled back.
           const result = await new sql.Request(transaction).query<Record<string, unknown>>(query);
           const records = result.recordset ?? [];
+          const columns = result.recordset?.columns as MssqlColumns | undefined;
           for (let i = 0; i < records.length; i += ctx.batchSize)
-            yield records.slice(i, i + ctx.batchSize).map(sqlRecord);
+            yield records.slice(i, i + ctx.batchSize).map((row) => mssqlRecord(row, columns, sql));
         } finally {
           await transaction.rollback().catch(() => undefined);
         }
