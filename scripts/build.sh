@@ -59,19 +59,29 @@ fi
 mkdir -p dist
 trap 'record failed' EXIT
 
+# A first build compiles the C++ engine for minutes: each step says what it builds, so a first `npm start` is not
+# silent. An up-to-date tree stays silent (above).
+started=$SECONDS
+step() { echo "build: $*"; }
+step "sources changed since the last build; building what is stale"
 if [ -f native/Makefile ]; then
+  step "native engine and helpers (make -C native; a first build takes a few minutes)"
   make -s -C native -j2 all
 fi
 if [ -f native/sd-notify/Makefile ]; then
+  step "systemd notify addon (make -C native/sd-notify)"
   make -s -C native/sd-notify
 fi
 # The SDK package (sdk/): built afresh so its tarball never carries a stale file, and first, because decisionctl's
 # client commands compile against it.
 if [ -f sdk/tsconfig.build.json ]; then
+  step "SDK (tsc -p sdk/tsconfig.build.json)"
   rm -rf sdk/dist
   tsc -p sdk/tsconfig.build.json
 fi
+step "daemon and CLIs (tsc -p tsconfig.build.json)"
 tsc -p tsconfig.build.json
 
 trap - EXIT
 record "$inputs"
+step "done in $((SECONDS - started)) s"

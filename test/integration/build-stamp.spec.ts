@@ -69,7 +69,11 @@ function makeCheckout(root: string): void {
 describe('scripts/build.sh up-to-date stamp', () => {
   let root: string;
 
-  function build(extraEnv: Record<string, string> = {}): { status: number | null; calls: string[] } {
+  function build(extraEnv: Record<string, string> = {}): {
+    status: number | null;
+    calls: string[];
+    stderr: string;
+  } {
     rmSync(join(root, 'calls.log'), { force: true });
     const result = spawnSync('bash', [join(root, 'scripts/build.sh')], {
       env: {
@@ -81,7 +85,7 @@ describe('scripts/build.sh up-to-date stamp', () => {
     });
     const log = join(root, 'calls.log');
     const calls = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-    return { status: result.status, calls };
+    return { status: result.status, calls, stderr: result.stderr };
   }
 
   const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -93,11 +97,18 @@ describe('scripts/build.sh up-to-date stamp', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('builds a fresh checkout, then does nothing while nothing changed', () => {
-    expect(build()).toMatchObject({ status: 0, calls: ['make', 'tsc'] });
+    const first = build();
+    expect(first).toMatchObject({ status: 0, calls: ['make', 'tsc'] });
     expect(read('dist/answer.js')).toContain('answer = 41');
     expect(read('engine_build/tool')).toBe('tool v1\n');
+    expect(first.stderr.split('\n').filter((line) => line.startsWith('build: '))).toEqual([
+      'build: sources changed since the last build; building what is stale',
+      'build: native engine and helpers (make -C native; a first build takes a few minutes)',
+      'build: daemon and CLIs (tsc -p tsconfig.build.json)',
+      expect.stringMatching(/^build: done in \d+ s$/),
+    ]);
 
-    expect(build()).toMatchObject({ status: 0, calls: [] });
+    expect(build()).toMatchObject({ status: 0, calls: [], stderr: '' });
   });
 
   it('ignores a touch that leaves the content as it was', () => {
