@@ -38,6 +38,9 @@ interface Options {
 
 class UsageError extends Error {}
 
+/** sysexits.h: the command was used incorrectly. */
+const EX_USAGE = 64;
+
 function checkOptions(options: Options, password: string | undefined): void {
   if (!isEmail(options.email) || options.email.length > 254)
     throw new UsageError(`--email: "${options.email}" is not an e-mail address`);
@@ -122,7 +125,9 @@ async function main(): Promise<void> {
       'read the owner password from standard input (otherwise set it later by reset)',
     )
     .option('--json', 'print the result as JSON (same shape as the sign-up response)')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // A missing or unknown argument is a usage error (EX_USAGE), as docs/accounts.md says; --help stays 0.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EX_USAGE));
   program.parse();
   try {
     process.exitCode = await provision(program.opts<Options>());
@@ -136,7 +141,7 @@ async function main(): Promise<void> {
     process.stderr.write(
       `provision: ${known ?? (error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`,
     );
-    process.exitCode = error instanceof UsageError ? 64 : 1;
+    process.exitCode = error instanceof UsageError ? EX_USAGE : 1;
   }
 }
 

@@ -93,7 +93,16 @@ describe('operator provisioning CLI', () => {
 
     const fresh = { SERVICE_DATA_DIR: makeTempDir() };
     expect((await runProvision(['--org', 'A', '--email', 'nope', '--name', 'N'], fresh)).code).toBe(64);
-    expect((await runProvision(['--org', 'A', '--name', 'N'], fresh)).code).not.toBe(0);
+    const missing = await runProvision(['--org', 'A', '--name', 'N'], fresh);
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain("required option '--email <email>' not specified");
+    const unknown = await runProvision(
+      ['--org', 'A', '--email', uniqueEmail(), '--name', 'N', '--orgs'],
+      fresh,
+    );
+    expect(unknown.code).toBe(64);
+    expect(unknown.stderr).toContain("unknown option '--orgs'");
+    expect((await runProvision(['--help'], fresh)).code).toBe(0);
     const shortPassword = await runProvision(
       ['--org', 'A', '--email', uniqueEmail(), '--name', 'N', '--password-stdin'],
       fresh,
