@@ -51,7 +51,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The password-reset page the reset e-mail links to
+         * @description Public. Reads `token` from its own URL in the browser and sends it with the new password to `POST /auth/reset-password`.
+         */
+        get: operations["Auth_resetPasswordPage"];
         put?: never;
         /**
          * Reset a password with a reset token
@@ -2336,7 +2340,7 @@ export interface components {
              * @description Stable snake_case code from the error catalogue.
              * @enum {string}
              */
-            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "result_too_large" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "insufficient_storage";
+            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "invalid_cursor" | "result_too_large" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "insufficient_storage";
             /** @description One entry per invalid field (validation_failed). */
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @description A sentence for people; never parse it. */
@@ -4203,6 +4207,54 @@ export interface operations {
             };
         };
     };
+    Auth_resetPasswordPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A self-contained page (no external asset) that posts the new password to POST /auth/reset-password. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Auth_resetPassword: {
         parameters: {
             query?: never;
@@ -4569,6 +4621,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description not_acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_acceptable";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description unsupported_media_type */
             415: {
                 headers: {
@@ -4719,6 +4785,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not_acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_acceptable";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -5753,7 +5833,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5762,7 +5842,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -6578,7 +6658,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6587,7 +6667,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -10524,7 +10604,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10533,7 +10613,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12963,7 +13043,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -12972,7 +13052,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14253,7 +14333,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14262,7 +14342,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14558,7 +14638,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14567,7 +14647,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14855,7 +14935,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description invalid_cursor, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14864,7 +14944,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "invalid_cursor" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -44,6 +44,10 @@ export const ERROR_CATALOGUE = {
   dataset_not_found: { status: 404, message: 'The dataset was not found.' },
   provider_key_not_found: { status: 404, message: 'No provider key is stored for this backend.' },
   method_not_allowed: { status: 405, message: 'The method is not allowed on this resource.' },
+  not_acceptable: {
+    status: 406,
+    message: 'The Accept header does not list a type this resource answers with.',
+  },
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   email_taken: { status: 409, message: 'An account with this e-mail address already exists.' },
   encryption_key_required: {
@@ -60,6 +64,10 @@ export const ERROR_CATALOGUE = {
   uri_too_long: { status: 414, message: 'A path segment of the request URL is too long.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   validation_failed: { status: 422, message: 'The request is invalid.' },
+  invalid_cursor: {
+    status: 422,
+    message: 'The cursor was not returned by this list: pass the next_cursor of its previous page.',
+  },
   result_too_large: {
     status: 422,
     message: 'The result is larger than the configured limit: narrow the query.',
