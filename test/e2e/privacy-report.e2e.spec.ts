@@ -311,7 +311,7 @@ describe('GET /v1/admin/privacy-report', () => {
     }
     const bad = await t.request('GET', '/v1/admin/privacy-reports?cursor=abc', { token: operator });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.code).toBe('validation_failed');
+    expect(bad.body.error.code).toBe('invalid_cursor');
     expect(bad.body.error.details).toEqual([{ field: 'cursor', problem: expect.any(String) }]);
   });
 });

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { AppError } from '../errors';
+import { isTimeOrderedId } from '../time-ordered-id';
 
 /**
  * The one paging scheme of every list: `?limit=&cursor=` in, `next_cursor` out (null on the last page). A cursor is
@@ -48,7 +49,15 @@ export function encodeCursor(parts: readonly string[]): string {
 }
 
 export function invalidCursor(): AppError {
-  return AppError.validation([{ field: 'cursor', problem: 'is not a cursor returned by this list' }]);
+  return new AppError('invalid_cursor', undefined, [
+    { field: 'cursor', problem: 'is not a cursor returned by this list' },
+  ]);
+}
+
+/** A cursor that is the last item's `timeOrderedId(prefix, …)`; anything else is a 422 on `cursor`. */
+export function timeOrderedCursor(cursor: string, prefix: string): string {
+  if (!isTimeOrderedId(prefix, cursor)) throw invalidCursor();
+  return cursor;
 }
 
 /** The parts of a cursor from `encodeCursor`; anything else is a 422 on `cursor`. */

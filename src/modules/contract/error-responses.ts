@@ -42,6 +42,8 @@ export interface OperationShape {
   /** Whether the HTTP layer parses a JSON body sent to it (every method but GET and HEAD), declared or not. */
   readonly parsesBody: boolean;
   readonly hasQuery: boolean;
+  /** Whether the operation takes `?cursor=` (a list paged by src/common/http/cursor-page.ts). */
+  readonly pagesByCursor: boolean;
 }
 
 /** Every code an operation can answer, derived from its guards, its inputs and its own @ApiErrors. */
@@ -56,6 +58,7 @@ export function errorCodesOf(facts: RouteFacts, shape: OperationShape): ErrorCod
   codes.add('unsupported_media_type');
   if (shape.hasBody || shape.parsesBody) BODY_ERRORS.forEach((c) => codes.add(c));
   if (shape.hasQuery) codes.add('validation_failed');
+  if (shape.pagesByCursor) codes.add('invalid_cursor');
   // An answer any operation can give is described by `default`, which a client consults only for a status the
   // operation does not list: where the operation lists that status (400 for its own codes), it goes there too.
   const listed = new Set(

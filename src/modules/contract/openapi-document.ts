@@ -213,6 +213,7 @@ function completeOperation(
     hasBody: operation.requestBody !== undefined,
     parsesBody: method !== 'get' && method !== 'head',
     hasQuery: parameters.some((p) => p.in === 'query'),
+    pagesByCursor: parameters.some((p) => p.in === 'query' && p.name === 'cursor'),
   });
   if (route.isIdempotent) operation.parameters = [...parameters, IDEMPOTENCY_KEY_PARAMETER];
   const responses = (operation.responses ?? {}) as JsonObject;

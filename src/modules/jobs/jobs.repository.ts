@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
 import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
 import { PreparedWrite } from '../../common/database/prepared-write';
-import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
+import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
+import { timeOrderedId } from '../../common/time-ordered-id';
 import { Job, JobSchema, JobStatus } from './job.entity';
 
 export interface JobPage {
@@ -28,8 +28,10 @@ export interface Finish {
 
 /** Time-ordered ids, so the id alone pages a job list newest-first without ties. */
 export function newJobId(now = Date.now()): string {
-  return `job_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  return timeOrderedId(JOB_ID_PREFIX, now);
 }
+
+const JOB_ID_PREFIX = 'job';
 
 /** The columns a new job sets, in the insert's order (the others start null); written out, so no query is built. */
 const NEW_JOB_COLUMNS = [
@@ -116,7 +118,8 @@ export class JobsRepository {
   }
 
   async listForOrg(orgId: string, limit: number, cursor?: string): Promise<JobPage> {
-    const rows = await this.em.fork().find(JobSchema, cursor ? { orgId, id: { $lt: cursor } } : { orgId }, {
+    const after = cursor === undefined ? undefined : timeOrderedCursor(cursor, JOB_ID_PREFIX);
+    const rows = await this.em.fork().find(JobSchema, after ? { orgId, id: { $lt: after } } : { orgId }, {
       orderBy: { id: 'desc' },
       limit: rowsToFetch(limit),
     });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
 import { ExecutionPolicySnapshot, ExecutionPolicySnapshotSchema } from './execution-policy.entity';
-import { timeOrderedId } from './trigger.repository';
+import { timeOrderedId } from '../../common/time-ordered-id';
 
 export type NewSnapshot = Pick<ExecutionPolicySnapshot, 'mode' | 'minOutcomes' | 'createdBy'>;
 

@@ -1,16 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
 import { Lease, sharedWrite, skippingLockedRows } from '../../common/database';
-import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
+import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
+import { timeOrderedId } from '../../common/time-ordered-id';
 import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
 import { isAheadOfClockStep } from './trigger-evaluation';
-
-/** Time-ordered ids, so the id alone pages a list in creation order without ties. */
-export function timeOrderedId(prefix: string, now: number): string {
-  return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-}
 
 /** Enabled triggers whose evaluation is due and whose lease is free or has run out. */
 function claimable(now: Date): FilterQuery<Trigger> {
@@ -78,7 +73,7 @@ export class TriggerRepository {
   async listForOrg(orgId: string, limit: number, cursor?: string): Promise<TriggerPage> {
     const rows = await this.em
       .fork()
-      .find(TriggerSchema, cursor ? { orgId, id: { $gt: cursor } } : { orgId }, {
+      .find(TriggerSchema, cursor ? { orgId, id: { $gt: timeOrderedCursor(cursor, 'trg') } } : { orgId }, {
         orderBy: { id: 'asc' },
         limit: rowsToFetch(limit),
       });
@@ -282,10 +277,11 @@ export class TriggerRepository {
   async listFires(orgId: string, triggerId: string, limit: number, cursor?: string): Promise<FirePage> {
     const rows = await this.em
       .fork()
-      .find(TriggerFireSchema, cursor ? { orgId, triggerId, id: { $lt: cursor } } : { orgId, triggerId }, {
-        orderBy: { id: 'desc' },
-        limit: rowsToFetch(limit),
-      });
+      .find(
+        TriggerFireSchema,
+        cursor ? { orgId, triggerId, id: { $lt: timeOrderedCursor(cursor, 'fire') } } : { orgId, triggerId },
+        { orderBy: { id: 'desc' }, limit: rowsToFetch(limit) },
+      );
     const page = pageOf(rows, limit, (last) => last.id);
     return { fires: page.items, nextCursor: page.nextCursor };
   }

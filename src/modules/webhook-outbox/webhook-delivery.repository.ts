@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
-import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
+import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
+import { timeOrderedId } from '../../common/time-ordered-id';
 import {
   DeliveryStatus,
   WebhookAttempt,
@@ -43,10 +43,6 @@ export interface DeliveryFilter {
   readonly status?: DeliveryStatus;
   readonly limit: number;
   readonly cursor?: string;
-}
-
-function timeOrderedId(prefix: string, now: number): string {
-  return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
 function newRow(delivery: NewDelivery, now: Date): WebhookDelivery {
@@ -216,7 +212,7 @@ export class WebhookDeliveryRepository {
         ...(filter.jobId ? { jobId: filter.jobId } : {}),
         ...(filter.fireId ? { fireId: filter.fireId } : {}),
         ...(filter.status ? { status: filter.status } : {}),
-        ...(filter.cursor ? { id: { $lt: filter.cursor } } : {}),
+        ...(filter.cursor ? { id: { $lt: timeOrderedCursor(filter.cursor, 'dlv') } } : {}),
       },
       { orderBy: { id: 'desc' }, limit: rowsToFetch(filter.limit) },
     );
