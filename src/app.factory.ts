@@ -11,6 +11,7 @@ import {
   ErrorFilter,
   installBodyParsers,
   installLingeringClose,
+  installMethodNotAllowed,
   requestIdFor,
 } from './common/http';
 import { AppLogger } from './common/logging';
@@ -57,6 +58,7 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
     done();
   });
   installBodyParsers(app, config);
+  installMethodNotAllowed(fastify);
 
   const metrics = app.get(MetricsService);
   installLingeringClose(fastify);

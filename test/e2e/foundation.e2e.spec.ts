@@ -35,20 +35,23 @@ describe('daemon foundation over HTTP', () => {
     expect(typeof res.body.error.message).toBe('string');
   });
 
-  it('answers unknown routes and methods with 404 not_found', async () => {
+  it('answers unknown routes with 404 not_found, and a wrong method on a known one with 405', async () => {
     for (const [method, path] of [
       ['GET', '/nope'],
-      ['DELETE', '/v1/health'],
       ['PATCH', '/v1/unknown/thing'],
     ]) {
       const res = await t.request(method, path);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
+    const res = await t.request('DELETE', '/v1/health');
+    expect(res.status).toBe(405);
+    expect(res.body.error.code).toBe('method_not_allowed');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('answers malformed JSON with 400 invalid_json', async () => {
-    const res = await t.request('POST', '/v1/me', {
+    const res = await t.request('POST', '/auth/login', {
       rawBody: '{"broken": ',
       headers: { 'content-type': 'application/json' },
     });
@@ -57,7 +60,7 @@ describe('daemon foundation over HTTP', () => {
   });
 
   it('answers a 64 MiB body with 413 payload_too_large and keeps serving', async () => {
-    const res = await t.request('POST', '/v1/me', {
+    const res = await t.request('POST', '/auth/login', {
       rawBody: Buffer.alloc(64 * 1024 * 1024, 0x20),
       headers: { 'content-type': 'application/json' },
     });
