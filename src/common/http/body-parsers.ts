@@ -1,6 +1,7 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { FastifyBodyParser, FastifyInstance, FastifyRequest } from 'fastify';
+import { FastifyBodyParser, FastifyRequest } from 'fastify';
 import { AppError } from '../errors';
+import { parseJsonBody } from './json-body';
 import { exceedsJsonDepth } from './json-depth';
 import { jsonHasNulEscape, nulInBodyError, nulInUrlError, urlHasNul } from './nul-character';
 
@@ -48,13 +49,21 @@ function unrepresentable(value: unknown, path = ''): { field: string; problem: s
 }
 
 /**
- * Fastify's own JSON parser (prototype-poisoning checks included), behind the depth check, and refusing what JSON
- * cannot carry faithfully (`unrepresentable`); that walk runs only when the text has a surrogate escape or a huge
- * number.
+ * `parseJsonBody` (the position of a syntax error and prototype-poisoning keys named), behind the depth check, and
+ * refusing what JSON cannot carry faithfully (`unrepresentable`); that walk runs only when the text has a surrogate
+ * escape or a huge number.
  */
-function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): FastifyBodyParser<Buffer> {
-  const parse = fastify.getDefaultJsonParser('error', 'error');
-  return (request, body, done) => {
+function depthLimitedJsonParser(maxDepth: number): FastifyBodyParser<Buffer> {
+  const parse = (text: string, done: (error: Error | null, value?: unknown) => void): void => {
+    let value: unknown;
+    try {
+      value = parseJsonBody(text);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    done(null, value);
+  };
+  return (_request, body, done) => {
     if (exceedsJsonDepth(body, maxDepth)) {
       done(
         AppError.validation(
@@ -73,10 +82,10 @@ function depthLimitedJsonParser(fastify: FastifyInstance, maxDepth: number): Fas
     const text = body.toString();
     const hasNul = jsonHasNulEscape(body);
     if (!hasNul && !SURROGATE_ESCAPE.test(text) && !HUGE_NUMBER.test(text)) {
-      void parse(request, text, done);
+      parse(text, done);
       return;
     }
-    void parse(request, text, (error, parsed) => {
+    parse(text, (error, parsed) => {
       if (error) return done(error, undefined);
       if (hasNul) return done(nulInBodyError(parsed), undefined);
       const found = unrepresentable(parsed);
@@ -110,7 +119,7 @@ export function installBodyParsers(
   app.useBodyParser(
     'application/json',
     { bodyLimit: limits.maxBodyBytes },
-    depthLimitedJsonParser(fastify, limits.maxJsonDepth),
+    depthLimitedJsonParser(limits.maxJsonDepth),
   );
   // %00 is tested on the raw target: the store would meet it in a path or query parameter after decoding.
   fastify.addHook('onRequest', (request, _reply, done) => {
