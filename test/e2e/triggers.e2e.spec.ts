@@ -87,7 +87,7 @@ describe('triggers: definitions over HTTP', () => {
       execution_webhook_url: 'must be an absolute URL',
       cooldown_s: 'must be an integer number of seconds',
       plans: "plan 'reorder', step 0: name must be a string of 1 to 100 characters",
-      colour: expect.stringContaining('unknown field'),
+      colour: expect.stringContaining('is not a known field; allowed fields are name, condition'),
     });
   });
 

@@ -156,7 +156,7 @@ describe('validateSimulationRequest', () => {
     [
       withScenario((s) => (s.variables.revenue.extra = 1)),
       'scenario.variables.revenue.extra',
-      'unknown field; allowed fields are low, high, distribution, mode',
+      'is not a known field; allowed fields are low, high, distribution, mode',
     ],
     [withScenario((s) => (s.variables = {})), 'scenario.variables', 'must define at least one variable'],
     [withScenario((s) => delete s.variables), 'scenario.variables', 'is required'],
@@ -243,7 +243,7 @@ describe('validateSimulationRequest', () => {
     [
       withScenario((s) => (s.colour = 'red')),
       'scenario.colour',
-      'unknown field; allowed fields are variables, objective, model, actions, target',
+      'is not a known field; allowed fields are objective, target, variables, model, actions',
     ],
   ])('reports %#: %s %s', async (body, field, problem) => {
     expect(await problems(body)).toContainEqual({ field, problem });
@@ -278,7 +278,7 @@ describe('validateSimulationRequest', () => {
     [
       { ...base(), extra: true },
       'extra',
-      'unknown field; allowed fields are mode, runs, seed, detail, scenario',
+      'is not a known field; allowed fields are mode, runs, seed, detail, scenario',
     ],
     [{ runs: 5 }, 'scenario', 'is required'],
     [[1, 2], 'body', 'the request body must be a JSON object'],

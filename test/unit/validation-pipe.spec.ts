@@ -42,7 +42,9 @@ describe('validation pipe', () => {
     const error = (await pipe
       .transform({ label: 'a', count: 1, extra: true }, meta)
       .catch((e: unknown) => e)) as AppError;
-    expect(error.details).toEqual([{ field: 'extra', problem: 'property extra should not exist' }]);
+    expect(error.details).toEqual([
+      { field: 'extra', problem: 'is not a known field; allowed fields are label, count' },
+    ]);
   });
 
   it('refuses an unknown field whose value has a member named constructor, without a 500', async () => {
@@ -50,7 +52,9 @@ describe('validation pipe', () => {
       .transform({ label: 'a', count: 1, extra: { constructor: {} } }, meta)
       .catch((e: unknown) => e)) as AppError;
     expect(error).toBeInstanceOf(AppError);
-    expect(error.details).toEqual([{ field: 'extra', problem: 'property extra should not exist' }]);
+    expect(error.details).toEqual([
+      { field: 'extra', problem: 'is not a known field; allowed fields are label, count' },
+    ]);
   });
 
   it('refuses a body that is JSON but not an object', async () => {
@@ -68,6 +72,14 @@ describe('validation pipe', () => {
       )
       .catch((e: unknown) => e)) as AppError;
     expect(error.details).toEqual([{ field: 'tags[1].name', problem: 'name must be a string' }]);
+  });
+
+  it('says that a missing field is required, and reports every bad field', async () => {
+    const error = (await pipe.transform({ count: 11 }, meta).catch((e: unknown) => e)) as AppError;
+    expect(error.details).toEqual([
+      { field: 'label', problem: 'is required' },
+      { field: 'count', problem: 'count must not be greater than 10' },
+    ]);
   });
 
   it('passes valid input through as the DTO class', async () => {

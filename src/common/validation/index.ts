@@ -10,7 +10,6 @@ export {
   RawField,
   toDto,
   Problem,
-  UnknownFieldProblem,
   WholeProblem,
   withContext,
 } from './wire-decorators';
@@ -19,6 +18,8 @@ export {
   FiniteNumber,
   HttpUrl,
   httpUrlProblem,
+  ReadingStatement,
+  readingStatementProblem,
   Nullable,
   Rules,
   NULLABLE_RULE,

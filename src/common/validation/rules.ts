@@ -91,3 +91,24 @@ export function httpUrlProblem(value: unknown): string | undefined {
 export function HttpUrl(): PropertyDecorator {
   return Rules(IsString({ message: 'must be a string' }), Problem(httpUrlProblem));
 }
+
+const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
+const READING_KEYWORDS = ['select', 'with', 'values'];
+
+/**
+ * Why `sql` is not a reading statement, read from its leading keyword before any database sees it (a SQL report on
+ * a dataset, a connector's `query`); undefined when it starts as one.
+ */
+export function readingStatementProblem(sql: string): string | undefined {
+  const keyword = LEADING_KEYWORD.exec(sql)?.[1]?.toLowerCase();
+  if (keyword === undefined || READING_KEYWORDS.includes(keyword)) return undefined;
+  return `${keyword.toUpperCase()} statements are not allowed`;
+}
+
+/** A SQL query that must be one read-only SELECT (WITH and VALUES read too). */
+export function ReadingStatement(): PropertyDecorator {
+  return Problem((value) => {
+    const problem = typeof value === 'string' ? readingStatementProblem(value) : undefined;
+    return problem && `must be one read-only SELECT statement: ${problem}`;
+  });
+}

@@ -148,20 +148,6 @@ export function WholeProblem<T extends object>(check: (object: T) => string | un
   };
 }
 
-const UNKNOWN_FIELD = Symbol('unknown field problem');
-
-/** The problem reported for a field the class does not declare (default: class-validator's own sentence). */
-export function UnknownFieldProblem(problem: string): ClassDecorator {
-  return (target) => {
-    Reflect.defineMetadata(UNKNOWN_FIELD, problem, target);
-  };
-}
-
-export function unknownFieldProblemOf(target: unknown): string | undefined {
-  if (typeof target !== 'object' || target === null) return undefined;
-  return Reflect.getMetadata(UNKNOWN_FIELD, target.constructor) as string | undefined;
-}
-
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

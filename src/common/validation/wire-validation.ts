@@ -1,7 +1,7 @@
 import { ClassConstructor } from 'class-transformer';
-import { ValidationError, validateSync, ValidatorOptions } from 'class-validator';
+import { getMetadataStorage, ValidationError, validateSync, ValidatorOptions } from 'class-validator';
 import { AppError, ErrorDetail } from '../errors';
-import { isPlainObject, itemProblems, toDto, unknownFieldProblemOf, WHOLE_OBJECT } from './wire-decorators';
+import { isPlainObject, itemProblems, toDto, WHOLE_OBJECT } from './wire-decorators';
 
 /** The class-validator options of every body, query and tool argument: unknown fields are refused. */
 export const WIRE_VALIDATOR_OPTIONS: ValidatorOptions = {
@@ -14,9 +14,26 @@ export const WIRE_VALIDATOR_OPTIONS: ValidatorOptions = {
 
 const NESTED = 'nestedValidation';
 const WHITELIST = 'whitelistValidation';
+const REQUIRED = 'required';
+/** The rule names wire-decorators.ts gives its checks. */
+const OWN_CHECK = /^(problem|whole|items|entries)\d+$/;
+
+/** The fields a DTO declares, in declaration order. */
+function declaredFields(target: unknown): string[] {
+  if (typeof target !== 'object' || target === null) return [];
+  const metadata = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);
+  return [...new Set(metadata.map((m) => m.propertyName))].filter((name) => name !== WHOLE_OBJECT);
+}
+
+/** How every body, query and tool argument reports a field its DTO does not declare. */
+function unknownFieldProblem(allowed: readonly string[]): string {
+  return allowed.length > 0
+    ? `is not a known field; allowed fields are ${allowed.join(', ')}`
+    : 'is not a known field';
+}
 
 /**
- * The problem a field reports: the first rule in reading order that failed. Decorators run from the one nearest
+ * The problem a field reports: "is required" when it is missing, else the first rule in reading order that failed. Decorators run from the one nearest
  * the property outward, so that is the last constraint recorded; a nested object's own "must be an object" comes
  * after every rule of the field.
  */
@@ -24,10 +41,14 @@ function firstProblem(error: ValidationError): [rule: string, problem: string] |
   const entries = Object.entries(error.constraints ?? {});
   if (entries.length === 0) return undefined;
   if (entries.length === 1 && entries[0][0] === WHITELIST) {
-    return [WHITELIST, unknownFieldProblemOf(error.target) ?? entries[0][1]];
+    return [WHITELIST, unknownFieldProblem(declaredFields(error.target))];
   }
   const rules = entries.filter(([name]) => name !== NESTED);
-  return rules.length > 0 ? rules[rules.length - 1] : entries[0];
+  const first = rules.length > 0 ? rules[rules.length - 1] : entries[0];
+  // Absent, yet a type rule ran (an optional field's are skipped): it is required, not "must be a string". JSON has
+  // no undefined value. The project's own checks (Problem, WholeProblem) say themselves what an absent value lacks.
+  if (error.value === undefined && !OWN_CHECK.test(first[0])) return [REQUIRED, 'is required'];
+  return first;
 }
 
 function childPath(parent: string, parentValue: unknown, property: string): string {

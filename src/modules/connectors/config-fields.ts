@@ -10,7 +10,6 @@ import {
   Problem,
   RawField,
   toDto,
-  UnknownFieldProblem,
   validationFailure,
   WIRE_VALIDATOR_OPTIONS,
 } from '../../common/validation';
@@ -417,7 +416,6 @@ export function ConfigObject<T = Dto>(
 }
 
 /** A config class: unknown fields are refused as such; `toConfig` may derive what depends on several fields. */
-@UnknownFieldProblem('is not a known field')
 export class ConfigFields {}
 
 /** A connector type's config class (drivers/<type>.ts): its fields, and the value stored for a valid config. */

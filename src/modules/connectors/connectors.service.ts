@@ -247,7 +247,9 @@ export class ConnectorsService {
     if (connector.status !== 'live') {
       throw new AppError(
         'not_connected',
-        `The connector is ${connector.status}: test it successfully before browsing.`,
+        connector.status === 'error'
+          ? 'The connector failed its last test: test it successfully before browsing.'
+          : 'The connector has not been tested yet: test it successfully before browsing.',
       );
     }
     return this.runBrowse(orgId, connector.config);

@@ -17,6 +17,7 @@ import {
 import { COLUMN_ROLES, ColumnRole, ColumnSchema, ColumnValue } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
 import { COLUMN_TYPES, ColumnType } from './value-kinds';
+import { ReadingStatement } from '../../common/validation';
 
 export const VISIBILITIES = ['private', 'shared'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -58,6 +59,7 @@ export class ConnectDataDto {
   @IsOptional()
   @IsString()
   @Length(1, 100_000)
+  @ReadingStatement()
   query?: string;
 
   /** Redis: the key pattern whose hashes or JSON values become rows (`sale:*`). */

@@ -12,7 +12,7 @@ import {
 } from 'class-validator';
 import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page';
 import { ContractComponent } from '../../common/openapi';
-import { FiniteNumber, IfPresent, UnknownFieldProblem } from '../../common/validation';
+import { FiniteNumber, IfPresent } from '../../common/validation';
 import { ReportOutcomeDto } from '../triggers/triggers.dto';
 
 /**
@@ -90,9 +90,6 @@ export class FireTriggerArguments {
 
 /** `POST /v1/triggers/{id}/fires/{fire_id}/outcome`: the path's ids beside the route's own body. */
 @ContractComponent()
-@UnknownFieldProblem(
-  'unknown field; allowed fields are trigger_id, fire_id, realized_value, realized_variables',
-)
 export class ReportOutcomeArguments extends ReportOutcomeDto {
   @IsString()
   @IsNotEmpty()

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
+import { Problem } from '../../common/validation';
 import { ProviderKey } from './provider-key.entity';
 
 export const MAX_PROVIDER_SECRET_BYTES = 16 * 1024;
@@ -12,6 +13,15 @@ export class SetProviderKeyDto {
   backend!: string;
 
   @IsString()
+  @Problem((value) =>
+    typeof value !== 'string'
+      ? undefined
+      : value.trim() === ''
+        ? 'must not be empty'
+        : Buffer.byteLength(value, 'utf8') > MAX_PROVIDER_SECRET_BYTES
+          ? `must be at most ${MAX_PROVIDER_SECRET_BYTES} bytes`
+          : undefined,
+  )
   api_key!: string;
 }
 

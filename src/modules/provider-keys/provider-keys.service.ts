@@ -4,7 +4,6 @@ import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { ProviderKey, providerKeyAad } from './provider-key.entity';
 import { ProviderKeyRepository } from './provider-key.repository';
-import { MAX_PROVIDER_SECRET_BYTES } from './provider-keys.dto';
 
 /** Write-only provider secrets (BYOK): sealed with AES-256-GCM (SecretVault), readable only by the daemon itself. */
 @Injectable()
@@ -16,12 +15,6 @@ export class ProviderKeysService {
   ) {}
 
   async set(orgId: string, backend: string, secret: string): Promise<ProviderKey> {
-    if (secret.trim() === '') throw AppError.validation([{ field: 'api_key', problem: 'must not be empty' }]);
-    if (Buffer.byteLength(secret, 'utf8') > MAX_PROVIDER_SECRET_BYTES) {
-      throw AppError.validation([
-        { field: 'api_key', problem: `must be at most ${MAX_PROVIDER_SECRET_BYTES} bytes` },
-      ]);
-    }
     this.requireConfiguredKey();
     const stored = await this.repository.upsert(
       orgId,

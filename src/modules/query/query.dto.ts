@@ -8,7 +8,6 @@ import {
   isPlainObject,
   Problem,
   toDto,
-  UnknownFieldProblem,
   validationFailure,
   WIRE_VALIDATOR_OPTIONS,
 } from '../../common/validation';
@@ -177,7 +176,6 @@ function conditionColumn(condition: WhereDto): QueryableColumn | undefined {
   return typeof condition.column === 'string' ? columnsOf(condition)?.get(condition.column) : undefined;
 }
 
-@UnknownFieldProblem('is not a known field')
 export class WhereDto {
   @Problem<WhereDto>((column, condition) => columnProblem(column, condition))
   @ApiProperty({ example: 'region' })
@@ -252,7 +250,6 @@ export class WhereDto {
 const isAggregateFunction = (fn: unknown): fn is AggregateFunction =>
   typeof fn === 'string' && (AGGREGATE_FUNCTIONS as readonly string[]).includes(fn);
 
-@UnknownFieldProblem('is not a known field')
 export class AggregateDto {
   @Problem((fn) => (isAggregateFunction(fn) ? undefined : `must be one of ${AGGREGATE_FUNCTIONS.join(', ')}`))
   @ApiProperty({ enum: AGGREGATE_FUNCTIONS })
@@ -283,7 +280,6 @@ function aggregateOutput(item: unknown, owner: object): string | undefined {
   return columnProblem(column, owner) === undefined ? aggregateName(item.function, column) : undefined;
 }
 
-@UnknownFieldProblem('is not a known field')
 export class OrderTermDto {
   @Problem<OrderTermDto>((_, term) => {
     const direction = term.direction ?? 'asc';
@@ -343,7 +339,6 @@ function isIntegerIn(min: number, max: number): (value: unknown) => string | und
 }
 
 /** The body of `POST /v1/query`: a typed query, or a natural-language `query` with `limit`/`offset`. */
-@UnknownFieldProblem('is not a known field')
 export class QueryRequest {
   @Problem((id) => (isDatasetId(id) ? undefined : DATASET_ID_PROBLEM))
   @ApiProperty({ description: 'Dataset id, as returned by GET /v1/data.', example: 'ds_3kq9v1m2x7' })
@@ -512,7 +507,6 @@ function storedTimestamps(value: ScalarValue | ScalarValue[]): ScalarValue | Sca
 }
 
 /** The body of `POST /v1/query/batch`; each query is checked on its own, so one bad query fails alone. */
-@UnknownFieldProblem('is not a known field')
 export class QueryBatchRequest {
   @Problem((queries) =>
     Array.isArray(queries) && queries.length > 0 && queries.length <= MAX_BATCH
@@ -524,7 +518,6 @@ export class QueryBatchRequest {
 }
 
 /** The body of `POST /v1/query/sql`: one read-only statement over one or more datasets. */
-@UnknownFieldProblem('is not a known field')
 export class SqlReportRequest {
   @DependsOnOtherFields()
   @Problem<SqlReportRequest>((id, report) => {

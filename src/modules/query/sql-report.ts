@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors';
+import { readingStatementProblem } from '../../common/validation';
 import { DATA_TABLE, quoteIdentifier, Row } from '../datasets/datasets.types';
 import { ReportProcesses } from './report-processes';
 
@@ -23,9 +24,6 @@ export interface ReportResult {
   readonly truncated: boolean;
 }
 
-const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
-const READING_KEYWORDS = ['select', 'with', 'values'];
-
 function schemaName(index: number): string {
   return index === 0 ? 'main' : `ds${index}`;
 }
@@ -49,11 +47,8 @@ function violation(reason: string): AppError {
 
 /** Reads the statement's leading keyword: only reading statements are sent on. */
 function checkLeadingKeyword(sql: string): void {
-  const keyword = LEADING_KEYWORD.exec(sql)?.[1]?.toLowerCase();
-  if (keyword === 'pragma') throw violation('PRAGMA statements are not allowed');
-  if (keyword !== undefined && !READING_KEYWORDS.includes(keyword)) {
-    throw violation(`${keyword.toUpperCase()} statements are not allowed`);
-  }
+  const problem = readingStatementProblem(sql);
+  if (problem !== undefined) throw violation(problem);
 }
 
 /** SQLite's refusal to prepare the statement, as the caller's error. */

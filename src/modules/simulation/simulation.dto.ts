@@ -10,7 +10,6 @@ import {
   Problem,
   RawField,
   Required,
-  UnknownFieldProblem,
   ValidExpression,
   WholeProblem,
   toDto,
@@ -84,7 +83,6 @@ function orderedBoundsOf(range: RangeDto): { low: number; high: number } | undef
 }
 
 /** A distribution {low, high, distribution?, mode?}; for normal and lognormal, low/high are p5/p95. */
-@UnknownFieldProblem('unknown field; allowed fields are low, high, distribution, mode')
 export class RangeDto {
   @Required()
   @FiniteNumber()
@@ -153,7 +151,6 @@ function toSetEntry(value: unknown, name: string, action: Record<string, unknown
   return isPlainObject(value) ? toDto(RangeDto, value) : value;
 }
 
-@UnknownFieldProblem('unknown field; allowed fields are name, model, set')
 export class ActionDto {
   @Required()
   @Problem<ActionDto>((name, action) => {
@@ -203,7 +200,6 @@ function toActions(value: unknown, scenario: Record<string, unknown>): unknown {
   });
 }
 
-@UnknownFieldProblem('unknown field; allowed fields are variables, objective, model, actions, target')
 export class ScenarioDto {
   @Required()
   @IsIn(OBJECTIVES, { message: `must be one of ${OBJECTIVES.join(', ')}` })
@@ -274,7 +270,6 @@ export function seedProblem(seed: unknown): string | undefined {
 }
 
 /** The body of `POST /v1/simulate` (and the `request` of a job). */
-@UnknownFieldProblem('unknown field; allowed fields are mode, runs, seed, detail, scenario')
 export class SimulateRequest {
   @IfPresent()
   @IsIn(['auto'], { message: 'must be "auto"' })

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
-import { IfPresent, Required, Rules, UnknownFieldProblem } from '../../common/validation';
+import { IfPresent, Required, Rules } from '../../common/validation';
 import { EXECUTION_MODES, ExecutionMode, ExecutionPolicySnapshot } from './execution-policy.entity';
 import {
   COVERAGE_TARGET,
@@ -9,7 +9,6 @@ import {
   MIN_MIN_OUTCOMES,
 } from './trigger-calibration';
 
-@UnknownFieldProblem('unknown field; allowed fields are mode, min_outcomes')
 export class ExecutionPolicyDto {
   @Required()
   @IsIn(EXECUTION_MODES, { message: `must be one of ${EXECUTION_MODES.join(', ')}` })

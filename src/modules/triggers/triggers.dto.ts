@@ -11,7 +11,6 @@ import {
   Problem,
   Required,
   Rules,
-  UnknownFieldProblem,
 } from '../../common/validation';
 import { SimulateRequest } from '../simulation/simulation.dto';
 import { Trigger, TriggerFire } from './trigger.entity';
@@ -60,7 +59,6 @@ const QuerySourceField = (check: (value: unknown) => string | undefined): Proper
     }),
   );
 
-@UnknownFieldProblem('unknown field; allowed fields are column, aggregate')
 export class ValueSelectorDto {
   @Required()
   @IsString({ message: 'must be a column name' })
@@ -72,7 +70,6 @@ export class ValueSelectorDto {
   aggregate?: Aggregate;
 }
 
-@UnknownFieldProblem('unknown field; allowed fields are kind, dataset_id, query, value')
 export class ConditionSourceDto {
   @Required()
   @IsIn(SOURCE_KINDS, { message: `must be one of ${SOURCE_KINDS.join(', ')}` })
@@ -103,7 +100,6 @@ export class ConditionSourceDto {
   value?: ValueSelectorDto;
 }
 
-@UnknownFieldProblem('unknown field; allowed fields are source, operator, threshold, for_s')
 export class ConditionDto {
   @Required()
   @Problem((source) => (source instanceof ConditionSourceDto ? undefined : 'must be an object {kind, ...}'))
@@ -124,7 +120,6 @@ export class ConditionDto {
   for_s?: number;
 }
 
-@UnknownFieldProblem('unknown field; allowed fields are interval_s, catch_up_window_s')
 export class ScheduleDto {
   @Required()
   @Seconds(MIN_INTERVAL_S, MAX_INTERVAL_S)
@@ -215,10 +210,6 @@ const isQuerySource = (trigger: CreateTriggerDto): boolean =>
   trigger.condition.source instanceof ConditionSourceDto &&
   trigger.condition.source.kind === 'query';
 
-const TRIGGER_FIELDS =
-  'name, enabled, condition, schedule, cooldown_s, keep_firing_s, simulation, webhook_url, ' +
-  'execution_webhook_url, auto_execute, execution_max_age_s, plans';
-
 /**
  * The eight optional fields a trigger is created and updated with, each rule stated once: the wire decorators'
  * metadata is read through the prototype chain, so both bodies below check them the same way.
@@ -262,7 +253,6 @@ abstract class TriggerOptionsDto {
   plans?: Record<string, PlanStep[]>;
 }
 
-@UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
 export class CreateTriggerDto extends TriggerOptionsDto {
   @Required()
   @TriggerName()
@@ -286,7 +276,6 @@ export class CreateTriggerDto extends TriggerOptionsDto {
 }
 
 /** Every field optional; a new condition or simulation resets the trigger's state. */
-@UnknownFieldProblem(`unknown field; allowed fields are ${TRIGGER_FIELDS}`)
 export class UpdateTriggerDto extends TriggerOptionsDto {
   @IfPresent()
   @TriggerName()
@@ -400,7 +389,6 @@ export function toTriggerResponse(trigger: Trigger): TriggerResponse {
 }
 
 /** The body of a fire or a dry-run evaluation: a value pushed by the caller (required for a push source). */
-@UnknownFieldProblem('unknown field; allowed fields are current_value')
 export class FireTriggerDto {
   @IfPresent()
   @FiniteNumber()
@@ -494,7 +482,6 @@ function realizedVariablesProblem(variables: unknown): string | undefined {
 }
 
 /** What happened after a fire: the value realized and, optionally, the realized values of the variables. */
-@UnknownFieldProblem('unknown field; allowed fields are realized_value, realized_variables')
 export class ReportOutcomeDto {
   @Required()
   @FiniteNumber()

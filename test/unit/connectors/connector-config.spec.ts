@@ -71,7 +71,11 @@ describe('connector config validation', () => {
 
     it('refuses unknown fields', () => {
       expect(problems('postgres', { database: 'd', user: 'u', hots: 'x' })).toEqual([
-        { field: 'config.hots', problem: 'is not a known field' },
+        {
+          field: 'config.hots',
+          problem:
+            'is not a known field; allowed fields are port, ssl_mode, connection_string, host, database, user, password, schema',
+        },
       ]);
     });
   });
