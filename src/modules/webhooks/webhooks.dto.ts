@@ -1,12 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { HttpUrl } from '../../common/validation';
 import { WebhookSendResult } from './webhook-sender.service';
 import { RotationResult } from './webhook-secrets.service';
 
 export class WebhookTestRequest {
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(4096)
+  /** The rule of a job's and a trigger's callback_url: an absolute http(s) URL; egress decides at sending. */
+  @HttpUrl()
   callback_url!: string;
 }
 
