@@ -1,5 +1,6 @@
-import { Body, Controller, Get, HttpCode, Ip, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Ip, Post, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { FastifyReply } from 'fastify';
 import { Public } from '../../common/auth/auth.decorators';
 import { ApiErrors } from '../../common/openapi';
 import {
@@ -18,6 +19,7 @@ import {
 } from './accounts.dto';
 import { AccountsService } from './accounts.service';
 import { AuthService } from './auth.service';
+import { RESET_PAGE_CONTENT_SECURITY_POLICY, RESET_PASSWORD_PAGE } from './reset-password-page';
 
 /** The hosted auth router: public, no credential needed. */
 @Public()
@@ -92,6 +94,28 @@ export class AuthController {
   forgotPassword(@Body() body: ForgotPasswordDto, @Ip() ip: string): PasswordResetRequestedResponse {
     this.auth.requestPasswordReset(body.email, ip);
     return FORGOT_PASSWORD_RESPONSE;
+  }
+
+  @Get('reset-password')
+  @ApiProduces('text/html')
+  @ApiOkResponse({
+    description:
+      'A self-contained page (no external asset) that posts the new password to POST /auth/reset-password.',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
+  @ApiOperation({
+    summary: 'The password-reset page the reset e-mail links to',
+    description:
+      'Public. Reads `token` from its own URL in the browser and sends it with the new password to `POST /auth/reset-password`.',
+  })
+  resetPasswordPage(@Res({ passthrough: true }) reply: FastifyReply): string {
+    void reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', RESET_PAGE_CONTENT_SECURITY_POLICY)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer');
+    return RESET_PASSWORD_PAGE;
   }
 
   @Post('reset-password')
