@@ -29,6 +29,23 @@ function hijack(reply: FastifyReply): void {
 }
 
 /** Glue between Fastify and the SDK's Streamable HTTP and HTTP+SSE server transports. */
+/** The media types Streamable HTTP requires a client to accept, per method (the SDK would answer a JSON-RPC 406). */
+const REQUIRED_ACCEPT: Readonly<Record<string, readonly string[]>> = {
+  POST: ['application/json', 'text/event-stream'],
+  GET: ['text/event-stream'],
+};
+
+/** A 406 `not_acceptable` in the error body of every route, naming what to send, before the SDK sees the request. */
+function checkAccept(request: FastifyRequest): void {
+  const required = REQUIRED_ACCEPT[request.method] ?? [];
+  const accept = headerValue(request, 'accept') ?? '';
+  if (required.every((type) => accept.includes(type))) return;
+  throw new AppError(
+    'not_acceptable',
+    `MCP over Streamable HTTP needs the header Accept: ${required.join(', ')}.`,
+  );
+}
+
 @Injectable()
 export class McpTransportService {
   constructor(
@@ -44,6 +61,7 @@ export class McpTransportService {
 
   async streamable(principal: Principal, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     this.checkOrigin(request);
+    checkAccept(request);
     const sessionId = headerValue(request, SESSION_HEADER);
     if (sessionId !== undefined) {
       const session = this.sessions.claim(sessionId, 'streamable_http', principal);

@@ -49,7 +49,7 @@ export class McpController {
     content: { 'application/json': { schema: { $ref: getSchemaPath(JsonRpcResponse) } }, ...EVENT_STREAM },
   })
   @ApiAcceptedResponse({ description: 'No body: the message was a notification or a response.' })
-  @ApiErrors('validation_failed', 'not_found', 'mcp_session_limit_reached')
+  @ApiErrors('validation_failed', 'not_found', 'mcp_session_limit_reached', 'not_acceptable')
   @ApiOperation({
     summary: 'Send an MCP message (Streamable HTTP)',
     description:
@@ -68,7 +68,7 @@ export class McpController {
     description: 'The stream of server-initiated messages of the session.',
     content: EVENT_STREAM,
   })
-  @ApiErrors('validation_failed', 'not_found')
+  @ApiErrors('validation_failed', 'not_found', 'not_acceptable')
   @ApiOperation({
     summary: "Open an MCP session's event stream (Streamable HTTP)",
     description: 'The stream of server-initiated messages of the session named by `Mcp-Session-Id`.',
