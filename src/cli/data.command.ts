@@ -63,7 +63,7 @@ export function registerDataCommands(program: Command): void {
       const page = await client.data.list();
       printResult(options.format, page, {
         rows: page.datasets,
-        columns: ['id', 'name', 'status', 'row_count', 'created_at'],
+        columns: ['id', 'dataset_name', 'version', 'rows', 'columns'],
         empty: 'no datasets',
       });
     },

@@ -140,7 +140,13 @@ describe('decisionctl client commands against the real daemon', () => {
     expect(dataset.dataset_id).toBeDefined();
     const datasets = await json('GET /v1/data', 200, 'data', 'list');
     expect(datasets.datasets.map((d: { id: string }) => d.id)).toContain(dataset.dataset_id);
-    expect(await table('data', 'list')).toContain(dataset.dataset_id);
+    // Every column is a field of the contract's dataset: no cell prints "-".
+    expect(await table('data', 'list')).toMatch(
+      new RegExp(
+        `^ID\\s+DATASET_NAME\\s+VERSION\\s+ROWS\\s+COLUMNS\\n${dataset.dataset_id}\\s+sales\\s+1\\s+\\d+\\s+\\d+$`,
+        'm',
+      ),
+    );
 
     const rows = await json(
       'POST /v1/query',
@@ -165,7 +171,14 @@ describe('decisionctl client commands against the real daemon', () => {
     const file = join(root, 'scenario.json');
     const result = await json('POST /v1/simulate', 200, 'simulate', file);
     expect(result.recommended_action).toBeDefined();
-    expect(await table('simulate', file)).toMatch(/^recommended_action\s+\S+/m);
+    const simulated = await table('simulate', file);
+    expect(simulated).toMatch(/^recommended_action\s+\S+/m);
+    // Nested fields are key/value rows by their path, not JSON.
+    expect(simulated).toMatch(/^actions\[0\]\.name\s+\S+/m);
+    expect(simulated).not.toMatch(/[[{]"/);
+    const whoami = await table('whoami');
+    expect(whoami).toMatch(/^organization\.id\s+org_\S+$/m);
+    expect(whoami).not.toMatch(/[[{]"/);
 
     const job = await json('POST /v1/jobs', 202, 'jobs', 'submit', file);
     const finished = await json('GET /v1/jobs/{id}', 200, 'jobs', 'wait', job.job_id);

@@ -23,7 +23,10 @@ function cell(value: unknown): string {
 }
 
 /** Columns padded to their widest cell; a header line in capitals. */
-export function renderTable(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
+export function renderTable<Row extends object>(
+  rows: readonly Row[],
+  columns: readonly (keyof Row & string)[],
+): string {
   const cells = rows.map((row) => columns.map((column) => cell(row[column])));
   const header = columns.map((column) => column.toUpperCase());
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i].length)));
@@ -37,22 +40,33 @@ export function renderTable(rows: readonly Record<string, unknown>[], columns: r
     .join('\n');
 }
 
-/** One object as `field  value` lines. */
+/** The leaves of a value as `[path, value]`: nested fields by dotted path, array items by index. */
+function leaves(value: unknown, path: string): [string, unknown][] {
+  if (typeof value !== 'object' || value === null) return [[path, value]];
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item, i) => [`${path}[${i}]`, item])
+    : Object.entries(value).map(([key, child]) => [path === '' ? key : `${path}.${key}`, child]);
+  // An empty object or array is a value of its own, not nothing.
+  if (entries.length === 0) return [[path, Array.isArray(value) ? '[]' : '{}']];
+  return entries.flatMap(([childPath, child]) => leaves(child, childPath));
+}
+
+/** One object as `field  value` lines, a nested field by its path (`organization.name`, `actions[0].ev`). */
 function renderRecord(record: Record<string, unknown>): string {
-  const width = Math.max(...Object.keys(record).map((field) => field.length));
-  return Object.entries(record)
-    .map(([field, value]) => `${field.padEnd(width)}  ${cell(value)}`)
-    .join('\n');
+  const lines = leaves(record, '');
+  const width = Math.max(...lines.map(([field]) => field.length));
+  return lines.map(([field, value]) => `${field.padEnd(width)}  ${cell(value)}`).join('\n');
 }
 
 /**
  * Prints a command's result on stdout: exactly the API's JSON with `--format json`, otherwise a table of `rows`
  * (when the result is a list) or the fields of the object.
  */
-export function printResult(
+export function printResult<Row extends object>(
   format: string,
   result: unknown,
-  table?: { rows: readonly Record<string, unknown>[]; columns: readonly string[]; empty?: string },
+  // The columns are fields of the row's contract type: a field the API renames fails the type-check.
+  table?: { rows: readonly Row[]; columns: readonly (keyof Row & string)[]; empty?: string },
 ): void {
   if (format === 'json') {
     process.stdout.write(`${JSON.stringify(result)}\n`);
