@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { cliConfigPath, readCliSettings, writeCliSettings } from './client/cli-config';
 import { keyFromEnvironment, normalizeBaseURL, resolveBaseURL } from './client/connection';
-import { CredentialStore } from './client/credential-store';
+import { CredentialStore, NoSecureCredentialStore } from './client/credential-store';
 import { readKeyInput } from './client/key-input';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 
@@ -26,11 +26,15 @@ export function registerConfigCommands(program: Command): void {
           ? resolveBaseURL().baseURL
           : normalizeBaseURL(baseUrlArgument, 'the base_url argument');
       const { key } = await readKeyInput(keyArgument);
-      await new CredentialStore().set(baseURL, key);
+      const store = new CredentialStore();
+      await store.set(baseURL, key);
+      // The new key replaces a set-key key that a login had kept aside, too.
+      if (settings.set_key_kept) await store.delete(CredentialStore.keptSetKeyAccount(baseURL));
       writeCliSettings({
         ...settings,
         ...(baseUrlArgument === undefined ? {} : { base_url: baseURL }),
         key_stored_by: 'set-key',
+        set_key_kept: undefined,
       });
       process.stderr.write(
         `decisionctl: stored the key ${key.slice(0, 12)}… for ${baseURL} in the credential store\n`,
@@ -44,12 +48,28 @@ export function registerConfigCommands(program: Command): void {
   ).action(async (options: FormatOptions) => {
     const { baseURL, source } = resolveBaseURL();
     const fromEnv = keyFromEnvironment();
-    const stored = fromEnv ? undefined : await new CredentialStore().get(baseURL);
+    // Showing the settings needs no secure store: without one, that is what the key line says.
+    let stored: string | undefined;
+    let noStore = false;
+    if (!fromEnv) {
+      try {
+        stored = await new CredentialStore().get(baseURL);
+      } catch (error) {
+        if (!(error instanceof NoSecureCredentialStore)) throw error;
+        noStore = true;
+      }
+    }
     printResult(options.format, {
       config_file: cliConfigPath(),
       base_url: baseURL,
       base_url_from: source,
-      key_from: fromEnv ? fromEnv.name : stored ? 'credential store' : 'none',
+      key_from: fromEnv
+        ? fromEnv.name
+        : stored
+          ? 'credential store'
+          : noStore
+            ? 'none (no secure credential store)'
+            : 'none',
       key_prefix: (fromEnv?.value ?? stored)?.slice(0, 12) ?? null,
       key_stored_by: readCliSettings().key_stored_by ?? null,
     });

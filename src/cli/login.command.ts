@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { readCliSettings, writeCliSettings } from './client/cli-config';
 import { keyFromEnvironment, normalizeBaseURL, resolveBaseURL } from './client/connection';
-import { CredentialStore } from './client/credential-store';
+import { CredentialStore, NoSecureCredentialStore } from './client/credential-store';
 import {
   removeLicense,
   type StoredLicense,
@@ -17,12 +17,29 @@ interface LoginOptions extends FormatOptions {
   readonly baseUrl?: string;
 }
 
-/** The key login uses, and whether it goes into the credential store (never when it came from the environment). */
-async function keyForLogin(argument: string | undefined): Promise<{ key: string; store: boolean }> {
+/**
+ * The key login uses, and whether it goes into the credential store: with no argument, SERVICE_API_KEY (never
+ * stored), else the key already stored for the base URL (by `config set-key`), else standard input or a prompt.
+ */
+async function keyForLogin(
+  argument: string | undefined,
+  store: CredentialStore,
+  baseURL: string,
+): Promise<{ key: string; store: boolean }> {
   const fromEnv = keyFromEnvironment();
   if (argument === undefined && fromEnv) {
     process.stderr.write(`decisionctl: using the key from ${fromEnv.name}; it is not stored\n`);
     return { key: checkKeyShape(fromEnv.value, fromEnv.name, ExitCode.configuration), store: false };
+  }
+  if (argument === undefined) {
+    const stored = await store.get(baseURL).catch((error: unknown) => {
+      if (error instanceof NoSecureCredentialStore) return undefined;
+      throw error;
+    });
+    if (stored !== undefined) {
+      process.stderr.write('decisionctl: using the key stored in the credential store\n');
+      return { key: stored, store: false };
+    }
   }
   return { key: (await readKeyInput(argument)).key, store: true };
 }
@@ -37,9 +54,13 @@ async function login(argument: string | undefined, options: LoginOptions): Promi
     options.baseUrl === undefined
       ? resolveBaseURL().baseURL
       : normalizeBaseURL(options.baseUrl, 'the --base-url option');
-  const { key, store: storeKey } = await keyForLogin(argument);
   const store = new CredentialStore();
+  const { key, store: storeKey } = await keyForLogin(argument, store, baseURL);
   const previous = storeKey ? await store.get(baseURL) : undefined;
+  // A key from `config set-key` is kept aside, for logout to put back (docs/cli.md: set-key keys stay).
+  const keepSetKey =
+    storeKey && previous !== undefined && previous !== key && settings.key_stored_by === 'set-key';
+  if (keepSetKey) await store.set(CredentialStore.keptSetKeyAccount(baseURL), previous);
   if (storeKey) await store.set(baseURL, key);
   let registration;
   try {
@@ -60,6 +81,7 @@ async function login(argument: string | undefined, options: LoginOptions): Promi
     if (storeKey) {
       if (previous === undefined) await store.delete(baseURL);
       else await store.set(baseURL, previous);
+      if (keepSetKey) await store.delete(CredentialStore.keptSetKeyAccount(baseURL));
     }
     throw error;
   }
@@ -67,7 +89,9 @@ async function login(argument: string | undefined, options: LoginOptions): Promi
     writeCliSettings({
       ...settings,
       ...(options.baseUrl === undefined ? {} : { base_url: baseURL }),
-      ...(storeKey ? { key_stored_by: 'login' as const } : {}),
+      ...(storeKey && previous !== key
+        ? { key_stored_by: 'login' as const, set_key_kept: keepSetKey || settings.set_key_kept }
+        : {}),
     });
   }
   process.stderr.write(
@@ -77,15 +101,31 @@ async function login(argument: string | undefined, options: LoginOptions): Promi
   printResult(options.format, registration);
 }
 
-/** Removes the stored license, and the stored key when `login` put it there (a key from set-key stays). */
+/**
+ * Removes the stored license, and the stored key when `login` put it there; a key from `config set-key` stays, and
+ * one that login stored over is put back.
+ */
 async function logout(options: FormatOptions): Promise<void> {
   const { baseURL } = resolveBaseURL();
   const settings = readCliSettings();
   const licenseRemoved = removeLicense(baseURL);
   let keyRemoved = false;
   if (settings.key_stored_by === 'login') {
-    keyRemoved = await new CredentialStore().delete(baseURL);
-    writeCliSettings({ ...settings, key_stored_by: undefined });
+    const store = new CredentialStore();
+    const kept = settings.set_key_kept
+      ? await store.get(CredentialStore.keptSetKeyAccount(baseURL))
+      : undefined;
+    if (kept === undefined) keyRemoved = await store.delete(baseURL);
+    else {
+      await store.set(baseURL, kept);
+      await store.delete(CredentialStore.keptSetKeyAccount(baseURL));
+      keyRemoved = true;
+    }
+    writeCliSettings({
+      ...settings,
+      key_stored_by: kept === undefined ? undefined : 'set-key',
+      set_key_kept: undefined,
+    });
   }
   printResult(options.format, {
     base_url: baseURL,

@@ -75,6 +75,23 @@ describe('decisionctl key resolution and credential store', () => {
         ).body,
       );
     });
+
+    it('config show still shows the configuration, and says there is no secure store', async () => {
+      const h = home();
+      const shown = await decisionctl(['config', 'show', '--format', 'json'], {
+        ...h.env,
+        SERVICE_BASE_URL: t.baseUrl,
+      });
+      expect(shown.status).toBe(0);
+      expect(JSON.parse(shown.stdout)).toEqual({
+        config_file: join(h.env.XDG_CONFIG_HOME, 'decisionctl', 'config.json'),
+        base_url: t.baseUrl,
+        base_url_from: 'SERVICE_BASE_URL',
+        key_from: 'none (no secure credential store)',
+        key_prefix: null,
+        key_stored_by: null,
+      });
+    });
   });
 
   describe('against a real Secret Service (gnome-keyring-daemon on a private session bus)', () => {

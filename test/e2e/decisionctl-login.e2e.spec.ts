@@ -108,6 +108,45 @@ describe('decisionctl login and logout', () => {
       expect(JSON.parse(shown.stdout)).toMatchObject({ key_from: 'none', key_stored_by: null });
       expect(await devicesOf(key.id)).toHaveLength(1);
     });
+
+    // Last: it leaves a set-key key in the keyring this describe shares.
+    it('login with no argument and no terminal uses the key from config set-key; logout leaves that key', async () => {
+      const h2 = home('cli-setkey-device-0001');
+      const env = { ...h2.env, ...secrets.env };
+      const a = await cappedKey(2);
+      const b = await cappedKey(2);
+      expect((await decisionctl(['config', 'set-key', '-'], env, { input: a.raw })).status).toBe(0);
+
+      const login = await decisionctl(['login', '--format', 'json'], env, { input: '' });
+      expect(login.stderr).toContain('using the key stored in the credential store');
+      expect(login.status).toBe(0);
+      expect(await devicesOf(a.id)).toHaveLength(1);
+      const afterLogin = await decisionctl(['config', 'show', '--format', 'json'], env);
+      expect(JSON.parse(afterLogin.stdout)).toMatchObject({
+        key_prefix: a.raw.slice(0, 12),
+        key_stored_by: 'set-key',
+      });
+      const logout = await decisionctl(['logout', '--format', 'json'], env);
+      expect(JSON.parse(logout.stdout)).toMatchObject({ license_removed: true, key_removed: false });
+
+      // set-key A, login B, logout: B goes, A is back.
+      expect((await decisionctl(['login', '-'], env, { input: b.raw })).status).toBe(0);
+      const withB = await decisionctl(['config', 'show', '--format', 'json'], env);
+      expect(JSON.parse(withB.stdout)).toMatchObject({
+        key_prefix: b.raw.slice(0, 12),
+        key_stored_by: 'login',
+      });
+      expect((await decisionctl(['logout'], env)).status).toBe(0);
+      const backToA = await decisionctl(['config', 'show', '--format', 'json'], env);
+      expect(JSON.parse(backToA.stdout)).toMatchObject({
+        key_from: 'credential store',
+        key_prefix: a.raw.slice(0, 12),
+        key_stored_by: 'set-key',
+      });
+      expect((await decisionctl(['whoami'], env)).status).toBe(0);
+      expect(filesContaining(h2.root, secretOf(a.raw))).toEqual([]);
+      expect(filesContaining(h2.root, secretOf(b.raw))).toEqual([]);
+    });
   });
 
   describe('with no Secret Service', () => {

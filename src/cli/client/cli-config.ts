@@ -9,9 +9,11 @@ export interface CliSettings {
   readonly base_url?: string;
   /** Which command put the stored key there: `logout` removes it only when `login` did. */
   readonly key_stored_by?: 'login' | 'set-key';
+  /** `login` stored its key over one from `config set-key`, which waits in the store for `logout` to put back. */
+  readonly set_key_kept?: boolean;
 }
 
-const FIELDS: ReadonlySet<string> = new Set(['base_url', 'key_stored_by']);
+const FIELDS: ReadonlySet<string> = new Set(['base_url', 'key_stored_by', 'set_key_kept']);
 
 /** `$XDG_CONFIG_HOME/decisionctl/config.json` (or `~/.config/...`). */
 export function cliConfigPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -54,6 +56,8 @@ export function readCliSettings(path = cliConfigPath()): CliSettings {
     settings.key_stored_by !== 'set-key'
   )
     throw malformed(path, 'key_stored_by must be "login" or "set-key"');
+  if (settings.set_key_kept !== undefined && typeof settings.set_key_kept !== 'boolean')
+    throw malformed(path, 'set_key_kept must be true or false');
   return settings;
 }
 

@@ -74,6 +74,11 @@ export class CredentialStore {
     await this.call(baseURL, (entry, signal) => entry.setPassword(apiKey, signal));
   }
 
+  /** The entry where a `config set-key` key waits while a `login` key is stored for the same base URL. */
+  static keptSetKeyAccount(baseURL: string): string {
+    return `${baseURL} (set-key, kept during login)`;
+  }
+
   /** Removes the stored key; false when there was none. */
   async delete(baseURL: string): Promise<boolean> {
     return this.call(baseURL, (entry, signal) => entry.deleteCredential(signal));
