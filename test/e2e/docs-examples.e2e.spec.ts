@@ -23,7 +23,9 @@ interface DocExample {
   readonly response: Record<string, unknown>;
 }
 
-const MARKED_BLOCK = /<!-- doc-example ([\w-]+): (request|response) ([^>]*?) -->\s*```json\n([\s\S]*?)\n```/g;
+/** The marking comment and the JSON block under it; a request without a body (GET) has no block. */
+const MARKED_BLOCK =
+  /<!-- doc-example ([\w-]+): (request|response) ([^>]*?) -->(?:\s*```json\n([\s\S]*?)\n```)?/g;
 
 function docExamples(): DocExample[] {
   const examples: DocExample[] = [];
@@ -35,7 +37,8 @@ function docExamples(): DocExample[] {
     for (const [, name, kind, spec, body] of readFileSync(join(DOCS, file), 'utf8').matchAll(MARKED_BLOCK)) {
       const entry = parts.get(name) ?? {};
       const words = spec.trim().split(/\s+/);
-      if (kind === 'request') entry.request = [words[0], words[1], JSON.parse(body)];
+      if (kind === 'request')
+        entry.request = [words[0], words[1], body === undefined ? undefined : JSON.parse(body)];
       else
         entry.response = [Number(words[0]), words[0 + 1] === 'check' ? words.slice(2) : [], JSON.parse(body)];
       parts.set(name, entry);
@@ -93,7 +96,9 @@ describe('request/response examples in docs/ against a booted daemon', () => {
   });
 
   it('finds the marked examples', () => {
-    expect(EXAMPLES.map((e) => e.where)).toEqual(expect.arrayContaining(['docs/simulation.md simulate']));
+    expect(EXAMPLES.map((e) => e.where)).toEqual(
+      expect.arrayContaining(['docs/simulation.md simulate', 'docs/simulation.md infrastructure']),
+    );
   });
 
   it.each(EXAMPLES.map((e) => [e.where, e] as const))(
