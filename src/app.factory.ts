@@ -15,7 +15,9 @@ import {
   requestIdFor,
 } from './common/http';
 import { AppLogger } from './common/logging';
+import { StartupError } from './common/errors';
 import { MetricsService } from './common/metrics/metrics.service';
+import { TlsCertificates, TlsFileError } from './common/tls';
 
 /** Routes Nest's own messages into pino; Nest's chatty bootstrap lines go to debug. */
 class NestPinoLogger implements LoggerService {
@@ -31,10 +33,26 @@ class NestPinoLogger implements LoggerService {
   }
 }
 
+/** The served certificate; one that cannot be used stops the start with the file and the problem named. */
+function openTls(config: AppConfig, logger: AppLogger): TlsCertificates {
+  try {
+    return TlsCertificates.open(config, logger);
+  } catch (error) {
+    if (!(error instanceof TlsFileError)) throw error;
+    throw new StartupError('tls_certificate_invalid', `cannot serve HTTPS: ${error.message}`, {
+      file: error.file,
+      problem: error.problem,
+    });
+  }
+}
+
 /** Builds the whole daemon (not yet listening); used by main.ts and by every e2e test. */
 export async function createApp(config: AppConfig, logger: AppLogger): Promise<NestFastifyApplication> {
   prepareDataDir(config, logger);
+  const tls = openTls(config, logger);
+  const https = tls.serverOptions();
   const adapter = new FastifyAdapter({
+    ...(https === undefined ? {} : { https }),
     bodyLimit: config.maxBodyBytes,
     genReqId: requestIdFor,
     logger: false,
@@ -43,15 +61,26 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
     frameworkErrors: answerFrameworkError(logger),
     clientErrorHandler: answerClientError(logger),
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
-    logger: new NestPinoLogger(logger),
-    abortOnError: false,
-    // Signed inbound webhooks are verified over the exact bytes received.
-    rawBody: true,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config, logger, tls),
+    adapter,
+    {
+      logger: new NestPinoLogger(logger),
+      abortOnError: false,
+      // Signed inbound webhooks are verified over the exact bytes received.
+      rawBody: true,
+    },
+  );
   app.useGlobalFilters(new ErrorFilter(logger));
   app.useGlobalPipes(createValidationPipe());
   const fastify = app.getHttpAdapter().getInstance();
+  if (https !== undefined) {
+    tls.attach(fastify.server as import('node:https').Server);
+    fastify.addHook('onClose', (_instance, done) => {
+      tls.detach();
+      done();
+    });
+  }
   // First of the onRequest hooks, so that an answer any later one gives (%00 in the URL) carries the request id.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

@@ -4,6 +4,7 @@ import { CoreModule } from './common/core.module';
 import { CryptoModule } from './common/crypto';
 import { DatabaseModule } from './common/database';
 import { AppLogger } from './common/logging';
+import { TlsCertificates } from './common/tls';
 import { AccessModule } from './modules/access/access.module';
 import { AccountsModule } from './modules/accounts/accounts.module';
 import { ApiKeysModule } from './modules/api-keys/api-keys.module';
@@ -32,11 +33,11 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, logger: AppLogger): DynamicModule {
+  static forRoot(config: AppConfig, logger: AppLogger, tls?: TlsCertificates): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        CoreModule.forRoot(config, logger),
+        CoreModule.forRoot(config, logger, tls),
         CryptoModule,
         DatabaseModule,
         IdempotencyModule,

@@ -8,6 +8,7 @@ import { lockDataDir } from './common/data-dir-lock';
 import { describeStore, storeLocationOf } from './common/database';
 import { StartupError } from './common/errors';
 import { AppLogger, createLogger } from './common/logging';
+import { TlsCertificates } from './common/tls';
 import { EngineService } from './modules/engine/engine.service';
 import { SystemdNotifier } from './modules/systemd/systemd-notifier';
 
@@ -71,6 +72,18 @@ function stopOnSignals(app: NestFastifyApplication, config: AppConfig, logger: A
   process.on('SIGINT', stop);
 }
 
+/** SIGHUP: the operator installed a new certificate; a refused one is logged and the served one stays. */
+function reloadCertificateOnHangup(app: NestFastifyApplication, logger: AppLogger): void {
+  const tls = app.get(TlsCertificates);
+  process.on('SIGHUP', () => {
+    if (tls.mode === 'off') {
+      logger.info({ event: 'sighup_ignored' }, 'SIGHUP: TLS is off, nothing to reload');
+      return;
+    }
+    tls.reload();
+  });
+}
+
 async function main(): Promise<void> {
   let config: AppConfig;
   try {
@@ -98,6 +111,7 @@ async function main(): Promise<void> {
     fail(logger, error);
   }
   stopOnSignals(app, config, logger);
+  reloadCertificateOnHangup(app, logger);
   logger.info(
     {
       event: 'daemon_started',

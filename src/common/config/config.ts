@@ -36,6 +36,12 @@ const SCHEMA = {
   minFreeDiskMb: ['SERVICE_MIN_FREE_DISK_MB', integer(256, { min: 0 })],
   orgStorageQuotaMb: ['SERVICE_ORG_STORAGE_QUOTA_MB', integer(0, { min: 0, max: 1024 * 1024 * 1024 })],
 
+  tls: ['SERVICE_TLS', oneOf(['off', 'self-signed', 'files'], 'off')],
+  tlsCertFile: ['SERVICE_TLS_CERT_FILE', optionalText()],
+  tlsKeyFile: ['SERVICE_TLS_KEY_FILE', optionalText()],
+  tlsChainFile: ['SERVICE_TLS_CHAIN_FILE', optionalText()],
+  tlsSans: ['SERVICE_TLS_SANS', list()],
+
   licenseFile: ['SERVICE_LICENSE_FILE', optionalText()],
   licensePublicKeyFile: ['SERVICE_LICENSE_PUBLIC_KEY_FILE', optionalText()],
   licenseKeysDir: ['SERVICE_LICENSE_KEYS_DIR', optionalText()],
@@ -138,6 +144,7 @@ export interface DerivedPaths {
   readonly datasetsDir: string;
   readonly importDir: string;
   readonly runDir: string;
+  readonly tlsDir: string;
   readonly runtimeSocket: string;
   readonly licenseFile: string;
   readonly licenseKeysDir: string;
@@ -185,6 +192,17 @@ const SHARED_WHEN_REPLICATED = [
   ['datasetsDir', 'SERVICE_DATASETS_DIR'],
 ] as const satisfies readonly (readonly [keyof Parsed, string])[];
 
+/** `files` names its certificate and key; the chain stays optional. */
+function requireTlsFiles(parsed: Parsed): void {
+  if (parsed.tls !== 'files') return;
+  if (parsed.tlsCertFile === undefined) {
+    throw new ConfigError('SERVICE_TLS_CERT_FILE', 'is required when SERVICE_TLS=files');
+  }
+  if (parsed.tlsKeyFile === undefined) {
+    throw new ConfigError('SERVICE_TLS_KEY_FILE', 'is required when SERVICE_TLS=files');
+  }
+}
+
 function requireSharedSecrets(parsed: Parsed): void {
   if (parsed.databaseUrl === undefined) return;
   for (const [key, name] of SHARED_WHEN_REPLICATED) {
@@ -209,6 +227,7 @@ function defaultImportDir(parsed: Parsed, dataDir: string, datasetsDir: string):
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const parsed = parseAll(env);
   requireSharedSecrets(parsed);
+  requireTlsFiles(parsed);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
   const dataDir = abs(parsed.dataDir);
   const runDir = join(dataDir, 'run');
@@ -222,6 +241,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     datasetsDir,
     importDir: abs(parsed.importDir ?? defaultImportDir(parsed, dataDir, datasetsDir)),
     runDir,
+    tlsDir: join(dataDir, 'tls'),
+    tlsCertFile: parsed.tlsCertFile === undefined ? undefined : abs(parsed.tlsCertFile),
+    tlsKeyFile: parsed.tlsKeyFile === undefined ? undefined : abs(parsed.tlsKeyFile),
+    tlsChainFile: parsed.tlsChainFile === undefined ? undefined : abs(parsed.tlsChainFile),
     runtimeSocket: abs(parsed.runtimeSocket ?? join(runDir, 'runtime.sock')),
     licenseFile: abs(parsed.licenseFile ?? join(dataDir, 'license.lic')),
     licenseKeysDir: abs(parsed.licenseKeysDir ?? join(APP_ROOT, 'licenses', 'keys')),

@@ -1,0 +1,63 @@
+import forge from 'node-forge';
+import { isIP } from 'node:net';
+import { randomBytes } from 'node:crypto';
+
+/** RSA 3072: the strength the appliance's own keys have (NIST's 128-bit level). */
+export const RSA_BITS = 3072;
+const GENERATED_VALIDITY_DAYS = 397;
+
+/** A new RSA key; forge hands the work to node:crypto. */
+export function generateKey(): forge.pki.rsa.KeyPair {
+  return forge.pki.rsa.generateKeyPair({ bits: RSA_BITS, e: 0x10001 });
+}
+
+function altNamesOf(names: readonly string[]): { type: number; value?: string; ip?: string }[] {
+  return [...new Set(names)].map((name) =>
+    isIP(name) === 0 ? { type: 2, value: name } : { type: 7, ip: name },
+  );
+}
+
+/** The appliance's own certificate: self-signed, a server certificate for `names`, the first of them its CN. */
+export function selfSignedCertificate(
+  keys: forge.pki.rsa.KeyPair,
+  names: readonly string[],
+  now: Date,
+): forge.pki.Certificate {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  // Positive 128-bit serial: a leading 0 nibble keeps the DER integer from reading as negative.
+  cert.serialNumber = `0${randomBytes(16).toString('hex')}`;
+  cert.validity.notBefore = new Date(now.getTime() - 60_000);
+  cert.validity.notAfter = new Date(now.getTime() + GENERATED_VALIDITY_DAYS * 86_400_000);
+  const subject = [
+    { name: 'commonName', value: names[0] },
+    { name: 'organizationName', value: 'Decision Service appliance' },
+  ];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames: altNamesOf(names) },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return cert;
+}
+
+/** A PKCS#10 request for the operator's CA, asking for `names` as subjectAltName. */
+export function certificateRequest(
+  key: forge.pki.rsa.PrivateKey,
+  commonName: string,
+  names: readonly string[],
+): string {
+  const csr = forge.pki.createCertificationRequest();
+  csr.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  csr.setSubject([{ name: 'commonName', value: commonName }]);
+  csr.setAttributes([
+    { name: 'extensionRequest', extensions: [{ name: 'subjectAltName', altNames: altNamesOf(names) }] },
+  ]);
+  csr.sign(key, forge.md.sha256.create());
+  return forge.pki.certificationRequestToPem(csr).replace(/\r\n/g, '\n');
+}
