@@ -9,6 +9,7 @@ const USAGE = `usage: decisiond               run the daemon (systemd starts it 
        decisiond provision ...  create the operator organization offline (decisiond provision --help)
        decisiond rekey ...      re-encrypt stored secrets under a new SERVICE_CONFIG_ENCRYPTION_KEY, daemon stopped
                                 (decisiond rekey --help)
+       decisiond tls csr|install|show  the appliance's HTTPS certificate, offline (docs/tls.md)
 `;
 
 /** `decisiond` with no argument is the daemon itself: same process, so systemd's main PID is this one. */
@@ -26,6 +27,7 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
       return undefined;
     case 'provision':
     case 'rekey':
+    case 'tls':
       return runOfflineTool(command, rest);
     case 'help':
     case '--help':
@@ -39,7 +41,7 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
 }
 
 /** A CLI of dist/cli run on the settings file the daemon reads, as the data dir's owner. */
-function runOfflineTool(tool: 'provision' | 'rekey', args: readonly string[]): number {
+function runOfflineTool(tool: 'provision' | 'rekey' | 'tls', args: readonly string[]): number {
   const entry = join(__dirname, `${tool}.js`);
   if (!existsSync(entry)) {
     process.stderr.write(`decisiond: this build has no ${tool} command\n`);

@@ -38,6 +38,7 @@ export class TlsDir {
   ensureWritable(): void {
     try {
       if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      if (!statSync(this.dir).isDirectory()) throw new TlsFileError(this.dir, 'is not a directory');
       accessSync(this.dir, constants.W_OK | constants.X_OK);
     } catch (error) {
       throw new TlsFileError(
