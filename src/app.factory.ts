@@ -17,7 +17,7 @@ import {
 import { AppLogger } from './common/logging';
 import { StartupError } from './common/errors';
 import { MetricsService } from './common/metrics/metrics.service';
-import { TlsCertificates, TlsFileError } from './common/tls';
+import { registerTlsMetrics, TlsCertificates, TlsFileError } from './common/tls';
 
 /** Routes Nest's own messages into pino; Nest's chatty bootstrap lines go to debug. */
 class NestPinoLogger implements LoggerService {
@@ -90,6 +90,7 @@ export async function createApp(config: AppConfig, logger: AppLogger): Promise<N
   installMethodNotAllowed(fastify);
 
   const metrics = app.get(MetricsService);
+  registerTlsMetrics(metrics, tls);
   installLingeringClose(fastify);
   fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';

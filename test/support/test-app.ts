@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Agent, Dispatcher } from 'undici';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/common/config';
 import { createLogger } from '../../src/common/logging';
@@ -20,6 +21,8 @@ export interface RequestOptions {
   readonly rawBody?: string | Buffer;
   readonly token?: string;
   readonly headers?: Record<string, string>;
+  /** An HTTPS test app's agent, which trusts the certificate it serves. */
+  readonly dispatcher?: Dispatcher;
 }
 
 export interface TestApp {
@@ -99,12 +102,15 @@ export async function startTestApp(
   }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  const served = config.tls === 'off' ? undefined : readFileSync(join(config.tlsDir, 'cert.pem'), 'utf8');
+  const dispatcher = served === undefined ? undefined : new Agent({ connect: { ca: served } });
   const testApp: TestApp = {
     app,
     config,
     baseUrl,
     dataDir,
-    request: (method, path, options = {}) => checkedRequest(baseUrl, method, path, options),
+    request: (method, path, options = {}) =>
+      checkedRequest(baseUrl, method, path, { dispatcher, ...options }),
     async close(keepData = false) {
       await app.close();
       if (!keepData) await removeTestData(dataDir);
@@ -143,7 +149,12 @@ export async function httpRequest<T = any>(
     headers['content-type'] ??= 'application/json';
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    body,
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {

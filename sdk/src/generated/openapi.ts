@@ -2598,6 +2598,8 @@ export interface components {
             node_version: string;
             pool: components["schemas"]["EnginePoolResponse"];
             runtime_library: components["schemas"]["RuntimeLibraryStatusResponse"];
+            /** @description How the API is served: TLS mode and certificate. */
+            tls: components["schemas"]["TlsSummaryResponse"];
         };
         InlineConnectorRequest: {
             /**
@@ -2991,6 +2993,8 @@ export interface components {
             } & {
                 [key: string]: boolean;
             };
+            /** @description How the API is served (TLS mode and certificate); absent from reports kept before it was added. */
+            tls?: components["schemas"]["TlsSummaryResponse"];
             window: components["schemas"]["ReportWindowResponse"];
         };
         PrivacyReportSummaryResponse: {
@@ -3820,6 +3824,24 @@ export interface components {
              * @enum {string}
              */
             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        };
+        TlsSummaryResponse: {
+            /** Format: date-time */
+            expires_at: string | null;
+            /** @description SHA-256 of the certificate (DER), colon-separated hex. */
+            fingerprint_sha256: string | null;
+            /**
+             * @description SERVICE_TLS: off serves plain HTTP.
+             * @enum {string}
+             */
+            mode: "off" | "self-signed" | "files";
+            /**
+             * @description Made by the appliance, installed with `decisiond tls install`, or SERVICE_TLS_CERT_FILE.
+             * @enum {string|null}
+             */
+            origin: "generated" | "installed" | "files" | null;
+            /** @example CN=appliance.example.com */
+            subject: string | null;
         };
         TriggerListResponse: {
             next_cursor: string | null;

@@ -1,3 +1,4 @@
+import { TlsStatus, TlsSummaryResponse, toTlsSummary } from '../../common/tls';
 import { ApiProperty } from '@nestjs/swagger';
 import { LicenseSummaryResponse } from '../licensing/licensing.dto';
 import { LicenseSummary } from '../licensing/licensing.service';
@@ -70,6 +71,8 @@ export class InfrastructureResponse {
   license!: LicenseSummaryResponse;
   @ApiProperty({ description: 'The Node.js runtime serving this request.', example: 'v24.11.0' })
   node_version!: string;
+  @ApiProperty({ type: TlsSummaryResponse, description: 'How the API is served: TLS mode and certificate.' })
+  tls!: TlsSummaryResponse;
 }
 
 export interface InfrastructureView {
@@ -77,6 +80,7 @@ export interface InfrastructureView {
   readonly runtimeLibrary: HealthSnapshot;
   readonly license: LicenseSummary;
   readonly nodeVersion: string;
+  readonly tls: TlsStatus;
 }
 
 export function toInfrastructureResponse(view: InfrastructureView): InfrastructureResponse {
@@ -88,6 +92,7 @@ export function toInfrastructureResponse(view: InfrastructureView): Infrastructu
     runtime_library: toRuntimeLibraryStatusResponse(view.runtimeLibrary),
     license: { edition: view.license.edition, status: view.license.status },
     node_version: view.nodeVersion,
+    tls: toTlsSummary(view.tls),
   };
 }
 

@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
+import { TlsCertificates } from '../../common/tls';
 import { EngineService } from '../engine/engine.service';
 import { LicensingService } from '../licensing/licensing.service';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
 import { InfrastructureView } from './health.dto';
 
-/** The authoritative engine signal (spec: GET /v1/infrastructure), plus the runtime library and the license. */
+/** The authoritative engine signal (spec: GET /v1/infrastructure), plus the runtime library, the license and TLS. */
 @Injectable()
 export class InfrastructureService {
   constructor(
     private readonly engine: EngineService,
     private readonly licensing: LicensingService,
     private readonly runtime: RuntimeLibraryService,
+    private readonly tls: TlsCertificates,
   ) {}
 
   async report(): Promise<InfrastructureView> {
@@ -19,6 +21,7 @@ export class InfrastructureService {
       runtimeLibrary: await this.runtime.lastHealthSnapshot(),
       license: this.licensing.licenseSummary(),
       nodeVersion: process.version,
+      tls: this.tls.status(),
     };
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CursorPageQuery } from '../../common/http/cursor-page';
+import { TlsSummaryResponse } from '../../common/tls';
 import { PrivacyReportRecord } from './privacy-report.entity';
 import { REPORT_FORMATS, ReportFormat } from './report-format';
 
@@ -191,6 +192,12 @@ export class PrivacyReportResponse {
     description: 'Where the state is kept; absent from reports kept before it was added.',
   })
   store?: ReportStoreResponse;
+  @ApiPropertyOptional({
+    type: TlsSummaryResponse,
+    description:
+      'How the API is served (TLS mode and certificate); absent from reports kept before it was added.',
+  })
+  tls?: TlsSummaryResponse;
   @ApiProperty({
     type: 'object',
     description: 'What the appliance sends home: nothing.',

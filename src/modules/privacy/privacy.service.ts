@@ -7,6 +7,7 @@ import { invalidCursor } from '../../common/http/cursor-page';
 import { EgressGuardService } from '../egress/egress-guard.service';
 import { EgressLogService } from '../egress/egress-log.service';
 import { LicensingService } from '../licensing/licensing.service';
+import { TlsCertificates, toTlsSummary } from '../../common/tls';
 import { ApplianceInfo, readApplianceInfo } from './appliance-info';
 import { PrivacyReportRecord } from './privacy-report.entity';
 import { PrivacyReportPage, PrivacyReportRepository, sequenceOf } from './privacy-report.repository';
@@ -38,6 +39,7 @@ export class PrivacyService implements OnModuleInit {
     private readonly egressLog: EgressLogService,
     private readonly history: PrivacyReportRepository,
     private readonly licensing: LicensingService,
+    private readonly tls: TlsCertificates,
   ) {}
 
   onModuleInit(): void {
@@ -130,6 +132,7 @@ export class PrivacyService implements OnModuleInit {
       appliance: { version: this.appliance.version, build: this.appliance.build },
       license: { edition: license.edition, status: license.status },
       store: this.store,
+      tls: toTlsSummary(this.tls.status()),
       telemetry: { phone_home: false, update_check: false, crash_upload: false },
       policy: { mode: policy.mode, rules: policy.ruleTexts, sha256: policy.sha256 },
       egress_24h: {

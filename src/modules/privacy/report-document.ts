@@ -1,3 +1,4 @@
+import type { TlsSummaryResponse } from '../../common/tls';
 import type { ReportStore } from './report-store';
 
 /** The signed report as served (DESIGN.md §6 and docs/privacy-report.md), as the page reads it. */
@@ -12,6 +13,8 @@ export interface ReportDocument {
   readonly license: { readonly edition: string; readonly status: string };
   /** Absent from reports kept before the store was named. */
   readonly store?: ReportStore;
+  /** Absent from reports kept before reports stated how the API is served. */
+  readonly tls?: TlsSummaryResponse;
   readonly telemetry: Readonly<Record<string, boolean>>;
   readonly policy: { readonly mode: string; readonly rules: readonly string[]; readonly sha256: string };
   readonly egress_24h: {

@@ -89,8 +89,18 @@ function applianceSection(report: ReportDocument): SafeHtml {
 <dt>Build</dt><dd>${report.appliance.build}</dd>
 <dt>License edition</dt><dd>${report.license.edition}</dd>
 <dt>License status</dt><dd>${report.license.status}</dd>
+${tlsFacts(report)}
 </dl>
 </section>`;
+}
+
+function tlsFacts(report: ReportDocument): SafeHtml | '' {
+  const { tls } = report;
+  if (tls === undefined) return '';
+  if (tls.mode === 'off') return markup`<dt>API transport</dt><dd>plain HTTP (SERVICE_TLS=off)</dd>`;
+  return markup`<dt>API transport</dt><dd>HTTPS (SERVICE_TLS=${tls.mode}, certificate ${tls.origin ?? ''})</dd>
+<dt>TLS certificate</dt><dd>${tls.subject ?? ''}, expires ${tls.expires_at ?? ''}</dd>
+<dt>TLS fingerprint (SHA-256)</dt><dd class="path">${tls.fingerprint_sha256 ?? ''}</dd>`;
 }
 
 function nodesLine(report: ReportDocument): SafeHtml | '' {
