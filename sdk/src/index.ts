@@ -3,6 +3,7 @@ export type { ClientOptions, FetchFunction } from './options';
 export {
   API_KEY_VARIABLES,
   BASE_URL_VARIABLES,
+  CA_FILE_VARIABLE,
   DEVICE_ID_VARIABLES,
   DEFAULT_BASE_URL,
   DEFAULT_MAX_RETRIES,
@@ -36,6 +37,7 @@ export type { ListQuery } from './resources/connectors';
 export type { DataListQuery } from './resources/data';
 export type { DeliveriesQuery } from './resources/webhooks';
 export { SDK_VERSION } from './version';
+export { fetchTrusting, readCaFile } from './trusting-fetch';
 export type { JsonObject } from './types';
 export type { OperationId, Page, PageItem, QueryOf, RequestBody, ResponseBody } from './contract-types';
 export type { components, operations, paths } from './generated/openapi';

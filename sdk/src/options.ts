@@ -1,4 +1,5 @@
 import type { BindingStore } from './binding-store';
+import { fetchTrusting, readCaFile } from './trusting-fetch';
 
 export type FetchFunction = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -13,8 +14,13 @@ export interface ClientOptions {
   timeout?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;
-  /** A fetch implementation; defaults to the global fetch. */
+  /** A fetch implementation; defaults to the global fetch. Used as given: it cannot be combined with `caFile`. */
   fetch?: FetchFunction;
+  /**
+   * A PEM file with the certificate (or the CA certificate) an https appliance is trusted by, for an appliance whose
+   * certificate the system's CAs did not sign. Defaults to SERVICE_CA_FILE. Certificates are always verified.
+   */
+  caFile?: string;
   /** Where device binding tokens are kept; defaults to a 0600 file in the user's data directory. */
   bindingStore?: BindingStore;
 }
@@ -27,6 +33,7 @@ export const DEFAULT_MAX_RETRIES = 2;
 export const API_KEY_VARIABLES = ['SERVICE_API_KEY', 'SERVICE_TOKEN'] as const;
 export const BASE_URL_VARIABLES = ['SERVICE_BASE_URL', 'SERVICE_URL', 'SERVICE_API_URL'] as const;
 export const DEVICE_ID_VARIABLES = ['SERVICE_DEVICE_ID', 'SERVICE_DEVICE'] as const;
+export const CA_FILE_VARIABLE = 'SERVICE_CA_FILE';
 
 const DEVICE_ID = /^[\x21-\x7e]{16,64}$/;
 
@@ -81,6 +88,19 @@ function checkCount(value: number, name: string, min: number): number {
   return value;
 }
 
+/** The fetch that trusts the caFile option or SERVICE_CA_FILE; a fetch passed in is used as it is. */
+function trustingFetchFor(options: ClientOptions, env: Env): FetchFunction | undefined {
+  const explicit = nonEmpty(options.caFile);
+  if (explicit !== undefined && options.fetch !== undefined) {
+    throw new TypeError('DecisionService: pass either { fetch } or { caFile }, not both.');
+  }
+  if (explicit !== undefined) return fetchTrusting(readCaFile(explicit, 'the caFile option'));
+  if (options.fetch !== undefined) return undefined;
+  const fromVariable = nonEmpty(env[CA_FILE_VARIABLE]);
+  if (fromVariable === undefined) return undefined;
+  return fetchTrusting(readCaFile(fromVariable, CA_FILE_VARIABLE));
+}
+
 /** Constructor argument, then the environment variables in their documented order, then the defaults. */
 export function resolveOptions(options: ClientOptions, env: Env): ResolvedOptions {
   const apiKey = nonEmpty(options.apiKey) ?? fromEnv(env, API_KEY_VARIABLES)?.value;
@@ -106,7 +126,7 @@ export function resolveOptions(options: ClientOptions, env: Env): ResolvedOption
       `DecisionService: the device id from ${source} must be 16 to 64 printable characters without spaces.`,
     );
   }
-  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const fetchFunction = trustingFetchFor(options, env) ?? options.fetch ?? globalThis.fetch;
   if (typeof fetchFunction !== 'function') {
     throw new TypeError(
       'DecisionService: no fetch implementation: pass { fetch } (Node 20 or later has one built in).',

@@ -172,9 +172,16 @@ export class Transport {
   }
 }
 
+/** Node's codes for a certificate that did not verify (an unknown CA, a self-signed one, a wrong name, expiry). */
+const CERTIFICATE_REFUSED = /CERT|SIGNATURE|SELF_SIGNED/;
+
 function describe(error: unknown): string {
-  const cause =
-    error instanceof Error ? (error.cause as { code?: string; message?: string } | undefined) : undefined;
+  // Duck-typed: an error from another realm (a test runner's sandbox) is no instance of this realm's Error.
+  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  const code = cause?.code ?? (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && CERTIFICATE_REFUSED.test(code)) {
+    return `the appliance's TLS certificate is not trusted: ${code}; trust it with the caFile option or SERVICE_CA_FILE`;
+  }
   return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
 }
 

@@ -18,13 +18,19 @@ import { applyEnvFile } from './env-file';
 import { registerPrivacyReportCommands } from './privacy-report.command';
 import { registerVersionCommand } from './version.command';
 import { registerWhoamiCommand } from './whoami.command';
+import { setInsecure } from './client/transport-trust';
 
 /** The Decision Service CLI, for users and operators. Each area registers its own subcommands; add yours here. */
 export function buildDecisionctl(): Command {
   const program = new Command('decisionctl')
     .description('Decision Service command line')
+    .option(
+      '--insecure',
+      "do not verify the appliance's certificate (warns on every request; prefer SERVICE_CA_FILE)",
+    )
     .showHelpAfterError()
     .exitOverride();
+  program.hook('preAction', () => setInsecure(program.opts<{ insecure?: boolean }>().insecure === true));
   registerLoginCommands(program);
   registerConfigCommands(program);
   registerWhoamiCommand(program);
@@ -48,7 +54,7 @@ Getting started:
   decisionctl keys list                                every command takes --format json for scripts
 
 The key comes from SERVICE_API_KEY, else the OS credential store (never a file); the base URL from
-SERVICE_BASE_URL, else the config file. Exit codes: 0 ok, 1 failure, 2 usage, 4 authentication, 69 service
+SERVICE_BASE_URL, else the config file; an https appliance's own certificate or CA from SERVICE_CA_FILE. Exit codes: 0 ok, 1 failure, 2 usage, 4 authentication, 69 service
 unreachable, 75 retry later, 77 permission, 78 configuration, 130 interrupted. More: docs/cli.md.
 Completion: source <(decisionctl completion bash)`,
   );

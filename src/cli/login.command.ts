@@ -12,6 +12,7 @@ import { ExitCode } from './client/exit-codes';
 import { checkKeyShape, readKeyInput } from './client/key-input';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 import { DecisionService } from './client/sdk';
+import { sdkTransport } from './client/transport-trust';
 
 interface LoginOptions extends FormatOptions {
   readonly baseUrl?: string;
@@ -64,7 +65,7 @@ async function login(argument: string | undefined, options: LoginOptions): Promi
   if (storeKey) await store.set(baseURL, key);
   let registration;
   try {
-    const client = new DecisionService({ apiKey: key, baseURL });
+    const client = new DecisionService({ apiKey: key, baseURL, ...sdkTransport() });
     registration = await client.devices.register();
     const licenseKey = await client.devices.licenseKey();
     const license: StoredLicense = {

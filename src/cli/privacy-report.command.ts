@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { cliFetch } from './client/transport-trust';
 import { checkReportChain, ChainedReport } from '../modules/privacy/report-chain';
 import { extractEmbeddedReport, extractPagePublicKey } from '../modules/privacy/report-embedding';
 import { verifyReportText } from '../modules/privacy/report-signature';
@@ -52,7 +53,7 @@ function connection(options: ConnectionOptions): { baseUrl: string; apiKey: stri
 
 async function get(options: ConnectionOptions, path: string, accept: string): Promise<string> {
   const { baseUrl, apiKey } = connection(options);
-  const response = await fetch(`${baseUrl}${path}`, {
+  const response = await cliFetch()(`${baseUrl}${path}`, {
     headers: { authorization: `Bearer ${apiKey}`, accept },
   });
   const text = await response.text();

@@ -3,6 +3,7 @@ import { CredentialStore } from './credential-store';
 import { CliFailure, ExitCode } from './exit-codes';
 import { checkKeyShape } from './key-input';
 import { API_KEY_VARIABLES, BASE_URL_VARIABLES, DEFAULT_BASE_URL, DecisionService } from './sdk';
+import { sdkTransport } from './transport-trust';
 
 export type KeySource = 'environment' | 'credential store';
 
@@ -33,7 +34,7 @@ export function resolveBaseURL(): { baseURL: string; source: string } {
 /** The SDK's own check (http or https, no query): a bad URL fails here with exit 78, before any key is read. */
 export function normalizeBaseURL(raw: string, source: string): string {
   try {
-    return new DecisionService({ apiKey: 'unused', baseURL: raw }).baseURL;
+    return new DecisionService({ apiKey: 'unused', baseURL: raw, fetch: globalThis.fetch }).baseURL;
   } catch (error) {
     throw new CliFailure(
       `the base URL from ${source} is not usable: ${(error as Error).message}`,
@@ -74,7 +75,11 @@ export async function resolveConnection(store = new CredentialStore()): Promise<
 export async function connect(): Promise<{ client: DecisionService; connection: Connection }> {
   const connection = await resolveConnection();
   return {
-    client: new DecisionService({ apiKey: connection.apiKey, baseURL: connection.baseURL }),
+    client: new DecisionService({
+      apiKey: connection.apiKey,
+      baseURL: connection.baseURL,
+      ...sdkTransport(),
+    }),
     connection,
   };
 }

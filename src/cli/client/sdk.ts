@@ -8,12 +8,16 @@ export {
   AuthenticationError,
   BASE_URL_VARIABLES,
   API_KEY_VARIABLES,
+  CA_FILE_VARIABLE,
   DEFAULT_BASE_URL,
   DecisionService,
   DeviceBindingError,
+  fetchTrusting,
   EngineUnavailableError,
   JobWaitTimeoutError,
   PagedList,
   PermissionDeniedError,
   RateLimitError,
+  readCaFile,
 } from '../../../sdk/dist/index';
+export type { FetchFunction } from '../../../sdk/dist/index';

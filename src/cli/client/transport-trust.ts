@@ -1,0 +1,39 @@
+import { Agent, fetch as undiciFetch } from 'undici';
+import { CA_FILE_VARIABLE, FetchFunction, fetchTrusting, readCaFile } from './sdk';
+
+/**
+ * How decisionctl trusts an https appliance: the system CAs, or SERVICE_CA_FILE (the SDK reads it). `--insecure`
+ * skips verification for a first contact, and says so on every request it sends.
+ */
+let insecure = false;
+
+export function setInsecure(on: boolean): void {
+  insecure = on;
+}
+
+const INSECURE_WARNING =
+  "decisionctl: WARNING: --insecure: the appliance's certificate is not verified; anyone on the path can read " +
+  'your API key. Trust it with SERVICE_CA_FILE instead (docs/tls.md).\n';
+
+let insecureAgent: Agent | undefined;
+
+function insecureFetch(): FetchFunction {
+  insecureAgent ??= new Agent({ connect: { rejectUnauthorized: false } });
+  const dispatcher = insecureAgent;
+  return async (input, init) => {
+    process.stderr.write(INSECURE_WARNING);
+    return await undiciFetch(input, { ...(init as object), dispatcher });
+  };
+}
+
+/** What every SDK client of the CLI is built with: nothing unless --insecure, since the SDK reads SERVICE_CA_FILE. */
+export function sdkTransport(): { fetch?: FetchFunction } {
+  return insecure ? { fetch: insecureFetch() } : {};
+}
+
+/** The fetch of commands that call the API without the SDK, trusting what the SDK would. */
+export function cliFetch(): FetchFunction {
+  if (insecure) return insecureFetch();
+  const caFile = process.env[CA_FILE_VARIABLE]?.trim();
+  return caFile ? fetchTrusting(readCaFile(caFile, CA_FILE_VARIABLE)) : globalThis.fetch;
+}
