@@ -167,7 +167,7 @@ cp packaging/debian/lintian-overrides "$STAGE/usr/share/lintian/overrides/$PKG"
 cp packaging/debian/copyright "$DOC/copyright"
 gzip -9n <packaging/debian/changelog >"$DOC/changelog.Debian.gz"
 gzip -9n <licenses/THIRD-PARTY-NOTICES >"$DOC/THIRD-PARTY-NOTICES.gz"
-for doc in operations configuration errors sdk sdk-python cli privacy-report; do
+for doc in operations configuration errors sdk sdk-python cli privacy-report tls; do
   [ -f "docs/$doc.md" ] && gzip -9n <"docs/$doc.md" >"$DOC/$doc.md.gz"
 done
 [ -f "$NODE_DIR/LICENSE" ] || die "cannot find the LICENSE of the Node.js runtime ($NODE_DIR/LICENSE)"

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { REPO_ROOT } from '../support/daemon-process';
 import { NotifySocket, openNotifySocket } from '../support/notify-socket';
 
@@ -142,6 +143,7 @@ describeIf('the .deb package', () => {
     for (const setting of [
       'NODE_ENV=production',
       'SERVICE_HOST=127.0.0.1',
+      'SERVICE_TLS=self-signed',
       'SERVICE_DATA_DIR=/var/lib/decision-service',
       'SERVICE_SIGNUP_ENABLED=false',
       'SERVICE_EGRESS_ALLOW=',
@@ -247,6 +249,7 @@ describeIf('the .deb package', () => {
         PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
         SERVICE_DATA_DIR: dataDir,
         SERVICE_PORT: '0',
+        SERVICE_TLS: 'self-signed',
         NOTIFY_SOCKET: notify.path,
         WATCHDOG_USEC: '1000000',
       };
@@ -274,8 +277,22 @@ describeIf('the .deb package', () => {
             throw new Error(`${error.message}\ndaemon output:\n${output}`);
           });
         const url = /listening on (\S+)/.exec(ready.fields.STATUS)?.[1] ?? '';
-        const health = await fetch(`${url}/v1/health`);
+        // As the package's settings file has it: HTTPS on a certificate made at first start.
+        expect(url).toMatch(/^https:\/\//);
+        const served = readFileSync(join(dataDir, 'tls', 'cert.pem'), 'utf8');
+        const health = await fetch(`${url}/v1/health`, {
+          dispatcher: new Agent({ connect: { ca: served } }),
+        });
         expect(health.status).toBe(200);
+        const handshake = spawnSync('openssl', ['s_client', '-connect', new URL(url).host], {
+          input: '',
+          encoding: 'utf8',
+        });
+        const sans = spawnSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName'], {
+          input: handshake.stdout,
+          encoding: 'utf8',
+        });
+        expect(sans.stdout).toMatch(/DNS:localhost, IP Address:127\.0\.0\.1, IP Address:0:0:0:0:0:0:0:1/);
         expect(((await health.json()) as { status: string }).status).toBe('ok');
         // The wrappers exec: systemd's main PID (NotifyAccess=main) is the bundled node itself.
         expect(readlinkSync(`/proc/${ready.pid}/exe`)).toBe(

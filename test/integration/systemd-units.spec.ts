@@ -30,6 +30,7 @@ describeIf('systemd units in systemd/', () => {
       'NotifyAccess=main',
       'WatchdogSec=30s',
       'ExecStart=/usr/bin/decisiond',
+      'ExecReload=/bin/kill -HUP $MAINPID',
       'User=decision-service',
       'StateDirectory=decision-service',
       'StateDirectoryMode=0700',
