@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds what is stale: native binaries through make, TypeScript through incremental tsc.
+# Builds what is stale: native binaries through make, the daemon's TypeScript through the Nest CLI (nest-cli.json:
+# the tsc builder on tsconfig.build.json, incremental), the SDK through tsc.
 #
 # make and tsc need about 10 s to find that nothing changed, which every `npm start` and operator tool paid. So the
 # build ends by writing a stamp: a digest of every input's content (sources, build files, the lock files, the Node
@@ -12,7 +13,7 @@ exec 1>&2
 PATH="$PWD/node_modules/.bin:$PATH"
 
 stamp=dist/.build-stamp
-input_paths=(src native scripts/build.sh tsconfig.json tsconfig.build.json package.json package-lock.json
+input_paths=(src native scripts/build.sh nest-cli.json tsconfig.json tsconfig.build.json package.json package-lock.json
   node_modules/.package-lock.json sdk/src sdk/package.json sdk/tsconfig.json sdk/tsconfig.build.json)
 
 inputs_digest() {
@@ -79,8 +80,8 @@ if [ -f sdk/tsconfig.build.json ]; then
   rm -rf sdk/dist
   tsc -p sdk/tsconfig.build.json
 fi
-step "daemon and CLIs (tsc -p tsconfig.build.json)"
-tsc -p tsconfig.build.json
+step "daemon and CLIs (nest build)"
+nest build
 
 trap - EXIT
 record "$inputs"
