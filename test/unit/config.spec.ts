@@ -20,6 +20,34 @@ describe('loadConfig', () => {
     expect(config.enginePoolSize).toBeGreaterThanOrEqual(1);
   });
 
+  it('serves plain HTTP by default; files mode needs its certificate and key, resolved from the working dir', () => {
+    const off = loadConfig({}, '/srv/app');
+    expect(off.tls).toBe('off');
+    expect(off.tlsDir).toBe('/srv/app/var/tls');
+    expect(() => loadConfig({ SERVICE_TLS: 'on' })).toThrow(ConfigError);
+    expect(() => loadConfig({ SERVICE_TLS: 'files', SERVICE_TLS_KEY_FILE: 'k.pem' })).toThrow(
+      'Invalid environment variable SERVICE_TLS_CERT_FILE: is required when SERVICE_TLS=files',
+    );
+    expect(() => loadConfig({ SERVICE_TLS: 'files', SERVICE_TLS_CERT_FILE: 'c.pem' })).toThrow(
+      'Invalid environment variable SERVICE_TLS_KEY_FILE: is required when SERVICE_TLS=files',
+    );
+    const files = loadConfig(
+      {
+        SERVICE_TLS: 'files',
+        SERVICE_TLS_CERT_FILE: 'c.pem',
+        SERVICE_TLS_KEY_FILE: '/etc/k.pem',
+        SERVICE_TLS_SANS: 'a.lan, 10.0.0.1',
+      },
+      '/srv/app',
+    );
+    expect([files.tlsCertFile, files.tlsKeyFile, files.tlsChainFile]).toEqual([
+      '/srv/app/c.pem',
+      '/etc/k.pem',
+      undefined,
+    ]);
+    expect(files.tlsSans).toEqual(['a.lan', '10.0.0.1']);
+  });
+
   it('is frozen', () => {
     const config = loadConfig({});
     expect(Object.isFrozen(config)).toBe(true);
