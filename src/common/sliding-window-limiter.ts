@@ -24,6 +24,15 @@ export class SlidingWindowLimiter {
     return recent.length;
   }
 
+  /** Forgets one event counted at `at` (an attempt that turned out not to count). */
+  release(key: string, at: number): void {
+    const all = this.hits.get(key);
+    const index = all?.lastIndexOf(at) ?? -1;
+    if (index < 0) return;
+    all!.splice(index, 1);
+    if (all!.length === 0) this.hits.delete(key);
+  }
+
   reset(key: string): void {
     this.hits.delete(key);
   }

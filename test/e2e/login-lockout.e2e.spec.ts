@@ -45,6 +45,24 @@ describe('login throttling per account and source address', () => {
     });
   });
 
+  it('checks at most 5 of 200 simultaneous passwords for one account and address, 20 for unknown accounts', async () => {
+    const account = await signupAccount(t);
+    const burst = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        loginFrom('127.0.3.1', account.email, i === 100 ? account.password : WRONG),
+      ),
+    );
+    const checked = burst.filter((r) => r.status === 401 || r.status === 200);
+    expect(checked.length).toBe(5);
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(195);
+
+    const unknown = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => loginFrom('127.0.3.2', `nobody${i}@x.test`, WRONG)),
+    );
+    expect(unknown.filter((r) => r.status === 401)).toHaveLength(20);
+    expect(unknown.filter((r) => r.status === 429)).toHaveLength(40);
+  });
+
   it('above the account-wide backstop delays a correct login from a new source instead of refusing it', async () => {
     const account = await signupAccount(t);
     for (let i = 0; i < 9; i += 1) {
@@ -63,5 +81,42 @@ describe('login throttling per account and source address', () => {
     const succeeded = await auditEvents(account.apiKey, 'login_succeeded');
     expect(succeeded.find((e) => e.ip === '127.0.2.1')?.details).toEqual({ delayed_s: 1 });
     expect(await auditEvents(account.apiKey, 'login_throttled')).toHaveLength(0);
+  });
+});
+
+describe('password hashing queue', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ SERVICE_PASSWORD_HASH_CONCURRENCY: '1', SERVICE_PASSWORD_HASH_QUEUE: '2' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 429 with Retry-After once the queue is full, without counting the attempt as a failure', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        requestFrom(t.baseUrl, `127.0.4.${i + 1}`, 'POST', '/auth/login', {
+          body: { email: 'nobody@x.test', password: WRONG },
+        }),
+      ),
+    );
+    const busy = burst.filter((r) => r.status === 429);
+    expect(burst.filter((r) => r.status === 401).length).toBeGreaterThanOrEqual(3);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy.length + burst.filter((r) => r.status === 401).length).toBe(12);
+    for (const r of busy) {
+      expect(r.body.error.code).toBe('rate_limited');
+      expect(r.body.error.message).toMatch(/password checks/);
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+
+    const refused = burst.findIndex((r) => r.status === 429);
+    for (let i = 0; i < 5; i += 1) {
+      const again = await requestFrom(t.baseUrl, `127.0.4.${refused + 1}`, 'POST', '/auth/login', {
+        body: { email: 'nobody@x.test', password: WRONG },
+      });
+      expect(again.status).toBe(401);
+    }
   });
 });

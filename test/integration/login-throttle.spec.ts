@@ -80,27 +80,59 @@ describe.each([
     await throttles.close();
   });
 
+  /** One attempt that reaches the password check and fails. */
+  async function fail(t: LoginThrottle, email: string, ip: string, at: number) {
+    return t.recordFailure(await t.admit(email, ip, at), at);
+  }
+
   it('refuses a (account, source) pair after 5 failures in 15 minutes and no other source', async () => {
     const t = throttles.a();
     const engaged = [];
-    for (const i of [0, 1, 2, 3, 4]) engaged.push(await t.recordFailure('a@x.test', '10.0.0.1', i * MINUTE));
+    for (const i of [0, 1, 2, 3, 4]) engaged.push(await fail(t, 'a@x.test', '10.0.0.1', i * MINUTE));
     expect(engaged).toEqual([[], [], [], [], ['account_source']]);
 
     const other = throttles.b();
     const error = await refusal(() => other.admit('a@x.test', '10.0.0.1', 5 * MINUTE));
     expect(error?.code).toBe('rate_limited');
     expect(error?.headers).toEqual({ 'retry-after': String(10 * 60) });
-    expect(await other.admit('a@x.test', '10.0.0.2', 5 * MINUTE)).toEqual({ delayMs: 0 });
-    expect(await other.admit('b@x.test', '10.0.0.1', 5 * MINUTE)).toEqual({ delayMs: 0 });
-    expect(await other.admit('a@x.test', '10.0.0.1', 15 * MINUTE + 1)).toEqual({ delayMs: 0 });
+    expect(await other.admit('a@x.test', '10.0.0.2', 5 * MINUTE)).toMatchObject({ delayMs: 0 });
+    expect(await other.admit('b@x.test', '10.0.0.1', 5 * MINUTE)).toMatchObject({ delayMs: 0 });
+    expect(await other.admit('a@x.test', '10.0.0.1', 15 * MINUTE + 1)).toMatchObject({ delayMs: 0 });
   });
 
   it('refuses a source after 20 failures against any accounts', async () => {
     const [a, b] = [throttles.a(), throttles.b()];
     for (let i = 0; i < 19; i += 1)
-      expect(await (i % 2 ? a : b).recordFailure(`u${i}@x.test`, '10.0.0.9', i)).toEqual([]);
-    expect(await a.recordFailure('u19@x.test', '10.0.0.9', 19)).toEqual(['source']);
+      expect(await fail(i % 2 ? a : b, `u${i}@x.test`, '10.0.0.9', i)).toEqual([]);
+    expect(await fail(a, 'u19@x.test', '10.0.0.9', 19)).toEqual(['source']);
     expect((await refusal(() => b.admit('new@x.test', '10.0.0.9', 20)))?.code).toBe('rate_limited');
+  });
+
+  it('lets 5 of 200 simultaneous attempts on one account and address reach the password check', async () => {
+    const [a, b] = [throttles.a(), throttles.b()];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).admit('a@x.test', '10.0.0.1', 1000)),
+    );
+    const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(admitted).toHaveLength(5);
+    const refused = outcomes.filter((o) => o.status === 'rejected');
+    expect(refused.every((o) => (o.reason as AppError).code === 'rate_limited')).toBe(true);
+  });
+
+  it('lets 20 of 100 simultaneous attempts on unknown accounts from one address through', async () => {
+    const [a, b] = [throttles.a(), throttles.b()];
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).admit(`n${i}@x.test`, '10.0.0.7', 1000)),
+    );
+    const admitted = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(admitted).toHaveLength(20);
+  });
+
+  it('an attempt released before its password check does not count', async () => {
+    const t = throttles.a();
+    for (let i = 0; i < 10; i += 1) await t.release(await t.admit('a@x.test', '10.0.0.3', i));
+    for (let i = 0; i < 4; i += 1) await fail(t, 'a@x.test', '10.0.0.3', 10 + i);
+    expect(await fail(t, 'a@x.test', '10.0.0.3', 20)).toEqual(['account_source']);
   });
 
   it('delays, never refuses, a new source once the account has more than 50 failures', async () => {
@@ -109,11 +141,11 @@ describe.each([
       throttles.b({ SERVICE_LOGIN_BACKSTOP_DELAY_S: '4' }),
     ];
     for (let i = 0; i < 50; i += 1)
-      expect(await (i % 2 ? a : b).recordFailure('a@x.test', `10.0.${i}.1`, i)).toEqual([]);
-    expect(await a.admit('a@x.test', '10.9.9.9', 60)).toEqual({ delayMs: 0 });
-    expect(await a.recordFailure('a@x.test', '10.0.99.1', 61)).toEqual(['account_backstop']);
-    expect(await b.admit('a@x.test', '10.9.9.9', 62)).toEqual({ delayMs: 4000 });
-    expect(await b.admit('other@x.test', '10.9.9.9', 62)).toEqual({ delayMs: 0 });
+      expect(await fail(i % 2 ? a : b, 'a@x.test', `10.0.${i}.1`, i)).toEqual([]);
+    expect(await a.admit('a@x.test', '10.9.9.9', 60)).toMatchObject({ delayMs: 0 });
+    expect(await fail(a, 'a@x.test', '10.0.99.1', 61)).toEqual(['account_backstop']);
+    expect(await b.admit('a@x.test', '10.9.9.9', 62)).toMatchObject({ delayMs: 4000 });
+    expect(await b.admit('other@x.test', '10.9.9.9', 62)).toMatchObject({ delayMs: 0 });
   });
 
   it('a success clears its own source, a password reset the whole account', async () => {
@@ -121,14 +153,12 @@ describe.each([
       throttles.a({ SERVICE_LOGIN_ACCOUNT_BACKSTOP: '6' }),
       throttles.b({ SERVICE_LOGIN_ACCOUNT_BACKSTOP: '6' }),
     ];
-    for (let i = 0; i < 5; i += 1) {
-      await a.recordFailure('a@x.test', '10.0.0.1', i);
-      await a.recordFailure('a@x.test', '10.0.0.2', i);
-    }
-    await b.recordSuccess('a@x.test', '10.0.0.1');
+    for (let i = 0; i < 4; i += 1) await fail(a, 'a@x.test', '10.0.0.1', i);
+    await b.recordSuccess(await b.admit('a@x.test', '10.0.0.1', 5));
+    for (let i = 0; i < 5; i += 1) await fail(a, 'a@x.test', '10.0.0.2', i);
     expect((await a.admit('a@x.test', '10.0.0.1', 10)).delayMs).toBeGreaterThan(0);
     expect((await refusal(() => a.admit('a@x.test', '10.0.0.2', 10)))?.code).toBe('rate_limited');
     await b.clearAccount('a@x.test');
-    expect(await a.admit('a@x.test', '10.0.0.2', 10)).toEqual({ delayMs: 0 });
+    expect(await a.admit('a@x.test', '10.0.0.2', 10)).toMatchObject({ delayMs: 0 });
   });
 });

@@ -68,6 +68,8 @@ const SCHEMA = {
   loginFailuresPerIp: ['SERVICE_LOGIN_FAILURES_PER_IP', integer(20, { min: 1, max: 100_000 })],
   loginAccountBackstop: ['SERVICE_LOGIN_ACCOUNT_BACKSTOP', integer(50, { min: 1, max: 1_000_000 })],
   loginBackstopDelayS: ['SERVICE_LOGIN_BACKSTOP_DELAY_S', seconds(3)],
+  passwordHashConcurrency: ['SERVICE_PASSWORD_HASH_CONCURRENCY', integer(2, { min: 1, max: 64 })],
+  passwordHashQueue: ['SERVICE_PASSWORD_HASH_QUEUE', integer(64, { min: 0, max: 100_000 })],
 
   webhookRetryBaseMs: ['SERVICE_WEBHOOK_RETRY_BASE_MS', integer(5000, { min: 1 })],
   webhookMaxAttempts: ['SERVICE_WEBHOOK_MAX_ATTEMPTS', integer(8, { min: 1, max: 50 })],

@@ -1,9 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config';
+import { PasswordHasher } from './password-hasher';
 import { SecretVault } from './secret-vault';
 import { ServerSecrets } from './server-secrets';
 
-/** Makes the SecretVault (AES-256-GCM for secrets at rest) and the daemon's own ServerSecrets injectable everywhere. */
+/**
+ * Makes the SecretVault (AES-256-GCM for secrets at rest), the daemon's own ServerSecrets and the bounded
+ * PasswordHasher injectable everywhere.
+ */
 @Global()
 @Module({
   providers: [
@@ -14,7 +18,8 @@ import { ServerSecrets } from './server-secrets';
         new SecretVault({ configured: config.configEncryptionKey, keysDir: config.keysDir }),
     },
     ServerSecrets,
+    PasswordHasher,
   ],
-  exports: [SecretVault, ServerSecrets],
+  exports: [SecretVault, ServerSecrets, PasswordHasher],
 })
 export class CryptoModule {}

@@ -51,6 +51,34 @@ export class SharedWindowCounter implements WindowCounter {
     return Number(rows[0].hits);
   }
 
+  async tryHit(key: readonly string[], now = Date.now()): Promise<number | null> {
+    const stored = storedKey(key);
+    // The key's advisory lock makes the count and the insert one step for every replica.
+    return this.em.fork().transactional(async (tx) => {
+      await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`rate-limit:${this.name}:${stored}`]);
+      const [row] = await tx.execute<{ hits: string | number }[]>(
+        'select count(*) as hits from rate_limit_hits where counter = ? and key = ? and at > ?',
+        [this.name, stored, now - this.windowMs],
+      );
+      const hits = Number(row.hits);
+      if (hits >= this.limit) return null;
+      await tx.execute('insert into rate_limit_hits (counter, key, at) values (?, ?, ?)', [
+        this.name,
+        stored,
+        now,
+      ]);
+      return hits + 1;
+    });
+  }
+
+  async release(key: readonly string[], at: number): Promise<void> {
+    // Rows have no id: events of one key at one instant are alike, so any one of them may go.
+    await this.connection().execute(
+      'delete from rate_limit_hits where ctid = (select ctid from rate_limit_hits where counter = ? and key = ? and at = ? limit 1)',
+      [this.name, storedKey(key), at],
+    );
+  }
+
   async resetPrefix(prefix: readonly string[]): Promise<void> {
     const stored = storedKey(prefix);
     await this.connection().execute(

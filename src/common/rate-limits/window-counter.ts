@@ -9,6 +9,14 @@ export interface WindowCounter {
   retryAfterMs(key: readonly string[], now?: number): Promise<number>;
   /** Counts one event; resolves with how many the key has in the window, this one included. */
   hit(key: readonly string[], now?: number): Promise<number>;
+  /**
+   * Counts one event only while the key is under its limit, deciding and counting as one step so that concurrent
+   * callers cannot all pass: resolves with the key's count in the window, this one included, or null (nothing
+   * counted) when the key is at its limit.
+   */
+  tryHit(key: readonly string[], now?: number): Promise<number | null>;
+  /** Forgets one event of the key counted at `at`: a reserved attempt that turned out not to count. */
+  release(key: readonly string[], at: number): Promise<void>;
   /** Forgets every event of each key that starts with these parts. */
   resetPrefix(prefix: readonly string[]): Promise<void>;
 }
@@ -27,6 +35,17 @@ export class MemoryWindowCounter implements WindowCounter {
 
   hit(key: readonly string[], now = Date.now()): Promise<number> {
     return Promise.resolve(this.limiter.hit(joined(key), now));
+  }
+
+  tryHit(key: readonly string[], now = Date.now()): Promise<number | null> {
+    const joinedKey = joined(key);
+    if (this.limiter.retryAfterMs(joinedKey, now) > 0) return Promise.resolve(null);
+    return Promise.resolve(this.limiter.hit(joinedKey, now));
+  }
+
+  release(key: readonly string[], at: number): Promise<void> {
+    this.limiter.release(joined(key), at);
+    return Promise.resolve();
   }
 
   resetPrefix(prefix: readonly string[]): Promise<void> {

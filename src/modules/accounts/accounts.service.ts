@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { hashPassword } from '../../common/crypto';
+import { PasswordHasher } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { ApiKeysService } from '../api-keys/api-keys.service';
@@ -19,6 +19,7 @@ export class AccountsService {
     private readonly apiKeys: ApiKeysService,
     private readonly audit: AuditService,
     private readonly mailer: AccountMailer,
+    private readonly passwords: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
@@ -54,7 +55,7 @@ export class AccountsService {
   ): Promise<CreatedAccount> {
     const email = normalizeEmail(input.email);
     // scrypt runs before the transaction so the write lock is never held across it
-    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);
     try {
       return await this.repository.transaction(async (tx) => {
         if (how.requireFirst && (await this.repository.findOperatorOrganization(tx))) {

@@ -2,12 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { burnPasswordCheck, hashPassword, sha256Hex, verifyPassword } from '../../common/crypto';
+import { PasswordHasher, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { AuditService } from '../audit/audit.service';
 import { AuditActor } from '../audit/audit.types';
-import { AuthTokenPurpose } from './account.entities';
+import { AuthTokenPurpose, UserEntity } from './account.entities';
 import { AccountMailer } from './account-mailer';
 import { AccountsRepository } from './accounts.repository';
 import { normalizeEmail } from './accounts.types';
@@ -30,6 +30,7 @@ export class AuthService implements OnApplicationShutdown {
     private readonly throttle: LoginThrottle,
     private readonly mailer: AccountMailer,
     private readonly audit: AuditService,
+    private readonly passwords: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     counters: WindowCounters,
@@ -40,20 +41,29 @@ export class AuthService implements OnApplicationShutdown {
   /** Unknown address, missing password and wrong password all answer the same 401, after the same work. */
   async login(rawEmail: string, password: string, ip: string): Promise<{ token: string; expiresIn: number }> {
     const email = normalizeEmail(rawEmail);
-    const { delayMs } = await this.throttle.admit(email, ip);
-    if (delayMs > 0) await sleep(delayMs);
-    const user = await this.repository.findUserByEmail(email);
-    const matches = user?.passwordHash
-      ? await verifyPassword(password, user.passwordHash)
-      : await burnPasswordCheck(password).then(() => false);
+    const attempt = await this.throttle.admit(email, ip);
+    const { delayMs } = attempt;
+    let user: UserEntity | null;
+    let matches: boolean;
+    try {
+      if (delayMs > 0) await sleep(delayMs);
+      user = await this.repository.findUserByEmail(email);
+      matches = user?.passwordHash
+        ? await this.passwords.verify(password, user.passwordHash)
+        : await this.passwords.burn(password).then(() => false);
+    } catch (error) {
+      // No password was checked (a full hashing queue, an unreachable store): the attempt does not count.
+      await this.throttle.release(attempt);
+      throw error;
+    }
     const actor: AuditActor = user ? { type: 'user', id: user.id } : { type: 'anonymous' };
     if (!user || !matches) {
-      const engaged = await this.throttle.recordFailure(email, ip);
+      const engaged = await this.throttle.recordFailure(attempt);
       await this.audit.record({ event: 'login_failed', orgId: user?.orgId, actor, ip, details: { email } });
       for (const scope of engaged) await this.auditThrottle(scope, email, ip, user?.orgId, actor);
       throw new AppError('invalid_credentials');
     }
-    await this.throttle.recordSuccess(email, ip);
+    await this.throttle.recordSuccess(attempt);
     const session = await this.sessions.issue(user.id, ip);
     await this.audit.record({
       event: 'login_succeeded',
@@ -93,7 +103,7 @@ export class AuthService implements OnApplicationShutdown {
       new Date().toISOString(),
     );
     if (!usable) throw new AppError('invalid_token');
-    const passwordHash = await hashPassword(newPassword);
+    const passwordHash = await this.passwords.hash(newPassword);
     let userId = '';
     await this.consume(token, 'reset_password', async (id, orgId, tx, now) => {
       userId = id;

@@ -6,9 +6,15 @@ import { WindowCounter, WindowCounters } from '../../common/rate-limits';
 /** A throttle that started to apply with the failure just recorded; each is audited once, when it engages. */
 export type ThrottleEngagement = 'account_source' | 'source' | 'account_backstop';
 
-export interface LoginAdmission {
+/** An attempt let through to the password check; it holds its place in the counts until it fails or succeeds. */
+export interface LoginAttempt {
+  readonly email: string;
+  readonly ip: string;
+  readonly at: number;
   /** How long to hold the attempt before checking the password: non-zero only under the account-wide backstop. */
   readonly delayMs: number;
+  readonly accountSourceCount: number;
+  readonly sourceCount: number;
 }
 
 /**
@@ -33,13 +39,20 @@ export class LoginThrottle {
     this.byAccount = counters.create('login_account', config.loginAccountBackstop + 1, windowMs);
   }
 
-  /** Throws 429 rate_limited for a throttled source; otherwise says how long to delay the attempt. */
-  async admit(email: string, ip: string, now = Date.now()): Promise<LoginAdmission> {
-    const waitMs = Math.max(
-      await this.byAccountSource.retryAfterMs([email, ip], now),
-      await this.bySource.retryAfterMs([ip], now),
-    );
-    if (waitMs > 0) {
+  /**
+   * Counts the attempt before its password is checked, so that concurrent attempts cannot all pass a check of the
+   * failures so far: of any burst, at most the limit reach the password check. Throws 429 rate_limited for a
+   * throttled source; otherwise says how long to delay the attempt.
+   */
+  async admit(email: string, ip: string, now = Date.now()): Promise<LoginAttempt> {
+    const accountSourceCount = await this.byAccountSource.tryHit([email, ip], now);
+    const sourceCount = accountSourceCount === null ? null : await this.bySource.tryHit([ip], now);
+    if (accountSourceCount === null || sourceCount === null) {
+      if (accountSourceCount !== null) await this.byAccountSource.release([email, ip], now);
+      const waitMs = Math.max(
+        await this.byAccountSource.retryAfterMs([email, ip], now),
+        await this.bySource.retryAfterMs([ip], now),
+      );
       throw AppError.retryLater(
         'rate_limited',
         waitMs,
@@ -47,23 +60,36 @@ export class LoginThrottle {
       );
     }
     const overBackstop = (await this.byAccount.retryAfterMs([email], now)) > 0;
-    return { delayMs: overBackstop ? this.config.loginBackstopDelayS * 1000 : 0 };
+    return {
+      email,
+      ip,
+      at: now,
+      delayMs: overBackstop ? this.config.loginBackstopDelayS * 1000 : 0,
+      accountSourceCount,
+      sourceCount,
+    };
   }
 
-  async recordFailure(email: string, ip: string, now = Date.now()): Promise<ThrottleEngagement[]> {
+  /** The attempt's reserved counts stand as failures; says which throttles this failure engaged. */
+  async recordFailure(attempt: LoginAttempt, now = Date.now()): Promise<ThrottleEngagement[]> {
     const engaged: ThrottleEngagement[] = [];
-    if ((await this.byAccountSource.hit([email, ip], now)) === this.config.loginFailuresPerSource) {
-      engaged.push('account_source');
-    }
-    if ((await this.bySource.hit([ip], now)) === this.config.loginFailuresPerIp) engaged.push('source');
-    if ((await this.byAccount.hit([email], now)) === this.config.loginAccountBackstop + 1)
+    if (attempt.accountSourceCount === this.config.loginFailuresPerSource) engaged.push('account_source');
+    if (attempt.sourceCount === this.config.loginFailuresPerIp) engaged.push('source');
+    if ((await this.byAccount.hit([attempt.email], now)) === this.config.loginAccountBackstop + 1)
       engaged.push('account_backstop');
     return engaged;
   }
 
   /** A successful login clears its own source only: failures from elsewhere still count against the account. */
-  recordSuccess(email: string, ip: string): Promise<void> {
-    return this.byAccountSource.resetPrefix([email, ip]);
+  async recordSuccess(attempt: LoginAttempt): Promise<void> {
+    await this.byAccountSource.resetPrefix([attempt.email, attempt.ip]);
+    await this.bySource.release([attempt.ip], attempt.at);
+  }
+
+  /** Gives back the attempt's reserved counts: it ended before a password was checked. */
+  async release(attempt: LoginAttempt): Promise<void> {
+    await this.byAccountSource.release([attempt.email, attempt.ip], attempt.at);
+    await this.bySource.release([attempt.ip], attempt.at);
   }
 
   /** A password reset proves control of the mailbox: every count against the account goes. */

@@ -1,0 +1,33 @@
+/** Thrown by `BoundedWorkQueue.run` when every slot is busy and the queue is full. */
+export class WorkQueueFullError extends Error {
+  constructor() {
+    super('the work queue is full');
+  }
+}
+
+/** Runs at most `concurrency` tasks at once, in arrival order; at most `queueLimit` wait, beyond that a task is refused. */
+export class BoundedWorkQueue {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly concurrency: number,
+    private readonly queueLimit: number,
+  ) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.concurrency) {
+      if (this.waiting.length >= this.queueLimit) throw new WorkQueueFullError();
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.active += 1;
+    }
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active -= 1;
+    }
+  }
+}
