@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { requestFrom } from '../support/source-address';
 import { startTestApp, TestApp } from '../support/test-app';
 import {
   login,
@@ -358,5 +359,32 @@ describe('login throttling', () => {
       body: { email: account.email, password: account.password },
     });
     expect(res.status).toBe(429);
+  });
+});
+
+describe('sign-up throttle per client address', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ SERVICE_SIGNUP_RATE_LIMIT: '3' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const signupFrom = (ip: string) =>
+    requestFrom(t.baseUrl, ip, 'POST', '/auth/signup', {
+      body: { email: uniqueEmail('burst'), password: 'correct horse battery', name: 'Burst' },
+    });
+
+  it('creates 3 organizations of a simultaneous burst from one address, refuses the rest, not other addresses', async () => {
+    const burst = await Promise.all(Array.from({ length: 8 }, () => signupFrom('127.0.5.1')));
+    expect(burst.filter((r) => r.status === 201)).toHaveLength(3);
+    const refused = burst.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(5);
+    expect(refused[0].body.error.code).toBe('rate_limited');
+    expect(refused[0].body.error.message).toBe('Too many sign-ups from this address: retry later.');
+    expect(Number(refused[0].headers.get('retry-after'))).toBeGreaterThan(3500);
+
+    expect((await signupFrom('127.0.5.2')).status).toBe(201);
   });
 });

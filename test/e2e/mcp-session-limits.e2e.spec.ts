@@ -71,3 +71,36 @@ describe('MCP session limits per credential and organization', () => {
     expect((await theirs.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 });
+
+describe('MCP sessions kept for the operator organization', () => {
+  let t: TestApp;
+  const open: { client: Client }[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ SERVICE_MCP_MAX_SESSIONS: '3', SERVICE_MCP_OPERATOR_RESERVE: '1' });
+  });
+  afterAll(async () => {
+    await Promise.allSettled(open.map((s) => s.client.close()));
+    await t.close();
+  });
+
+  it('refuses tenants the reserved slot and still lets the operator organization open a session', async () => {
+    const operator = await signupAccount(t);
+    const tenants = [await signupAccount(t), await signupAccount(t)];
+    for (const tenant of tenants) open.push(await connectStreamable(t.baseUrl, tenant.apiKey));
+
+    const refused = await t.request('POST', '/mcp', {
+      token: tenants[0].apiKey,
+      body: INITIALIZE,
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('mcp_session_limit_reached');
+    expect(refused.body.error.message).toContain(
+      'All 2 MCP sessions the appliance keeps for tenant organizations',
+    );
+
+    const operatorSession = await connectStreamable(t.baseUrl, operator.apiKey);
+    open.push(operatorSession);
+    expect((await operatorSession.client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+});

@@ -45,6 +45,7 @@ export function spawnDaemon(env: Record<string, string>): DaemonProcess {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'test',
       SERVICE_RUNTIME_SUPERVISE: 'false',
+      SERVICE_SIGNUP_RATE_LIMIT: '0',
       ...storeEnv(env),
       ...env,
     },

@@ -89,6 +89,7 @@ export async function startTestApp(
       SERVICE_LOG_LEVEL: 'silent',
       ENGINE_POOL_SIZE: '1',
       SERVICE_RUNTIME_SUPERVISE: 'false',
+      SERVICE_SIGNUP_RATE_LIMIT: '0',
       ...store,
       ...env,
       SERVICE_DATA_DIR: dataDir,

@@ -4476,6 +4476,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
             default: {
                 headers: {

@@ -55,6 +55,7 @@ const SCHEMA = {
   configEncryptionKey: ['SERVICE_CONFIG_ENCRYPTION_KEY', base64Key(32)],
 
   signupEnabled: ['SERVICE_SIGNUP_ENABLED', flag(true)],
+  signupRateLimit: ['SERVICE_SIGNUP_RATE_LIMIT', integer(10, { min: 0, max: 1_000_000 })],
   publicBaseUrl: ['SERVICE_PUBLIC_BASE_URL', optionalText()],
   smtpUrl: ['SERVICE_SMTP_URL', smtpUrl()],
   mailFrom: ['SERVICE_MAIL_FROM', text('Decision Service <no-reply@localhost>')],
@@ -114,6 +115,7 @@ const SCHEMA = {
   mcpMaxSessions: ['SERVICE_MCP_MAX_SESSIONS', integer(100, { min: 1, max: 100_000 })],
   mcpMaxSessionsPerOrg: ['SERVICE_MCP_MAX_SESSIONS_PER_ORG', integer(20, { min: 1, max: 100_000 })],
   mcpMaxSessionsPerKey: ['SERVICE_MCP_MAX_SESSIONS_PER_KEY', integer(5, { min: 1, max: 100_000 })],
+  mcpOperatorReserve: ['SERVICE_MCP_OPERATOR_RESERVE', integer(10, { min: 0, max: 100_000 })],
   mcpSessionIdleS: ['SERVICE_MCP_SESSION_IDLE_S', seconds(600)],
 
   engineBinaryPath: ['ENGINE_BINARY_PATH', text('./engine_build/simulate')],

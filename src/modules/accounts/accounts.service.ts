@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { PasswordHasher } from '../../common/crypto';
 import { AppError } from '../../common/errors';
+import { WindowCounter, WindowCounters } from '../../common/rate-limits';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { AuditService } from '../audit/audit.service';
@@ -12,8 +13,13 @@ import { AccountsRepository } from './accounts.repository';
 import { CreatedAccount, NewAccount, normalizeEmail, UserView } from './accounts.types';
 import { toOrganization } from './organizations.service';
 
+const HOUR_MS = 3600_000;
+
 @Injectable()
 export class AccountsService {
+  /** Sign-ups per client address per hour; undefined when SERVICE_SIGNUP_RATE_LIMIT is 0 (off). */
+  private readonly signupsBySource: WindowCounter | undefined;
+
   constructor(
     private readonly repository: AccountsRepository,
     private readonly apiKeys: ApiKeysService,
@@ -22,11 +28,18 @@ export class AccountsService {
     private readonly passwords: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
-  ) {}
+    counters: WindowCounters,
+  ) {
+    this.signupsBySource =
+      config.signupRateLimit === 0
+        ? undefined
+        : counters.create('signup_source', config.signupRateLimit, HOUR_MS);
+  }
 
   /** Hosted sign-up: organization, owner and bootstrap key in one transaction, then a verification mail. */
   async signup(input: NewAccount, ip: string): Promise<CreatedAccount> {
     if (!this.config.signupEnabled) throw new AppError('signup_disabled');
+    await this.admitSignup(ip);
     const account = await this.createAccount(input, { event: 'signup', ip });
     try {
       await this.mailer.sendVerification(account.user);
@@ -47,6 +60,13 @@ export class AccountsService {
   async getUser(userId: string): Promise<UserView | undefined> {
     const user = await this.repository.findUser(userId);
     return user ? toUserView(user) : undefined;
+  }
+
+  /** Counted before any work, so a burst from one address cannot pass the limit; a failed sign-up still counts. */
+  private async admitSignup(ip: string): Promise<void> {
+    if (!this.signupsBySource || (await this.signupsBySource.tryHit([ip])) !== null) return;
+    const waitMs = await this.signupsBySource.retryAfterMs([ip]);
+    throw AppError.retryLater('rate_limited', waitMs, 'Too many sign-ups from this address: retry later.');
   }
 
   private async createAccount(

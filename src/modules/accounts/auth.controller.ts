@@ -36,7 +36,7 @@ export class AuthController {
     type: SignupResponse,
     description: 'The organization, its owner and a bootstrap key.',
   })
-  @ApiErrors('signup_disabled', 'email_taken', 'conflict')
+  @ApiErrors('signup_disabled', 'email_taken', 'conflict', 'rate_limited')
   @ApiOperation({
     summary: 'Sign up: create an organization, its owner and a first API key',
     description:

@@ -73,8 +73,8 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
    */
   async reserve(principal: Principal): Promise<() => void> {
     const claimant = { owner: sessionOwner(principal), orgId: principal.orgId };
-    if (this.refusal(claimant)) await this.reapIdle();
-    const refusal = this.refusal(claimant);
+    if (this.refusal(claimant, principal.isOperatorOrg)) await this.reapIdle();
+    const refusal = this.refusal(claimant, principal.isOperatorOrg);
     if (refusal) {
       this.logger.warn(
         { event: 'mcp_session_refused', scope: refusal.scope, org_id: claimant.orgId, limit: refusal.limit },
@@ -143,13 +143,20 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  private refusal(claimant: Claimant): Refusal | undefined {
+  private refusal(claimant: Claimant, isOperatorOrg: boolean): Refusal | undefined {
     const held: Claimant[] = [...this.sessions.values(), ...this.pending.values()];
-    const { mcpMaxSessions, mcpMaxSessionsPerOrg, mcpMaxSessionsPerKey } = this.config;
+    const { mcpMaxSessions, mcpMaxSessionsPerOrg, mcpMaxSessionsPerKey, mcpOperatorReserve } = this.config;
+    // The last slots of the appliance are kept for the operator organization, so tenants cannot lock it out.
+    const applianceLimit = isOperatorOrg ? mcpMaxSessions : Math.max(0, mcpMaxSessions - mcpOperatorReserve);
     const scopes: [Refusal['scope'], number, (c: Claimant) => boolean, string][] = [
       ['credential', mcpMaxSessionsPerKey, (c) => c.owner === claimant.owner, 'this credential has'],
       ['organization', mcpMaxSessionsPerOrg, (c) => c.orgId === claimant.orgId, 'your organization has'],
-      ['appliance', mcpMaxSessions, () => true, 'the appliance has'],
+      [
+        'appliance',
+        applianceLimit,
+        () => true,
+        isOperatorOrg ? 'the appliance has' : 'the appliance keeps for tenant organizations',
+      ],
     ];
     for (const [scope, limit, inScope, who] of scopes) {
       if (held.filter(inScope).length < limit) continue;
