@@ -201,6 +201,33 @@ describe.each([
       expect(new Set(claimed).size).toBe(30);
     });
 
+    it('are claimed organizations in turn, no destination or organization past its cap in flight', async () => {
+      const repo = new WebhookDeliveryRepository(replicas.a.em);
+      const queue = async (orgId: string, url: string, count: number, fromSecond: number) => {
+        for (let i = 0; i < count; i++) {
+          await replicas.a.em
+            .fork()
+            .transactional((em) =>
+              repo.insert(em, { orgId, event: 'trigger.fired', url, body: { i } }, at(fromSecond + i)),
+            );
+        }
+      };
+      await queue('org_flood', 'http://slow/', 10, -60);
+      await queue('org_quiet', 'http://quiet/', 2, -30);
+
+      const turns = await repo.claimDue(T0, 3, lease('a', 30));
+      expect(turns.map((d) => d.orgId).sort()).toEqual(['org_flood', 'org_flood', 'org_quiet']);
+
+      const capped = await repo.claimDue(T0, 16, lease('a', 30), { perDestination: 4, perOrg: 12 });
+      expect(capped.map((d) => `${d.orgId} ${d.url}`).sort()).toEqual([
+        'org_flood http://slow/',
+        'org_flood http://slow/',
+        'org_quiet http://quiet/',
+      ]);
+      expect(await repo.claimDue(T0, 16, lease('a', 30), { perDestination: 4, perOrg: 12 })).toEqual([]);
+      expect(await repo.claimDue(T0, 16, lease('a', 30), { perDestination: 8, perOrg: 5 })).toHaveLength(1);
+    });
+
     it('are recorded only by the replica holding the lease', async () => {
       await seed(1);
       const a = new WebhookDeliveryRepository(replicas.a.em);

@@ -61,6 +61,14 @@ export interface ClaimSql<T extends object> {
   readonly setParams: (now: Date, lease: Lease) => readonly unknown[];
   /** `orderBy` for the claimed rows: `returning` gives them in no particular order. */
   readonly compare: (a: T, b: T) => number;
+  /**
+   * Replaces `select id from <table> where <due> order by <orderBy> limit ?` when the order is more than a sort: a
+   * select of the ids to claim, `?` for the values of `params`, which are given the claim's extra arguments.
+   */
+  readonly pick?: {
+    readonly sql: string;
+    readonly params: (now: Date, limit: number, ...extra: number[]) => readonly unknown[];
+  };
 }
 
 /**
@@ -79,7 +87,7 @@ export class PreparedClaim<T extends object> {
     private readonly claim: ClaimSql<T>,
   ) {
     const { table, due, orderBy, set } = claim;
-    const pick = `select id from ${table} where ${due} order by ${orderBy} limit ?`;
+    const pick = claim.pick?.sql ?? `select id from ${table} where ${due} order by ${orderBy} limit ?`;
     const sql =
       dialectOf(em.getPlatform()) === 'postgresql'
         ? `update ${table} set ${set} where id = any(array(${pick} for update skip locked)) and ${due} returning *`
@@ -88,13 +96,13 @@ export class PreparedClaim<T extends object> {
     this.rows = new EntityRows(em, claim.schema);
   }
 
-  /** The claimed rows, sorted by `compare`. */
-  async take(now: Date, limit: number, lease: Lease): Promise<T[]> {
+  /** The claimed rows, sorted by `compare`; `extra` goes to a custom `pick`. */
+  async take(now: Date, limit: number, lease: Lease, ...extra: number[]): Promise<T[]> {
     const dueParams = this.claim.dueParams(now);
+    const pickParams = this.claim.pick ? this.claim.pick.params(now, limit, ...extra) : [...dueParams, limit];
     const rows = await this.statement.returning<Record<string, unknown>>([
       ...this.claim.setParams(now, lease),
-      ...dueParams,
-      limit,
+      ...pickParams,
       ...dueParams,
     ]);
     return rows.map((row) => this.rows.entityOf(row)).sort(this.claim.compare);

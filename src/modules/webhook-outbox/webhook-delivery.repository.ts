@@ -66,18 +66,59 @@ function newRow(delivery: NewDelivery, now: Date): WebhookDelivery {
   };
 }
 
-/** Due and not held: never leased, or its lease ran out (the replica that held it died or stalled). Oldest first. */
+const DUE = "status = 'pending' and next_attempt_at <= ? and (lease_until is null or lease_until < ?)";
+/** Attempts in flight on any replica: due when claimed, and leased now. */
+const IN_FLIGHT = "status = 'pending' and next_attempt_at <= ? and lease_until >= ?";
+
+/**
+ * Organizations take turns: each one's oldest due delivery comes before anyone's second, counting the attempts an
+ * organization already has in flight as turns taken. A destination (URL) or an organization at its cap of attempts
+ * in flight gets nothing more, so a receiver that hangs, or one tenant's flood, cannot hold every slot. The ranking
+ * sits in a subquery because PostgreSQL refuses `for update` beside window functions.
+ */
+const FAIR_PICK = `select id from webhook_deliveries where id in (select r.id from (
+    select id, org_id, url, next_attempt_at,
+      row_number() over (partition by org_id order by next_attempt_at, id) as org_turn,
+      row_number() over (partition by url order by next_attempt_at, id) as url_turn
+    from webhook_deliveries where ${DUE}
+  ) r
+  left join (select url, count(*) as n from webhook_deliveries where ${IN_FLIGHT} group by url) busy_url
+    on busy_url.url = r.url
+  left join (select org_id, count(*) as n from webhook_deliveries where ${IN_FLIGHT} group by org_id) busy_org
+    on busy_org.org_id = r.org_id
+  where r.url_turn + coalesce(busy_url.n, 0) <= ? and r.org_turn + coalesce(busy_org.n, 0) <= ?
+  order by r.org_turn + coalesce(busy_org.n, 0), r.next_attempt_at, r.id
+  limit ?)`;
+
+/** Due and not held: never leased, or its lease ran out (the replica that held it died or stalled). */
 const DELIVERY_CLAIM = {
   schema: WebhookDeliverySchema,
   table: 'webhook_deliveries',
-  due: "status = 'pending' and next_attempt_at <= ? and (lease_until is null or lease_until < ?)",
+  due: DUE,
   dueParams: (now: Date) => [now, now],
+  pick: {
+    sql: FAIR_PICK,
+    params: (now: Date, limit: number, perDestination = UNCAPPED, perOrg = UNCAPPED) => [
+      ...[now, now, now, now, now, now],
+      perDestination,
+      perOrg,
+      limit,
+    ],
+  },
   orderBy: 'next_attempt_at, id',
   set: 'lease_owner = ?, lease_until = ?',
   setParams: (_now: Date, lease: Lease) => [lease.owner, lease.until],
   compare: (a: WebhookDelivery, b: WebhookDelivery) =>
     (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1),
 };
+
+/** Attempts in flight at most, per destination URL and per organization. */
+export interface DeliveryCaps {
+  readonly perDestination?: number;
+  readonly perOrg?: number;
+}
+
+const UNCAPPED = 2 ** 31 - 1;
 
 @Injectable()
 export class WebhookDeliveryRepository {
@@ -106,11 +147,18 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Leases up to `limit` due deliveries, oldest first, in one prepared statement (`PreparedClaim`): one delivery is
-   * never held by two replicas.
+   * Leases up to `limit` due deliveries, organizations in turn and each one's oldest first, in one prepared statement
+   * (`PreparedClaim`): one delivery is never held by two replicas. No destination or organization goes past its cap
+   * of attempts in flight, counted across replicas.
    */
-  claimDue(now: Date, limit: number, lease: Lease): Promise<WebhookDelivery[]> {
-    return this.claimDeliveries.take(now, limit, lease);
+  claimDue(now: Date, limit: number, lease: Lease, caps: DeliveryCaps = {}): Promise<WebhookDelivery[]> {
+    return this.claimDeliveries.take(
+      now,
+      limit,
+      lease,
+      caps.perDestination ?? UNCAPPED,
+      caps.perOrg ?? UNCAPPED,
+    );
   }
 
   /**

@@ -16,6 +16,8 @@ const POLL_INTERVAL_MS = 500;
 const CLAIM_LINGER_MS = 5;
 /** Attempts in flight at once; they wait on receivers, not on this process. */
 const WORKERS = 16;
+/** Of those, one organization may hold at most this many: the rest stay free for the others. */
+const PER_ORG = 12;
 
 export interface DeliveryView {
   readonly delivery: WebhookDelivery;
@@ -122,6 +124,10 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
         now,
         WORKERS - this.active.size,
         this.leases.leaseFrom(now),
+        {
+          perDestination: this.config.webhookMaxPerDestination,
+          perOrg: PER_ORG,
+        },
       );
       for (const delivery of claimed) {
         // Our own lease ran out while this attempt waited for the database: that attempt records it.
