@@ -334,3 +334,65 @@ describe('CrashLoopBreaker', () => {
     expect(breaker.isOpen()).toBe(false);
   });
 });
+
+describe('EnginePool fair share', () => {
+  const pools: EnginePool[] = [];
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((p) => p.stop()));
+  });
+
+  /** Workers hold each request until the test lets it go; `served` lists whose requests reached a worker. */
+  async function heldPool(size: number) {
+    const served: string[] = [];
+    const held: (() => void)[] = [];
+    const launcher = new FakeLauncher(
+      (w, request) =>
+        new Promise((resolve) => {
+          served.push(String((request as { who?: string }).who));
+          held.push(() => resolve(answer(w)));
+        }),
+    );
+    const { pool } = await startPool(launcher, { size, acquireTimeoutMs: 5000 });
+    pools.push(pool);
+    const run = (who: string, orgId: string, kind: 'interactive' | 'scheduled') =>
+      pool.run({ who }, { orgId, kind });
+    const releaseOne = async () => {
+      held.shift()?.();
+      await sleep(5);
+    };
+    return { pool, served, held, run, releaseOne };
+  }
+
+  it('keeps one of two workers free of scheduled work, and serves waiting interactive requests first', async () => {
+    const { served, run, releaseOne, pool } = await heldPool(2);
+    const flood = Array.from({ length: 5 }, (_, i) => run(`s${i}`, 'org_a', 'scheduled'));
+    await sleep(5);
+    expect(served).toEqual(['s0']);
+    expect(pool.status().queued).toBe(4);
+
+    const interactive = run('i0', 'org_b', 'interactive');
+    await sleep(5);
+    expect(served).toEqual(['s0', 'i0']);
+
+    const waitingInteractive = run('i1', 'org_a', 'interactive');
+    await releaseOne();
+    expect(served).toEqual(['s0', 'i0', 'i1']);
+    for (let i = 0; i < 7; i++) await releaseOne();
+    await Promise.all([...flood, interactive, waitingInteractive]);
+    expect(served.slice(3)).toEqual(['s1', 's2', 's3', 's4']);
+  });
+
+  it('serves waiting organizations in turn, not in arrival order', async () => {
+    const { served, run, releaseOne } = await heldPool(1);
+    const first = run('a0', 'org_a', 'interactive');
+    await sleep(5);
+    const queued = [
+      ...Array.from({ length: 3 }, (_, i) => run(`a${i + 1}`, 'org_a', 'interactive')),
+      run('b0', 'org_b', 'interactive'),
+      run('c0', 'org_c', 'interactive'),
+    ];
+    for (let i = 0; i < 6; i++) await releaseOne();
+    await Promise.all([first, ...queued]);
+    expect(served).toEqual(['a0', 'b0', 'c0', 'a1', 'a2', 'a3']);
+  });
+});

@@ -1,5 +1,5 @@
 import { AppError } from '../../common/errors';
-import { EngineReply, EngineRequest } from './engine.types';
+import { EngineReply, EngineRequest, EngineTicket, EngineWorkKind, INTERACTIVE_TICKET } from './engine.types';
 import { WorkerHandle, WorkerLauncher, WorkerLostError, WorkerTimeoutError } from './engine-worker';
 
 export interface PoolOptions {
@@ -54,9 +54,12 @@ interface Slot {
   recycleAt: number;
   retryTimer?: NodeJS.Timeout;
   consecutiveFailures: number;
+  /** What the busy worker is running. */
+  kind?: EngineWorkKind;
 }
 
 interface Waiter {
+  readonly ticket: EngineTicket;
   resolve(slot: Slot): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
@@ -108,6 +111,9 @@ export class EnginePool {
   private restartCount = 0;
   private lastHealth: Date | undefined;
   private engineVersion: string | undefined;
+  /** When each organization was last handed a worker, so the longest-unserved one goes next. */
+  private readonly lastServed = new Map<string, number>();
+  private handOuts = 0;
 
   constructor(
     private readonly launcher: WorkerLauncher,
@@ -174,10 +180,10 @@ export class EnginePool {
    * Runs one request. Throws AppError engine_busy (no free worker in time), engine_timeout (the worker overran and
    * was killed), internal_error (the worker died twice), or PoolUnavailableError (route it elsewhere).
    */
-  async run(request: EngineRequest): Promise<EngineReply> {
+  async run(request: EngineRequest, ticket: EngineTicket = INTERACTIVE_TICKET): Promise<EngineReply> {
     for (let attempt = 1; ; attempt++) {
       const waitStarted = performance.now();
-      const acquired = this.acquire();
+      const acquired = this.acquire(ticket);
       const slot = acquired instanceof Promise ? await acquired : acquired;
       this.observer.queueWaited(performance.now() - waitStarted);
       const worker = slot.worker;
@@ -231,16 +237,17 @@ export class EnginePool {
    * An idle worker is handed over synchronously, so the request is written to it before the caller's next statement
    * runs (callers do their own work while the engine computes); otherwise a wait for one.
    */
-  private acquire(): Slot | Promise<Slot> {
+  private acquire(ticket: EngineTicket): Slot | Promise<Slot> {
     if (this.stopped) throw new PoolUnavailableError('the engine pool is stopping');
     if (!this.serving) throw new PoolUnavailableError('no engine worker is running');
-    const slot = this.idle.shift();
+    const slot = ticket.kind === 'scheduled' && !this.mayRunScheduled() ? undefined : this.idle.shift();
     if (slot) {
-      this.setState(slot, 'busy');
+      this.handOut(slot, ticket);
       return slot;
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
+        ticket,
         resolve,
         reject,
         timer: setTimeout(() => {
@@ -274,17 +281,48 @@ export class EnginePool {
     this.offer(slot);
   }
 
-  /** A worker is free: the longest waiter gets it, otherwise it joins the idle list. */
+  /**
+   * A worker is free: it goes to a waiting interactive request before a scheduled one, and among those to the
+   * organization served longest ago (the longest waiter of it); otherwise it joins the idle list.
+   */
   private offer(slot: Slot): void {
-    const waiter = this.waiters.shift();
+    slot.kind = undefined;
+    const waiter = this.nextWaiter();
     if (waiter) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
       clearTimeout(waiter.timer);
-      this.setState(slot, 'busy');
+      this.handOut(slot, waiter.ticket);
       waiter.resolve(slot);
       return;
     }
     this.setState(slot, 'idle');
     this.idle.push(slot);
+  }
+
+  private nextWaiter(): Waiter | undefined {
+    const interactive = this.waiters.filter((w) => w.ticket.kind === 'interactive');
+    const candidates = interactive.length > 0 ? interactive : this.mayRunScheduled() ? this.waiters : [];
+    let next: Waiter | undefined;
+    for (const waiter of candidates) {
+      if (!next || this.servedAt(waiter.ticket.orgId) < this.servedAt(next.ticket.orgId)) next = waiter;
+    }
+    return next;
+  }
+
+  private servedAt(orgId: string): number {
+    return this.lastServed.get(orgId) ?? -1;
+  }
+
+  /** With two or more workers, scheduled work may hold all but one, so an interactive request never waits on it. */
+  private mayRunScheduled(): boolean {
+    const size = this.slots.length;
+    return size < 2 || this.slots.filter((s) => s.kind === 'scheduled').length < size - 1;
+  }
+
+  private handOut(slot: Slot, ticket: EngineTicket): void {
+    slot.kind = ticket.kind;
+    this.lastServed.set(ticket.orgId, ++this.handOuts);
+    this.setState(slot, 'busy');
   }
 
   private install(slot: Slot, worker: WorkerHandle): void {
@@ -399,6 +437,7 @@ export class EnginePool {
   private setState(slot: Slot, state: SlotState): void {
     const before = this.busyCount();
     slot.state = state;
+    if (state !== 'busy') slot.kind = undefined;
     const after = this.busyCount();
     if (before !== after) this.observer.busyChanged(after);
   }

@@ -14,6 +14,8 @@ import {
   EngineReply,
   EngineRequest,
   EngineStatus,
+  EngineTicket,
+  INTERACTIVE_TICKET,
   ServingMode,
 } from './engine.types';
 import { EnginePool, PoolUnavailableError } from './engine-pool';
@@ -129,9 +131,9 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
   }
 
   /** Engine errors (503, 504) carry the engine_mode at the time, as every simulate answer does. */
-  async simulate(request: EngineRequest): Promise<EngineOutcome> {
+  async simulate(request: EngineRequest, ticket: EngineTicket = INTERACTIVE_TICKET): Promise<EngineOutcome> {
     try {
-      return await this.compute(request);
+      return await this.compute(request, ticket);
     } catch (error) {
       if (error instanceof AppError && ENGINE_ERROR_CODES.has(error.code)) {
         throw new AppError(error.code, error.message, error.details, error.headers, {
@@ -142,14 +144,14 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     }
   }
 
-  private async compute(request: EngineRequest): Promise<EngineOutcome> {
+  private async compute(request: EngineRequest, ticket: EngineTicket): Promise<EngineOutcome> {
     const mode = this.mode;
     this.noteMode(mode);
     switch (mode) {
       case 'pool':
         try {
           if (!this.pool) throw new PoolUnavailableError('the engine pool is not running');
-          return this.outcome(await this.pool.run(request), 'pool');
+          return this.outcome(await this.pool.run(request, ticket), 'pool');
         } catch (error) {
           if (!(error instanceof PoolUnavailableError)) throw error;
           if (!this.fallbackAllowed) throw this.unavailable(error.message);

@@ -61,9 +61,20 @@ export interface EngineStatus {
   };
 }
 
+/** Someone waiting for an answer (an API or MCP call), or work the appliance runs on its own (triggers, jobs). */
+export type EngineWorkKind = 'interactive' | 'scheduled';
+
+/** Whose request it is, for the pool's fair share: organizations in turn, interactive before scheduled. */
+export interface EngineTicket {
+  readonly orgId: string;
+  readonly kind: EngineWorkKind;
+}
+
+export const INTERACTIVE_TICKET: EngineTicket = { orgId: '', kind: 'interactive' };
+
 export interface EnginePort {
   /** Throws AppError: validation_failed, engine_busy, engine_timeout, engine_unavailable, internal_error. */
-  simulate(request: EngineRequest): Promise<EngineOutcome>;
+  simulate(request: EngineRequest, ticket?: EngineTicket): Promise<EngineOutcome>;
   status(): EngineStatus;
 }
 

@@ -256,7 +256,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private async run(job: Job): Promise<Computed> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;
-      const { response, run } = await this.simulation.compute(job.orgId, request);
+      const { response, run } = await this.simulation.compute(job.orgId, request, 'scheduled');
       return { outcome: { status: 'succeeded', runId: response.run_id, result: response }, run };
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from '@mikro-orm/knex';
-import { ENGINE_PORT, EnginePort } from '../engine/engine.types';
+import { ENGINE_PORT, EnginePort, EngineWorkKind } from '../engine/engine.types';
 import { Principal } from '../../common/auth/principal';
 import { assertFiniteResult } from './result-guard';
 import { readPlainRequest } from './plain-request';
@@ -68,8 +68,16 @@ export class SimulationService {
    * Validates, computes and records one simulation. Throws AppError: validation_failed, engine_busy,
    * engine_timeout, engine_unavailable, internal_error.
    */
-  async simulate(caller: Principal | string, body: unknown): Promise<SimulationResponse> {
-    const { response, run } = await this.compute(typeof caller === 'string' ? caller : caller.orgId, body);
+  async simulate(
+    caller: Principal | string,
+    body: unknown,
+    kind: EngineWorkKind = 'interactive',
+  ): Promise<SimulationResponse> {
+    const { response, run } = await this.compute(
+      typeof caller === 'string' ? caller : caller.orgId,
+      body,
+      kind,
+    );
     await this.runs.record(run);
     return response;
   }
@@ -87,11 +95,15 @@ export class SimulationService {
    * Validates and computes one simulation without recording it: for a caller that records the run in its own
    * transaction (`recordRuns`), with what the result changes. Throws as `simulate`.
    */
-  async compute(orgId: string, body: unknown): Promise<ComputedSimulation> {
+  async compute(
+    orgId: string,
+    body: unknown,
+    kind: EngineWorkKind = 'interactive',
+  ): Promise<ComputedSimulation> {
     const request = this.validate(body);
     const seed = request.seed ?? pickSeed();
     const engineRequest = toEngineRequest(request, seed);
-    const computing = this.engine.simulate(engineRequest);
+    const computing = this.engine.simulate(engineRequest, { orgId, kind });
     // Done while the engine computes rather than after it (the worker is another process).
     const id = `run_${randomUUID().replaceAll('-', '')}`;
     const requestHash = createHash('sha256').update(JSON.stringify(engineRequest)).digest('hex');

@@ -184,7 +184,9 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     if (next.shouldFire && reading.kind === 'value') {
       try {
         const value = reading.value;
-        computed = await this.oneOfSimulations(() => this.firing.compute(trigger, value, this.clock.now()));
+        computed = await this.oneOfSimulations(() =>
+          this.firing.compute(trigger, value, this.clock.now(), 'scheduled'),
+        );
       } catch (error) {
         if (isStoreUnavailable(error)) throw error;
         const failed: Reading = { kind: 'error', message: `simulation failed: ${toAppError(error).message}` };

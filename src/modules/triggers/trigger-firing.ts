@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { SimulationService } from '../simulation/simulation.service';
+import type { EngineWorkKind } from '../engine/engine.types';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Trigger, TriggerFire } from './trigger.entity';
 import { ExecutionMode } from './execution-policy.entity';
@@ -115,9 +116,10 @@ export class TriggerFiring {
     private readonly policies: ExecutionPolicyService,
   ) {}
 
-  async compute(trigger: Trigger, value: number, firedAt: Date): Promise<ComputedFire> {
+  /** `kind` is scheduled for an evaluation the appliance runs on its own, interactive for a caller's manual fire. */
+  async compute(trigger: Trigger, value: number, firedAt: Date, kind: EngineWorkKind): Promise<ComputedFire> {
     const [result, policy] = await Promise.all([
-      this.simulation.simulate(trigger.orgId, withCurrentValue(trigger.simulation, value)),
+      this.simulation.simulate(trigger.orgId, withCurrentValue(trigger.simulation, value), kind),
       this.policies.current(trigger.orgId),
     ]);
     const needsCalibration =

@@ -172,7 +172,7 @@ export class TriggersService {
     const reading = await this.readOrRefuse(trigger, pushed);
     const firedAt = this.clock.now();
     const computed: ComputedFire = reading.conditionMet
-      ? await this.firing.compute(trigger, reading.value, firedAt)
+      ? await this.firing.compute(trigger, reading.value, firedAt, 'interactive')
       : {
           fire: { triggerId: id, orgId, firedAt, conditionMet: false, currentValue: reading.value },
           alsoWrite: async () => undefined,
