@@ -216,3 +216,39 @@ describe('triggers: definitions over HTTP', () => {
     expect(res.body.error.code).toBe('insufficient_role');
   });
 });
+
+describe('active scheduled triggers per organization (SERVICE_ORG_MAX_TRIGGERS)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ SERVICE_ORG_MAX_TRIGGERS: '2' });
+  });
+  afterAll(() => t.close());
+
+  it('refuses a third active scheduled trigger, by creation or by enabling, and counts nothing else', async () => {
+    const owner = await signupAccount(t);
+    const datasetId = await stockDataset(t, owner.apiKey, [80]);
+    const create = (body: unknown, token = owner.apiKey) =>
+      t.request('POST', '/v1/triggers', { body, token });
+    for (let i = 0; i < 2; i++)
+      expect((await create(queryTrigger(datasetId, { name: `s${i}` }))).status).toBe(201);
+
+    const refused = await create(queryTrigger(datasetId, { name: 's2' }));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('conflict');
+    expect(refused.body.error.message).toBe(
+      'The organization already has 2 active scheduled triggers (SERVICE_ORG_MAX_TRIGGERS): disable or delete one first.',
+    );
+    expect((await create(pushTrigger())).status).toBe(201);
+    const disabled = await create(queryTrigger(datasetId, { name: 'off', enabled: false }));
+    expect(disabled.status).toBe(201);
+    const enabling = await t.request('PATCH', `/v1/triggers/${disabled.body.id}`, {
+      body: { enabled: true },
+      token: owner.apiKey,
+    });
+    expect(enabling.status).toBe(409);
+
+    const other = await signupAccount(t);
+    const theirs = await stockDataset(t, other.apiKey, [80]);
+    expect((await create(queryTrigger(theirs), other.apiKey)).status).toBe(201);
+  });
+});

@@ -1231,7 +1231,9 @@ export interface paths {
         put?: never;
         /**
          * Create a trigger
-         * @description Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
+         * @description An organization keeps at most SERVICE_ORG_MAX_TRIGGERS (default 50) enabled scheduled triggers; one more is 409 `conflict`.
+         *
+         *     Safe to retry with an `Idempotency-Key` header: the same key and body create once and replay the first answer.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
@@ -1269,7 +1271,7 @@ export interface paths {
         head?: never;
         /**
          * Update a trigger
-         * @description A new condition or schedule restarts the trigger's evaluation.
+         * @description A new condition or schedule restarts the trigger's evaluation. Enabling or scheduling one past SERVICE_ORG_MAX_TRIGGERS active scheduled triggers is 409 `conflict`.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
@@ -13220,7 +13222,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_in_use */
+            /** @description conflict, idempotency_key_in_use */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13229,7 +13231,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_in_use";
+                            code?: "conflict" | "idempotency_key_in_use";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13689,6 +13691,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "dataset_not_found" | "not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -75,6 +75,7 @@ const SCHEMA = {
   webhookRetryBaseMs: ['SERVICE_WEBHOOK_RETRY_BASE_MS', integer(5000, { min: 1 })],
   webhookMaxAttempts: ['SERVICE_WEBHOOK_MAX_ATTEMPTS', integer(8, { min: 1, max: 50 })],
   webhookMaxPerDestination: ['SERVICE_WEBHOOK_MAX_PER_DESTINATION', integer(4, { min: 1, max: 16 })],
+  orgMaxTriggers: ['SERVICE_ORG_MAX_TRIGGERS', integer(50, { min: 0, max: 1_000_000 })],
   webhookTimeoutMs: ['SERVICE_WEBHOOK_TIMEOUT_MS', integer(10_000, { min: 1, max: 600_000 })],
   webhookCallbackTimeoutMs: [
     'SERVICE_WEBHOOK_CALLBACK_TIMEOUT_MS',

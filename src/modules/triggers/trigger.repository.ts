@@ -66,6 +66,11 @@ export class TriggerRepository {
     return this.em.fork().findOne(TriggerSchema, { orgId, idempotencyId });
   }
 
+  /** Enabled triggers of the org evaluated on a schedule (a query source). */
+  countScheduled(orgId: string): Promise<number> {
+    return this.em.fork().count(TriggerSchema, { orgId, nextEvaluationAt: { $ne: null } });
+  }
+
   findForOrg(orgId: string, id: string): Promise<Trigger | null> {
     return this.em.fork().findOne(TriggerSchema, { id, orgId });
   }

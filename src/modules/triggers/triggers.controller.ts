@@ -35,8 +35,12 @@ export class TriggersController {
   @HttpCode(201)
   @Idempotent<TriggersController>((triggers, retry) => triggers.created(retry))
   @ApiCreatedResponse({ type: TriggerResponse })
-  @ApiErrors('dataset_not_found', 'query_not_understood')
-  @ApiOperation({ summary: 'Create a trigger' })
+  @ApiErrors('dataset_not_found', 'query_not_understood', 'conflict')
+  @ApiOperation({
+    summary: 'Create a trigger',
+    description:
+      'An organization keeps at most SERVICE_ORG_MAX_TRIGGERS (default 50) enabled scheduled triggers; one more is 409 `conflict`.',
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() body: CreateTriggerDto,
@@ -76,10 +80,11 @@ export class TriggersController {
   @RequireRole('member')
   @Patch(':id')
   @ApiOkResponse({ type: TriggerResponse })
-  @ApiErrors('not_found', 'dataset_not_found', 'query_not_understood')
+  @ApiErrors('not_found', 'dataset_not_found', 'query_not_understood', 'conflict')
   @ApiOperation({
     summary: 'Update a trigger',
-    description: "A new condition or schedule restarts the trigger's evaluation.",
+    description:
+      "A new condition or schedule restarts the trigger's evaluation. Enabling or scheduling one past SERVICE_ORG_MAX_TRIGGERS active scheduled triggers is 409 `conflict`.",
   })
   async update(
     @CurrentPrincipal() principal: Principal,

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
+import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
 import { parseWire } from '../../common/validation';
 import { QueryRequest } from '../query/query.dto';
@@ -48,6 +49,7 @@ export class TriggersService {
     private readonly firing: TriggerFiring,
     private readonly evaluator: TriggerEvaluator,
     private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** `idempotencyId`: the Idempotency-Key operation, recorded on the trigger so that `createdBy` finds it. */
@@ -56,6 +58,7 @@ export class TriggersService {
     await this.checkSource(orgId, condition);
     const schedule = toStoredSchedule(body.schedule);
     const enabled = body.enabled ?? true;
+    if (enabled && scheduledInterval(condition, schedule) !== null) await this.assertScheduledRoom(orgId);
     const now = this.clock.now();
     const created = await this.triggers.create(
       {
@@ -85,6 +88,19 @@ export class TriggersService {
     );
     this.evaluator.wake();
     return created;
+  }
+
+  /**
+   * Scheduled evaluations run on the appliance's engine pool at the org's pace, not its callers': one organization
+   * keeps at most SERVICE_ORG_MAX_TRIGGERS of them active (0: no cap).
+   */
+  private async assertScheduledRoom(orgId: string): Promise<void> {
+    const cap = this.config.orgMaxTriggers;
+    if (cap === 0 || (await this.triggers.countScheduled(orgId)) < cap) return;
+    throw new AppError(
+      'conflict',
+      `The organization already has ${cap} active scheduled triggers (SERVICE_ORG_MAX_TRIGGERS): disable or delete one first.`,
+    );
   }
 
   createdBy(orgId: string, idempotencyId: string): Promise<Trigger | null> {
@@ -120,6 +136,9 @@ export class TriggersService {
       throw AppError.validation([{ field: 'schedule', problem: 'is required for a query source' }]);
     }
     const enabled = body.enabled ?? current.enabled;
+    const isScheduled = current.nextEvaluationAt !== null;
+    if (!isScheduled && enabled && scheduledInterval(condition, schedule) !== null)
+      await this.assertScheduledRoom(orgId);
     const isRedefined = body.condition !== undefined || body.simulation !== undefined;
     const isRescheduled =
       enabled !== current.enabled || (schedule?.interval_s ?? null) !== (current.intervalS ?? null);
