@@ -4,10 +4,13 @@
 # one npm scripts and the tests run on), so the host needs no Node and its own Node, if any, is never used.
 # It also packs the TypeScript SDK (packaging/pack-sdk.sh) and builds the Python SDK's wheel (offline,
 # sdk-python/scripts/build-wheel.sh) beside the .deb and into it, under /usr/share/decision-service/sdk/.
-# Reproducible: SOURCE_DATE_EPOCH (default: the last commit) fixes every mtime, dpkg-deb sorts and owns as root.
+# Writes /usr/share/doc/decision-service/sbom.cdx.json (CycloneDX) and /usr/lib/decision-service/build-info.json.
+# Reproducible: SOURCE_DATE_EPOCH (default: the last commit) fixes every mtime, dpkg-deb sorts and owns as root;
+# packaging/check-reproducible.sh proves it for a commit.
 #   PACKAGE_OUT_DIR=dir   write the .deb elsewhere
 #   PACKAGE_SKIP_BUILD=1  trust an existing `npm run build` (dist/ and engine_build/)
 #   PACKAGE_XZ_LEVEL=0-9  xz level (default 6; the tests use 1 to save minutes of CPU, the contents are the same)
+#   SOURCE_COMMIT=sha     the commit to record (default: git rev-parse HEAD)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -41,6 +44,13 @@ VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' packaging/debian/changelog)
   die "packaging/debian/changelog starts at $VERSION but package.json says $UPSTREAM: add a changelog entry ($UPSTREAM-<revision>)"
 
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || stat -c %Y package.json)}"
+# The commit the package claims to be built from (build-info.json, the SBOM); a tree with uncommitted changes says so.
+SOURCE_COMMIT="${SOURCE_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"
+if [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  SOURCE_COMMIT="$SOURCE_COMMIT+modified"
+  warn_loudly "the checkout has uncommitted changes: the package says it was built from $SOURCE_COMMIT." \
+    "Build releases from a clean checkout of the release commit (packaging/check-reproducible.sh does)."
+fi
 OUT=${PACKAGE_OUT_DIR:-$ROOT/packaging/out}
 DEB="$OUT/${PKG}_${VERSION}_amd64.deb"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/decision-deb.XXXXXX")
@@ -183,6 +193,12 @@ cp "$PY_WHEEL" "$STAGE/usr/share/$PKG/sdk/" && cp "$PY_WHEEL" "$OUT/"
 install -d "$STAGE/usr/share/man/man1" "$STAGE/usr/share/man/man8"
 gzip -9n <packaging/files/decisionctl.1 >"$STAGE/usr/share/man/man1/decisionctl.1.gz"
 gzip -9n <packaging/files/decisiond.8 >"$STAGE/usr/share/man/man8/decisiond.8.gz"
+
+say "writing the SBOM (npm sbom of the lock, completed from the staged tree) and build-info.json"
+# After the last file is staged and stripped: the SBOM hashes the files as they ship.
+npm sbom --sbom-format cyclonedx --omit dev --package-lock-only --offline >"$WORK/npm-sbom.json"
+node dist/cli/write-sbom.js --stage "$STAGE" --npm-sbom "$WORK/npm-sbom.json" --version "$VERSION" \
+  --commit "$SOURCE_COMMIT" --epoch "$SOURCE_DATE_EPOCH"
 
 say "normalising permissions and timestamps"
 find "$STAGE" -type d -exec chmod 0755 {} +

@@ -49,7 +49,7 @@ function nameFromPath(path: string): string {
   return path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
 }
 
-function licenseOf(entry: LockEntry, dir: string): string {
+export function licenseOf(entry: LockEntry, dir: string): string {
   if (entry.license) return entry.license;
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     license?: string | { type?: string };
