@@ -1,8 +1,9 @@
 import '../common/runtime/require-supported-node';
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../common/config';
+import { describeBuild, readBuildInfo } from '../common/build-info';
+import { APP_ROOT, ConfigError, loadConfig } from '../common/config';
 import { applyEnvFile } from './env-file';
 
 const USAGE = `usage: decisiond               run the daemon (systemd starts it as decision-service.service)
@@ -10,6 +11,7 @@ const USAGE = `usage: decisiond               run the daemon (systemd starts it 
        decisiond rekey ...      re-encrypt stored secrets under a new SERVICE_CONFIG_ENCRYPTION_KEY, daemon stopped
                                 (decisiond rekey --help)
        decisiond tls csr|install|show  the appliance's HTTPS certificate, offline (docs/tls.md)
+       decisiond --version      the version, the package build, its source commit and its SBOM's SHA-256
 `;
 
 /** `decisiond` with no argument is the daemon itself: same process, so systemd's main PID is this one. */
@@ -29,6 +31,10 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
     case 'rekey':
     case 'tls':
       return runOfflineTool(command, rest);
+    case '--version':
+    case 'version':
+      process.stdout.write(`${versionLines().join('\n')}\n`);
+      return 0;
     case 'help':
     case '--help':
     case '-h':
@@ -38,6 +44,14 @@ async function main(argv: readonly string[]): Promise<number | undefined> {
       process.stderr.write(`decisiond: unknown command "${command}"\n${USAGE}`);
       return 64;
   }
+}
+
+function versionLines(): string[] {
+  const { name, version } = JSON.parse(readFileSync(join(APP_ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  return [`${name} ${version}`, ...describeBuild(readBuildInfo(APP_ROOT)), `node ${process.versions.node}`];
 }
 
 /** A CLI of dist/cli run on the settings file the daemon reads, as the data dir's owner. */

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { describeBuild, readBuildInfo } from '../common/build-info';
 import { APP_ROOT, loadConfig } from '../common/config';
 
 function binaryVersion(path: string): string {
@@ -21,13 +22,16 @@ export function versionReport(): string {
     `node ${process.versions.node} (${process.execPath})`,
     `engine ${binaryVersion(config.engineBinaryPath)}`,
     `runtime ${binaryVersion(config.runtimeBinaryPath)}`,
+    ...describeBuild(readBuildInfo(APP_ROOT)),
   ].join('\n');
 }
 
 export function registerVersionCommand(program: Command): void {
   program
     .command('version')
-    .description('print the versions of the service, its Node.js runtime and its native binaries')
+    .description(
+      'print the versions of the service, its Node.js runtime and native binaries, and the build (commit, SBOM)',
+    )
     .action(() => {
       process.stdout.write(`${versionReport()}\n`);
     });

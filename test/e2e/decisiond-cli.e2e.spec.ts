@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/daemon-process';
@@ -43,6 +43,20 @@ describe('decisiond and decisionctl entry points', () => {
     expect(again.status).not.toBe(0);
   }, 120_000);
 
+  it('decisiond --version names the version and, in a checkout, says it is no package: git HEAD, no SBOM', () => {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).stdout.trim();
+    const run = cli('decisiond', ['--version'], {});
+    expect(run.status).toBe(0);
+    expect(run.stdout.trim().split('\n')).toEqual([
+      `decision-service ${manifest.version}`,
+      'build development (a source checkout, not a package)',
+      `source commit ${head} (git HEAD; uncommitted changes are not reflected)`,
+      'sbom none (npm run package writes one into the .deb)',
+      `node ${process.versions.node}`,
+    ]);
+  }, 120_000);
+
   it('decisiond rejects an unknown command with usage and exit code 64', () => {
     const run = cli('decisiond', ['frobnicate'], {});
     expect(run.status).toBe(64);
@@ -66,11 +80,11 @@ describe('decisiond and decisionctl entry points', () => {
     expect(bad.stderr).toContain('SERVICE_EGRESS_ALLOW');
   }, 120_000);
 
-  it('decisionctl version names the service, the Node.js runtime and the native binaries', () => {
+  it('decisionctl version names the service, the Node.js runtime, the native binaries and the build', () => {
     const run = cli('decisionctl', ['version'], {});
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(
-      /^decision-service \d+\.\d+\.\d+\nnode 24\.\d+\.\d+ .*\nengine .*\nruntime .*\n$/,
+      /^decision-service \d+\.\d+\.\d+\nnode 24\.\d+\.\d+ .*\nengine .*\nruntime .*\nbuild development .*\nsource commit [0-9a-f]{40} .*\nsbom none .*\n$/,
     );
   }, 120_000);
 });

@@ -64,6 +64,12 @@ describe('GET /v1/admin/privacy-report', () => {
     expect(res.status).toBe(200);
     const report = res.body;
     expect(report.report_version).toBe(1);
+    expect(report.appliance).toEqual({
+      version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+      build: 'development',
+      source_commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+      sbom_sha256: null,
+    });
     expect(new Date(report.window.end).getTime() - new Date(report.window.start).getTime()).toBe(86_400_000);
     expect(report.telemetry).toEqual({ phone_home: false, update_check: false, crash_upload: false });
     expect(report.license).toEqual({ edition: expect.any(String), status: expect.any(String) });

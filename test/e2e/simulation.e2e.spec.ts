@@ -1,6 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/daemon-process';
 import { startTestApp, TestApp } from '../support/test-app';
+
+const gitHead = (): string =>
+  execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 
 jest.setTimeout(60_000);
 
@@ -88,7 +92,10 @@ describe('POST /v1/simulate and GET /v1/infrastructure over HTTP', () => {
       runtime_library: expect.objectContaining({ status: expect.any(String) }),
       license: { edition: expect.any(String), status: expect.any(String) },
       node_version: process.version,
+      // A checkout is no package: it says so, with its git HEAD, and has no SBOM.
+      build: { package_version: 'development', source_commit: gitHead(), sbom_path: null, sbom_sha256: null },
     });
+    expect(res.body.build.source_commit).toMatch(/^[0-9a-f]{40}$/);
     expect(res.body.node_version).toMatch(/^v24\./);
     expect(new Date(res.body.last_health_check).toISOString()).toBe(res.body.last_health_check);
     const metrics = await t.request('GET', '/metrics');

@@ -167,6 +167,21 @@ describe('privacy report page', () => {
     expect(text.indexOf('id="signature"')).toBeGreaterThan(text.indexOf('id="destinations"'));
   });
 
+  it('names the build: package version, source commit and SBOM hash, where the report records them', () => {
+    const appliance = {
+      version: '0.1.0',
+      build: '0.1.0-1',
+      source_commit: 'c0'.repeat(20),
+      sbom_sha256: 'e5'.repeat(32),
+    };
+    const { document, page: text } = page(reportContent({ appliance }));
+    expect(verifyReportText(document, key.publicKeyPem).ok).toBe(true);
+    expect(text).toContain('<dt>Build</dt><dd>0.1.0-1</dd>');
+    expect(text).toContain(`<dt>Source commit</dt><dd><code>${'c0'.repeat(20)}</code></dd>`);
+    expect(text).toContain(`<dt>SBOM SHA-256</dt><dd><code>${'e5'.repeat(32)}</code></dd>`);
+    expect(page(reportContent()).page).not.toContain('SBOM SHA-256');
+  });
+
   it("names the SQLite store as this appliance's file, and says when an older report did not name it", () => {
     const store = describeReportStore(
       {

@@ -1758,6 +1758,25 @@ export interface components {
             /** @description The type of a field or file, the value type of a key pattern. */
             type?: string;
         };
+        BuildInfoResponse: {
+            /**
+             * @description The Debian package version this build was installed from, or `development` for a source checkout.
+             * @example 0.1.0-1
+             */
+            package_version: string;
+            /**
+             * @description Where the package installed its CycloneDX SBOM; null in a checkout.
+             * @example /usr/share/doc/decision-service/sbom.cdx.json
+             */
+            sbom_path: string | null;
+            /** @description SHA-256 of that SBOM file, hex; null in a checkout. */
+            sbom_sha256: string | null;
+            /**
+             * @description The git commit the package was built from (`+modified` when its tree had uncommitted changes); in a checkout its HEAD.
+             * @example 3f6c0e9b8d1c4e2a7b5d9f0a1c2e3b4d5f6a7b8c
+             */
+            source_commit: string | null;
+        };
         CalibrationResponse: {
             above_band: number;
             below_band: number;
@@ -2583,6 +2602,8 @@ export interface components {
             status: "received" | "processed" | "failed";
         };
         InfrastructureResponse: {
+            /** @description The build serving this request: package, source commit, SBOM. */
+            build: components["schemas"]["BuildInfoResponse"];
             /**
              * @description The authoritative engine signal.
              * @enum {string}
@@ -3183,8 +3204,15 @@ export interface components {
             file_path?: string;
         };
         ReportApplianceResponse: {
-            /** @example 7bc8a8c */
+            /**
+             * @description The Debian package version the appliance runs, or `development` for a source checkout.
+             * @example 0.1.0-1
+             */
             build: string;
+            /** @description SHA-256 of the CycloneDX SBOM the package ships (/usr/share/doc/decision-service/sbom.cdx.json); null in a checkout. */
+            sbom_sha256?: string | null;
+            /** @description The git commit the package was built from (in a checkout, its HEAD). Absent from reports made before builds were recorded. */
+            source_commit?: string | null;
             /** @example 0.1.0 */
             version: string;
         };

@@ -10,6 +10,7 @@ import {
 import { HealthSnapshot } from '../runtime-library/runtime-library.service';
 import { StorageStatus } from './disk-space';
 import type { StoreStatus } from '../../common/database';
+import type { BuildInfo } from '../../common/build-info';
 
 export class HealthResponse {
   @ApiProperty({ enum: ['ok'] })
@@ -56,6 +57,36 @@ export class EnginePoolResponse {
   restarts!: number;
 }
 
+export class BuildInfoResponse {
+  @ApiProperty({
+    description:
+      'The Debian package version this build was installed from, or `development` for a source checkout.',
+    example: '0.1.0-1',
+  })
+  package_version!: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'The git commit the package was built from (`+modified` when its tree had uncommitted changes); in a checkout its HEAD.',
+    example: '3f6c0e9b8d1c4e2a7b5d9f0a1c2e3b4d5f6a7b8c',
+  })
+  source_commit!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Where the package installed its CycloneDX SBOM; null in a checkout.',
+    example: '/usr/share/doc/decision-service/sbom.cdx.json',
+  })
+  sbom_path!: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'SHA-256 of that SBOM file, hex; null in a checkout.',
+  })
+  sbom_sha256!: string | null;
+}
+
 export class InfrastructureResponse {
   @ApiProperty({ enum: ENGINE_MODES, description: 'The authoritative engine signal.' })
   engine_mode!: EngineMode;
@@ -73,6 +104,11 @@ export class InfrastructureResponse {
   node_version!: string;
   @ApiProperty({ type: TlsSummaryResponse, description: 'How the API is served: TLS mode and certificate.' })
   tls!: TlsSummaryResponse;
+  @ApiProperty({
+    type: BuildInfoResponse,
+    description: 'The build serving this request: package, source commit, SBOM.',
+  })
+  build!: BuildInfoResponse;
 }
 
 export interface InfrastructureView {
@@ -81,6 +117,7 @@ export interface InfrastructureView {
   readonly license: LicenseSummary;
   readonly nodeVersion: string;
   readonly tls: TlsStatus;
+  readonly build: BuildInfo;
 }
 
 export function toInfrastructureResponse(view: InfrastructureView): InfrastructureResponse {
@@ -93,6 +130,12 @@ export function toInfrastructureResponse(view: InfrastructureView): Infrastructu
     license: { edition: view.license.edition, status: view.license.status },
     node_version: view.nodeVersion,
     tls: toTlsSummary(view.tls),
+    build: {
+      package_version: view.build.packageVersion,
+      source_commit: view.build.sourceCommit,
+      sbom_path: view.build.sbomPath,
+      sbom_sha256: view.build.sbomSha256,
+    },
   };
 }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TlsCertificates } from '../../common/tls';
+import { BuildInfo, readBuildInfo } from '../../common/build-info';
+import { APP_ROOT } from '../../common/config';
 import { EngineService } from '../engine/engine.service';
 import { LicensingService } from '../licensing/licensing.service';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
@@ -8,6 +10,8 @@ import { InfrastructureView } from './health.dto';
 /** The authoritative engine signal (spec: GET /v1/infrastructure), plus the runtime library, the license and TLS. */
 @Injectable()
 export class InfrastructureService {
+  private readonly build: BuildInfo = readBuildInfo(APP_ROOT);
+
   constructor(
     private readonly engine: EngineService,
     private readonly licensing: LicensingService,
@@ -22,6 +26,7 @@ export class InfrastructureService {
       license: this.licensing.licenseSummary(),
       nodeVersion: process.version,
       tls: this.tls.status(),
+      build: this.build,
     };
   }
 }

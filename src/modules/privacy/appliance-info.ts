@@ -1,16 +1,24 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readBuildInfo } from '../../common/build-info';
 import { APP_ROOT } from '../../common/config';
 
 export interface ApplianceInfo {
   readonly version: string;
+  /** The Debian package version, or `development` in a checkout. */
   readonly build: string;
+  readonly sourceCommit: string | null;
+  readonly sbomSha256: string | null;
 }
 
-/** Version from package.json; build from the BUILD file the package writes (absent in a development checkout). */
+/** Version from package.json; the build, its commit and its SBOM's hash from the package's build-info.json. */
 export function readApplianceInfo(root = APP_ROOT): ApplianceInfo {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string };
-  const buildFile = join(root, 'BUILD');
-  const build = existsSync(buildFile) ? readFileSync(buildFile, 'utf8').trim() : 'development';
-  return { version: pkg.version ?? '0.0.0', build: build === '' ? 'development' : build };
+  const build = readBuildInfo(root);
+  return {
+    version: pkg.version ?? '0.0.0',
+    build: build.packageVersion,
+    sourceCommit: build.sourceCommit,
+    sbomSha256: build.sbomSha256,
+  };
 }

@@ -24,8 +24,27 @@ export class ReportWindowResponse {
 export class ReportApplianceResponse {
   @ApiProperty({ example: '0.1.0' })
   version!: string;
-  @ApiProperty({ example: '7bc8a8c' })
+  @ApiProperty({
+    example: '0.1.0-1',
+    description: 'The Debian package version the appliance runs, or `development` for a source checkout.',
+  })
   build!: string;
+  @ApiProperty({
+    required: false,
+    type: 'string',
+    nullable: true,
+    description:
+      'The git commit the package was built from (in a checkout, its HEAD). Absent from reports made before builds were recorded.',
+  })
+  source_commit?: string | null;
+  @ApiProperty({
+    required: false,
+    type: 'string',
+    nullable: true,
+    description:
+      'SHA-256 of the CycloneDX SBOM the package ships (/usr/share/doc/decision-service/sbom.cdx.json); null in a checkout.',
+  })
+  sbom_sha256?: string | null;
 }
 
 export class ReportLicenseResponse {

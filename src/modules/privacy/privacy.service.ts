@@ -129,7 +129,12 @@ export class PrivacyService implements OnModuleInit {
       report_version: REPORT_VERSION,
       generated_at: end,
       window: { start, end },
-      appliance: { version: this.appliance.version, build: this.appliance.build },
+      appliance: {
+        version: this.appliance.version,
+        build: this.appliance.build,
+        source_commit: this.appliance.sourceCommit,
+        sbom_sha256: this.appliance.sbomSha256,
+      },
       license: { edition: license.edition, status: license.status },
       store: this.store,
       tls: toTlsSummary(this.tls.status()),

@@ -9,7 +9,13 @@ export interface ReportDocument {
   readonly previous_report_hash?: string | null;
   readonly generated_at: string;
   readonly window: { readonly start: string; readonly end: string };
-  readonly appliance: { readonly version: string; readonly build: string };
+  readonly appliance: {
+    readonly version: string;
+    readonly build: string;
+    /** Absent from reports made before builds were recorded. */
+    readonly source_commit?: string | null;
+    readonly sbom_sha256?: string | null;
+  };
   readonly license: { readonly edition: string; readonly status: string };
   /** Absent from reports kept before the store was named. */
   readonly store?: ReportStore;

@@ -87,6 +87,7 @@ function applianceSection(report: ReportDocument): SafeHtml {
 <dl class="facts">
 <dt>Software version</dt><dd>${report.appliance.version}</dd>
 <dt>Build</dt><dd>${report.appliance.build}</dd>
+${buildProvenance(report)}
 <dt>License edition</dt><dd>${report.license.edition}</dd>
 <dt>License status</dt><dd>${report.license.status}</dd>
 ${tlsFacts(report)}
@@ -101,6 +102,12 @@ function tlsFacts(report: ReportDocument): SafeHtml | '' {
   return markup`<dt>API transport</dt><dd>HTTPS (SERVICE_TLS=${tls.mode}, certificate ${tls.origin ?? ''})</dd>
 <dt>TLS certificate</dt><dd>${tls.subject ?? ''}, expires ${tls.expires_at ?? ''}</dd>
 <dt>TLS fingerprint (SHA-256)</dt><dd class="path">${tls.fingerprint_sha256 ?? ''}</dd>`;
+}
+
+function buildProvenance({ appliance }: ReportDocument): SafeHtml | '' {
+  if (appliance.source_commit === undefined) return '';
+  return markup`<dt>Source commit</dt><dd><code>${appliance.source_commit ?? 'unknown'}</code></dd>
+<dt>SBOM SHA-256</dt><dd><code>${appliance.sbom_sha256 ?? 'none (not a package)'}</code></dd>`;
 }
 
 function nodesLine(report: ReportDocument): SafeHtml | '' {
