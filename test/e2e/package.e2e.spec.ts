@@ -11,9 +11,11 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'undici';
+import { cycloneDxErrors } from '../support/cyclonedx-schema';
 import { REPO_ROOT } from '../support/daemon-process';
 import { NotifySocket, openNotifySocket } from '../support/notify-socket';
 
@@ -47,6 +49,39 @@ function buildPackage(outDir: string, skipBuild: boolean): string {
   return join(outDir, debs[0]);
 }
 
+interface SbomComponent {
+  name: string;
+  version?: string;
+  purl?: string;
+  hashes?: { alg: string; content: string }[];
+  licenses?: unknown[];
+  properties?: { name: string; value: string }[];
+  components?: SbomComponent[];
+}
+
+interface SbomDocument {
+  metadata: { component: SbomComponent };
+  components: SbomComponent[];
+}
+
+const sha256 = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/** npm packages (a directory with a package.json) under `dir/modules`, nested node_modules included. */
+function packagesUnder(app: string, modules: string): { path: string; name: string; version: string }[] {
+  const dir = join(app, modules);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((entry) => {
+    const names = entry.startsWith('@') ? readdirSync(join(dir, entry)).map((n) => `${entry}/${n}`) : [entry];
+    return names.flatMap((name) => {
+      const manifest = join(dir, name, 'package.json');
+      if (!existsSync(manifest)) return [];
+      const path = `${modules}/${name}`;
+      const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+      return [{ path, name, version }, ...packagesUnder(app, `${path}/node_modules`)];
+    });
+  });
+}
+
 function mustSucceed(result: SpawnSyncReturns<string>, what: string): string {
   if (result.status !== 0)
     throw new Error(`${what} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
@@ -68,8 +103,10 @@ describeIf('the .deb package', () => {
   const work = mkdtempSync(join(tmpdir(), 'ds-package-'));
   const root = join(work, 'root');
   let deb = '';
+  let head = '';
 
   beforeAll(() => {
+    head = run('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT }).stdout.trim();
     deb = buildPackage(join(work, 'out-a'), false);
     mustSucceed(run('dpkg-deb', ['-x', deb, root]), 'dpkg-deb -x');
   }, 30 * MINUTES);
@@ -114,6 +151,8 @@ describeIf('the .deb package', () => {
       'usr/share/doc/decision-service/sdk.md.gz',
       'usr/share/doc/decision-service/cli.md.gz',
       'usr/share/doc/decision-service/privacy-report.md.gz',
+      'usr/share/doc/decision-service/sbom.cdx.json',
+      'usr/lib/decision-service/build-info.json',
       'usr/share/man/man1/decisionctl.1.gz',
       'usr/share/doc/decision-service/sdk-python.md.gz',
       `usr/share/decision-service/sdk/decision-service-sdk-${sdkVersion}.tgz`,
@@ -172,6 +211,109 @@ describeIf('the .deb package', () => {
     expect(mustSucceed(imported, 'import decision_service').trim()).toBe(
       `${sdkVersion} ${wheel}/decision_service/__init__.py`,
     );
+  });
+
+  it('ships a CycloneDX SBOM of exactly what it holds, and a build-info.json with its SHA-256', () => {
+    const sbomFile = join(root, 'usr/share/doc/decision-service/sbom.cdx.json');
+    const sbom = JSON.parse(readFileSync(sbomFile, 'utf8')) as SbomDocument;
+    expect(cycloneDxErrors(sbom)).toEqual([]);
+    const info = JSON.parse(readFileSync(join(root, 'usr/lib/decision-service/build-info.json'), 'utf8')) as {
+      package_version: string;
+      source_commit: string;
+      sbom_path: string;
+      sbom_sha256: string;
+    };
+    expect(info).toMatchObject({
+      package_version: `${version}-1`,
+      source_commit: expect.stringMatching(new RegExp(`^${head}(\\+modified)?$`)),
+      sbom_path: '/usr/share/doc/decision-service/sbom.cdx.json',
+      sbom_sha256: sha256(sbomFile),
+    });
+    expect(sbom.metadata.component).toMatchObject({ name: 'decision-service', version: `${version}-1` });
+    expect(sbom.metadata.component.properties).toContainEqual({
+      name: 'decision-service:source_commit',
+      value: info.source_commit,
+    });
+
+    // Every npm package on disk is listed under each path it sits at, as the lock has it; nothing else is.
+    const app = join(root, 'usr/lib/decision-service');
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { version: string; integrity?: string; dev?: boolean }>;
+    };
+    const onDisk = packagesUnder(app, 'node_modules');
+    expect(onDisk.length).toBeGreaterThan(500);
+    const listed = new Map<string, SbomComponent>();
+    for (const c of sbom.components.filter((c) => c.purl?.startsWith('pkg:npm/'))) {
+      for (const p of c.properties ?? []) if (p.name === 'cdx:npm:package:path') listed.set(p.value, c);
+    }
+    expect([...listed.keys()].sort()).toEqual(onDisk.map((p) => p.path).sort());
+    for (const { path, name, version: v } of onDisk) {
+      const c = listed.get(path) as SbomComponent;
+      expect([path, c.name, c.version, c.purl]).toEqual([
+        path,
+        name,
+        v,
+        `pkg:npm/${name.replace('@', '%40')}@${v}`,
+      ]);
+      expect([path, lock.packages[path]?.version, lock.packages[path]?.dev]).toEqual([path, v, undefined]);
+      expect([path, Math.min(c.licenses?.length ?? 0, 1)]).toEqual([path, 1]);
+      const integrity = /^sha512-(.+)$/.exec(lock.packages[path].integrity ?? '');
+      if (integrity)
+        expect([path, c.hashes]).toEqual([
+          path,
+          [{ alg: 'SHA-512', content: Buffer.from(integrity[1], 'base64').toString('hex') }],
+        ]);
+    }
+
+    // Every native file (the runtime, the engine binaries, the addons) and archive, with its SHA-256.
+    const hashed = new Map<string, string>();
+    const collect = (components: SbomComponent[]) => {
+      for (const c of components) {
+        const at = c.properties?.find((p) => p.name === 'decision-service:installed_path')?.value;
+        const digest = c.hashes?.find((h) => h.alg === 'SHA-256')?.content;
+        if (at && digest) hashed.set(at, digest);
+        collect(c.components ?? []);
+      }
+    };
+    collect(sbom.components);
+    const shipped = run('find', [
+      root,
+      '-type',
+      'f',
+      '(',
+      '-name',
+      '*.tgz',
+      '-o',
+      '-name',
+      '*.whl',
+      '-o',
+      '-name',
+      '*.node',
+      '-o',
+      '-perm',
+      '-u+x',
+      ')',
+    ])
+      .stdout.trim()
+      .split('\n')
+      .filter(
+        (f) =>
+          f.endsWith('.tgz') ||
+          f.endsWith('.whl') ||
+          readFileSync(f).subarray(0, 4).toString('latin1') === '\x7fELF',
+      )
+      .map((f) => f.slice(root.length));
+    for (const file of [
+      '/usr/lib/decision-service/node/bin/node',
+      '/usr/lib/decision-service/engine_build/sd_notify.node',
+    ])
+      expect(shipped).toContain(file);
+    for (const file of shipped) expect([file, hashed.get(file)]).toEqual([file, sha256(join(root, file))]);
+    const node = sbom.components.find((c) => c.name === 'node');
+    expect(node).toMatchObject({
+      version: pinnedNode.slice(1),
+      purl: `pkg:generic/node@${pinnedNode.slice(1)}`,
+    });
   });
 
   it('lists owners as root and fixed timestamps', () => {
@@ -310,6 +452,23 @@ describeIf('the .deb package', () => {
         rmSync(dataDir, { recursive: true, force: true });
       }
 
+      const info = JSON.parse(
+        readFileSync(join(root, 'usr/lib/decision-service/build-info.json'), 'utf8'),
+      ) as {
+        source_commit: string;
+        sbom_sha256: string;
+      };
+      const daemonVersion = mustSucceed(
+        run(decisiond, ['--version'], { cwd: work, env: { PATH: env.PATH } }),
+        'decisiond --version',
+      );
+      expect(daemonVersion.trim().split('\n')).toEqual([
+        `decision-service ${manifest.version}`,
+        `package ${manifest.version}-1`,
+        `source commit ${info.source_commit}`,
+        `sbom sha256 ${sha256(join(root, 'usr/share/doc/decision-service/sbom.cdx.json'))} /usr/share/doc/decision-service/sbom.cdx.json`,
+        `node ${pinnedNode.slice(1)}`,
+      ]);
       const version = mustSucceed(
         run(join(root, 'usr/bin/decisionctl'), ['version'], { cwd: work, env: { PATH: env.PATH } }),
         'decisionctl version',
@@ -453,7 +612,7 @@ describeIf('the .deb package', () => {
   );
 
   it(
-    'builds reproducibly: a second build has the same files, modes, owners, timestamps and checksums',
+    'builds reproducibly: a second build is the same bytes (files, modes, owners, timestamps, compression)',
     () => {
       const again = buildPackage(join(work, 'out-b'), true);
       const describePackage = (file: string) => ({
@@ -466,9 +625,8 @@ describeIf('the .deb package', () => {
       expect(second.listing.split('\n')).toEqual(first.listing.split('\n'));
       expect(second.control).toBe(first.control);
       expect(second.md5sums.split('\n')).toEqual(first.md5sums.split('\n'));
-      const identical = readFileSync(deb).equals(readFileSync(again));
-      if (!identical)
-        console.warn('the two .deb files differ in their compressed bytes (contents are identical)');
+      const difference = run('bash', [join(REPO_ROOT, 'packaging/first-difference.sh'), deb, again]);
+      expect(difference.stdout + difference.stderr).toMatch(/^identical: [0-9a-f]{64}\n$/);
     },
     30 * MINUTES,
   );
