@@ -175,6 +175,50 @@ describe('triggers: evaluation, fires and trigger.fired', () => {
     expect(fires.body.fires.map((f: any) => f.fire_id)).toEqual([first.body.fire_id]);
   });
 
+  it('records a fire with its run, state and outbox messages in one transaction: a failed message write leaves none', async () => {
+    const account = await signupAccount(t);
+    const id = await t.request('POST', '/v1/triggers', {
+      body: pushTrigger({ webhook_url: `${receiver.url}/refused-by-store` }),
+      token: account.apiKey,
+    });
+    const rows = async () => {
+      const connection = t.app.get(EntityManager).getConnection();
+      const count = async (sql: string, param: string) =>
+        Number((await connection.execute<{ n: number | string }[]>(sql, [param]))[0].n);
+      return {
+        runs: await count('select count(*) as n from simulation_runs where org_id = ?', account.orgId),
+        fires: await count('select count(*) as n from trigger_fires where trigger_id = ?', id.body.id),
+        messages: await count('select count(*) as n from webhook_deliveries where org_id = ?', account.orgId),
+        lastFires: await count(
+          'select count(*) as n from triggers where id = ? and last_fire_id is not null',
+          id.body.id,
+        ),
+      };
+    };
+    // The store itself refuses the outbox row, the last write of the fire's transaction.
+    const fault = storeFault(t.app.get(EntityManager), '/refused-by-store');
+    await fault.install();
+    const refused = await t.request('POST', `/v1/triggers/${id.body.id}/fire`, {
+      body: { current_value: 7 },
+      token: account.apiKey,
+    });
+    expect(refused.status).toBe(500);
+    expect(await rows()).toEqual({ runs: 0, fires: 0, messages: 0, lastFires: 0 });
+
+    await fault.remove();
+    const fired = await t.request('POST', `/v1/triggers/${id.body.id}/fire`, {
+      body: { current_value: 7 },
+      token: account.apiKey,
+    });
+    expect(fired.status).toBe(200);
+    expect(await rows()).toEqual({ runs: 1, fires: 1, messages: 1, lastFires: 1 });
+    const run = await t.app
+      .get(EntityManager)
+      .getConnection()
+      .execute('select id from simulation_runs where org_id = ?', [account.orgId]);
+    expect(run).toEqual([{ id: fired.body.run_id }]);
+  });
+
   it('dry-runs an evaluation without simulating or recording anything', async () => {
     const id = await create(queryTrigger(datasetId, { enabled: false }));
     const res = await t.request('POST', `/v1/triggers/${id}/evaluate`, { body: {}, token: owner.apiKey });
@@ -284,3 +328,45 @@ describe('triggers: evaluation, fires and trigger.fired', () => {
     expect(blocked.event).toBe('trigger.fired');
   });
 });
+
+/**
+ * A database trigger that aborts the insert of an outbox row whose URL contains `urlPart`, on the store the run is
+ * about: a write failing inside the store, after the writes before it in the same transaction succeeded.
+ */
+function storeFault(
+  em: EntityManager,
+  urlPart: string,
+): { install(): Promise<void>; remove(): Promise<void> } {
+  const name = `refuse_outbox_${process.pid}_${Date.now()}`;
+  const connection = em.getConnection();
+  const like = `'%${urlPart}%'`;
+  if (process.env.TEST_STORE !== 'postgresql') {
+    return {
+      install: async () => {
+        await connection.execute(
+          `create trigger ${name} before insert on webhook_deliveries when new.url like ${like} ` +
+            `begin select raise(abort, 'outbox write refused by the test'); end`,
+        );
+      },
+      remove: async () => {
+        await connection.execute(`drop trigger ${name}`);
+      },
+    };
+  }
+  return {
+    install: async () => {
+      await connection.execute(
+        `create function ${name}() returns trigger language plpgsql as $$ begin ` +
+          `if new.url like ${like} then raise exception 'outbox write refused by the test'; end if; ` +
+          `return new; end $$`,
+      );
+      await connection.execute(
+        `create trigger ${name} before insert on webhook_deliveries for each row execute function ${name}()`,
+      );
+    },
+    remove: async () => {
+      await connection.execute(`drop trigger ${name} on webhook_deliveries`);
+      await connection.execute(`drop function ${name}()`);
+    },
+  };
+}

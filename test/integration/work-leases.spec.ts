@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, StoreLocation, StoreOrm } from '../../src/common/database';
+import { openDatabase, StoreLocation, StoreOrm, transactionOf } from '../../src/common/database';
 import { registerEntities } from '../../src/common/database/entity-registry';
 import { JobSchema } from '../../src/modules/jobs/job.entity';
 import { TriggerFireSchema, TriggerSchema } from '../../src/modules/triggers/trigger.entity';
@@ -173,9 +173,9 @@ describe.each([
         await replicas.a.em
           .fork()
           .transactional((em) =>
-            repo.insert(
-              em,
-              { orgId: 'org_1', event: 'job.completed', url: 'http://h/', body: { i } },
+            repo.insertAll(
+              transactionOf(em),
+              [{ orgId: 'org_1', event: 'job.completed', url: 'http://h/', body: { i } }],
               at(-60 + i),
             ),
           );

@@ -5,6 +5,8 @@ export type { StoreLocation, StoreOrm } from './orm';
 export { PreparedClaim, skippingLockedRows, WorkLeases } from './work-leases';
 export { serializeTransactionsOn } from './transaction-lock';
 export { sharedWrite } from './shared-writes';
+export { transactionOf } from './transaction';
+export type { Transaction } from './transaction';
 export { updateByIds } from './batch-update';
 export type { Lease } from './work-leases';
 export { StoreHealth, WRITE_PROBE_TTL_MS } from './store-health';

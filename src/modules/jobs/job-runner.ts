@@ -225,13 +225,13 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
    * job.completed callback, so a callback exists iff its job finished.
    */
   private finishAll(batch: readonly Finishing[]): Promise<boolean[]> {
-    return this.jobs.finishAll(this.leases.owner, batch, async (em, finished) => {
+    return this.jobs.finishAll(this.leases.owner, batch, async (tx, finished) => {
       await this.simulation.recordRuns(
-        em,
+        tx,
         finished.flatMap(({ run }) => (run ? [run] : [])),
       );
       await this.outbox.enqueueAll(
-        em,
+        tx,
         finished.flatMap(({ job, outcome, now }) =>
           job.callbackUrl
             ? [

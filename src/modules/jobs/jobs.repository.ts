@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { raw } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
-import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
+import {
+  Lease,
+  PreparedClaim,
+  sharedWrite,
+  Transaction,
+  transactionOf,
+  updateByIds,
+} from '../../common/database';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
 import { timeOrderedId } from '../../common/time-ordered-id';
@@ -178,7 +185,7 @@ export class JobsRepository {
   finishAll<F extends Finish>(
     owner: string,
     batch: readonly F[],
-    alsoWrite: (em: EntityManager, finished: readonly F[]) => Promise<void>,
+    alsoWrite: (tx: Transaction, finished: readonly F[]) => Promise<void>,
   ): Promise<boolean[]> {
     return sharedWrite(this.em, async (em) => {
       const updated = await updateByIds(em, {
@@ -204,7 +211,7 @@ export class JobsRepository {
         guardParams: [owner],
       });
       const finished = batch.filter((finish) => updated.has(finish.id));
-      if (finished.length > 0) await alsoWrite(em, finished);
+      if (finished.length > 0) await alsoWrite(transactionOf(em), finished);
       return batch.map((finish) => updated.has(finish.id));
     });
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
+import type { Transaction } from '../../common/database';
 import { PreparedWrite } from '../../common/database/prepared-write';
 import { SimulationRun, SimulationRunSchema } from './simulation-run.entity';
 
@@ -47,9 +48,9 @@ export class RunsRepository {
     return this.insertRun.runWhile(runParams(run), meanwhile);
   }
 
-  /** Runs computed for jobs, written in the caller's transaction (`em`) with the jobs' outcomes: one insert. */
-  async insertAll(em: EntityManager, runs: readonly SimulationRun[]): Promise<void> {
-    if (runs.length > 0) await em.insertMany(SimulationRunSchema, [...runs]);
+  /** Runs written in the caller's transaction with what they caused (jobs' outcomes, a trigger's fire): one insert. */
+  insertAll(tx: Transaction, runs: readonly SimulationRun[]): Promise<void> {
+    return tx.insertAll(SimulationRunSchema, runs);
   }
 
   /** Scoped to the organization: another organization's run id is simply not found. */

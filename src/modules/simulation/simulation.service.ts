@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from '@mikro-orm/knex';
 import { ENGINE_PORT, EnginePort, EngineWorkKind } from '../engine/engine.types';
 import { Principal } from '../../common/auth/principal';
+import type { Transaction } from '../../common/database';
 import { assertFiniteResult } from './result-guard';
 import { readPlainRequest } from './plain-request';
 import { RunsRepository } from './runs.repository';
@@ -93,7 +93,7 @@ export class SimulationService {
 
   /**
    * Validates and computes one simulation without recording it: for a caller that records the run in its own
-   * transaction (`recordRuns`), with what the result changes. Throws as `simulate`.
+   * transaction (`recordRuns`), with what the result changes (a job's finish, a trigger's fire). Throws as `simulate`.
    */
   async compute(
     orgId: string,
@@ -127,9 +127,9 @@ export class SimulationService {
     return { response: toSimulationResponse(run.id, mode, result, seedToJson(seed)), run };
   }
 
-  /** Records computed runs in the caller's transaction (`em`), in one insert. */
-  recordRuns(em: EntityManager, runs: readonly SimulationRun[]): Promise<void> {
-    return this.runs.insertAll(em, runs);
+  /** Records computed runs in the caller's transaction, in one insert: they exist iff that transaction commits. */
+  recordRuns(tx: Transaction, runs: readonly SimulationRun[]): Promise<void> {
+    return this.runs.insertAll(tx, runs);
   }
 
   /** A recorded run of the organization, or null. */

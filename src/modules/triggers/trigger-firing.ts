@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/knex';
 import { SimulationService } from '../simulation/simulation.service';
 import type { EngineWorkKind } from '../engine/engine.types';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
@@ -14,17 +13,17 @@ import {
   predictionOf,
   ScoredOutcome,
 } from './trigger-calibration';
-import { NewFire, TriggerRepository } from './trigger.repository';
+import { FireRows, NewFire, TriggerRepository } from './trigger.repository';
 import { PlanStep } from './triggers.dto';
 import { ExecutionStatus } from './triggers.types';
 
 /** The variable a trigger's simulation may declare to receive the value read at fire time. */
 export const CURRENT_VALUE_VARIABLE = 'current_value';
 
-/** A fire computed but not yet recorded: what the transaction writes. */
+/** A fire computed but not yet recorded: the fire row, and what its transaction writes beside it. */
 export interface ComputedFire {
   readonly fire: Omit<NewFire, 'slot'>;
-  readonly alsoWrite: (em: EntityManager, fire: TriggerFire) => Promise<void>;
+  readonly alsoWrite: FireRows;
 }
 
 /**
@@ -106,7 +105,10 @@ export function triggerFiredBody(trigger: Trigger, fire: TriggerFire): Record<st
   };
 }
 
-/** Runs a fire's simulation and prepares what its transaction writes: the fire row and its outbox messages. */
+/**
+ * Runs a fire's simulation and prepares what its transaction writes: the fire row, its simulation run and its outbox
+ * messages. Nothing is written here: the run is recorded with the fire (`alsoWrite`), not before it.
+ */
 @Injectable()
 export class TriggerFiring {
   constructor(
@@ -118,8 +120,8 @@ export class TriggerFiring {
 
   /** `kind` is scheduled for an evaluation the appliance runs on its own, interactive for a caller's manual fire. */
   async compute(trigger: Trigger, value: number, firedAt: Date, kind: EngineWorkKind): Promise<ComputedFire> {
-    const [result, policy] = await Promise.all([
-      this.simulation.simulate(trigger.orgId, withCurrentValue(trigger.simulation, value), kind),
+    const [{ response: result, run }, policy] = await Promise.all([
+      this.simulation.compute(trigger.orgId, withCurrentValue(trigger.simulation, value), kind),
       this.policies.current(trigger.orgId),
     ]);
     const needsCalibration =
@@ -145,26 +147,33 @@ export class TriggerFiring {
     };
     return {
       fire,
-      alsoWrite: async (em, recorded) => {
-        if (trigger.webhookUrl) {
-          await this.outbox.enqueue(em, {
-            orgId: trigger.orgId,
-            event: 'trigger.fired',
-            url: trigger.webhookUrl,
-            fireId: recorded.id,
-            body: triggerFiredBody(trigger, recorded),
-          });
-        }
-        if (executionStatus === 'dispatched' && trigger.executionWebhookUrl) {
-          await this.outbox.enqueue(em, {
-            orgId: trigger.orgId,
-            event: 'decision.execute',
-            url: trigger.executionWebhookUrl,
-            fireId: recorded.id,
-            expiresAt: new Date(recorded.firedAt.getTime() + trigger.executionMaxAgeS * 1000),
-            body: decisionExecuteBody(trigger, recorded),
-          });
-        }
+      alsoWrite: async (tx, recorded) => {
+        await this.simulation.recordRuns(tx, [run]);
+        await this.outbox.enqueueAll(tx, [
+          ...(trigger.webhookUrl
+            ? [
+                {
+                  orgId: trigger.orgId,
+                  event: 'trigger.fired',
+                  url: trigger.webhookUrl,
+                  fireId: recorded.id,
+                  body: triggerFiredBody(trigger, recorded),
+                },
+              ]
+            : []),
+          ...(executionStatus === 'dispatched' && trigger.executionWebhookUrl
+            ? [
+                {
+                  orgId: trigger.orgId,
+                  event: 'decision.execute',
+                  url: trigger.executionWebhookUrl,
+                  fireId: recorded.id,
+                  expiresAt: new Date(recorded.firedAt.getTime() + trigger.executionMaxAgeS * 1000),
+                  body: decisionExecuteBody(trigger, recorded),
+                },
+              ]
+            : []),
+        ]);
       },
     };
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
-import { Lease, sharedWrite, skippingLockedRows } from '../../common/database';
+import { Lease, sharedWrite, skippingLockedRows, Transaction, transactionOf } from '../../common/database';
 import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
 import { timeOrderedId } from '../../common/time-ordered-id';
 import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
@@ -26,12 +26,14 @@ export interface FirePage {
   readonly nextCursor: string | null;
 }
 
-/** What an evaluation leaves: the trigger's new state and, when it fired, the fire and its messages. */
+/** Adds a fire's other rows (its simulation run, its outbox messages) to the transaction that records the fire. */
+export type FireRows = (tx: Transaction, fire: TriggerFire) => Promise<void>;
+
+/** What an evaluation leaves: the trigger's new state and, when it fired, the fire, its run and its messages. */
 export interface EvaluationRecord {
   readonly changes: TriggerChanges;
   readonly fire?: NewFire;
-  /** Writes the fire's outbox messages in the same transaction. */
-  readonly alsoWrite?: (em: EntityManager, fire: TriggerFire) => Promise<void>;
+  readonly alsoWrite?: FireRows;
 }
 
 export type RecordOutcome = 'recorded' | 'stale' | 'slot_already_fired';
@@ -170,8 +172,8 @@ export class TriggerRepository {
   }
 
   /**
-   * Ends `owner`'s evaluation of a trigger of `generation`: its new state, and the fire with its outbox messages, in
-   * one transaction. Nothing is written when the trigger was deleted, redefined or its lease taken over (`stale`),
+   * Ends `owner`'s evaluation of a trigger of `generation`: its new state, and the fire with its simulation run and
+   * outbox messages (`alsoWrite`), in one transaction: all of them commit, or none. Nothing is written when the trigger was deleted, redefined or its lease taken over (`stale`),
    * or when its slot already has a fire (`slot_already_fired`): a slot fires at most once. On SQLite the evaluations
    * that end together share one transaction (`sharedWrite`); one that fails is written again alone.
    */
@@ -209,18 +211,18 @@ export class TriggerRepository {
         const row = em.create(TriggerFireSchema, { ...fire, id: fireId });
         em.persist(row);
         await em.flush();
-        if (record.alsoWrite) await record.alsoWrite(em, row);
+        if (record.alsoWrite) await record.alsoWrite(transactionOf(em), row);
       }
       return isSlotFired ? 'slot_already_fired' : 'recorded';
     });
   }
 
-  /** A fire outside the schedule (a fire call): its own slot, recorded with its messages in one transaction. */
+  /** A fire outside the schedule (a fire call): its own slot, recorded with its run and messages in one transaction. */
   async recordManualFire(
     orgId: string,
     triggerId: string,
     fire: Omit<NewFire, 'slot'>,
-    alsoWrite: (em: EntityManager, fire: TriggerFire) => Promise<void>,
+    alsoWrite: FireRows,
   ): Promise<TriggerFire | null> {
     return this.em.fork().transactional(async (em) => {
       const id = timeOrderedId('fire', fire.firedAt.getTime());
@@ -235,7 +237,7 @@ export class TriggerRepository {
       const row = em.create(TriggerFireSchema, { ...fire, id, slot: `manual:${id}` });
       em.persist(row);
       await em.flush();
-      await alsoWrite(em, row);
+      await alsoWrite(transactionOf(em), row);
       return row;
     });
   }

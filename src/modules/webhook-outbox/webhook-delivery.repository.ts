@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
-import { Lease, PreparedClaim, sharedWrite, updateByIds } from '../../common/database';
+import { Lease, PreparedClaim, sharedWrite, Transaction, updateByIds } from '../../common/database';
 import { GroupCommit } from '../../common/group-commit';
 import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
 import { timeOrderedId } from '../../common/time-ordered-id';
@@ -130,20 +130,14 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Written inside the caller's transaction (the job's completion), so the message exists iff the job finished. Only
-   * persisted here: the transaction flushes it at commit, with the other messages of its batch in one insert.
+   * Written in the caller's transaction (a job's finish, a trigger's fire), in one insert: the messages exist iff
+   * what caused them committed.
    */
-  insert(em: EntityManager, delivery: NewDelivery, now: Date): void {
-    em.persist(em.create(WebhookDeliverySchema, newRow(delivery, now)));
-  }
-
-  /** Written inside the caller's transaction, in one insert and without the unit of work: a batch of finished jobs. */
-  async insertAll(em: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
-    if (deliveries.length > 0)
-      await em.insertMany(
-        WebhookDeliverySchema,
-        deliveries.map((delivery) => newRow(delivery, now)),
-      );
+  insertAll(tx: Transaction, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
+    return tx.insertAll(
+      WebhookDeliverySchema,
+      deliveries.map((delivery) => newRow(delivery, now)),
+    );
   }
 
   /**

@@ -1,8 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/knex';
 import { BackgroundLoop } from '../../common/background-loop';
 import { APP_CONFIG, AppConfig } from '../../common/config';
-import { retryWhileStoreUnavailable, WorkLeases } from '../../common/database';
+import { retryWhileStoreUnavailable, Transaction, WorkLeases } from '../../common/database';
 import { AppError, isStoreUnavailable } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { MetricsService } from '../../common/metrics/metrics.service';
@@ -65,15 +64,9 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     });
   }
 
-  /** Queues the message in the caller's transaction (`em`); it is written when that transaction commits. */
-  enqueue(em: EntityManager, delivery: NewDelivery): Promise<void> {
-    this.deliveries.insert(em, delivery, new Date());
-    return Promise.resolve();
-  }
-
-  /** Queues messages in the caller's transaction (`em`), in one insert. */
-  async enqueueAll(em: EntityManager, deliveries: readonly NewDelivery[]): Promise<void> {
-    await this.deliveries.insertAll(em, deliveries, new Date());
+  /** Queues messages in the caller's transaction, in one insert: they exist iff that transaction commits. */
+  enqueueAll(tx: Transaction, deliveries: readonly NewDelivery[]): Promise<void> {
+    return this.deliveries.insertAll(tx, deliveries, new Date());
   }
 
   onApplicationBootstrap(): void {
