@@ -197,6 +197,7 @@ class ColumnMatchResponse(_ColumnMatchResponseRequired, total=False):
 class ColumnResponse(TypedDict):
     distinct_count: int
     distinct_count_estimated: bool
+    exact_numeric: Literal['integer', 'decimal', None]
     max: Optional[Union[str, float, bool]]
     min: Optional[Union[str, float, bool]]
     name: str

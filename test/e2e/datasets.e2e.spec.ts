@@ -105,6 +105,7 @@ describe('datasets and queries over HTTP', () => {
       'returned:boolean:dimension',
     ]);
     expect(schema.body.columns[3]).toMatchObject({ null_count: 0, distinct_count: 5, min: 1, max: 5 });
+    expect(schema.body.columns.map((c: any) => c.exact_numeric)).toEqual(Array(6).fill(null));
     expect(schema.body.query_hints.length).toBeGreaterThan(0);
   });
 
@@ -264,10 +265,12 @@ describe('datasets and queries over HTTP', () => {
     try {
       await pg.query(`drop table if exists ${table}`);
       await pg.query(
-        `create table ${table} (id int primary key, name text, amount numeric(10,2), seen date)`,
+        `create table ${table} (id int primary key, name text, amount numeric(10,2), seen date, big bigint,
+          exact numeric(38,10))`,
       );
       await pg.query(
-        `insert into ${table} values (1, 'a', 1.50, '2024-01-02'), (2, 'b', null, '2024-01-03')`,
+        `insert into ${table} values (1, 'a', 1.50, '2024-01-02', 9007199254740993, 99999999999999.999999),
+          (2, 'b', null, '2024-01-03', 7, 0.5)`,
       );
       const id = await connector(t, token, 'postgres', {
         host: '127.0.0.1',
@@ -279,7 +282,24 @@ describe('datasets and queries over HTTP', () => {
         token,
         body: { connection_type: 'database', dataset_name: 'pg_table', connection_id: id, table },
       });
-      expect(res.body).toMatchObject({ status: 'ready', schema_summary: { rows: 2, columns: 4 } });
+      expect(res.body).toMatchObject({ status: 'ready', schema_summary: { rows: 2, columns: 6 } });
+      const schema = await t.request('GET', `/v1/data/${res.body.dataset_id}/schema`, { token });
+      expect(schema.body.columns.map((c: any) => [c.name, c.type, c.exact_numeric])).toEqual([
+        ['id', 'integer', null],
+        ['name', 'string', null],
+        ['amount', 'number', null],
+        ['seen', 'date', null],
+        ['big', 'string', 'integer'],
+        ['exact', 'string', 'decimal'],
+      ]);
+      const exact = await t.request('POST', '/v1/query', {
+        token,
+        body: { dataset_id: res.body.dataset_id, select: ['id', 'amount', 'big', 'exact'] },
+      });
+      expect(exact.body.rows).toEqual([
+        { id: 1, amount: 1.5, big: '9007199254740993', exact: '99999999999999.9999990000' },
+        { id: 2, amount: null, big: '7', exact: '0.5' },
+      ]);
       const q = await t.request('POST', '/v1/query', {
         token,
         body: {
@@ -293,6 +313,34 @@ describe('datasets and queries over HTTP', () => {
       await pg.query(`drop table if exists ${table}`);
       await pg.end();
     }
+  });
+
+  it('marks a JSON Lines column of numbers a double cannot hold and answers their exact digits', async () => {
+    const lines = [
+      '{"n": 1, "big": 9007199254740993, "exact": 99999999999999.999999, "plain": 2.5}',
+      '{"n": 2, "big": -12, "exact": 1.25, "plain": 3}',
+    ].join('\n');
+    const id = await connector(t, token, 'file', { file_type: 'json', content: lines });
+    const res = await t.request('POST', '/v1/data/connect', {
+      token,
+      body: { connection_type: 'file', dataset_name: 'exact_jsonl', connection_id: id },
+    });
+    expect(res.body).toMatchObject({ status: 'ready' });
+    const schema = await t.request('GET', `/v1/data/${res.body.dataset_id}/schema`, { token });
+    expect(schema.body.columns.map((c: any) => [c.name, c.type, c.exact_numeric])).toEqual([
+      ['n', 'integer', null],
+      ['big', 'string', 'integer'],
+      ['exact', 'string', 'decimal'],
+      ['plain', 'number', null],
+    ]);
+    const q = await t.request('POST', '/v1/query', {
+      token,
+      body: { dataset_id: res.body.dataset_id, select: ['big', 'exact', 'plain'] },
+    });
+    expect(q.body.rows).toEqual([
+      { big: '9007199254740993', exact: '99999999999999.999999', plain: 2.5 },
+      { big: '-12', exact: '1.25', plain: 3 },
+    ]);
   });
 
   it('re-connecting makes a new version; deleting removes it', async () => {

@@ -55,7 +55,10 @@ function context(rules: string[], importDir = '/nonexistent'): DriverContext {
 
 let files = 0;
 
-/** The dataset a driver's rows make: per column its declared type and the value of each row, as answered. */
+/**
+ * The dataset a driver's rows make: per column its declared type and the value of each row, as answered. A column of
+ * numbers kept as text is declared `string` with its exact_numeric marker: `string/integer`, `string/decimal`.
+ */
 async function ingest<C>(
   driver: ConnectorDriver<C>,
   config: C,
@@ -78,7 +81,10 @@ async function ingest<C>(
   return Object.fromEntries(
     written.columns.map((column) => [
       column.name,
-      rows.map((row): Cell => [column.type, presentValue(row[column.name], column.type)]),
+      rows.map((row): Cell => [
+        column.exactNumeric ? `${column.type}/${column.exactNumeric}` : column.type,
+        presentValue(row[column.name], column.type),
+      ]),
     ]),
   );
 }
@@ -143,9 +149,9 @@ describe('PostgreSQL (pg) types', () => {
       ts_chatham: ['timestamp', '2026-11-01T10:45:00.000Z'],
       t: ['string', '10:30:00'],
       tz_t: ['string', '10:30:00+05:30'],
-      num: ['string', '99999999999999.9999990000'],
+      num: ['string/decimal', '99999999999999.9999990000'],
       price: ['number', 1234.5],
-      big: ['string', '9007199254740993'],
+      big: ['string/integer', '9007199254740993'],
       small: ['integer', 42],
       flag: ['boolean', true],
       id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
@@ -273,9 +279,9 @@ describe('MariaDB (mysql2) types', () => {
       dt: ['timestamp', '2026-11-02T10:00:00.123456Z'],
       ts: ['timestamp', '2026-11-01T19:30:00.250Z'],
       t: ['string', '10:30:00'],
-      num: ['string', '99999999999999.9999990000'],
+      num: ['string/decimal', '99999999999999.9999990000'],
       price: ['number', 1234.5],
-      big: ['string', '9007199254740993'],
+      big: ['string/integer', '9007199254740993'],
       small: ['integer', 42],
       flag: ['integer', 1],
       id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
@@ -322,9 +328,9 @@ describe('SQLite connector types', () => {
       ts: ['timestamp', '2026-11-02T10:00:00.123456Z'],
       ts_offset: ['timestamp', '2026-11-01T19:30:00.000Z'],
       t: ['string', '10:30:00'],
-      num: ['string', '99999999999999.9999990000'],
+      num: ['string/decimal', '99999999999999.9999990000'],
       price: ['number', 1234.5],
-      big: ['string', '9007199254740993'],
+      big: ['string/integer', '9007199254740993'],
       flag: ['integer', 1],
       id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
       doc: ['string', '{"n": 9007199254740993}'],
@@ -363,9 +369,9 @@ const JSON_CELLS: Record<string, Cell> = {
   ts_dst: ['timestamp', '2026-11-01T05:30:00.000Z'],
   ts_chatham: ['timestamp', '2026-11-01T10:45:00.000Z'],
   t: ['string', '10:30:00'],
-  num: ['string', '99999999999999.999999'],
+  num: ['string/decimal', '99999999999999.999999'],
   price: ['number', 1234.5],
-  big: ['string', '9007199254740993'],
+  big: ['string/integer', '9007199254740993'],
   small: ['integer', 42],
   flag: ['boolean', true],
   id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
@@ -373,7 +379,7 @@ const JSON_CELLS: Record<string, Cell> = {
   empty: ['string', ''],
   nan: ['string', 'NaN'],
   emoji: ['string', '😀 𝄞'],
-  huge: ['string', '1e999'],
+  huge: ['string/decimal', '1e999'],
 };
 
 function nullsOf(dataset: Record<string, Cell[]>): string[] {
@@ -401,9 +407,9 @@ describe('file types', () => {
       ts_dst: ['timestamp', '2026-11-01T05:30:00.000Z'],
       ts_chatham: ['timestamp', '2026-11-01T10:45:00.000Z'],
       t: ['string', '10:30:00'],
-      num: ['string', '99999999999999.999999'],
+      num: ['string/decimal', '99999999999999.999999'],
       price: ['number', 1234.5],
-      big: ['string', '9007199254740993'],
+      big: ['string/integer', '9007199254740993'],
       small: ['integer', 42],
       flag: ['boolean', true],
       id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
@@ -492,9 +498,9 @@ describe('file types', () => {
       ts_millis: ['timestamp', '2026-11-02T10:00:00.123Z'],
       ts_micros: ['timestamp', '2026-11-02T10:00:00.123456Z'],
       ts_nanos: ['timestamp', '2026-11-02T10:00:00.123456789Z'],
-      num: ['string', '99999999999999.9999999999'],
+      num: ['string/decimal', '99999999999999.9999999999'],
       price: ['number', 1234.5],
-      big: ['string', '9007199254740993'],
+      big: ['string/integer', '9007199254740993'],
       flag: ['boolean', true],
       id: ['string', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'],
       'doc.n': ['integer', 1],
@@ -531,7 +537,7 @@ describe('file types', () => {
       ts: ['timestamp', '2026-11-02T10:00:00.123Z'],
       text_date: ['date', '2026-11-02'],
       price: ['number', 1234.5],
-      big_text: ['string', '9007199254740993'],
+      big_text: ['string/integer', '9007199254740993'],
       flag: ['boolean', true],
       empty: ['string', ''],
       emoji: ['string', '😀 𝄞'],
@@ -606,7 +612,7 @@ describe('Redis', () => {
     expect(firstRow(dataset)).toEqual({
       _key: ['string', `${prefix}:h`],
       d: ['date', '2026-11-02'],
-      big: ['string', '9007199254740993'],
+      big: ['string/integer', '9007199254740993'],
       empty: ['string', ''],
     });
   });

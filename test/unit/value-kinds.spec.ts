@@ -1,5 +1,8 @@
 import {
+  exactNumericOfKinds,
   KIND_DATE,
+  KIND_EXACT_DECIMAL,
+  KIND_EXACT_INTEGER,
   KIND_INTEGER,
   KIND_NUMBER,
   KIND_STRING,
@@ -16,10 +19,12 @@ function classify(raw: unknown): [unknown, number] {
 
 describe('value kinds: what a source value is stored as', () => {
   it.each([
-    ['99999999999999.999999', '99999999999999.999999', KIND_STRING],
-    ['12345678901234567890.1234567890', '12345678901234567890.1234567890', KIND_STRING],
-    ['1.23456789012345678e5', '1.23456789012345678e5', KIND_STRING],
-    ['9007199254740993', '9007199254740993', KIND_STRING],
+    ['99999999999999.999999', '99999999999999.999999', KIND_EXACT_DECIMAL],
+    ['12345678901234567890.1234567890', '12345678901234567890.1234567890', KIND_EXACT_DECIMAL],
+    ['1.23456789012345678e5', '1.23456789012345678e5', KIND_EXACT_DECIMAL],
+    ['9007199254740993', '9007199254740993', KIND_EXACT_INTEGER],
+    ['-9007199254740993', '-9007199254740993', KIND_EXACT_INTEGER],
+    ['00012345678901234567', '00012345678901234567', KIND_STRING],
     ['12.5000000000', 12.5, KIND_NUMBER],
     ['0.000000000000001', 1e-15, KIND_NUMBER],
     ['123456789012.345', 123456789012.345, KIND_NUMBER],
@@ -40,6 +45,23 @@ describe('value kinds: what a source value is stored as', () => {
     ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
   ])('a timestamp text %s is stored in UTC as %s', (raw, stored) => {
     expect(classify(raw)).toEqual([stored, KIND_TIMESTAMP]);
+  });
+
+  it('a bigint beyond ±2^53 is kept as its digits, marked exact', () => {
+    expect(classify(9007199254740993n)).toEqual(['9007199254740993', KIND_EXACT_INTEGER]);
+    expect(classify(42n)).toEqual([42, KIND_INTEGER]);
+  });
+
+  it.each([
+    [KIND_EXACT_INTEGER, 'integer'],
+    [KIND_INTEGER | KIND_EXACT_INTEGER, 'integer'],
+    [KIND_INTEGER | KIND_EXACT_DECIMAL, 'decimal'],
+    [KIND_NUMBER | KIND_EXACT_INTEGER, 'decimal'],
+    [KIND_EXACT_INTEGER | KIND_STRING, undefined],
+    [KIND_INTEGER | KIND_NUMBER, undefined],
+    [KIND_STRING, undefined],
+  ])('a column of kinds %i is exact numeric: %p', (mask, exact) => {
+    expect(exactNumericOfKinds(mask)).toBe(exact);
   });
 
   it('a timestamp on a day that does not exist stays text', () => {

@@ -1847,6 +1847,11 @@ export interface components {
             distinct_count: number;
             /** @description True when distinct_count is an estimate (many distinct values). */
             distinct_count_estimated: boolean;
+            /**
+             * @description Set on a string column whose values are numbers kept as text with their exact digits, because a double cannot hold some of them (integers beyond ±2^53, decimals of more than 15 significant digits): `integer` when all are whole, else `decimal`. Its values answer as strings ("9007199254740993"). null otherwise.
+             * @enum {string|null}
+             */
+            exact_numeric: "integer" | "decimal" | null;
             /** @description null when the column has no value. */
             max: string | number | boolean | null;
             /** @description null when the column has no value. */

@@ -1,5 +1,12 @@
 import { DistinctCounter, ownCopy } from './distinct-counter';
-import { ColumnType, StoredValue, typeOfKinds, ValueClassifier } from './value-kinds';
+import {
+  ColumnType,
+  ExactNumeric,
+  exactNumericOfKinds,
+  StoredValue,
+  typeOfKinds,
+  ValueClassifier,
+} from './value-kinds';
 
 export const COLUMN_ROLES = ['id', 'time', 'measure', 'dimension'] as const;
 export type ColumnRole = (typeof COLUMN_ROLES)[number];
@@ -10,6 +17,8 @@ export type ColumnValue = number | string | boolean | null;
 export interface ColumnSchema {
   readonly name: string;
   readonly type: ColumnType;
+  /** Set on a string column of numbers kept as text with their exact digits; absent before it existed. */
+  readonly exactNumeric?: ExactNumeric;
   readonly role: ColumnRole;
   readonly nullCount: number;
   readonly distinctCount: number;
@@ -95,9 +104,11 @@ export class ColumnProfile {
       max = this.textMax ?? null;
     }
     const distinctCount = this.distinct.count();
+    const exactNumeric = exactNumericOfKinds(this.kinds);
     return {
       name: this.name,
       type,
+      ...(exactNumeric && { exactNumeric }),
       role: roleOf(this.name, type, distinctCount, rowCount - this.nullCount, this.distinct.isEstimate),
       nullCount: this.nullCount,
       distinctCount,

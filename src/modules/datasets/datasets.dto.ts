@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { COLUMN_ROLES, ColumnRole, ColumnSchema, ColumnValue } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
-import { COLUMN_TYPES, ColumnType } from './value-kinds';
+import { COLUMN_TYPES, ColumnType, EXACT_NUMERICS, ExactNumeric } from './value-kinds';
 import { ReadingStatement } from '../../common/validation';
 
 export const VISIBILITIES = ['private', 'shared'] as const;
@@ -265,6 +265,15 @@ export class ColumnResponse {
   name!: string;
   @ApiProperty({ enum: COLUMN_TYPES })
   type!: ColumnType;
+  @ApiProperty({
+    enum: EXACT_NUMERICS,
+    nullable: true,
+    description:
+      'Set on a string column whose values are numbers kept as text with their exact digits, because a double ' +
+      'cannot hold some of them (integers beyond ±2^53, decimals of more than 15 significant digits): `integer` ' +
+      'when all are whole, else `decimal`. Its values answer as strings ("9007199254740993"). null otherwise.',
+  })
+  exact_numeric!: ExactNumeric | null;
   @ApiProperty({ enum: COLUMN_ROLES })
   role!: ColumnRole;
   @ApiProperty({ type: 'integer' })
@@ -406,6 +415,7 @@ export function toColumnResponse(column: ColumnSchema): ColumnResponse {
   return {
     name: column.name,
     type: column.type,
+    exact_numeric: column.exactNumeric ?? null,
     role: column.role,
     null_count: column.nullCount,
     distinct_count: column.distinctCount,

@@ -9,6 +9,13 @@ export const KIND_STRING = 4;
 export const KIND_BOOLEAN = 8;
 export const KIND_DATE = 16;
 export const KIND_TIMESTAMP = 32;
+/** A number a double cannot hold (beyond ±2^53, more than 15 significant digits): kept as the text of its digits. */
+export const KIND_EXACT_INTEGER = 64;
+export const KIND_EXACT_DECIMAL = 128;
+
+/** What the numbers of a column kept as text are: whole numbers only, or any decimal. */
+export const EXACT_NUMERICS = ['integer', 'decimal'] as const;
+export type ExactNumeric = (typeof EXACT_NUMERICS)[number];
 
 /** A value as stored in a dataset file: numbers, text, booleans as 0/1 (SQLite's own convention), or null. */
 export type StoredValue = number | string | null;
@@ -44,7 +51,8 @@ export class ValueClassifier {
           this.kind = KIND_INTEGER;
           return Number(raw);
         }
-        return this.text(raw.toString());
+        this.kind = KIND_EXACT_INTEGER;
+        return raw.toString();
       case 'undefined':
         this.kind = 0;
         return null;
@@ -150,6 +158,11 @@ export class ValueClassifier {
           return utc;
         }
       }
+      const exact = exactNumberKind(raw);
+      if (exact !== 0) {
+        this.kind = exact;
+        return raw;
+      }
       return this.text(raw);
     }
     if (length === 4 || length === 5) {
@@ -211,6 +224,18 @@ export function numberShape(text: string): number {
   return i === length ? KIND_NUMBER : 0;
 }
 
+const EXACT_INTEGER_TEXT = /^-?(?:0|[1-9]\d*)$/;
+const EXACT_DECIMAL_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * KIND_EXACT_INTEGER or KIND_EXACT_DECIMAL for a number text that numberShape refused (too many digits, or an
+ * exponent no double reaches), else 0. Leading zeros (`007…`) mark an identifier, not a number.
+ */
+function exactNumberKind(text: string): number {
+  if (EXACT_INTEGER_TEXT.test(text)) return KIND_EXACT_INTEGER;
+  return EXACT_DECIMAL_TEXT.test(text) ? KIND_EXACT_DECIMAL : 0;
+}
+
 /** Digits of `text[start, end)` (digits and one point) without leading zeros and the fraction's trailing zeros. */
 function significantDigits(text: string, start: number, end: number): number {
   let first = start;
@@ -250,8 +275,21 @@ export function utcTimestamp(text: string): string | undefined {
   return `${moment.toISOString().slice(0, 19)}.${digits}Z`;
 }
 
+const NUMERIC_KINDS = KIND_INTEGER | KIND_NUMBER | KIND_EXACT_INTEGER | KIND_EXACT_DECIMAL;
+const EXACT_KINDS = KIND_EXACT_INTEGER | KIND_EXACT_DECIMAL;
+
+/**
+ * For a string column whose values are all numbers, some kept as text because a double cannot hold them: `integer`
+ * when every one is whole, else `decimal`. Undefined for every other column.
+ */
+export function exactNumericOfKinds(mask: number): ExactNumeric | undefined {
+  if ((mask & EXACT_KINDS) === 0 || (mask & ~NUMERIC_KINDS) !== 0) return undefined;
+  return (mask & ~(KIND_INTEGER | KIND_EXACT_INTEGER)) === 0 ? 'integer' : 'decimal';
+}
+
 /** The type of a column from the union of its value kinds: integer+number widen to number, date+timestamp to
- * timestamp, any other mix to string. A column with no non-null value is a string column. */
+ * timestamp, any other mix to string (numbers kept as text among them). A column with no non-null value is a
+ * string column. */
 export function typeOfKinds(mask: number): ColumnType {
   switch (mask) {
     case 0:
