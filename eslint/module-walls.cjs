@@ -6,6 +6,7 @@
  * - A module uses another only through its `*.module.ts`, `*.service.ts`, `*.types.ts` and `*.dto.ts` files at the
  *   top of its folder; everything else in a module's folder is its own.
  * - Modules stand in layers; a module imports only from its own layer or below. Type-only imports count.
+ * - Neither imports the application root (`src/app.module.ts`, `src/app.factory.ts`, `src/main.ts`) or a CLI.
  *
  * The patterns see import paths as written, relative to the importing file, so one block is generated per module
  * and folder depth: from `src/modules/query/x.ts` a sibling module is `../<name>/`, from one folder deeper
@@ -47,6 +48,11 @@ const LAYERS = [
 ];
 
 const PUBLIC_FILE = '[^/]+\\.(?:module|service|types|dto)';
+const ABOVE_MODULES = {
+  regex: '^(?:\\.\\./)+(?:app\\.(?:module|factory)|main|cli)(?:/|$)',
+  message:
+    'The application root and the CLIs stand above every module: import them from nowhere in src/modules or src/common.',
+};
 const MAX_DEPTH = 4;
 
 /** Module names are lower-case words joined by hyphens: nothing in them needs escaping in a (unicode) regex. */
@@ -68,6 +74,7 @@ function wallsOf(module, layerIndex, depth) {
       regex: '(?:^|/)modules/',
       message: 'Reach a sibling module as ../<name>/, not through src/modules/.',
     },
+    ABOVE_MODULES,
   ];
   if (above.length > 0) {
     patterns.push({
@@ -86,7 +93,9 @@ function moduleWalls() {
       rules: {
         'no-restricted-imports': [
           'error',
-          { patterns: [{ regex: '(?:^|/)modules/', message: 'src/common imports no module.' }] },
+          {
+            patterns: [{ regex: '(?:^|/)modules/', message: 'src/common imports no module.' }, ABOVE_MODULES],
+          },
         ],
       },
     },

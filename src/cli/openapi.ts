@@ -2,7 +2,7 @@ import '../common/runtime/require-supported-node';
 import 'reflect-metadata';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CONTRACT_FILE } from '../modules/contract/contract-file';
-import { buildOpenApiDocument, serializeDocument } from '../modules/contract/openapi-document';
+import { buildOpenApiDocument, serializeDocument } from './openapi-document/openapi-document';
 
 /** `npm run openapi` rewrites contract/openapi.json; `--check` fails when the committed file is stale. */
 async function run(argv: readonly string[]): Promise<number> {

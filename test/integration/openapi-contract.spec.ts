@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { CONTRACT_FILE } from '../../src/modules/contract/contract-file';
-import { buildOpenApiDocument, serializeDocument } from '../../src/modules/contract/openapi-document';
+import { buildOpenApiDocument, serializeDocument } from '../../src/cli/openapi-document/openapi-document';
 import {
   entitlementNote,
   IDEMPOTENCY_NOTE,
   PAGING_NOTE,
   roleNote,
-} from '../../src/modules/contract/operation-notes';
+} from '../../src/cli/openapi-document/operation-notes';
 
 /** A schema that says more than "some JSON object": a reference, named properties, a map's values, or a scalar. */
 function isTypedSchema(schema: any): boolean {

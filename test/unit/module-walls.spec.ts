@@ -77,6 +77,21 @@ describe('module walls (eslint/module-walls.cjs)', () => {
     ).toEqual([expect.stringContaining('not through src/modules/')]);
   });
 
+  it('refuses an import of the application root or a CLI from a module or from src/common', async () => {
+    expect(
+      await crossings('src/modules/contract/new-thing.ts', "import { AppModule } from '../../app.module';\n"),
+    ).toEqual([expect.stringContaining('The application root and the CLIs stand above every module')]);
+    expect(
+      await crossings(
+        'src/modules/connectors/drivers/new-thing.ts',
+        "import { run } from '../../../cli/openapi-document/openapi-document';\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await crossings('src/common/http/new-thing.ts', "import { createApp } from '../../app.factory';\n"),
+    ).toHaveLength(1);
+  });
+
   it('keeps src/common free of module imports', async () => {
     expect(
       await crossings(

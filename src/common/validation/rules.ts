@@ -52,7 +52,7 @@ export function ValidExpression<T extends object>(
   });
 }
 
-/** The name the contract generator recognises (src/modules/contract/request-schemas.ts) to describe `T | null`. */
+/** The name the contract generator recognises (src/cli/openapi-document/request-schemas.ts) to describe `T | null`. */
 export const NULLABLE_RULE = 'nullable';
 
 /**

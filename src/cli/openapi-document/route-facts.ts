@@ -5,7 +5,7 @@ import { ModulesContainer, Reflector } from '@nestjs/core';
 import { ErrorCode } from '../../common/errors';
 import { API_ERRORS } from '../../common/openapi';
 import { IS_PUBLIC, REQUIRED_ENTITLEMENT, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
-import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../idempotency/idempotency.types';
+import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../../modules/idempotency/idempotency.types';
 
 /** What the contract needs to know about one handler beyond what @nestjs/swagger reads itself. */
 export interface RouteFacts {
