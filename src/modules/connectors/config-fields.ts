@@ -13,7 +13,7 @@ import {
   validationFailure,
   WIRE_VALIDATOR_OPTIONS,
 } from '../../common/validation';
-import type { RequestedType } from './connector-descriptor';
+import type { FileType } from './file-types';
 
 /*
  * The field decorators of connector config classes (drivers/<type>.ts). Each decorator declares one field once:
@@ -417,6 +417,11 @@ export function ConfigObject<T = Dto>(
 
 /** A config class: unknown fields are refused as such; `toConfig` may derive what depends on several fields. */
 export class ConfigFields {}
+
+/** What the requested name said beyond the type (the file format of an alias such as `xlsx`). */
+export interface RequestedType {
+  readonly fileType?: FileType;
+}
 
 /** A connector type's config class (drivers/<type>.ts): its fields, and the value stored for a valid config. */
 export abstract class ConnectorConfig<C> extends ConfigFields {

@@ -1,6 +1,7 @@
 import { ApiSchema } from '@nestjs/swagger';
 import type { ClassConstructor } from 'class-transformer';
 import type { ConnectorConfig } from './config-fields';
+export type { RequestedType } from './config-fields';
 import type { ConnectorDriver } from './connector-driver';
 import type { FileType } from './file-types';
 
@@ -27,11 +28,6 @@ export type SelectionField = (typeof SELECTION_FIELDS)[number];
 /** Another accepted name of a type; a file-format alias (csv, xlsx...) also presets the config's `file_type`. */
 export interface TypeAlias {
   readonly name: string;
-  readonly fileType?: FileType;
-}
-
-/** What the requested name said beyond the type (the file format of an alias such as `xlsx`). */
-export interface RequestedType {
   readonly fileType?: FileType;
 }
 

@@ -14,7 +14,8 @@ import { CurrentPrincipal, RequireEntitlement, RequireRole } from '../../common/
 import { Principal } from '../../common/auth/principal';
 import { ApiErrors } from '../../common/openapi';
 import { Idempotent, IdempotencyOperation, IdempotentRetry } from '../idempotency/idempotency.types';
-import { ACCEPTED_TYPE_NAMES, describeConnectorTypes } from './connector-types';
+import { describeConnectorTypes } from './connector-type-descriptions';
+import { ACCEPTED_TYPE_NAMES } from './connector-types';
 import { ConnectorTypesResponse } from './connector-types.dto';
 import { ConnectorUploads, UploadedFile } from './connector-uploads';
 import {

@@ -3,10 +3,10 @@ import { MASK, maskConfig } from '../../../src/modules/connectors/connector-secr
 import {
   ACCEPTED_TYPE_NAMES,
   CONNECTOR_TYPES,
-  describeConnectorTypes,
   OBJECT_STORE_TYPES,
   SQL_TYPES,
 } from '../../../src/modules/connectors/connector-types';
+import { describeConnectorTypes } from '../../../src/modules/connectors/connector-type-descriptions';
 import { CONNECTORS } from '../../../src/modules/connectors/drivers';
 
 describe('connector descriptors', () => {
