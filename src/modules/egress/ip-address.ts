@@ -1,7 +1,11 @@
+import { BlockList } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
 /**
- * IP addresses as integers, so ranges and embedded IPv4 forms are compared exactly (no string tricks).
- * Only canonical dotted-quad IPv4 and RFC 4291 IPv6 text is accepted here; the looser forms (decimal, hex, octal,
- * short IPv4) are turned into dotted quads by the WHATWG host parser before anything reaches this file.
+ * IP addresses as integers, so embedded IPv4 forms are read exactly (no string tricks); text is parsed and printed by
+ * ipaddr.js and ranges are matched by node:net's BlockList. Only canonical dotted-quad IPv4 and RFC 4291 IPv6 text is
+ * accepted here; the looser forms (decimal, hex, octal, short IPv4) are turned into dotted quads by the WHATWG host
+ * parser before anything reaches this file.
  */
 export interface IpAddress {
   readonly family: 4 | 6;
@@ -20,84 +24,60 @@ export function parseIp(text: string): IpAddress | undefined {
 }
 
 export function parseIpv4(text: string): IpAddress | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0n;
-  for (const part of parts) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = (value << 8n) | BigInt(octet);
-  }
-  return { family: 4, value };
+  if (!ipaddr.IPv4.isValidFourPartDecimal(text)) return undefined;
+  return { family: 4, value: valueOf(ipaddr.IPv4.parse(text)) };
 }
 
 export function parseIpv6(text: string): IpAddress | undefined {
-  if (text.includes('%') || !text.includes(':')) return undefined;
-  let head = text;
-  let tailV4: bigint | undefined;
-  const lastColon = text.lastIndexOf(':');
-  if (text.slice(lastColon + 1).includes('.')) {
-    const v4 = parseIpv4(text.slice(lastColon + 1));
-    if (!v4) return undefined;
-    tailV4 = v4.value;
-    head = `${text.slice(0, lastColon + 1)}0:0`;
-  }
-  const halves = head.split('::');
-  if (halves.length > 2) return undefined;
-  const groupsOf = (s: string): string[] | undefined => (s === '' ? [] : s.split(':'));
-  const left = groupsOf(halves[0]);
-  const right = halves.length === 2 ? groupsOf(halves[1]) : [];
-  if (!left || !right) return undefined;
-  const missing = 8 - left.length - right.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const groups = [...left, ...Array<string>(missing).fill('0'), ...right];
-  let value = 0n;
-  for (const group of groups) {
-    if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
-    value = (value << 16n) | BigInt(parseInt(group, 16));
-  }
-  if (tailV4 !== undefined) value = (value & ~0xffffffffn) | tailV4;
-  return { family: 6, value };
+  if (text.includes('%')) return undefined;
+  const hex = withHexTail(text);
+  if (hex === undefined || !ipaddr.IPv6.isValid(hex)) return undefined;
+  return { family: 6, value: valueOf(ipaddr.IPv6.parse(hex)) };
 }
 
+/**
+ * ipaddr.js reads `::a.b.c.d` as the mapped `::ffff:a.b.c.d` (a different destination for allow rules) and takes
+ * loose IPv4 tails (`::ffff:127.0.0.01`), so a dotted tail is checked as a dotted quad and handed over as two groups.
+ */
+function withHexTail(text: string): string | undefined {
+  const colon = text.lastIndexOf(':');
+  const tail = text.slice(colon + 1);
+  if (!tail.includes('.')) return text;
+  if (colon < 0 || !ipaddr.IPv4.isValidFourPartDecimal(tail)) return undefined;
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail).octets;
+  return `${text.slice(0, colon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+function valueOf(address: ipaddr.IPv4 | ipaddr.IPv6): bigint {
+  return address.toByteArray().reduce((value, byte) => (value << 8n) | BigInt(byte), 0n);
+}
+
+function bytesOf(ip: IpAddress): number[] {
+  const bytes: number[] = [];
+  for (let shift = bitsOf(ip.family) - 8n; shift >= 0n; shift -= 8n)
+    bytes.push(Number((ip.value >> shift) & 0xffn));
+  return bytes;
+}
+
+/** Dotted quad, or RFC 5952 IPv6 text (hex groups throughout, the longest zero run compressed). */
 export function formatIp(ip: IpAddress): string {
-  if (ip.family === 4) {
-    return [24n, 16n, 8n, 0n].map((shift) => String((ip.value >> shift) & 0xffn)).join('.');
-  }
-  const groups: number[] = [];
-  for (let i = 7n; i >= 0n; i--) groups.push(Number((ip.value >> (i * 16n)) & 0xffffn));
-  // RFC 5952: compress the longest run (length >= 2) of zero groups, the first one on ties.
-  let bestStart = -1;
-  let bestLength = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) {
-      bestStart = i;
-      bestLength = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  const left = hex.slice(0, bestStart).join(':');
-  const right = hex.slice(bestStart + bestLength).join(':');
-  return `${left}::${right}`;
+  const address = ipaddr.fromByteArray(bytesOf(ip));
+  return address instanceof ipaddr.IPv6 ? address.toRFC5952String() : address.toString();
 }
 
 export interface Cidr {
   readonly family: 4 | 6;
   readonly network: bigint;
   readonly prefix: number;
+  readonly list: BlockList;
 }
 
 export function bitsOf(family: 4 | 6): bigint {
   return family === 4 ? V4_BITS : V6_BITS;
+}
+
+function typeOf(family: 4 | 6): 'ipv4' | 'ipv6' {
+  return family === 4 ? 'ipv4' : 'ipv6';
 }
 
 function maskOf(family: 4 | 6, prefix: number): bigint {
@@ -107,20 +87,20 @@ function maskOf(family: 4 | 6, prefix: number): bigint {
 }
 
 export function makeCidr(ip: IpAddress, prefix: number): Cidr {
-  return { family: ip.family, network: ip.value & maskOf(ip.family, prefix), prefix };
+  const network = ip.value & maskOf(ip.family, prefix);
+  const list = new BlockList();
+  list.addSubnet(formatIp({ family: ip.family, value: network }), prefix, typeOf(ip.family));
+  return { family: ip.family, network, prefix, list };
 }
 
+/** Families are compared first: BlockList would match an IPv4 range against the IPv6 address that maps it. */
 export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
-  return cidr.family === ip.family && (ip.value & maskOf(cidr.family, cidr.prefix)) === cidr.network;
+  return cidr.family === ip.family && cidr.list.check(formatIp(ip), typeOf(ip.family));
 }
 
 /** True when every address of `inner` lies inside `outer`. */
 export function cidrWithin(inner: Cidr, outer: Cidr): boolean {
-  return (
-    inner.family === outer.family &&
-    inner.prefix >= outer.prefix &&
-    (inner.network & maskOf(outer.family, outer.prefix)) === outer.network
-  );
+  return inner.prefix >= outer.prefix && cidrContains(outer, { family: inner.family, value: inner.network });
 }
 
 export function formatCidr(cidr: Cidr): string {
@@ -128,10 +108,8 @@ export function formatCidr(cidr: Cidr): string {
 }
 
 function cidr(text: string): Cidr {
-  const [address, prefix] = text.split('/');
-  const ip = parseIp(address);
-  if (!ip) throw new Error(`bad built-in range ${text}`);
-  return makeCidr(ip, Number(prefix));
+  const [address, prefix] = ipaddr.parseCIDR(text);
+  return makeCidr({ family: address.kind() === 'ipv4' ? 4 : 6, value: valueOf(address) }, prefix);
 }
 
 /**
