@@ -208,7 +208,11 @@ describe.each([
           await replicas.a.em
             .fork()
             .transactional((em) =>
-              repo.insert(em, { orgId, event: 'trigger.fired', url, body: { i } }, at(fromSecond + i)),
+              repo.insertAll(
+                transactionOf(em),
+                [{ orgId, event: 'trigger.fired', url, body: { i } }],
+                at(fromSecond + i),
+              ),
             );
         }
       };
