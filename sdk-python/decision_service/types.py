@@ -150,6 +150,13 @@ class BrowseItemResponse(_BrowseItemResponseRequired, total=False):
     type: str
 
 
+class BuildInfoResponse(TypedDict):
+    package_version: str
+    sbom_path: Optional[str]
+    sbom_sha256: Optional[str]
+    source_commit: Optional[str]
+
+
 class CalibrationResponse(TypedDict):
     above_band: int
     below_band: int
@@ -566,7 +573,7 @@ class ErrorDetailDto(TypedDict):
 
 
 class _ErrorObjectDtoRequired(TypedDict):
-    code: Literal['invalid_json', 'malformed_request', 'cannot_revoke_last_key', 'invalid_token', 'invalid_idempotency_key', 'authentication_required', 'invalid_api_key', 'invalid_session', 'invalid_credentials', 'invalid_signature', 'device_binding_required', 'device_binding_token_required', 'device_limit_reached', 'insufficient_role', 'forbidden', 'signup_disabled', 'not_entitled', 'device_identity_mismatch', 'invalid_device_binding_token', 'origin_not_allowed', 'not_found', 'api_key_not_found', 'device_not_found', 'dataset_not_found', 'provider_key_not_found', 'method_not_allowed', 'request_timeout', 'email_taken', 'encryption_key_required', 'not_connected', 'conflict', 'idempotency_key_in_use', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'validation_failed', 'result_too_large', 'invalid_type', 'idempotency_key_reused', 'invalid_device_id', 'query_not_understood', 'read_only_violation', 'runtime_execution_failed', 'rate_limited', 'headers_too_large', 'internal_error', 'connector_failed', 'engine_unavailable', 'engine_busy', 'runtime_unavailable', 'store_unavailable', 'mcp_session_limit_reached', 'runtime_timeout', 'engine_timeout', 'query_timeout', 'insufficient_storage']
+    code: Literal['invalid_json', 'malformed_request', 'cannot_revoke_last_key', 'invalid_token', 'invalid_idempotency_key', 'authentication_required', 'invalid_api_key', 'invalid_session', 'invalid_credentials', 'invalid_signature', 'device_binding_required', 'device_binding_token_required', 'device_limit_reached', 'insufficient_role', 'forbidden', 'signup_disabled', 'not_entitled', 'device_identity_mismatch', 'invalid_device_binding_token', 'origin_not_allowed', 'not_found', 'api_key_not_found', 'device_not_found', 'dataset_not_found', 'provider_key_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'email_taken', 'encryption_key_required', 'not_connected', 'conflict', 'idempotency_key_in_use', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'validation_failed', 'invalid_cursor', 'result_too_large', 'invalid_type', 'idempotency_key_reused', 'invalid_device_id', 'query_not_understood', 'read_only_violation', 'runtime_execution_failed', 'rate_limited', 'headers_too_large', 'internal_error', 'connector_failed', 'engine_unavailable', 'engine_busy', 'runtime_unavailable', 'store_unavailable', 'mcp_session_limit_reached', 'runtime_timeout', 'engine_timeout', 'query_timeout', 'insufficient_storage']
     message: str
     request_id: str
 
@@ -741,6 +748,7 @@ class InboundDeliveryResponse(TypedDict):
 
 
 class InfrastructureResponse(TypedDict):
+    build: BuildInfoResponse
     engine_mode: Literal['pool', 'subprocess_fallback', 'unavailable']
     engine_version: Optional[str]
     last_health_check: Optional[str]
@@ -748,6 +756,7 @@ class InfrastructureResponse(TypedDict):
     node_version: str
     pool: EnginePoolResponse
     runtime_library: RuntimeLibraryStatusResponse
+    tls: TlsSummaryResponse
 
 
 class InlineConnectorRequest(TypedDict, total=False):
@@ -1038,6 +1047,7 @@ class PrivacyReportResponse(_PrivacyReportResponseRequired, total=False):
     sequence: int
     store: ReportStoreResponse
     telemetry: Dict[str, bool]
+    tls: TlsSummaryResponse
 
 
 class PrivacyReportSummaryResponse(TypedDict):
@@ -1163,9 +1173,14 @@ class RepoArchiveConnectorConfig(TypedDict, total=False):
     file_path: str
 
 
-class ReportApplianceResponse(TypedDict):
+class _ReportApplianceResponseRequired(TypedDict):
     build: str
     version: str
+
+
+class ReportApplianceResponse(_ReportApplianceResponseRequired, total=False):
+    sbom_sha256: Optional[str]
+    source_commit: Optional[str]
 
 
 class _ReportChainResponseRequired(TypedDict):
@@ -1587,6 +1602,14 @@ class SubmittedJobResponse(TypedDict):
     status: Literal['queued', 'running', 'succeeded', 'failed', 'cancelled']
 
 
+class TlsSummaryResponse(TypedDict):
+    expires_at: Optional[str]
+    fingerprint_sha256: Optional[str]
+    mode: Literal['off', 'self-signed', 'files']
+    origin: Literal['generated', 'installed', 'files', None]
+    subject: Optional[str]
+
+
 class TriggerListResponse(TypedDict):
     next_cursor: Optional[str]
     triggers: List[TriggerResponse]
@@ -1695,6 +1718,7 @@ OPERATIONS: Dict[str, Operation] = {
     'Auth_forgotPassword': Operation('POST', '/auth/forgot-password', 'ForgotPasswordDto', 'PasswordResetRequestedResponse'),
     'Auth_login': Operation('POST', '/auth/login', 'LoginDto', 'LoginResponse'),
     'Auth_resetPassword': Operation('POST', '/auth/reset-password', 'ResetPasswordDto', 'PasswordResetResponse'),
+    'Auth_resetPasswordPage': Operation('GET', '/auth/reset-password', None, None),
     'Auth_signup': Operation('POST', '/auth/signup', 'SignupDto', 'SignupResponse'),
     'Auth_verify': Operation('GET', '/auth/verify', None, 'EmailVerifiedResponse'),
     'Connectors_browse': Operation('GET', '/v1/connectors/{id}/browse', None, 'ConnectorBrowseResponse'),
