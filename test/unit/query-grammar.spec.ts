@@ -177,6 +177,23 @@ describe('typed query grammar', () => {
     }
   });
 
+  it.each([
+    ['where', [[]]],
+    ['where', [[{ column: 'region', op: 'eq', value: 'x' }]]],
+    ['aggregates', [[]]],
+    ['aggregates', [[{ function: 'count' }]]],
+    ['order_by', [[]]],
+    ['order_by', [['region']]],
+  ])('refuses an array as an item of %s (%j) with a 422 at the item, typed or shape-only', (list, items) => {
+    const shape = (input: Record<string, unknown>) =>
+      parseWire(QueryRequest, { dataset_id: 'ds_1', ...input });
+    for (const check of [validate, shape]) {
+      expect(problems({ [list]: items }, check)).toEqual([
+        { field: `${list}[0]`, problem: expect.stringMatching(/^must be an object \{/) as unknown },
+      ]);
+    }
+  });
+
   it('reports every problem at once', () => {
     expect(problems({ select: ['a', 'b'], limit: 0 }).map((p) => p.field)).toEqual([
       'select[0]',

@@ -114,7 +114,11 @@ function NotWithNaturalLanguage(): PropertyDecorator {
   );
 }
 
-/** A list of nested DTOs, the owning request remembered on each so its rules can reach the columns. */
+/**
+ * A list of nested DTOs, the owning request remembered on each so its rules can reach the columns. An item that
+ * is not an object is refused here: class-validator walks an array item as a list of its own, so `[[]]` would
+ * otherwise pass.
+ */
 function NestedList<T extends object>(
   dto: ClassConstructor<T>,
   message: string,
@@ -122,6 +126,7 @@ function NestedList<T extends object>(
 ): PropertyDecorator {
   return (target, property) => {
     ValidateNested({ message })(target, property);
+    EachItem((item) => (item instanceof dto ? undefined : message))(target, property);
     Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) => {
       const raw = obj[key];
       if (!Array.isArray(raw)) return raw;
