@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -145,6 +145,49 @@ describe('postgres driver (local PostgreSQL)', () => {
     expect(await readAll(postgresDriver, config(), { table: PG_TABLE }, allowed)).toHaveLength(3);
   });
 
+  it('refuses queries that reach the server beyond the read-only transaction, and rolls the read back', async () => {
+    const client = new Client({ host: '127.0.0.1', user: 'postgres', database: 'test' });
+    await client.connect();
+    const largeObjects = async () =>
+      Number((await client.query('select count(*) as n from pg_largeobject_metadata')).rows[0].n);
+    try {
+      const before = await largeObjects();
+      for (const query of [
+        "select lo_import('/etc/hostname')",
+        `select "lo_import"('/etc/hostname')`,
+        "select pg_catalog . lo_import ('/etc/hostname')",
+        "select lo_export(0, '/tmp/x')",
+        `select U&"lo\\005fimport"('/etc/hostname')`,
+        "select query_to_xml('select lo_'||'import(''/etc/hostname'')', true, true, '')",
+        "select pg_read_file('/etc/hostname')",
+        "copy (select 1) to program 'true'",
+        "/* a */ copy (select 1) to program 'true'",
+      ]) {
+        const error = await connectorFailure(readAll(postgresDriver, config(), { query }, allowed));
+        expect([query, error.errorType]).toEqual([query, 'invalid_config']);
+      }
+      expect(await largeObjects()).toBe(before);
+      // A function the server lets run in a READ ONLY transaction leaves nothing, because the read is rolled back.
+      await client.query(
+        `create function ${PG_TABLE}_lo() returns oid language sql volatile as $$ select lo_from_bytea(0, 'x') $$`,
+      );
+      const [row] = await readAll(
+        postgresDriver,
+        config(),
+        { query: `select ${PG_TABLE}_lo() as id` },
+        allowed,
+      );
+      expect(typeof row.id).toBe('number');
+      const kept = await client.query('select count(*) as n from pg_largeobject_metadata where oid = $1', [
+        row.id,
+      ]);
+      expect(Number(kept.rows[0].n)).toBe(0);
+    } finally {
+      await client.query(`drop function if exists ${PG_TABLE}_lo()`);
+      await client.end();
+    }
+  });
+
   it('limit stops early', async () => {
     expect(await readAll(postgresDriver, config(), { table: PG_TABLE, limit: 1 }, allowed)).toHaveLength(1);
   });
@@ -222,6 +265,31 @@ describe('mysql driver (local MariaDB)', () => {
       (await connectorFailure(readAll(mysqlDriver, config(), { query: `delete from ${MY_TABLE}` }, allowed)))
         .errorType,
     ).toBe('invalid_config');
+  });
+
+  it('refuses INTO OUTFILE/DUMPFILE and other side effects, however they are spelled: no file appears', async () => {
+    const file = join(tmpdir(), `${MY_TABLE}.out`);
+    for (const query of [
+      `select * from ${MY_TABLE} into outfile '${file}'`,
+      `select * from ${MY_TABLE} INTO/**/OUTFILE '${file}'`,
+      `select * from ${MY_TABLE} /*!50000 into outfile '${file}' */`,
+      `select * from ${MY_TABLE} into # c\n dumpfile '${file}'`,
+      `select load_file('/etc/hostname')`,
+      'set global general_log = 1',
+      'do sleep(0)',
+    ]) {
+      const error = await connectorFailure(readAll(mysqlDriver, config(), { query }, allowed));
+      expect([query, error.errorType]).toEqual([query, 'invalid_config']);
+    }
+    expect(existsSync(file)).toBe(false);
+    expect(
+      await readAll(
+        mysqlDriver,
+        config(),
+        { query: `/* ok */ select id from ${MY_TABLE} where id = 2` },
+        allowed,
+      ),
+    ).toEqual([{ id: 2 }]);
   });
 });
 

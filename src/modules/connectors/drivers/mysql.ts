@@ -20,6 +20,7 @@ import {
   sqlRecord,
   tablesFromColumns,
 } from './sql-common';
+import { refuseSideEffects } from './sql-side-effects';
 import { defineConnector } from '../connector-descriptor';
 import { SqlServerFields, unlessDsn } from '../connector-config';
 import { ConfigPort } from '../config-fields';
@@ -166,6 +167,7 @@ export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
   readRows(config, selection: RowSelection, ctx) {
     async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
       const sql = selectionSql(selection, 'mysql');
+      if (selection.query?.trim()) refuseSideEffects(sql, 'mysql');
       const { connection, endpoint } = await open(config, ctx);
       try {
         await query(connection, 'START TRANSACTION READ ONLY');
@@ -181,7 +183,7 @@ export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
           }
         }
         if (batch.length > 0) yield batch;
-        await query(connection, 'COMMIT');
+        await query(connection, 'ROLLBACK');
       } catch (error) {
         throw classifyMysqlError(error, `${endpoint.host}:${endpoint.port}`);
       } finally {

@@ -21,6 +21,7 @@ import {
   sqlEndpoint,
   tablesFromColumns,
 } from './sql-common';
+import { refuseSideEffects } from './sql-side-effects';
 import { defineConnector } from '../connector-descriptor';
 import { exactTypeParsers } from './pg-type-parsers';
 import { SSL_MODES, SqlServerFields, unlessDsn } from '../connector-config';
@@ -205,10 +206,12 @@ function pgDriver(flavor: Flavor): ConnectorDriver<SqlServerConfig> {
     readRows(config, selection: RowSelection, ctx) {
       async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
         const sql = selectionSql(selection, 'ansi');
+        if (selection.query?.trim()) refuseSideEffects(sql, 'postgres');
         const { client, endpoint } = await open(flavor, config, ctx);
         const label = `${endpoint.host}:${endpoint.port}`;
         try {
-          // A read-only transaction and a cursor: writes are refused by the server and rows arrive in batches.
+          // A read-only transaction and a cursor: writes are refused by the server and rows arrive in batches;
+          // rolled back at the end, so what a function did despite READ ONLY (a large object) does not stay.
           await client.query('BEGIN TRANSACTION READ ONLY');
           // The extended protocol refuses several statements in one string ("select 1; delete ...").
           const declare: QueryConfig & { queryMode: 'extended' } = {
@@ -224,7 +227,7 @@ function pgDriver(flavor: Flavor): ConnectorDriver<SqlServerConfig> {
               >[],
             FETCH_ROWS,
           );
-          await client.query('COMMIT');
+          await client.query('ROLLBACK');
         } catch (error) {
           throw classifyPgError(error, label);
         } finally {
