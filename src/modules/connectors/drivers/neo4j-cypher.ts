@@ -1,81 +1,210 @@
 /**
  * The read-only check of a Cypher query, made before anything is sent. It is the first of two lines: the query
- * also runs in a READ access-mode session, where the server refuses writes (writing procedures included).
+ * also runs in a READ access-mode session, where the server refuses writes. That session does not stop a
+ * procedure that reads a URL or a file (`apoc.load.json` runs in READ mode), so procedures are judged by name
+ * against a list of known reads, and names are read the way the server reads them: by tokens, with backquoted
+ * parts, blanks and comments between the dots.
  */
 
-/** Clauses that write data or schema, administer the server, or make the server read files and URLs. */
-const WRITE_CLAUSES: readonly [RegExp, string][] = [
-  [/\bCREATE\b/, 'CREATE'],
-  [/\bMERGE\b/, 'MERGE'],
-  [/\bDELETE\b/, 'DELETE'],
-  [/\bDETACH\b/, 'DETACH DELETE'],
-  [/\bSET\b/, 'SET'],
-  [/\bREMOVE\b/, 'REMOVE'],
-  [/\bDROP\b/, 'DROP'],
-  [/\bFOREACH\b/, 'FOREACH'],
-  [/\bLOAD\s+CSV\b/, 'LOAD CSV'],
-  [/\bIN\s+(?:\d+\s+CONCURRENT\s+)?TRANSACTIONS\b/, 'CALL ... IN TRANSACTIONS'],
-  [
-    /\b(?:ALTER|GRANT|DENY|REVOKE|RENAME|ENABLE|DEALLOCATE|REALLOCATE|TERMINATE)\b/,
-    'an administration command',
-  ],
-  [/\b(?:START|STOP)\s+DATABASE\b/, 'an administration command'],
-  [/\bUSE\b/, 'USE (the connector reads its configured database only)'],
-];
+type TokenKind = 'word' | 'quoted' | 'string' | 'parameter' | 'number' | 'symbol';
 
-/**
- * Procedure namespaces that write, load from files or URLs, or run Cypher given as text (which this check could
- * not see). Other procedures run: the READ session makes the server refuse a writing one.
- */
-const REFUSED_PROCEDURES =
-  /^(?:dbms\.|db\.(?:create|drop|clearQueryCaches|index\.fulltext\.(?:create|drop))|apoc\.(?:load|import|export|periodic|cypher|trigger|create|merge|refactor|atomic|lock|schema|systemdb|custom|do|when|case|nodes\.(?:delete|link)|graph\.fromCypher)|gds\.(?:graph\.(?:drop|write|export)|[\w.]*\.(?:write|mutate)\b))/i;
+interface Token {
+  readonly kind: TokenKind;
+  /** As written; a backquoted name unquoted, a string blanked. */
+  readonly text: string;
+}
 
-/** The query with string literals, comments and `quoted` names blanked, so keywords inside them do not count. */
-function cypherCode(query: string): string {
-  let out = '';
-  for (let i = 0; i < query.length;) {
+/** Cypher ends a `//` comment at any line break, `\r` alone included. */
+const LINE_BREAK = /[\n\r\u0085\u2028\u2029]/;
+const WORD_START = /[\p{L}_]/u;
+const WORD_PART = /[\p{L}\p{N}_$]/u;
+const BLANK = /[\s\u00a0\ufeff]/u;
+
+/** The query as tokens, comments and blanks dropped. An unterminated string, name or comment runs to the end. */
+export function cypherTokens(query: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < query.length) {
     const char = query[i];
     const next = query[i + 1];
-    if (char === '/' && next === '/') {
-      const end = query.indexOf('\n', i);
-      i = end < 0 ? query.length : end;
-      out += ' ';
+    if (BLANK.test(char)) {
+      i += 1;
+    } else if (char === '/' && next === '/') {
+      i += 2;
+      while (i < query.length && !LINE_BREAK.test(query[i])) i += 1;
     } else if (char === '/' && next === '*') {
       const end = query.indexOf('*/', i + 2);
       i = end < 0 ? query.length : end + 2;
-      out += ' ';
-    } else if (char === "'" || char === '"' || char === '`') {
+    } else if (char === "'" || char === '"') {
       let j = i + 1;
-      while (j < query.length && query[j] !== char) j += char !== '`' && query[j] === '\\' ? 2 : 1;
-      // `a``b` is one name with a backtick in it: the doubled quote continues it.
+      while (j < query.length && query[j] !== char) j += query[j] === '\\' ? 2 : 1;
+      tokens.push({ kind: 'string', text: '' });
       i = j + 1;
-      out += char === '`' ? '_name_' : "''";
+    } else if (char === '`') {
+      let name = '';
+      let j = i + 1;
+      for (; j < query.length; j += 1) {
+        if (query[j] === '`' && query[j + 1] !== '`') break;
+        // `a``b` is one name with a backtick in it.
+        if (query[j] === '`') j += 1;
+        name += query[j];
+      }
+      tokens.push({ kind: 'quoted', text: name });
+      i = j + 1;
+    } else if (char === '$') {
+      let j = i + 1;
+      while (j < query.length && WORD_PART.test(query[j])) j += 1;
+      tokens.push({ kind: 'parameter', text: query.slice(i, j) });
+      i = j;
+    } else if (/\p{N}/u.test(char)) {
+      let j = i + 1;
+      while (j < query.length && WORD_PART.test(query[j])) j += 1;
+      tokens.push({ kind: 'number', text: query.slice(i, j) });
+      i = j;
+    } else if (WORD_START.test(char)) {
+      let j = i + 1;
+      while (j < query.length && WORD_PART.test(query[j])) j += 1;
+      tokens.push({ kind: 'word', text: query.slice(i, j) });
+      i = j;
     } else {
-      out += char;
+      tokens.push({ kind: 'symbol', text: char });
       i += 1;
     }
   }
-  return out;
+  return tokens;
+}
+
+/** Clauses that write data or schema, administer the server, or make the server read files and URLs. */
+const WRITE_CLAUSES: readonly [readonly string[], string][] = [
+  [['CREATE'], 'CREATE'],
+  [['MERGE'], 'MERGE'],
+  [['DELETE'], 'DELETE'],
+  [['DETACH'], 'DETACH DELETE'],
+  [['SET'], 'SET'],
+  [['REMOVE'], 'REMOVE'],
+  [['DROP'], 'DROP'],
+  [['FOREACH'], 'FOREACH'],
+  [['LOAD', 'CSV'], 'LOAD CSV'],
+  [['TRANSACTIONS'], 'CALL ... IN TRANSACTIONS'],
+  ...['ALTER', 'GRANT', 'DENY', 'REVOKE', 'RENAME', 'ENABLE', 'DEALLOCATE', 'REALLOCATE', 'TERMINATE'].map(
+    (word): [string[], string] => [[word], 'an administration command'],
+  ),
+  [['START', 'DATABASE'], 'an administration command'],
+  [['STOP', 'DATABASE'], 'an administration command'],
+  [['USE'], 'USE (the connector reads its configured database only)'],
+];
+
+/**
+ * The procedures a query may CALL: schema listings and index searches of Neo4j, APOC's graph walks and metadata,
+ * and the GDS algorithms' stream and stats modes. Anything else — `apoc.load.*`, `dbms.*`, a plugin's own — is
+ * refused, since the READ session would let a procedure that reads a URL or a file run.
+ */
+const READ_PROCEDURES = new Set(
+  [
+    'db.labels',
+    'db.relationshipTypes',
+    'db.propertyKeys',
+    'db.info',
+    'db.ping',
+    'db.schema.visualization',
+    'db.schema.nodeTypeProperties',
+    'db.schema.relTypeProperties',
+    'db.index.fulltext.queryNodes',
+    'db.index.fulltext.queryRelationships',
+    'db.index.fulltext.listAvailableAnalyzers',
+    'db.index.vector.queryNodes',
+    'db.index.vector.queryRelationships',
+    'dbms.components',
+    'apoc.help',
+    'apoc.meta.data',
+    'apoc.meta.schema',
+    'apoc.meta.stats',
+    'apoc.meta.graph',
+    'apoc.meta.nodeTypeProperties',
+    'apoc.meta.relTypeProperties',
+    'apoc.path.expand',
+    'apoc.path.expandConfig',
+    'apoc.path.subgraphNodes',
+    'apoc.path.subgraphAll',
+    'apoc.path.spanningTree',
+    'apoc.neighbors.tohop',
+    'apoc.neighbors.byhop',
+    'apoc.algo.dijkstra',
+    'apoc.algo.aStar',
+    'apoc.algo.allSimplePaths',
+    'gds.version',
+    'gds.graph.list',
+  ].map((name) => name.toLowerCase()),
+);
+const GDS_READ_MODE = /^gds\.[\w.]+\.(?:stream|stats)$/i;
+
+/** Function namespaces that run Cypher given as text, reach files or URLs, or read the server's configuration. */
+const REFUSED_FUNCTIONS = /^apoc\.(?:cypher|load|import|export|static|config|systemdb|custom|trigger)\./i;
+
+const isNamePart = (token: Token | undefined): boolean =>
+  token !== undefined && (token.kind === 'word' || token.kind === 'quoted');
+
+/** A dotted name starting at `start` (each part a word or a backquoted name) and the index after it. */
+function dottedName(tokens: readonly Token[], start: number): { name: string; end: number } {
+  const parts: string[] = [];
+  let i = start;
+  while (isNamePart(tokens[i])) {
+    const token = tokens[i];
+    parts.push(token.text);
+    if (tokens[i + 1]?.text !== '.' || !isNamePart(tokens[i + 2]))
+      return { name: parts.join('.'), end: i + 1 };
+    i += 2;
+  }
+  return { name: parts.join('.'), end: i };
+}
+
+/** A word that is a name, not a clause: a property (`n.set`), a label (`:Set`) or a map key (`{set: 1}`). */
+function isNameUse(tokens: readonly Token[], index: number): boolean {
+  const before = tokens[index - 1]?.text;
+  return before === '.' || before === ':' || tokens[index + 1]?.text === ':';
+}
+
+function clauseAt(tokens: readonly Token[], index: number, words: readonly string[]): boolean {
+  return words.every((word, offset) => {
+    const token = tokens[index + offset];
+    return token?.kind === 'word' && token.text.toUpperCase() === word && !isNameUse(tokens, index + offset);
+  });
+}
+
+function procedureProblem(tokens: readonly Token[], callAt: number): string | undefined {
+  if (tokens[callAt + 1]?.text === '{') return undefined;
+  const { name } = dottedName(tokens, callAt + 1);
+  if (name === '') return 'CALL must name a procedure or open a subquery';
+  return READ_PROCEDURES.has(name.toLowerCase()) || GDS_READ_MODE.test(name)
+    ? undefined
+    : `it calls the procedure ${name}, which is not a known read (see docs/connectors.md)`;
 }
 
 /**
  * Why a query is not read-only, or undefined when it is. Conservative: a keyword used as a map key or property
- * name must be quoted with backticks (`` n.`set` ``); a property access (`n.set`), a parameter (`$set`) and a label
- * (`:Set`) are not taken for a clause.
+ * name is taken for a name only after `.` or `:` or before `:`; anywhere else it counts as the clause.
  */
 export function cypherWriteReason(query: string): string | undefined {
-  const code = cypherCode(query)
-    .toUpperCase()
-    // n.set, $set, :Set and {set: 1} are names, not clauses.
-    .replace(/[.$:]\s*[A-Z_][A-Z0-9_]*/g, ' _name_')
-    .replace(/[A-Z_][A-Z0-9_]*(?=\s*:)/g, '_name_');
-  if (code.trim() === '') return 'the query is empty';
-  if (code.includes(';')) return 'only one statement is allowed (no ";")';
-  for (const [pattern, clause] of WRITE_CLAUSES) {
-    if (pattern.test(code)) return `it contains ${clause}`;
+  const tokens = cypherTokens(query);
+  if (tokens.length === 0) return 'the query is empty';
+  if (tokens.some((token) => token.kind === 'symbol' && token.text === ';')) {
+    return 'only one statement is allowed (no ";")';
   }
-  for (const match of cypherCode(query).matchAll(/\bCALL\s+([A-Za-z_][\w.]*)\s*\(/gi)) {
-    if (REFUSED_PROCEDURES.test(match[1])) return `it calls the procedure ${match[1]}`;
+  for (const [words, clause] of WRITE_CLAUSES) {
+    if (tokens.some((_, index) => clauseAt(tokens, index, words))) return `it contains ${clause}`;
+  }
+  for (let index = 0; index < tokens.length; index += 1) {
+    if (clauseAt(tokens, index, ['CALL'])) {
+      const problem = procedureProblem(tokens, index);
+      if (problem !== undefined) return problem;
+    }
+    const afterCall = index > 0 && clauseAt(tokens, index - 1, ['CALL']);
+    if (isNamePart(tokens[index]) && tokens[index - 1]?.text !== '.' && !afterCall) {
+      const { name, end } = dottedName(tokens, index);
+      if (tokens[end]?.text === '(' && name.includes('.') && REFUSED_FUNCTIONS.test(name)) {
+        return `it calls the function ${name}`;
+      }
+    }
   }
   return undefined;
 }
