@@ -1,7 +1,10 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 
-/** A zip of deflated entries (what an .xlsx is), written by hand so tests can shape hostile workbooks. */
-export function zip(entries: Record<string, Buffer | string>): Buffer {
+/**
+ * A zip of deflated entries (what an .xlsx is), written by hand so tests can shape hostile workbooks; `declared`
+ * makes the headers claim another uncompressed size for an entry (a lying zip).
+ */
+export function zip(entries: Record<string, Buffer | string>, declared: Record<string, number> = {}): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -15,7 +18,8 @@ export function zip(entries: Record<string, Buffer | string>): Buffer {
     header.writeUInt16LE(8, 8);
     header.writeUInt32LE(crc32(data), 14);
     header.writeUInt32LE(packed.length, 18);
-    header.writeUInt32LE(data.length, 22);
+    const size = declared[name] ?? data.length;
+    header.writeUInt32LE(size, 22);
     header.writeUInt16LE(nameBytes.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -24,7 +28,7 @@ export function zip(entries: Record<string, Buffer | string>): Buffer {
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc32(data), 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(nameBytes.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(header, nameBytes, packed);
@@ -43,9 +47,10 @@ export function zip(entries: Record<string, Buffer | string>): Buffer {
 
 /**
  * A one-sheet workbook with a header and `rows` rows of two cells; `padding` bytes of white space between the rows
- * make the sheet XML compress a thousandfold (a decompression bomb that parses as an ordinary sheet).
+ * make the sheet XML compress a thousandfold (a decompression bomb that parses as an ordinary sheet);
+ * `declaredSheetBytes` is the sheet's size as its zip directory claims it.
  */
-export function xlsx(rows: number, padding = 0): Buffer {
+export function xlsx(rows: number, padding = 0, declaredSheetBytes?: number): Buffer {
   const cell = (ref: string, value: string | number): string =>
     typeof value === 'number'
       ? `<c r="${ref}"><v>${value}</v></c>`
@@ -62,25 +67,28 @@ export function xlsx(rows: number, padding = 0): Buffer {
     Buffer.alloc(padding, 0x20),
     Buffer.from('</sheetData></worksheet>'),
   ]);
-  return zip({
-    '[Content_Types].xml':
-      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-      '<Default Extension="xml" ContentType="application/xml"/>' +
-      '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
-      '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' +
-      '</Types>',
-    '_rels/.rels':
-      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>' +
-      '</Relationships>',
-    'xl/workbook.xml':
-      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" ' +
-      'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>',
-    'xl/_rels/workbook.xml.rels':
-      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>' +
-      '</Relationships>',
-    'xl/worksheets/sheet1.xml': sheet,
-  });
+  return zip(
+    {
+      '[Content_Types].xml':
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+        '<Default Extension="xml" ContentType="application/xml"/>' +
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+        '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' +
+        '</Types>',
+      '_rels/.rels':
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>' +
+        '</Relationships>',
+      'xl/workbook.xml':
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" ' +
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>',
+      'xl/_rels/workbook.xml.rels':
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+        '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>' +
+        '</Relationships>',
+      'xl/worksheets/sheet1.xml': sheet,
+    },
+    declaredSheetBytes === undefined ? {} : { 'xl/worksheets/sheet1.xml': declaredSheetBytes },
+  );
 }

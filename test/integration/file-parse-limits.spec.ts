@@ -71,6 +71,18 @@ describe('parsing files on a parse thread, within limits', () => {
     expect(capped.message).toMatch(/SERVICE_PARSE_MAX_DECOMPRESSED_BYTES/);
   });
 
+  it('stops inflating an xlsx entry at the size its zip directory declares', async () => {
+    const lying = xlsx(3, 64 * 1024 * 1024, 1024 * 1024);
+    const error = await connectorFailure(
+      describeFileInThread(bytes(lying), { fileType: 'excel' }, { limits }),
+    );
+    expect(error).toMatchObject({
+      errorType: 'invalid_payload',
+      message:
+        'The Excel workbook is damaged: the entry "xl/worksheets/sheet1.xml" inflates to more than the 1048576 bytes its zip directory declares.',
+    });
+  });
+
   it('refuses a tiny Parquet file that decodes to millions of values', async () => {
     const bomb = constantParquet(3_000_000);
     expect(bomb.length).toBeLessThan(64 * 1024);

@@ -4,6 +4,7 @@ import { loadOnFirstUse } from '../lazy-module';
 import { columnNames } from './csv';
 import { checkCells, checkExpansion, ParseLimits, tooManyColumns, zipExpandedBytes } from './parse-limits';
 import { emptyRecord, ParsedRecord, toCell } from './records';
+import { checkZipEntrySizes } from './zip-entry-sizes';
 
 const loadExcel = loadOnFirstUse(async () => (await import('exceljs')).default);
 
@@ -30,7 +31,10 @@ export async function loadWorkbook(bytes: Uint8Array, limits?: ParseLimits): Pro
   if (!startsWith(bytes, ZIP_SIGNATURE)) {
     throw new ConnectorError('invalid_payload', 'The content is not an Excel (.xlsx) workbook.');
   }
-  if (limits) checkExpansion('The Excel workbook', bytes.byteLength, zipExpandedBytes(bytes), limits);
+  if (limits) {
+    checkExpansion('The Excel workbook', bytes.byteLength, zipExpandedBytes(bytes), limits);
+    await checkZipEntrySizes(bytes, 'The Excel workbook');
+  }
   const { Workbook } = await loadExcel();
   const book = new Workbook();
   try {
