@@ -3,6 +3,7 @@ import { CollisionLog, FileSource, FormatOptions, ParseLimits } from '../../src/
 import {
   activeParseThreads,
   describeFileInThread,
+  queuedParses,
   readFileRecordsInThread,
 } from '../../src/modules/connectors/formats/parse-thread';
 import { parseLimits } from '../factories/parse-limits';
@@ -81,6 +82,42 @@ describe('parsing files on a parse thread, within limits', () => {
       message:
         'The Excel workbook is damaged: the entry "xl/worksheets/sheet1.xml" inflates to more than the 1048576 bytes its zip directory declares.',
     });
+  });
+
+  it('runs at most the appliance-wide number of parse threads and heap at once; the rest wait their turn', async () => {
+    const csv = bytes(`id\n${Array.from({ length: 3000 }, (_, i) => i).join('\n')}\n`);
+    // Two threads by count (maxThreads 2), and by heap (3 × 100 MB > 250 MB) with more threads allowed.
+    for (const capped of [
+      { ...limits, memoryMb: 100, maxThreads: 2, totalMemoryMb: 10_000 },
+      { ...limits, memoryMb: 100, maxThreads: 8, totalMemoryMb: 250 },
+    ]) {
+      const readers = [0, 1, 2].map(() =>
+        readFileRecordsInThread(csv, { fileType: 'csv' }, 1000, new CollisionLog(), { limits: capped }),
+      );
+      const first = [readers[0].next(), readers[1].next()];
+      const third = readers[2].next();
+      await Promise.all(first);
+      expect([activeParseThreads(), queuedParses()]).toEqual([2, 1]);
+      await readers[0].return(undefined);
+      expect((await third).value).toHaveLength(1000);
+      expect([activeParseThreads(), queuedParses()]).toEqual([2, 0]);
+      await Promise.all(readers.map((reader) => reader.return(undefined)));
+    }
+    // A parse whose deadline passes while it waits leaves the queue with a timeout.
+    const capped = { ...limits, maxThreads: 1 };
+    const holder = readFileRecordsInThread(csv, { fileType: 'csv' }, 1000, new CollisionLog(), {
+      limits: capped,
+    });
+    await holder.next();
+    const deadline = new AbortController();
+    const waiting = connectorFailure(
+      describeFileInThread(csv, { fileType: 'csv' }, { limits: capped, signal: deadline.signal }),
+    );
+    expect(queuedParses()).toBe(1);
+    deadline.abort();
+    expect((await waiting).errorType).toBe('timeout');
+    expect(queuedParses()).toBe(0);
+    await holder.return(undefined);
   });
 
   it('refuses a tiny Parquet file that decodes to millions of values', async () => {

@@ -17,6 +17,8 @@ const LIMITS: ParseLimits = {
   maxDecompressedBytes: 32 * 1024 * 1024,
   maxExpansionRatio: 100,
   memoryMb: 256,
+  maxThreads: 4,
+  totalMemoryMb: 1024,
   maxArchiveEntries: 1000,
   maxArchiveBytes: 64 * 1024 * 1024,
 };

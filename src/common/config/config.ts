@@ -95,6 +95,8 @@ const SCHEMA = {
   parseMaxExpansionRatio: ['SERVICE_PARSE_MAX_EXPANSION_RATIO', integer(100, { min: 1 })],
   parseMaxArchiveEntries: ['SERVICE_PARSE_MAX_ARCHIVE_ENTRIES', integer(10_000, { min: 1, max: 10_000_000 })],
   parseMemoryMb: ['SERVICE_PARSE_MEMORY_MB', integer(1024, { min: 32, max: 65_536 })],
+  parseMaxThreads: ['SERVICE_PARSE_MAX_THREADS', integer(4, { min: 1, max: 256 })],
+  parseTotalMemoryMb: ['SERVICE_PARSE_TOTAL_MEMORY_MB', integer(2048, { min: 32, max: 1_048_576 })],
   importDir: ['SERVICE_IMPORT_DIR', optionalText()],
   importGrants: ['SERVICE_IMPORT_GRANTS', pathGrants()],
   queryTimeoutS: ['SERVICE_QUERY_TIMEOUT_S', seconds(30)],

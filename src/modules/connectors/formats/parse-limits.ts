@@ -11,6 +11,9 @@ export interface ParseLimits {
   readonly maxExpansionRatio: number;
   /** The parse thread's V8 heap (old generation), in MB. */
   readonly memoryMb: number;
+  /** Parse threads the appliance runs at once, and the heap they may take together (MB); more wait their turn. */
+  readonly maxThreads: number;
+  readonly totalMemoryMb: number;
   /** Entries one archive (repo_archive) may hold, directories and links included. */
   readonly maxArchiveEntries: number;
   /** Bytes one archive file may have: the upload limit, whichever way the archive arrived. */
@@ -24,6 +27,8 @@ export function parseLimitsOf(config: AppConfig): ParseLimits {
     maxDecompressedBytes: config.parseMaxDecompressedBytes,
     maxExpansionRatio: config.parseMaxExpansionRatio,
     memoryMb: config.parseMemoryMb,
+    maxThreads: config.parseMaxThreads,
+    totalMemoryMb: config.parseTotalMemoryMb,
     maxArchiveEntries: config.parseMaxArchiveEntries,
     maxArchiveBytes: config.maxUploadBytes,
   };

@@ -4,6 +4,7 @@ import { ConnectorError, ConnectorErrorType } from '../connector-error';
 import { DecodeBudget } from './decode-budget';
 import type { FileDescription, FileSource, FormatOptions } from './index';
 import { ParseLimits } from './parse-limits';
+import { ParseSlots } from './parse-slots';
 import { CollisionLog, isTextTable, ParsedRecord, RowBatch } from './records';
 
 /** What the parse thread is asked to do: describe a whole file, or stream its records. */
@@ -59,11 +60,23 @@ require(workerData.entry);
 `;
 
 const live = new Set<Worker>();
+const slots = new ParseSlots();
 
 /** Parse threads running now (tests check that a deadline leaves none behind). */
 export function activeParseThreads(): number {
   return live.size;
 }
+
+/** Parses waiting for a thread because the appliance-wide caps are reached. */
+export function queuedParses(): number {
+  return slots.queued;
+}
+
+const slotLimitsOf = (limits: ParseLimits) => ({
+  maxThreads: limits.maxThreads,
+  totalMemoryMb: limits.totalMemoryMb,
+  memoryMb: limits.memoryMb,
+});
 
 /**
  * One parse on its own thread, so a hostile file can block neither the event loop nor anything else: its heap is
@@ -199,16 +212,21 @@ export async function describeFileInThread(
   run: ParseRun,
   sampleSize = 5,
 ): Promise<FileDescription> {
-  const thread = new ParseThread(
-    { op: 'describe', source, options: { ...options, limits: run.limits }, batchSize: 1000, sampleSize },
-    run,
-  );
+  const release = await slots.acquire(slotLimitsOf(run.limits), run.signal);
   try {
-    const reply = await thread.next();
-    if (reply.type !== 'described') throw unexpected(reply);
-    return reply.description;
+    const thread = new ParseThread(
+      { op: 'describe', source, options: { ...options, limits: run.limits }, batchSize: 1000, sampleSize },
+      run,
+    );
+    try {
+      const reply = await thread.next();
+      if (reply.type !== 'described') throw unexpected(reply);
+      return reply.description;
+    } finally {
+      await thread.stop();
+    }
   } finally {
-    await thread.stop();
+    release();
   }
 }
 
@@ -240,22 +258,27 @@ export async function* readFileBatchesInThread(
   collisions: CollisionLog,
   run: ParseRun,
 ): AsyncGenerator<RowBatch> {
-  const thread = new ParseThread(
-    { op: 'read', source, options: { ...options, limits: run.limits }, batchSize, sampleSize: 0 },
-    run,
-  );
+  const release = await slots.acquire(slotLimitsOf(run.limits), run.signal);
   try {
-    for (;;) {
-      const reply = await thread.next();
-      if (reply.type === 'end') {
-        collisions.add(reply.collisions);
-        return;
+    const thread = new ParseThread(
+      { op: 'read', source, options: { ...options, limits: run.limits }, batchSize, sampleSize: 0 },
+      run,
+    );
+    try {
+      for (;;) {
+        const reply = await thread.next();
+        if (reply.type === 'end') {
+          collisions.add(reply.collisions);
+          return;
+        }
+        if (reply.type !== 'batch') throw unexpected(reply);
+        thread.pull();
+        yield reply.records;
       }
-      if (reply.type !== 'batch') throw unexpected(reply);
-      thread.pull();
-      yield reply.records;
+    } finally {
+      await thread.stop();
     }
   } finally {
-    await thread.stop();
+    release();
   }
 }
