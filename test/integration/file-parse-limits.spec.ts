@@ -138,6 +138,32 @@ describe('parsing files on a parse thread, within limits', () => {
     expect(cells.message).toMatch(/SERVICE_PARSE_MAX_CELLS/);
   });
 
+  it('reads a 1M-row Parquet file written as one row group, as mainstream writers do', async () => {
+    const rows = 1_000_000;
+    const file = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'id', data: Int32Array.from({ length: rows }, (_, i) => i), type: 'INT32' },
+          { name: 'name', data: Array.from({ length: rows }, (_, i) => `name ${i % 5000}`), type: 'STRING' },
+        ],
+        rowGroupSize: rows,
+      }),
+    );
+    let read = 0;
+    let last: unknown;
+    for await (const batch of readFileRecordsInThread(
+      bytes(file),
+      { fileType: 'parquet' },
+      50_000,
+      new CollisionLog(),
+      { limits },
+    )) {
+      read += batch.length;
+      last = batch[batch.length - 1];
+    }
+    expect([read, last]).toEqual([rows, { id: rows - 1, name: `name ${(rows - 1) % 5000}` }]);
+  });
+
   it('refuses a CSV row of a million columns', async () => {
     const header = Array.from({ length: 1_000_000 }, (_, i) => `c${i}`).join(',');
     const error = await connectorFailure(

@@ -43,6 +43,26 @@ describe('DecodeBudget', () => {
     expect(thread.overruns).toEqual([5000]);
   });
 
+  it('judges a busy time read asynchronously (the thread CPU clock) the same way', async () => {
+    let cpuMs = 0;
+    const overruns: number[] = [];
+    const budget = new DecodeBudget(
+      () => {
+        const from = Promise.resolve(cpuMs);
+        return async () => cpuMs - (await from);
+      },
+      (budgetMs) => overruns.push(budgetMs),
+    );
+    budget.set(1000);
+    cpuMs = 1000;
+    await jest.advanceTimersByTimeAsync(500);
+    expect(overruns).toEqual([]);
+    cpuMs = 1001;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(overruns).toEqual([1000]);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('leaves no check behind once cleared', () => {
     const thread = new BusyThread();
     thread.budget.set(1000);

@@ -3,13 +3,14 @@ const BUDGET_CHECK_MS = 100;
 
 /**
  * The busy time a parse thread may spend decoding, checked every BUDGET_CHECK_MS. `busyMsSince` marks a start and
- * returns how many ms of busy time have passed since it; `onOverrun` is called once, when they pass the budget.
+ * returns how many ms of busy time have passed since it (at once, or as a promise when the thread's CPU clock is
+ * read asynchronously); `onOverrun` is called once, when they pass the budget.
  */
 export class DecodeBudget {
   private check: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly busyMsSince: () => () => number,
+    private readonly busyMsSince: () => () => number | Promise<number>,
     private readonly onOverrun: (budgetMs: number) => void,
   ) {}
 
@@ -17,11 +18,17 @@ export class DecodeBudget {
   set(budgetMs: number): void {
     this.clear();
     const busyMs = this.busyMsSince();
-    this.check = setInterval(() => {
-      if (busyMs() <= budgetMs) return;
-      this.clear();
-      this.onOverrun(budgetMs);
+    const check = setInterval(() => {
+      const judge = (spent: number): void => {
+        if (spent <= budgetMs || this.check !== check) return;
+        this.clear();
+        this.onOverrun(budgetMs);
+      };
+      const spent = busyMs();
+      if (typeof spent === 'number') judge(spent);
+      else void spent.then(judge);
     }, BUDGET_CHECK_MS);
+    this.check = check;
     this.check.unref();
   }
 

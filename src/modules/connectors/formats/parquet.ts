@@ -66,8 +66,11 @@ async function readParquetInfo(file: AsyncBuffer, limits?: ParseLimits): Promise
   return { metadata, rows: Number(metadata.num_rows), columns };
 }
 
-/** What one declared cell and one declared page byte may cost to decode: far above what a sound file takes. */
-const DECODE_MS_PER_CELL = 0.002;
+/**
+ * What one declared value and one declared page byte may cost to decode, in the parse thread's CPU time: a sound
+ * file takes about a third of it (3 µs a value for 1M rows of an integer and a short string, in one row group).
+ */
+const DECODE_MS_PER_CELL = 0.01;
 const DECODE_MS_PER_PAGE_BYTE = 1 / 20_000;
 const DECODE_BASE_MS = 500;
 
@@ -85,11 +88,20 @@ function declaredSize(metadata: FileMetaData): { leaves: number; cells: number; 
   const leaves = Math.max(0, ...metadata.row_groups.map((group) => group.columns.length));
   let groupRows = 0;
   let pageBytes = 0;
+  let values = 0;
   for (const group of metadata.row_groups) {
     groupRows += Number(group.num_rows);
-    for (const column of group.columns) pageBytes += Number(column.meta_data?.total_uncompressed_size ?? 0);
+    for (const column of group.columns) {
+      pageBytes += Number(column.meta_data?.total_uncompressed_size ?? 0);
+      values += Number(column.meta_data?.num_values ?? 0);
+    }
   }
-  return { leaves, cells: Math.max(Number(metadata.num_rows), groupRows) * leaves, pageBytes };
+  // Repeated fields declare more values than rows; each is decoded.
+  return {
+    leaves,
+    cells: Math.max(Math.max(Number(metadata.num_rows), groupRows) * leaves, values),
+    pageBytes,
+  };
 }
 
 /**

@@ -91,13 +91,14 @@ class ParseThread {
   /** The job's last reply ('described' or 'end') has come: the thread ending on its own then is no failure. */
   private answered = false;
   /**
-   * Busy time is the thread's event-loop active time: waiting for the reader to pull is idle and does not count, a
-   * decoder spinning in one synchronous call does.
+   * Busy time is the thread's own CPU time: waiting for the reader to pull does not count, a decoder spinning in one
+   * synchronous call does, and a machine busy with other work does not make a sound file look damaged (the
+   * event loop's active time is wall-clock time and grew tenfold under load).
    */
   private readonly budget = new DecodeBudget(
     () => {
-      const from = this.worker.performance.eventLoopUtilization();
-      return () => this.worker.performance.eventLoopUtilization(from).active;
+      const from = this.cpuMs();
+      return async () => (await this.cpuMs()) - (await from);
     },
     (budgetMs) => {
       this.fail(
@@ -173,6 +174,16 @@ class ParseThread {
       await new Promise<void>((resolve) => {
         this.wake = resolve;
       });
+    }
+  }
+
+  private async cpuMs(): Promise<number> {
+    try {
+      const usage = await this.worker.cpuUsage();
+      return (usage.user + usage.system) / 1000;
+    } catch {
+      // The thread has exited: it spends nothing more.
+      return 0;
     }
   }
 
