@@ -290,6 +290,17 @@ describe('HTTP input: answers of the HTTP layer itself', () => {
     expectCatalogueBody(answer, 414, 'uri_too_long');
   });
 
+  it('answers a query string over the header limit with 414 uri_too_long, not 431', async () => {
+    for (const length of [20_000, 70_000]) {
+      const answer = await rawExchange(
+        t.baseUrl,
+        `GET /v1/health?q=${'a'.repeat(length)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      expectCatalogueBody(answer, 414, 'uri_too_long');
+      expect(answer.body.error.message).toBe('The request URL is longer than the server accepts.');
+    }
+  });
+
   it('answers bad percent-encoding in the path with 400 malformed_request', async () => {
     const answer = await rawExchange(t.baseUrl, 'GET /v1/data/%zz HTTP/1.1\r\nHost: x\r\n\r\n');
     expectCatalogueBody(answer, 400, 'malformed_request');

@@ -17,8 +17,28 @@ export function answerFrameworkError(logger: AppLogger) {
   };
 }
 
+/** A request line at least this long is what overflowed the header limit, not the headers after it. */
+const LONG_REQUEST_LINE = 8 * 1024;
+
+/**
+ * Node counts the request line toward its header size limit, so a long URL overflows it too. The packet the
+ * parser stopped in tells which: when it opens with a request line that does not end in it, or ends late, the URL
+ * was too long (414), not the headers (431).
+ */
+function isUrlOverflow(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
+  if (!Buffer.isBuffer(error.rawPacket)) return false;
+  const head = error.rawPacket.subarray(0, LONG_REQUEST_LINE + 2).toString('latin1');
+  if (!/^[A-Z]+ \S/.test(head)) return false;
+  const end = head.indexOf('\r\n');
+  return end < 0 || end >= LONG_REQUEST_LINE;
+}
+
 function clientErrorOf(error: NodeJS.ErrnoException): AppError {
-  if (error.code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large');
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return isUrlOverflow(error)
+      ? new AppError('uri_too_long', 'The request URL is longer than the server accepts.')
+      : new AppError('headers_too_large');
+  }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout');
   return new AppError('malformed_request');
 }
