@@ -24,14 +24,16 @@ describe('files left by a killed daemon', () => {
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-journal')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab-journal')),
-      place(join(uploads, `${hex}_sales.csv.partial`), 18 * 1024 * 1024),
-      place(join(orgUploads, `${hex}_sales.csv.partial`)),
+      place(join(uploads, `.${hex}_sales.csv.partial`), 18 * 1024 * 1024),
+      place(join(orgUploads, `.${hex}_sales.csv.partial`)),
       place(join(dataDir, 'run', 'connector-scratch', `object-${randomUUID()}`)),
     ];
     const kept = [
       place(join(datasets, 'ds_0c0d.sqlite')),
       place(join(uploads, `${hex}_done.csv`)),
       place(join(orgUploads, `${hex}_done.csv`)),
+      // A finished upload the user named "notes.partial".
+      place(join(orgUploads, `${hex}_notes.partial`)),
       place(join(dataDir, 'imports', 'orgs', 'org_2', `${hex}_placed.csv.partial`)),
       place(join(uploads, 'notes.partial')),
       place(join(dataDir, 'imports', `${hex}_operator.csv.partial`)),
@@ -99,12 +101,12 @@ describe('files left by a killed daemon', () => {
     const building = [
       place(join(datasets, 'ds_0a1b.sqlite.partial')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-0123456789ab')),
-      place(join(uploads, `${hex}_arriving.csv.partial`)),
+      place(join(uploads, `.${hex}_arriving.csv.partial`)),
     ];
     const abandoned = [
       place(join(datasets, 'ds_0c0d.sqlite.partial')),
       place(join(datasets, 'ds_0c0d.summaries.sqlite.partial-ba9876543210')),
-      place(join(uploads, `${hex}_abandoned.csv.partial`)),
+      place(join(uploads, `.${hex}_abandoned.csv.partial`)),
     ];
     const twoHoursAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
     for (const path of abandoned) utimesSync(path, twoHoursAgo, twoHoursAgo);

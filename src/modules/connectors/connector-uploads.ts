@@ -142,7 +142,8 @@ export class ConnectorUploads implements OnModuleInit {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const id = randomUUID().replace(/-/g, '');
     const final = join(dir, `${id}_${safeFileName(name)}`);
-    const partial = `${final}.partial`;
+    // Hidden and dot-led, unlike any finished upload, so the start-up sweep can never take a user's "x.partial".
+    const partial = join(dir, `.${id}_${safeFileName(name)}.partial`);
     const hash = createHash('sha256');
     let bytes = 0;
     const limit = this.config.maxUploadBytes;

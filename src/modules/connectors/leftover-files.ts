@@ -9,8 +9,11 @@ import { orgFolderParents, orgUploadDirs } from './local-path';
 /** Where object-store drivers download an object before parsing it (under the run dir). */
 export const SCRATCH_DIR_NAME = 'connector-scratch';
 
-/** `<32 hex>_<safe name>.partial`: what ConnectorUploads writes before the rename; operator files never match. */
-const UPLOAD_PARTIAL = /^[0-9a-f]{32}_[A-Za-z0-9._-]+\.partial$/;
+/**
+ * `.<32 hex>_<safe name>.partial`: what ConnectorUploads writes before the rename. A finished upload never starts
+ * with a dot, so one the user named `x.partial` is not taken for a leftover; operator files never match either.
+ */
+const UPLOAD_PARTIAL = /^\.[0-9a-f]{32}_[A-Za-z0-9._-]+\.partial$/;
 const SCRATCH_OBJECT = /^object-[0-9a-f-]{36}$/;
 
 /**
