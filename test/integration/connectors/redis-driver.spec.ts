@@ -95,6 +95,22 @@ describe('redis driver (local Redis)', () => {
     expect(warnings).toEqual(['Skipped keys that are neither hashes nor strings: 1 list.']);
   });
 
+  it('keeps a hash field named __proto__ as a column, as files do', async () => {
+    await admin.sendCommand([
+      'HSET',
+      `${PREFIX}:proto:1`,
+      '__proto__',
+      'p',
+      'constructor',
+      'c',
+      'plain',
+      'x',
+    ]);
+    const [row] = await readAll({ pattern: `${PREFIX}:proto:*` }, allowed);
+    expect(Object.keys(row).sort()).toEqual(['__proto__', '_key', 'constructor', 'plain']);
+    expect(Object.getOwnPropertyDescriptor(row, '__proto__')?.value).toBe('p');
+  });
+
   it('refuses a pattern matching more keys than max_keys, with a message', async () => {
     const failure = await connectorFailure(readAll({ pattern: `${PREFIX}:sale:*`, maxKeys: 3 }, allowed));
     expect(failure.errorType).toBe('invalid_config');

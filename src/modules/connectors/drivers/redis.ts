@@ -20,7 +20,7 @@ import {
 import { ConnectorError } from '../connector-error';
 import { CollisionLog, ParsedRecord } from '../formats';
 import { parseExactJson } from '../formats/exact-json';
-import { flattenRecord, isPlainObject } from '../formats/records';
+import { emptyRecord, flattenRecord, isPlainObject } from '../formats/records';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
 
@@ -210,10 +210,22 @@ async function browse(config: RedisConfig, ctx: DriverContext): Promise<BrowseRe
   });
 }
 
+/**
+ * A hash's fields as a record without a prototype. The client's hGetAll assigns each field to an object, where a
+ * field named `__proto__` sets the prototype instead and is lost; read as a Map, every field name is kept.
+ */
+async function hashFields(client: Client, key: string): Promise<Record<string, unknown>> {
+  const { RESP_TYPES } = await loadRedis();
+  const reply = await client.withTypeMapping({ [RESP_TYPES.MAP]: Map }).hGetAll(key);
+  const fields = emptyRecord();
+  for (const [name, value] of reply) fields[String(name)] = String(value);
+  return fields;
+}
+
 /** A hash, or a string holding JSON, as one flat row keyed by `_key`; other types yield nothing. */
 async function rowOf(client: Client, key: string, type: string): Promise<ParsedRecord | undefined> {
   let value: Record<string, unknown>;
-  if (type === 'hash') value = await client.hGetAll(key);
+  if (type === 'hash') value = await hashFields(client, key);
   else if (type === 'string') {
     const text = (await client.get(key)) ?? '';
     value = { value: text };
