@@ -26,6 +26,8 @@ let port: number;
 let allowing: GuardHarness;
 let denying: GuardHarness;
 const seen: string[] = [];
+/** The Authorization header of every BigQuery request. */
+const bearers: string[] = [];
 
 function serviceAccount(): Record<string, string> {
   return {
@@ -45,6 +47,11 @@ function json(response: ServerResponse, status: number, body: unknown): void {
 function handle(request: IncomingMessage, response: ServerResponse, body: string): void {
   const url = new URL(request.url ?? '/', 'http://stand-in');
   seen.push(`${request.method} ${url.pathname}`);
+  if (url.pathname === '/token-empty') {
+    json(response, 200, { token_type: 'Bearer' });
+    return;
+  }
+  if (url.pathname.startsWith('/bigquery/')) bearers.push(request.headers.authorization ?? '(none)');
   if (url.pathname === '/token') {
     const assertion = new URLSearchParams(body).get('assertion') ?? '';
     const [header, claims, signature] = assertion.split('.');
@@ -244,6 +251,19 @@ describe('bigquery (stand-in)', () => {
     expect((await bigqueryDriver.test(config(), context(allowing))).message).toBe(
       'Connected to BigQuery project proj: 1 dataset(s) visible.',
     );
+  });
+
+  it('is auth_failed, not Connected, when the token endpoint answers without a token; sends no empty bearer', async () => {
+    const account = { ...serviceAccount(), token_uri: `http://127.0.0.1:${port}/token-empty` };
+    bearers.length = 0;
+    const error = await connectorFailure(
+      bigqueryDriver.test(config({ service_account_json: account }), context(allowing)),
+    );
+    expect(error).toMatchObject({
+      errorType: 'auth_failed',
+      message: expect.stringContaining('without an access token') as unknown,
+    });
+    expect(bearers).toEqual([]);
   });
 
   it('pages query results, keeping INT64 exact', async () => {

@@ -148,10 +148,18 @@ function guardedTransport(account: ServiceAccount, agent: (url: URL) => Agent): 
       agent,
       retryConfig: { retry: 0, noResponseRetries: 0 },
       // The key's token_uri is honoured (private endpoints); the library would use its built-in URL.
-      adapter: (options: GaxiosLikeOptions, defaultAdapter: DefaultAdapter) =>
-        defaultAdapter(
-          tokenUri && LIBRARY_TOKEN_URLS.has(String(options.url)) ? { ...options, url: tokenUri } : options,
-        ),
+      adapter: async (options: GaxiosLikeOptions, defaultAdapter: DefaultAdapter) => {
+        if (!LIBRARY_TOKEN_URLS.has(String(options.url))) return defaultAdapter(options);
+        const response = await defaultAdapter(tokenUri ? { ...options, url: tokenUri } : options);
+        // The library would go on with "Bearer undefined" when a token endpoint answers 200 without a token.
+        const { status, data } =
+          (response as { status?: number; data?: { access_token?: unknown } } | undefined) ?? {};
+        const ok = typeof status === 'number' && status >= 200 && status < 300;
+        if (ok && (typeof data?.access_token !== 'string' || data.access_token === '')) {
+          throw new ConnectorError('auth_failed', 'The token endpoint answered without an access token.');
+        }
+        return response;
+      },
     },
   };
 }
@@ -191,6 +199,10 @@ export async function openGoogleEgress(
 
 /** Maps an SDK failure (gaxios, teeny-request or API errors, by status) to documented error types. */
 export function classifyGoogleError(error: unknown, label: string, egress?: GoogleEgress): ConnectorError {
+  const own = [error, (error as { cause?: unknown } | undefined)?.cause].find(
+    (candidate) => candidate instanceof ConnectorError,
+  );
+  if (own) return own;
   const network = classifyNetworkError(egress?.refusal() ?? error, label);
   if (network) return network;
   const status = googleStatus(error);
