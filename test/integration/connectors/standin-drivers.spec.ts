@@ -52,6 +52,12 @@ function respond(request: IncomingMessage, response: ServerResponse, body: strin
     return;
   }
   const auth = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
+  if (auth === 'plain:http') {
+    // Any HTTP server that answers 200 to whatever it is sent.
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end('');
+    return;
+  }
   if (auth !== 'reader:right') {
     response.writeHead(516, { 'content-type': 'text/plain', 'x-clickhouse-exception-code': '516' });
     response.end(
@@ -143,6 +149,19 @@ describe('clickhouse (stand-in)', () => {
       decimals: params.get('output_format_json_quote_decimals'),
       datetime: params.get('date_time_output_format'),
     }).toEqual({ readonly: '2', integers: '1', decimals: '1', datetime: 'iso' });
+  });
+
+  it('does not say Connected to an HTTP server that is not ClickHouse', async () => {
+    const error = await connectorFailure(
+      clickhouseDriver.test(
+        config({ host: '127.0.0.1', port: httpPort, user: 'plain', password: 'http' }),
+        context(allowing),
+      ),
+    );
+    expect(error).toMatchObject({
+      errorType: 'remote_error',
+      message: expect.stringContaining('did not answer as a ClickHouse server') as unknown,
+    });
   });
 
   it('maps AUTHENTICATION_FAILED to auth_failed', async () => {

@@ -138,10 +138,17 @@ export const CLICKHOUSE_READ_SETTINGS = {
 export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
   async test(config, ctx) {
     return withClient(config, ctx, async (client, label) => {
-      const [row] = await rowsOf<{ version: string; db: string }>(
+      const [row] = await rowsOf<{ version?: unknown; db?: unknown }>(
         client,
         'SELECT version() AS version, currentDatabase() AS db',
       );
+      // Any HTTP server may answer 200; only ClickHouse answers this query with its version and database.
+      if (typeof row?.version !== 'string' || !/^\d+\.\d+/.test(row.version) || typeof row.db !== 'string') {
+        throw new ConnectorError(
+          'remote_error',
+          `${label} did not answer as a ClickHouse server (no version in its answer to SELECT version()).`,
+        );
+      }
       return {
         message: `Connected to ClickHouse ${row?.version ?? ''} at ${label}, database ${row?.db ?? config.database}.`,
         details: { server_version: row?.version, database: row?.db },
