@@ -238,6 +238,8 @@ describe('datasets and queries (services over real files)', () => {
     ['drop table data'],
     ["attach database '/tmp/x.sqlite' as x"],
     ['pragma query_only = 0'],
+    ['select file from pragma_database_list'],
+    ['select * from "PRAGMA_DATABASE_LIST"'],
     ['select 1; select 2'],
     ['create table t (a)'],
     ['insert into sales (units) values (1)'],

@@ -45,10 +45,14 @@ function violation(reason: string): AppError {
   return new AppError('read_only_violation', `Only one read-only SELECT statement is allowed: ${reason}.`);
 }
 
-/** Reads the statement's leading keyword: only reading statements are sent on. */
+/**
+ * Reads the statement's leading keyword: only reading statements are sent on. The PRAGMA table functions
+ * (`pragma_database_list`) are refused anywhere in the text: they show the server's file paths.
+ */
 function checkLeadingKeyword(sql: string): void {
   const problem = readingStatementProblem(sql);
   if (problem !== undefined) throw violation(problem);
+  if (/\bpragma_\w/i.test(sql)) throw violation('PRAGMA table functions (pragma_*) are not allowed');
 }
 
 /** SQLite's refusal to prepare the statement, as the caller's error. */
