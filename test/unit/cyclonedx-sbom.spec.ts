@@ -107,7 +107,9 @@ describe('the CycloneDX SBOM of a staged package tree', () => {
   it('validates against the CycloneDX 1.5 schema and names the package, its commit and its build time', () => {
     const doc = buildCycloneDx(inputs);
     expect(cycloneDxErrors(doc)).toEqual([]);
-    expect(cycloneDxErrors({ ...doc, specVersion: 1.5 }).map((e) => e.instancePath)).toEqual(['/specVersion']);
+    expect(cycloneDxErrors({ ...doc, specVersion: 1.5 }).map((e) => e.instancePath)).toEqual([
+      '/specVersion',
+    ]);
     const metadata = doc.metadata as { timestamp: string; component: CdxComponent };
     expect(metadata.timestamp).toBe('2023-11-14T22:13:20.000Z');
     expect(metadata.component.purl).toBe('pkg:deb/decision-service@0.1.0-1?arch=amd64');
