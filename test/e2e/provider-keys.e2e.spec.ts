@@ -68,6 +68,7 @@ describe('provider keys (BYOK) over HTTP', () => {
 
   it.each([
     ['an empty secret', { backend: 'openai', api_key: '' }, 'api_key'],
+    ['a blank secret', { backend: 'openai', api_key: '   ' }, 'api_key'],
     ['a 100 KB secret', { backend: 'openai', api_key: 'k'.repeat(100 * 1024) }, 'api_key'],
     ['a missing secret', { backend: 'openai' }, 'api_key'],
     ['a numeric secret', { backend: 'openai', api_key: 12345 }, 'api_key'],

@@ -138,11 +138,6 @@ describe('ProviderKeysService with the real database', () => {
       expect(await service.reveal('org_2', 'openai')).toBe('org-two-secret-0123456789');
       expect(await service.reveal('org_2', 'engine')).toBeUndefined();
 
-      expect(await codeOf(service.set('org_1', 'openai', ''))).toBe('422 validation_failed');
-      expect(await codeOf(service.set('org_1', 'openai', '   '))).toBe('422 validation_failed');
-      expect(await codeOf(service.set('org_1', 'openai', 'x'.repeat(100 * 1024)))).toBe(
-        '422 validation_failed',
-      );
       expect(await codeOf(service.set('org_1', 'openai', 'x'.repeat(16 * 1024)))).toBe('ok');
 
       await service.delete('org_1', 'engine');
