@@ -94,6 +94,7 @@ describe('POST /v1/simulate and GET /v1/infrastructure over HTTP', () => {
       node_version: process.version,
       // A checkout is no package: it says so, with its git HEAD, and has no SBOM.
       build: { package_version: 'development', source_commit: gitHead(), sbom_path: null, sbom_sha256: null },
+      tls: { mode: 'off', origin: null, subject: null, fingerprint_sha256: null, expires_at: null },
     });
     expect(res.body.build.source_commit).toMatch(/^[0-9a-f]{40}$/);
     expect(res.body.node_version).toMatch(/^v24\./);
