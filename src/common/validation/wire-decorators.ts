@@ -151,6 +151,28 @@ export function WholeProblem<T extends object>(check: (object: T) => string | un
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A value refused as a whole (a map entry that must not exist, an array given for an object), at its own path. */
+@WholeProblem<Refused>((refused) => contextOf<string>(refused))
+export class Refused {
+  static because(problem: string): Refused {
+    return withContext(new Refused(), problem);
+  }
+}
+
+/**
+ * An item of a nested list or map as its DTO (`read`), refusing an array with `problem`: class-validator walks an
+ * array found where it expects an object as a list of its own, so `[[]]` would otherwise pass. Anything else that
+ * is not an object is left for the nested check to refuse.
+ */
+export function toNestedDto(
+  value: unknown,
+  read: (raw: Record<string, unknown>) => object,
+  problem: string,
+): unknown {
+  if (isPlainObject(value)) return read(value);
+  return Array.isArray(value) ? Refused.because(problem) : value;
+}
+
 type RawReader = (raw: unknown, parent: Record<string, unknown>) => unknown;
 const RAW_FIELDS = Symbol('raw fields');
 

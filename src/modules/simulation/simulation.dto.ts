@@ -9,10 +9,12 @@ import {
   Nested,
   Problem,
   RawField,
+  Refused,
   Required,
   ValidExpression,
   WholeProblem,
   toDto,
+  toNestedDto,
   WithinMagnitude,
   withContext,
 } from '../../common/validation';
@@ -49,6 +51,9 @@ import {
 
 const MAGNITUDE_PROBLEM = 'must be between -1e150 and 1e150';
 const RANGE_SHAPE = '{low, high, distribution?, mode?}';
+const RANGE_PROBLEM = `must be an object ${RANGE_SHAPE}`;
+const SET_ENTRY_PROBLEM = `must be a number or an object ${RANGE_SHAPE}`;
+const ACTION_PROBLEM = 'must be an object {name, model?, set?}';
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
@@ -61,14 +66,6 @@ const isActionName = (name: unknown): name is string =>
   name.length > 0 &&
   name.length <= MAX_ACTION_NAME_LENGTH &&
   !CONTROL_CHARACTERS.test(name);
-
-/** A map entry refused as a whole (a name that is not a variable), reported at the entry's own path. */
-@WholeProblem<RefusedEntry>((entry) => contextOf<string>(entry))
-export class RefusedEntry {
-  static because(problem: string): RefusedEntry {
-    return withContext(new RefusedEntry(), problem);
-  }
-}
 
 /** Low and high when both are usable numbers; the cross-field rules only apply then. */
 function boundsOf(range: RangeDto): { low: number; high: number } | undefined {
@@ -146,9 +143,9 @@ interface ActionContext {
 
 function toSetEntry(value: unknown, name: string, action: Record<string, unknown>): unknown {
   const variables = contextOf<ActionContext>(action)?.variables ?? [];
-  if (!variables.includes(name)) return RefusedEntry.because(`unknown variable '${name}'`);
+  if (!variables.includes(name)) return Refused.because(`unknown variable '${name}'`);
   if (typeof value === 'number') return FixedValue.of(value);
-  return isPlainObject(value) ? toDto(RangeDto, value) : value;
+  return toNestedDto(value, (raw) => toDto(RangeDto, raw), SET_ENTRY_PROBLEM);
 }
 
 export class ActionDto {
@@ -171,14 +168,14 @@ export class ActionDto {
   @Problem((set) =>
     set instanceof Map ? undefined : `must be an object mapping variable names to a number or ${RANGE_SHAPE}`,
   )
-  @ValidateNested({ message: `must be a number or an object ${RANGE_SHAPE}` })
+  @ValidateNested({ message: SET_ENTRY_PROBLEM })
   @MapOf(toSetEntry)
   @ApiPropertyOptional({
     description: 'Variables this action fixes (a number) or gives another range, by variable name.',
     type: 'object',
     additionalProperties: { oneOf: [{ type: 'number' }, { $ref: getSchemaPath(RangeDto) }] },
   })
-  set?: ReadonlyMap<string, RangeDto | FixedValue | RefusedEntry>;
+  set?: ReadonlyMap<string, RangeDto | FixedValue | Refused>;
 }
 
 function variableNames(variables: unknown): string[] {
@@ -190,14 +187,14 @@ function toActions(value: unknown, scenario: Record<string, unknown>): unknown {
   if (!Array.isArray(value)) return value;
   const variables = variableNames(scenario.variables);
   const items: unknown[] = value;
-  return items.map((item, index) => {
-    if (!isPlainObject(item)) return item;
+  const toAction = (action: Record<string, unknown>, index: number): ActionDto => {
     const earlierNames = items
       .slice(0, index)
       .flatMap((earlier) => (isPlainObject(earlier) && isActionName(earlier.name) ? [earlier.name] : []));
     const context: ActionContext = { variables, earlierNames };
-    return withContext(toDto(ActionDto, withContext({ ...item }, context)), context);
-  });
+    return withContext(toDto(ActionDto, withContext({ ...action }, context)), context);
+  };
+  return items.map((item, index) => toNestedDto(item, (action) => toAction(action, index), ACTION_PROBLEM));
 }
 
 export class ScenarioDto {
@@ -215,14 +212,14 @@ export class ScenarioDto {
     if (variables.size === 0) return 'must define at least one variable';
     return variables.size > MAX_VARIABLES ? `must define at most ${MAX_VARIABLES} variables` : undefined;
   })
-  @ValidateNested({ message: `must be an object ${RANGE_SHAPE}` })
+  @ValidateNested({ message: RANGE_PROBLEM })
   @MapOf((value, name) => {
     if (!isVariableName(name)) {
-      return RefusedEntry.because(
+      return Refused.because(
         `variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most ${MAX_NAME_LENGTH} characters`,
       );
     }
-    return isPlainObject(value) ? toDto(RangeDto, value) : value;
+    return toNestedDto(value, (raw) => toDto(RangeDto, raw), RANGE_PROBLEM);
   })
   @ApiProperty({
     description: 'The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*), each a range to draw from.',
@@ -234,14 +231,14 @@ export class ScenarioDto {
       cost: { low: -9, high: -6, distribution: 'triangular', mode: -7 },
     },
   })
-  variables!: ReadonlyMap<string, RangeDto | RefusedEntry>;
+  variables!: ReadonlyMap<string, RangeDto | Refused>;
 
   @IfPresent()
   @ValidExpression<ScenarioDto>(MAX_MODEL_LENGTH, (scenario) => {
     const variables: unknown = scenario.variables;
     if (!(variables instanceof Map)) return [];
     const entries = [...(variables as ReadonlyMap<string, unknown>)];
-    return entries.filter(([, entry]) => !(entry instanceof RefusedEntry)).map(([name]) => name);
+    return entries.filter(([, entry]) => !(entry instanceof Refused)).map(([name]) => name);
   })
   model?: string;
 
@@ -251,7 +248,7 @@ export class ScenarioDto {
     if (actions.length === 0) return 'must contain at least one action';
     return actions.length > MAX_ACTIONS ? `must contain at most ${MAX_ACTIONS} actions` : undefined;
   })
-  @ValidateNested({ message: 'must be an object {name, model?, set?}' })
+  @ValidateNested({ message: ACTION_PROBLEM })
   @RawField(toActions)
   @ApiPropertyOptional({ type: () => [ActionDto], description: 'The choices compared on the same draws.' })
   actions?: readonly ActionDto[];
