@@ -1,15 +1,17 @@
 import { signupAccount } from '../factories/accounts';
-import { pushTrigger } from '../factories/triggers';
+import { pushTrigger, stockDataset } from '../factories/triggers';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** An array where the body needs an object is a client mistake: 422 naming the field, never a 500. */
 describe('arrays given where an object is expected', () => {
   let t: TestApp;
   let token: string;
+  let datasetId: string;
 
   beforeAll(async () => {
     t = await startTestApp({ ENGINE_POOL_SIZE: '1' });
     token = (await signupAccount(t)).apiKey;
+    datasetId = await stockDataset(t, token, [80, 120]);
   });
   afterAll(() => t.close());
 
@@ -67,6 +69,15 @@ describe('arrays given where an object is expected', () => {
       status: 422,
       code: 'validation_failed',
       fields: [`simulation.${field}`],
+    });
+  });
+
+  it('PUT /v1/data/{id}/formulas refuses formulas: [[]]', async () => {
+    const res = await t.request('PUT', `/v1/data/${datasetId}/formulas`, { body: { formulas: [[]] }, token });
+    expect({ status: res.status, code: res.body.error?.code, fields: fieldsOf(res.body) }).toEqual({
+      status: 422,
+      code: 'validation_failed',
+      fields: ['formulas[0]: must be an object {name, expression}'],
     });
   });
 });

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -17,7 +17,7 @@ import {
 import { COLUMN_ROLES, ColumnRole, ColumnSchema, ColumnValue } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
 import { COLUMN_TYPES, ColumnType, EXACT_NUMERICS, ExactNumeric } from './value-kinds';
-import { ReadingStatement } from '../../common/validation';
+import { ReadingStatement, toNestedDto } from '../../common/validation';
 
 export const VISIBILITIES = ['private', 'shared'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
@@ -106,6 +106,8 @@ export class ConnectDataDto {
   cypher?: string;
 }
 
+const FORMULA_PROBLEM = 'must be an object {name, expression}';
+
 export class FormulaDto {
   @IsString()
   @Matches(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, {
@@ -121,7 +123,14 @@ export class FormulaDto {
 export class SetFormulasDto {
   @IsArray()
   @ArrayMaxSize(100)
-  @ValidateNested({ each: true })
+  @ValidateNested({ each: true, message: FORMULA_PROBLEM })
+  @Transform(({ value, obj }: { value: unknown; obj: Record<string, unknown> }) =>
+    Array.isArray(value) && Array.isArray(obj.formulas)
+      ? value.map((item: unknown, index) =>
+          toNestedDto((obj.formulas as unknown[])[index], () => item as object, FORMULA_PROBLEM),
+        )
+      : value,
+  )
   @Type(() => FormulaDto)
   formulas!: FormulaDto[];
 }
