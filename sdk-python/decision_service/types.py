@@ -69,7 +69,7 @@ class AuditEventResponse(TypedDict):
     actor: AuditActorResponse
     created_at: str
     details: Dict[str, Optional[Union[str, float, bool]]]
-    event: Literal['signup', 'provisioned', 'login_succeeded', 'login_failed', 'login_throttled', 'login_backstop_engaged', 'email_verified', 'password_reset_requested', 'password_reset', 'key_created', 'key_revoked', 'api_key_rejected', 'api_key_throttled', 'role_changed']
+    event: Literal['signup', 'provisioned', 'login_succeeded', 'login_failed', 'login_throttled', 'login_backstop_engaged', 'email_verified', 'password_reset_requested', 'password_reset', 'key_created', 'key_revoked', 'api_key_rejected', 'api_key_throttled', 'role_changed', 'outcome_reported']
     id: str
     ip: Optional[str]
     org_id: Optional[str]
@@ -166,11 +166,13 @@ class CalibrationResponse(TypedDict):
     inside_band: int
     judged: int
     min_outcomes: int
+    outcome_reporter_roles: List[Literal['member', 'admin', 'owner']]
     outcomes: int
     policy_snapshot_id: str
     recommended_best: int
     status: Literal['calibrating', 'calibrated', 'degraded']
     trigger_id: str
+    uncounted_outcomes: int
     window: int
 
 
@@ -606,6 +608,7 @@ class _ExecutionPolicyDtoRequired(TypedDict):
 
 class ExecutionPolicyDto(_ExecutionPolicyDtoRequired, total=False):
     min_outcomes: int
+    outcome_reporter_roles: List[Literal['member', 'admin', 'owner']]
 
 
 class ExecutionPolicyResponse(TypedDict):
@@ -615,6 +618,7 @@ class ExecutionPolicyResponse(TypedDict):
     created_by: Optional[str]
     min_outcomes: int
     mode: Literal['calibrated_only', 'always', 'never']
+    outcome_reporter_roles: List[Literal['member', 'admin', 'owner']]
     policy_snapshot_id: str
 
 
@@ -646,6 +650,7 @@ class FireResponse(TypedDict):
     policy_snapshot_id: Optional[str]
     realized_value: Optional[float]
     recommended_action: Optional[str]
+    reported_by: Optional[ReporterResponse]
     run_id: Optional[str]
     slot: str
     trigger_id: str
@@ -969,6 +974,7 @@ class OutcomeResponse(TypedDict):
     recommended_action: str
     recommended_was_best: Optional[bool]
     reported_at: str
+    reported_by: Optional[ReporterResponse]
     trigger_id: str
 
 
@@ -1287,6 +1293,11 @@ class ReportTableResponse(TypedDict):
 class ReportWindowResponse(TypedDict):
     end: str
     start: str
+
+
+class ReporterResponse(TypedDict):
+    id: str
+    role: Literal['viewer', 'member', 'admin', 'owner']
 
 
 class ResetPasswordDto(TypedDict):

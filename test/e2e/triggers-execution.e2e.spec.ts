@@ -83,11 +83,23 @@ describe('triggers: execution policy, decision.execute, outcomes and calibration
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('insufficient_role');
     const bad = await t.request('PUT', '/v1/execution-policy', {
-      body: { mode: 'sometimes', min_outcomes: 5, extra: 1 },
+      body: { mode: 'sometimes', min_outcomes: 5, outcome_reporter_roles: ['viewer'], extra: 1 },
       token: owner.apiKey,
     });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.details.map((d: any) => d.field).sort()).toEqual(['extra', 'min_outcomes', 'mode']);
+    expect(bad.body.error.details.map((d: any) => d.field).sort()).toEqual([
+      'extra',
+      'min_outcomes',
+      'mode',
+      'outcome_reporter_roles',
+    ]);
+    const twice = await t.request('PUT', '/v1/execution-policy', {
+      body: { mode: 'always', outcome_reporter_roles: ['admin', 'admin'] },
+      token: owner.apiKey,
+    });
+    expect(twice.body.error.details).toEqual([
+      { field: 'outcome_reporter_roles', problem: 'must not name a role twice' },
+    ]);
 
     const always = await setPolicy(owner, { mode: 'always' });
     expect(always).toMatchObject({ mode: 'always', min_outcomes: 30, created_by: owner.apiKeyId });
@@ -95,6 +107,15 @@ describe('triggers: execution policy, decision.execute, outcomes and calibration
     expect((await setPolicy(owner, { mode: 'always' })).policy_snapshot_id).toBe(always.policy_snapshot_id);
     const never = await setPolicy(owner, { mode: 'never', min_outcomes: 50 });
     expect(never.policy_snapshot_id).not.toBe(always.policy_snapshot_id);
+    const withMembers = await setPolicy(owner, {
+      mode: 'never',
+      min_outcomes: 50,
+      outcome_reporter_roles: ['owner', 'member'],
+    });
+    expect(withMembers.outcome_reporter_roles).toEqual(['member', 'owner']);
+    expect(withMembers.policy_snapshot_id).not.toBe(never.policy_snapshot_id);
+    const back = await setPolicy(owner, { mode: 'never', min_outcomes: 50 });
+    expect(back.outcome_reporter_roles).toEqual(['admin', 'owner']);
 
     const old = await t.request('GET', `/v1/execution-policy/snapshots/${always.policy_snapshot_id}`, {
       token: member.rawKey,
@@ -107,7 +128,7 @@ describe('triggers: execution policy, decision.execute, outcomes and calibration
     expect(hidden.status).toBe(404);
     expect(hidden.body.error.code).toBe('not_found');
     const current = await t.request('GET', '/v1/execution-policy', { token: member.rawKey });
-    expect(current.body).toEqual(never);
+    expect(current.body).toEqual(back);
   });
 
   it('answers every execution status and queues decision.execute only when dispatched', async () => {
@@ -337,6 +358,75 @@ describe('triggers: execution policy, decision.execute, outcomes and calibration
     expect((await report(owner, id, next.fire_id, { realized_value: 1 })).status).toBe(201);
   });
 
+  it('counts toward calibration only the outcomes of the roles the policy names, and audits every report', async () => {
+    const owner = await signupAccount(t);
+    const member = await createApiKey(t, owner.apiKey, { role: 'member' });
+    const admin = await createApiKey(t, owner.apiKey, { role: 'admin' });
+    const id = await create(
+      owner,
+      pushTrigger({ auto_execute: true, execution_webhook_url: `${receiver.url}/execute-roles` }),
+    );
+    const reportAll = async (key: string): Promise<string[]> => {
+      const fireIds: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const fired = await fire(owner, id, 42);
+        expect(fired.execution_status).toBe('skipped_uncalibrated');
+        const res = await t.request('POST', `/v1/triggers/${id}/fires/${fired.fire_id}/outcome`, {
+          body: { realized_value: fired.expected_value },
+          token: key,
+        });
+        expect(res.status).toBe(201);
+        fireIds.push(fired.fire_id);
+      }
+      return fireIds;
+    };
+    const calibration = async (): Promise<any> =>
+      (await t.request('GET', `/v1/triggers/${id}/calibration`, { token: owner.apiKey })).body;
+
+    const byMember = await reportAll(member.rawKey);
+    const afterMember = await calibration();
+    expect(afterMember.status).toBe('calibrating');
+    expect((await fire(owner, id, 42)).execution_status).toBe('skipped_uncalibrated');
+    expect(afterMember).toMatchObject({
+      status: 'calibrating',
+      outcomes: 0,
+      uncounted_outcomes: 30,
+      outcome_reporter_roles: ['admin', 'owner'],
+    });
+    expect(callsTo('/execute-roles')).toHaveLength(0);
+    const fires = await t.request('GET', `/v1/triggers/${id}/fires?limit=100`, { token: owner.apiKey });
+    const reported = fires.body.fires.filter((f: any) => byMember.includes(f.fire_id));
+    expect(reported).toHaveLength(30);
+    for (const f of reported) expect(f.reported_by).toEqual({ id: member.id, role: 'member' });
+
+    const byAdmin = await reportAll(admin.rawKey);
+    expect(await calibration()).toMatchObject({ status: 'calibrated', outcomes: 30, uncounted_outcomes: 30 });
+    expect((await fire(owner, id, 42)).execution_status).toBe('dispatched');
+    const policy = await t.request('GET', '/v1/execution-policy', { token: owner.apiKey });
+    expect(policy.body).toMatchObject({
+      mode: 'calibrated_only',
+      outcome_reporter_roles: ['admin', 'owner'],
+    });
+
+    const log = await t.request('GET', '/v1/audit-log?limit=1000', { token: owner.apiKey });
+    const audited = log.body.events.filter((e: any) => e.event === 'outcome_reported');
+    expect(audited).toHaveLength(60);
+    const reporterOf = new Map(audited.map((e: any) => [e.target.id, e]));
+    for (const fireId of byMember) {
+      expect(reporterOf.get(fireId)).toMatchObject({
+        actor: { type: 'api_key', id: member.id },
+        target: { type: 'trigger_fire', id: fireId },
+        details: { trigger_id: id, role: 'member', counts_toward_calibration: false },
+      });
+    }
+    for (const fireId of byAdmin) {
+      expect(reporterOf.get(fireId)).toMatchObject({
+        actor: { type: 'api_key', id: admin.id },
+        details: { trigger_id: id, role: 'admin', counts_toward_calibration: true },
+      });
+    }
+  });
+
   it('shows calibration and executes a calibrated trigger under calibrated_only until it degrades', async () => {
     const owner = await signupAccount(t);
     const policy = await setPolicy(owner, { mode: 'calibrated_only', min_outcomes: 10 });
@@ -353,6 +443,8 @@ describe('triggers: execution policy, decision.execute, outcomes and calibration
       trigger_id: id,
       status: 'calibrating',
       outcomes: 0,
+      uncounted_outcomes: 0,
+      outcome_reporter_roles: ['admin', 'owner'],
       window: 0,
       inside_band: 0,
       below_band: 0,

@@ -114,7 +114,7 @@ function statusesAsReported(realized: readonly number[], band: Band): Calibratio
   const newestFirst: ScoredOutcome[] = [];
   return realized.map((value, i) => {
     newestFirst.unshift({ realized: value, p5: band.p5, p95: band.p95, recommendedWasBest: null });
-    return calibrationOf(newestFirst, i + 1, MIN_OUTCOMES).status;
+    return calibrationOf(newestFirst, i + 1, 0, MIN_OUTCOMES).status;
   });
 }
 

@@ -1385,7 +1385,7 @@ export interface paths {
         put?: never;
         /**
          * Report the outcome of a fire
-         * @description Scored against the fire's prediction. Once per fire: a second report, or a fire that ran no simulation, answers 409 `conflict`.
+         * @description Scored against the fire's prediction. Once per fire: a second report, or a fire that ran no simulation, answers 409 `conflict`. The reporter is kept and audited; the outcome counts toward calibration only when the reporter's role is one of the execution policy's `outcome_reporter_roles`.
          *
          *     Needs the `member` role or higher (else 403 `insufficient_role`).
          *
@@ -1655,7 +1655,7 @@ export interface components {
                 [key: string]: string | number | boolean | null;
             };
             /** @enum {string} */
-            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed";
+            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed" | "outcome_reported";
             id: string;
             ip: string | null;
             /** @description Null for an event of no organization. */
@@ -1789,7 +1789,9 @@ export interface components {
             /** @description Outcomes of the window reported with realized variables. */
             judged: number;
             min_outcomes: number;
-            /** @description Every outcome reported for the trigger. */
+            /** @description The roles whose outcome reports count, as the current execution policy names them. */
+            outcome_reporter_roles: ("member" | "admin" | "owner")[];
+            /** @description Every outcome that counts: reported by one of the policy's `outcome_reporter_roles`. */
             outcomes: number;
             /** @description The execution policy snapshot whose min_outcomes was applied. */
             policy_snapshot_id: string;
@@ -1798,6 +1800,8 @@ export interface components {
             /** @enum {string} */
             status: "calibrating" | "calibrated" | "degraded";
             trigger_id: string;
+            /** @description Outcomes reported by other roles (or before reporters were kept): never counted. */
+            uncounted_outcomes: number;
             /** @description The most recent outcomes the status is judged on. */
             window: number;
         };
@@ -2407,6 +2411,13 @@ export interface components {
             min_outcomes?: number;
             /** @enum {string} */
             mode: "calibrated_only" | "always" | "never";
+            /**
+             * @example [
+             *       "admin",
+             *       "owner"
+             *     ]
+             */
+            outcome_reporter_roles?: ("member" | "admin" | "owner")[];
         };
         ExecutionPolicyResponse: {
             /**
@@ -2423,6 +2434,8 @@ export interface components {
             min_outcomes: number;
             /** @enum {string} */
             mode: "calibrated_only" | "always" | "never";
+            /** @description The roles whose outcome reports count toward calibration. */
+            outcome_reporter_roles: ("member" | "admin" | "owner")[];
             /**
              * @description The snapshot: `policy_snapshot_id` of every decision taken under it.
              * @example pol_0mh3k2l1a09f3c2b7d4e5f6a7b
@@ -2469,6 +2482,8 @@ export interface components {
             /** @description The outcome reported for the fire, if any. */
             realized_value: number | null;
             recommended_action: string | null;
+            /** @description Who reported the outcome; null before a report (or for one made before reporters were kept). */
+            reported_by: components["schemas"]["ReporterResponse"] | null;
             run_id: string | null;
             /** @description The scheduled slot (ISO time) or `manual:<fire_id>` for a fire call. */
             slot: string;
@@ -2917,6 +2932,8 @@ export interface components {
             recommended_was_best: boolean | null;
             /** Format: date-time */
             reported_at: string;
+            /** @description Who reported the outcome. */
+            reported_by: components["schemas"]["ReporterResponse"] | null;
             trigger_id: string;
         };
         PasswordResetRequestedResponse: {
@@ -3388,6 +3405,15 @@ export interface components {
             end: string;
             /** Format: date-time */
             start: string;
+        };
+        ReporterResponse: {
+            /** @description The user or API key that reported the outcome. */
+            id: string;
+            /**
+             * @description Its role when it reported.
+             * @enum {string}
+             */
+            role: "viewer" | "member" | "admin" | "owner";
         };
         ResetPasswordDto: {
             new_password: string;

@@ -15,6 +15,7 @@ export const AUDIT_EVENTS = [
   'api_key_rejected',
   'api_key_throttled',
   'role_changed',
+  'outcome_reported',
 ] as const;
 export type AuditEventName = (typeof AUDIT_EVENTS)[number];
 

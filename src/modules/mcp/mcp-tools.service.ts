@@ -268,7 +268,7 @@ export class McpToolsService {
         run: async (principal, args) => {
           const { trigger_id: triggerId, fire_id: fireId, ...body } = args;
           return {
-            ...toOutcomeResponse(await this.triggers.reportOutcome(principal.orgId, triggerId, fireId, body)),
+            ...toOutcomeResponse(await this.triggers.reportOutcome(principal, triggerId, fireId, body)),
           };
         },
       }),

@@ -9,6 +9,7 @@ import {
   toExecutionPolicyResponse,
 } from './execution-policy.dto';
 import { ExecutionPolicyService } from './execution-policy.service';
+import { DEFAULT_OUTCOME_REPORTER_ROLES } from './execution-policy.entity';
 import { DEFAULT_MIN_OUTCOMES } from './trigger-calibration';
 
 @RequireEntitlement('triggers')
@@ -41,7 +42,11 @@ export class ExecutionPolicyController {
   ): Promise<ExecutionPolicyResponse> {
     const snapshot = await this.policies.set(
       principal.orgId,
-      { mode: body.mode, minOutcomes: body.min_outcomes ?? DEFAULT_MIN_OUTCOMES },
+      {
+        mode: body.mode,
+        minOutcomes: body.min_outcomes ?? DEFAULT_MIN_OUTCOMES,
+        outcomeReporterRoles: body.outcome_reporter_roles ?? DEFAULT_OUTCOME_REPORTER_ROLES,
+      },
       principal.userId ?? principal.keyId ?? null,
     );
     return toExecutionPolicyResponse(snapshot);

@@ -1,7 +1,14 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
-import { IfPresent, Required, Rules } from '../../common/validation';
-import { EXECUTION_MODES, ExecutionMode, ExecutionPolicySnapshot } from './execution-policy.entity';
+import { IfPresent, Problem, Required, Rules } from '../../common/validation';
+import {
+  EXECUTION_MODES,
+  ExecutionMode,
+  ExecutionPolicySnapshot,
+  OUTCOME_REPORTER_ROLES,
+  OutcomeReporterRole,
+  reporterRolesOf,
+} from './execution-policy.entity';
 import {
   COVERAGE_TARGET,
   coverageTolerance,
@@ -22,6 +29,21 @@ export class ExecutionPolicyDto {
     Max(MAX_MIN_OUTCOMES, { message: `must be between ${MIN_MIN_OUTCOMES} and ${MAX_MIN_OUTCOMES}` }),
   )
   min_outcomes?: number;
+
+  /** Roles whose outcome reports count toward calibration (default admin and owner). */
+  @ApiPropertyOptional({ enum: OUTCOME_REPORTER_ROLES, isArray: true, example: ['admin', 'owner'] })
+  @IfPresent()
+  @Problem(reporterRolesProblem)
+  outcome_reporter_roles?: OutcomeReporterRole[];
+}
+
+function reporterRolesProblem(value: unknown): string | undefined {
+  const allowed: readonly unknown[] = OUTCOME_REPORTER_ROLES;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((role) => allowed.includes(role))) {
+    return `must be a non-empty list of ${OUTCOME_REPORTER_ROLES.join(', ')}`;
+  }
+  if (new Set(value).size !== value.length) return 'must not name a role twice';
+  return undefined;
 }
 
 export class ExecutionPolicyResponse {
@@ -36,6 +58,12 @@ export class ExecutionPolicyResponse {
   min_outcomes!: number;
   @ApiProperty({ description: 'The share of outcomes the 90 % band should hold.', example: COVERAGE_TARGET })
   coverage_target!: number;
+  @ApiProperty({
+    enum: OUTCOME_REPORTER_ROLES,
+    isArray: true,
+    description: 'The roles whose outcome reports count toward calibration.',
+  })
+  outcome_reporter_roles!: OutcomeReporterRole[];
   @ApiProperty({
     description: 'How far the coverage may stray from the target and still count as calibrated.',
   })
@@ -52,6 +80,7 @@ export function toExecutionPolicyResponse(snapshot: ExecutionPolicySnapshot): Ex
     mode: snapshot.mode,
     min_outcomes: snapshot.minOutcomes,
     coverage_target: COVERAGE_TARGET,
+    outcome_reporter_roles: reporterRolesOf(snapshot),
     coverage_tolerance: coverageTolerance(snapshot.minOutcomes),
     created_by: snapshot.createdBy ?? null,
     created_at: snapshot.createdAt.toISOString(),

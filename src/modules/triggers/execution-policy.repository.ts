@@ -4,7 +4,10 @@ import { EntityManager } from '@mikro-orm/knex';
 import { ExecutionPolicySnapshot, ExecutionPolicySnapshotSchema } from './execution-policy.entity';
 import { timeOrderedId } from '../../common/time-ordered-id';
 
-export type NewSnapshot = Pick<ExecutionPolicySnapshot, 'mode' | 'minOutcomes' | 'createdBy'>;
+export type NewSnapshot = Pick<
+  ExecutionPolicySnapshot,
+  'mode' | 'minOutcomes' | 'outcomeReporterRoles' | 'createdBy'
+>;
 
 @Injectable()
 export class ExecutionPolicyRepository {

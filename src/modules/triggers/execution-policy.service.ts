@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { AppError } from '../../common/errors';
-import { ExecutionMode, ExecutionPolicySnapshot } from './execution-policy.entity';
+import {
+  DEFAULT_OUTCOME_REPORTER_ROLES,
+  ExecutionMode,
+  ExecutionPolicySnapshot,
+  OutcomeReporterRole,
+  reporterRolesOf,
+} from './execution-policy.entity';
 import { ExecutionPolicyRepository } from './execution-policy.repository';
 import { DEFAULT_MIN_OUTCOMES } from './trigger-calibration';
 
@@ -24,7 +30,12 @@ export class ExecutionPolicyService {
       const created = await this.snapshots.append(
         orgId,
         0,
-        { mode: DEFAULT_MODE, minOutcomes: DEFAULT_MIN_OUTCOMES, createdBy: null },
+        {
+          mode: DEFAULT_MODE,
+          minOutcomes: DEFAULT_MIN_OUTCOMES,
+          outcomeReporterRoles: DEFAULT_OUTCOME_REPORTER_ROLES.join(','),
+          createdBy: null,
+        },
         this.clock.now(),
       );
       if (created) return created;
@@ -35,16 +46,32 @@ export class ExecutionPolicyService {
   /** A change: a new snapshot, unless the policy already says exactly this (then the current one is answered). */
   async set(
     orgId: string,
-    policy: { mode: ExecutionMode; minOutcomes: number },
+    policy: {
+      mode: ExecutionMode;
+      minOutcomes: number;
+      outcomeReporterRoles: readonly OutcomeReporterRole[];
+    },
     createdBy: string | null,
   ): Promise<ExecutionPolicySnapshot> {
+    const reporterRoles = [...new Set(policy.outcomeReporterRoles)].sort().join(',');
     for (let i = 0; i < APPEND_TRIES; i++) {
       const latest = await this.current(orgId);
-      if (latest.mode === policy.mode && latest.minOutcomes === policy.minOutcomes) return latest;
+      if (
+        latest.mode === policy.mode &&
+        latest.minOutcomes === policy.minOutcomes &&
+        reporterRolesOf(latest).sort().join(',') === reporterRoles
+      ) {
+        return latest;
+      }
       const created = await this.snapshots.append(
         orgId,
         latest.seq + 1,
-        { ...policy, createdBy },
+        {
+          mode: policy.mode,
+          minOutcomes: policy.minOutcomes,
+          outcomeReporterRoles: reporterRoles,
+          createdBy,
+        },
         this.clock.now(),
       );
       if (created) return created;

@@ -162,8 +162,10 @@ export interface ScoredOutcome {
 
 export interface Calibration {
   readonly status: CalibrationStatus;
-  /** Every outcome reported for the trigger. */
+  /** Every outcome that counts: reported by a role the execution policy names. */
   readonly outcomes: number;
+  /** Outcomes reported by other roles (or before reporters were kept): shown, never counted. */
+  readonly uncounted: number;
   /** The most recent outcomes the status is judged on (at most CALIBRATION_WINDOW, or min_outcomes if larger). */
   readonly window: number;
   readonly insideBand: number;
@@ -186,6 +188,7 @@ export function calibrationWindow(minOutcomes: number): number {
 export function calibrationOf(
   recent: readonly ScoredOutcome[],
   total: number,
+  uncounted: number,
   minOutcomes: number,
 ): Calibration {
   const window = recent.slice(0, calibrationWindow(minOutcomes));
@@ -204,6 +207,7 @@ export function calibrationOf(
   return {
     status,
     outcomes: total,
+    uncounted,
     window: window.length,
     insideBand: inside,
     belowBand: below,

@@ -3,7 +3,7 @@ import { SimulationService } from '../simulation/simulation.service';
 import type { EngineWorkKind } from '../engine/engine.types';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Trigger, TriggerFire } from './trigger.entity';
-import { ExecutionMode } from './execution-policy.entity';
+import { ExecutionMode, ExecutionPolicySnapshot, reporterRolesOf } from './execution-policy.entity';
 import { ExecutionPolicyService } from './execution-policy.service';
 import {
   Calibration,
@@ -127,7 +127,7 @@ export class TriggerFiring {
     const needsCalibration =
       trigger.autoExecute && !!trigger.executionWebhookUrl && policy.mode === 'calibrated_only';
     const isCalibrated =
-      needsCalibration && (await this.calibration(trigger.id, policy.minOutcomes)).status === 'calibrated';
+      needsCalibration && (await this.calibration(trigger.id, policy)).status === 'calibrated';
     const executionStatus = executionStatusOf(trigger, policy.mode, isCalibrated);
     const scenario = (JSON.parse(trigger.simulation) as { scenario: Parameters<typeof predictionOf>[0] })
       .scenario;
@@ -182,19 +182,20 @@ export class TriggerFiring {
   async calibrationUnderPolicy(
     orgId: string,
     triggerId: string,
-  ): Promise<{ calibration: Calibration; policySnapshotId: string }> {
+  ): Promise<{ calibration: Calibration; policy: ExecutionPolicySnapshot }> {
     const policy = await this.policies.current(orgId);
-    return {
-      calibration: await this.calibration(triggerId, policy.minOutcomes),
-      policySnapshotId: policy.id,
-    };
+    return { calibration: await this.calibration(triggerId, policy), policy };
   }
 
-  /** The trigger's calibration from its most recent outcomes. */
-  private async calibration(triggerId: string, minOutcomes: number): Promise<Calibration> {
-    const { fires, total } = await this.triggers.recentOutcomes(triggerId, calibrationWindow(minOutcomes));
+  /** The trigger's calibration from its most recent outcomes reported by a role the policy names. */
+  private async calibration(triggerId: string, policy: ExecutionPolicySnapshot): Promise<Calibration> {
+    const { fires, total, uncounted } = await this.triggers.recentOutcomes(
+      triggerId,
+      calibrationWindow(policy.minOutcomes),
+      reporterRolesOf(policy),
+    );
     const scored = fires.map(scoredOutcomeOf).filter((o): o is ScoredOutcome => o !== undefined);
-    return calibrationOf(scored, total, minOutcomes);
+    return calibrationOf(scored, total, uncounted, policy.minOutcomes);
   }
 
   /** Delivers what was just recorded without waiting for the outbox's next poll. */

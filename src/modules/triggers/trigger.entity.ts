@@ -105,6 +105,9 @@ export interface TriggerFire {
   /** Every action re-evaluated on the realized variables (JSON `OutcomeJudgement`), when they were reported. */
   realizedActionValues?: string | null;
   outcomeAt?: Date | null;
+  /** The user or API key that reported the outcome, and its role then (what calibration counts by). */
+  reportedBy?: string | null;
+  reportedByRole?: string | null;
 }
 
 export const TriggerFireSchema = new EntitySchema<TriggerFire>({
@@ -130,5 +133,7 @@ export const TriggerFireSchema = new EntitySchema<TriggerFire>({
     realizedVariables: { type: 'text', fieldName: 'realized_variables', nullable: true },
     realizedActionValues: { type: 'text', fieldName: 'realized_action_values', nullable: true },
     outcomeAt: { type: 'Date', fieldName: 'outcome_at', nullable: true },
+    reportedBy: { type: 'string', fieldName: 'reported_by', nullable: true },
+    reportedByRole: { type: 'string', fieldName: 'reported_by_role', nullable: true },
   },
 });

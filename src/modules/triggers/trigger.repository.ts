@@ -40,7 +40,15 @@ export type RecordOutcome = 'recorded' | 'stale' | 'slot_already_fired';
 
 /** What an outcome report writes on its fire. */
 export type OutcomeFields = Required<
-  Pick<TriggerFire, 'realizedValue' | 'realizedVariables' | 'realizedActionValues' | 'outcomeAt'>
+  Pick<
+    TriggerFire,
+    | 'realizedValue'
+    | 'realizedVariables'
+    | 'realizedActionValues'
+    | 'outcomeAt'
+    | 'reportedBy'
+    | 'reportedByRole'
+  >
 >;
 
 export interface TriggerPage {
@@ -262,23 +270,46 @@ export class TriggerRepository {
     return this.em.fork().findOne(TriggerFireSchema, { id: fireId, triggerId, orgId });
   }
 
-  /** Writes the outcome of a fire once: false when one was already reported (or the fire is gone). */
-  async recordOutcome(orgId: string, fireId: string, outcome: OutcomeFields): Promise<boolean> {
-    const updated = await this.em
-      .fork()
-      .nativeUpdate(TriggerFireSchema, { id: fireId, orgId, realizedValue: null }, outcome);
-    return updated === 1;
+  /**
+   * Writes the outcome of a fire once, with what `alsoWrite` records in the same transaction (its audit entry):
+   * false when one was already reported (or the fire is gone).
+   */
+  async recordOutcome(
+    orgId: string,
+    fireId: string,
+    outcome: OutcomeFields,
+    alsoWrite: (tx: EntityManager) => Promise<void>,
+  ): Promise<boolean> {
+    return this.em.fork().transactional(async (tx) => {
+      const updated = await tx.nativeUpdate(
+        TriggerFireSchema,
+        { id: fireId, orgId, realizedValue: null },
+        outcome,
+      );
+      if (updated !== 1) return false;
+      await alsoWrite(tx);
+      return true;
+    });
   }
 
-  /** The trigger's most recent outcomes, newest first, and how many it has in all. */
-  async recentOutcomes(triggerId: string, limit: number): Promise<{ fires: TriggerFire[]; total: number }> {
+  /**
+   * The trigger's most recent outcomes reported by one of `reporterRoles`, newest first, how many those are in all,
+   * and how many other outcomes it has (reported by other roles, or before reporters were recorded).
+   */
+  async recentOutcomes(
+    triggerId: string,
+    limit: number,
+    reporterRoles: readonly string[],
+  ): Promise<{ fires: TriggerFire[]; total: number; uncounted: number }> {
     const em = this.em.fork();
     const withOutcome = { triggerId, realizedValue: { $ne: null } };
-    const [fires, total] = await Promise.all([
-      em.find(TriggerFireSchema, withOutcome, { orderBy: { outcomeAt: 'desc', id: 'desc' }, limit }),
+    const counted = { ...withOutcome, reportedByRole: { $in: [...reporterRoles] } };
+    const [fires, total, all] = await Promise.all([
+      em.find(TriggerFireSchema, counted, { orderBy: { outcomeAt: 'desc', id: 'desc' }, limit }),
+      em.count(TriggerFireSchema, counted),
       em.count(TriggerFireSchema, withOutcome),
     ]);
-    return { fires, total };
+    return { fires, total, uncounted: all - total };
   }
 
   async listFires(orgId: string, triggerId: string, limit: number, cursor?: string): Promise<FirePage> {

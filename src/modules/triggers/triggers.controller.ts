@@ -167,7 +167,7 @@ export class TriggersController {
   @ApiOperation({
     summary: 'Report the outcome of a fire',
     description:
-      "Scored against the fire's prediction. Once per fire: a second report, or a fire that ran no simulation, answers 409 `conflict`.",
+      "Scored against the fire's prediction. Once per fire: a second report, or a fire that ran no simulation, answers 409 `conflict`. The reporter is kept and audited; the outcome counts toward calibration only when the reporter's role is one of the execution policy's `outcome_reporter_roles`.",
   })
   async reportOutcome(
     @CurrentPrincipal() principal: Principal,
@@ -175,7 +175,7 @@ export class TriggersController {
     @Param('fireId') fireId: string,
     @Body() body: ReportOutcomeDto,
   ): Promise<OutcomeResponse> {
-    return toOutcomeResponse(await this.triggers.reportOutcome(principal.orgId, id, fireId, body));
+    return toOutcomeResponse(await this.triggers.reportOutcome(principal, id, fireId, body));
   }
 
   @Get(':id/calibration')

@@ -13,6 +13,13 @@ import {
   Rules,
 } from '../../common/validation';
 import { SimulateRequest } from '../simulation/simulation.dto';
+import { ROLES, Role } from '../../common/auth/principal';
+import {
+  ExecutionPolicySnapshot,
+  OUTCOME_REPORTER_ROLES,
+  OutcomeReporterRole,
+  reporterRolesOf,
+} from './execution-policy.entity';
 import { Trigger, TriggerFire } from './trigger.entity';
 import {
   Calibration,
@@ -397,6 +404,13 @@ export class FireTriggerDto {
 
 export class FireListQuery extends CursorPageQuery {}
 
+export class ReporterResponse {
+  @ApiProperty({ description: 'The user or API key that reported the outcome.' })
+  id!: string;
+  @ApiProperty({ enum: ROLES, description: 'Its role when it reported.' })
+  role!: Role;
+}
+
 export class FireResponse {
   @ApiProperty({ example: 'fire_0mh3k2l1a09f3c2b7d4e5f6a7b' })
   fire_id!: string;
@@ -428,6 +442,13 @@ export class FireResponse {
   policy_snapshot_id!: string | null;
   @ApiProperty({ type: 'number', nullable: true, description: 'The outcome reported for the fire, if any.' })
   realized_value!: number | null;
+  @ApiProperty({
+    type: () => ReporterResponse,
+    nullable: true,
+    description:
+      'Who reported the outcome; null before a report (or for one made before reporters were kept).',
+  })
+  reported_by!: ReporterResponse | null;
 }
 
 export class FireListResponse {
@@ -468,6 +489,7 @@ export function toFireResponse(fire: TriggerFire): FireResponse {
     execution_status: fire.executionStatus ?? null,
     policy_snapshot_id: fire.policySnapshotId ?? null,
     realized_value: fire.realizedValue ?? null,
+    reported_by: reporterOf(fire),
   };
 }
 
@@ -519,6 +541,8 @@ export class OutcomeResponse {
   realized_value!: number;
   @ApiProperty({ format: 'date-time' })
   reported_at!: string;
+  @ApiProperty({ type: () => ReporterResponse, nullable: true, description: 'Who reported the outcome.' })
+  reported_by!: ReporterResponse | null;
   @ApiProperty()
   recommended_action!: string;
   @ApiProperty({
@@ -554,8 +578,22 @@ export class CalibrationResponse {
   trigger_id!: string;
   @ApiProperty({ enum: CALIBRATION_STATUSES })
   status!: CalibrationStatus;
-  @ApiProperty({ type: 'integer', description: 'Every outcome reported for the trigger.' })
+  @ApiProperty({
+    type: 'integer',
+    description: "Every outcome that counts: reported by one of the policy's `outcome_reporter_roles`.",
+  })
   outcomes!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Outcomes reported by other roles (or before reporters were kept): never counted.',
+  })
+  uncounted_outcomes!: number;
+  @ApiProperty({
+    enum: OUTCOME_REPORTER_ROLES,
+    isArray: true,
+    description: 'The roles whose outcome reports count, as the current execution policy names them.',
+  })
+  outcome_reporter_roles!: OutcomeReporterRole[];
   @ApiProperty({ type: 'integer', description: 'The most recent outcomes the status is judged on.' })
   window!: number;
   @ApiProperty({ type: 'integer' })
@@ -600,6 +638,7 @@ export function toOutcomeResponse(fire: TriggerFire): OutcomeResponse {
     trigger_id: fire.triggerId,
     realized_value: realized,
     reported_at: iso(fire.outcomeAt) ?? '',
+    reported_by: reporterOf(fire),
     recommended_action: fire.recommendedAction ?? '',
     predicted: {
       mean: action?.mean ?? NaN,
@@ -620,12 +659,14 @@ export function toOutcomeResponse(fire: TriggerFire): OutcomeResponse {
 export function toCalibrationResponse(
   triggerId: string,
   calibration: Calibration,
-  policySnapshotId: string,
+  policy: ExecutionPolicySnapshot,
 ): CalibrationResponse {
   return {
     trigger_id: triggerId,
     status: calibration.status,
     outcomes: calibration.outcomes,
+    uncounted_outcomes: calibration.uncounted,
+    outcome_reporter_roles: reporterRolesOf(policy),
     window: calibration.window,
     inside_band: calibration.insideBand,
     below_band: calibration.belowBand,
@@ -636,6 +677,12 @@ export function toCalibrationResponse(
     min_outcomes: calibration.minOutcomes,
     judged: calibration.judged,
     recommended_best: calibration.recommendedBest,
-    policy_snapshot_id: policySnapshotId,
+    policy_snapshot_id: policy.id,
   };
+}
+
+function reporterOf(fire: TriggerFire): ReporterResponse | null {
+  return fire.reportedBy && fire.reportedByRole
+    ? { id: fire.reportedBy, role: fire.reportedByRole as Role }
+    : null;
 }

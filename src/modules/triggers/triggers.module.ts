@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
 import { MetricsModule } from '../../common/metrics/metrics.module';
+import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { QueryModule } from '../query/query.module';
 import { SimulationModule } from '../simulation/simulation.module';
@@ -25,6 +26,7 @@ import { TriggersService } from './triggers.service';
     SimulationModule,
     WebhookOutboxModule,
     MetricsModule,
+    AuditModule,
   ],
   controllers: [TriggersController, ExecutionPolicyController],
   providers: [

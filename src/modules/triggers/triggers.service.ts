@@ -6,6 +6,11 @@ import { parseWire } from '../../common/validation';
 import { QueryRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
 import { SimulationService } from '../simulation/simulation.service';
+import { AuditService } from '../audit/audit.service';
+import { actorOf } from '../audit/audit.types';
+import type { Principal } from '../../common/auth/principal';
+import { reporterRolesOf } from './execution-policy.entity';
+import { ExecutionPolicyService } from './execution-policy.service';
 import { Trigger, TriggerFire } from './trigger.entity';
 import { transition } from './trigger-evaluation';
 import { TriggerEvaluator } from './trigger-evaluator';
@@ -49,6 +54,8 @@ export class TriggersService {
     private readonly firing: TriggerFiring,
     private readonly evaluator: TriggerEvaluator,
     private readonly clock: Clock,
+    private readonly policies: ExecutionPolicyService,
+    private readonly audit: AuditService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -251,13 +258,17 @@ export class TriggersService {
     };
   }
 
-  /** The outcome of a fire, reported once, scored against the band the fire predicted and judged when it can be. */
+  /**
+   * The outcome of a fire, reported once, scored against the band the fire predicted and judged when it can be.
+   * The reporter and its role are kept (calibration counts only the roles the execution policy names) and audited.
+   */
   async reportOutcome(
-    orgId: string,
+    reporter: Principal,
     id: string,
     fireId: string,
     body: ReportOutcomeDto,
   ): Promise<TriggerFire> {
+    const { orgId } = reporter;
     await this.get(orgId, id);
     const fire = await this.triggers.findFire(orgId, id, fireId);
     if (!fire) throw new AppError('not_found', 'No fire with this id for this trigger.');
@@ -295,16 +306,37 @@ export class TriggersService {
           })
         : null,
       outcomeAt: this.clock.now(),
+      reportedBy: reporter.userId ?? reporter.keyId ?? null,
+      reportedByRole: reporter.role,
     };
-    if (!(await this.triggers.recordOutcome(orgId, fireId, outcome))) throw outcomeAlreadyReported();
+    const policy = await this.policies.current(orgId);
+    const recorded = await this.triggers.recordOutcome(orgId, fireId, outcome, (tx) =>
+      this.audit.record(
+        {
+          event: 'outcome_reported',
+          orgId,
+          actor: actorOf(reporter),
+          target: { type: 'trigger_fire', id: fireId },
+          details: {
+            trigger_id: id,
+            role: reporter.role,
+            realized_value: body.realized_value,
+            counts_toward_calibration: (reporterRolesOf(policy) as string[]).includes(reporter.role),
+            policy_snapshot_id: policy.id,
+          },
+        },
+        tx,
+      ),
+    );
+    if (!recorded) throw outcomeAlreadyReported();
     return { ...fire, ...outcome };
   }
 
   /** The trigger's calibration under the org's current execution policy. */
   async calibration(orgId: string, id: string): Promise<CalibrationResponse> {
     await this.get(orgId, id);
-    const { calibration, policySnapshotId } = await this.firing.calibrationUnderPolicy(orgId, id);
-    return toCalibrationResponse(id, calibration, policySnapshotId);
+    const { calibration, policy } = await this.firing.calibrationUnderPolicy(orgId, id);
+    return toCalibrationResponse(id, calibration, policy);
   }
 
   async listFires(orgId: string, id: string, limit: number, cursor?: string): Promise<FirePage> {
