@@ -20,18 +20,18 @@ describe('decisionctl login and logout', () => {
     return { root: h.root, env: { ...h.env, SERVICE_BASE_URL: t.baseUrl, SERVICE_DEVICE_ID: deviceId } };
   };
   /** A key capped to `limit` devices, so every registration shows in the device list. */
-  const cappedKey = async (limit: number): Promise<{ id: string; raw: string }> => {
+  const cappedKey = async (limit: number, by = owner): Promise<{ id: string; raw: string }> => {
     const res = await t.request('POST', '/v1/api-keys', {
-      token: owner,
+      token: by,
       body: { label: `capped-${limit}`, device_limit: limit },
     });
     expect(res.status).toBe(201);
     return { id: res.body.id, raw: res.body.raw_key };
   };
-  const devicesOf = async (keyId: string) =>
-    (
-      (await t.request('GET', '/v1/device/list', { token: owner })).body.devices as { key_id: string }[]
-    ).filter((d) => d.key_id === keyId);
+  const devicesOf = async (keyId: string, by = owner) =>
+    ((await t.request('GET', '/v1/device/list', { token: by })).body.devices as { key_id: string }[]).filter(
+      (d) => d.key_id === keyId,
+    );
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -113,14 +113,16 @@ describe('decisionctl login and logout', () => {
     it('login with no argument and no terminal uses the key from config set-key; logout leaves that key', async () => {
       const h2 = home('cli-setkey-device-0001');
       const env = { ...h2.env, ...secrets.env };
-      const a = await cappedKey(2);
-      const b = await cappedKey(2);
+      // An organization of its own: its devices do not count against the one the other tests share.
+      const org = (await signupAccount(t)).apiKey;
+      const a = await cappedKey(1, org);
+      const b = await cappedKey(1, org);
       expect((await decisionctl(['config', 'set-key', '-'], env, { input: a.raw })).status).toBe(0);
 
       const login = await decisionctl(['login', '--format', 'json'], env, { input: '' });
       expect(login.stderr).toContain('using the key stored in the credential store');
       expect(login.status).toBe(0);
-      expect(await devicesOf(a.id)).toHaveLength(1);
+      expect(await devicesOf(a.id, org)).toHaveLength(1);
       const afterLogin = await decisionctl(['config', 'show', '--format', 'json'], env);
       expect(JSON.parse(afterLogin.stdout)).toMatchObject({
         key_prefix: a.raw.slice(0, 12),

@@ -167,7 +167,7 @@ describe('ConnectorsService', () => {
     const third = await service.list('org_l', 2, second.nextCursor ?? undefined);
     expect(third.connectors.map((c) => c.name)).toEqual(['c4']);
     expect(third.nextCursor).toBeNull();
-    expect((await appError(service.list('org_l', 2, 'garbage'))).code).toBe('validation_failed');
+    expect((await appError(service.list('org_l', 2, 'garbage'))).code).toBe('invalid_cursor');
   });
 
   it('validates type and config', async () => {
