@@ -361,6 +361,8 @@ describeIf('the .deb package', () => {
     const verifyRoot = join(work, 'verify-root');
     cpSync(root, verifyRoot, { recursive: true, verbatimSymlinks: true });
     cpSync('/lib/systemd/system', join(verifyRoot, 'lib/systemd/system'), { recursive: true, force: false });
+    // ExecReload= runs /bin/kill, which the package's Depends (procps) brings on the target.
+    cpSync('/bin/kill', join(verifyRoot, 'bin/kill'));
     const verify = run('systemd-analyze', [
       'verify',
       `--root=${verifyRoot}`,
