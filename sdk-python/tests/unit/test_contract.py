@@ -17,6 +17,7 @@ EXCEPTIONS = {
     "Auth_verify": "the e-mail verification link is opened in a browser",
     "Auth_forgotPassword": "a browser flow",
     "Auth_resetPassword": "a browser flow",
+    "Auth_resetPasswordPage": "the HTML page the reset mail links to, opened in a browser",
     "Mcp_get": "the MCP transport: use an MCP client",
     "Mcp_post": "the MCP transport: use an MCP client",
     "Mcp_delete": "the MCP transport: use an MCP client",
