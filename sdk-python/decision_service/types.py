@@ -214,6 +214,7 @@ class ColumnResponse(TypedDict):
     role: Literal['id', 'time', 'measure', 'dimension']
     sample_values: List[Optional[Union[str, float, bool]]]
     type: Literal['integer', 'number', 'string', 'boolean', 'date', 'timestamp']
+    values_truncated: bool
 
 
 class CompactDatasetResponse(TypedDict):

@@ -1869,6 +1869,8 @@ export interface components {
             sample_values: (string | number | boolean | null)[];
             /** @enum {string} */
             type: "integer" | "number" | "string" | "boolean" | "date" | "timestamp";
+            /** @description True when min, max or a sample value is longer than 1 KiB of UTF-8: it is then shown cut to its first 1 KiB, on a character boundary. */
+            values_truncated: boolean;
         };
         CompactDatasetResponse: {
             columns: number;

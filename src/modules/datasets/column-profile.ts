@@ -27,6 +27,26 @@ export interface ColumnSchema {
   readonly min: ColumnValue;
   readonly max: ColumnValue;
   readonly sampleValues: readonly ColumnValue[];
+  /** True when min, max or a sample value was cut to PROFILE_VALUE_MAX_BYTES; absent before it existed. */
+  readonly valuesCut?: boolean;
+}
+
+/** UTF-8 bytes a text value in the profile keeps: one huge cell must not make the catalogue huge. */
+const PROFILE_VALUE_MAX_BYTES = 1024;
+
+/** A text cut to at most `maxBytes` of UTF-8 on a character boundary, and whether it was cut. */
+export function cutText(text: string, maxBytes = PROFILE_VALUE_MAX_BYTES): { text: string; cut: boolean } {
+  // A code unit takes at least 1 UTF-8 byte (at most 3), so only the first maxBytes units can matter.
+  if (text.length * 3 <= maxBytes) return { text, cut: false };
+  let bytes = 0;
+  let end = 0;
+  for (const char of text.slice(0, maxBytes + 1)) {
+    const size = Buffer.byteLength(char, 'utf8');
+    if (bytes + size > maxBytes) return { text: text.slice(0, end), cut: true };
+    bytes += size;
+    end += char.length;
+  }
+  return end < text.length ? { text: text.slice(0, end), cut: true } : { text, cut: false };
 }
 
 const SAMPLE_SIZE = 5;
@@ -38,8 +58,13 @@ export class ColumnProfile {
   nullCount: number;
   private numMin = Infinity;
   private numMax = -Infinity;
+  /** Kept cut to PROFILE_VALUE_MAX_BYTES: a cut value shares its first bytes with every value between it and the
+   * uncut one, so comparing against the cut value finds the same bounds, cut the same way. */
   private textMin: string | undefined;
   private textMax: string | undefined;
+  private textMinCut = false;
+  private textMaxCut = false;
+  private samplesCut = false;
   private readonly distinct = new DistinctCounter();
   private readonly samples: StoredValue[] = [];
 
@@ -67,14 +92,31 @@ export class ColumnProfile {
       if (value < this.numMin) this.numMin = value;
       if (value > this.numMax) this.numMax = value;
     } else if (value !== null) {
-      if (this.textMin === undefined || value < this.textMin) this.textMin = ownCopy(value);
-      if (this.textMax === undefined || value > this.textMax) this.textMax = ownCopy(value);
+      if (this.textMin === undefined || value < this.textMin || (this.textMinCut && value === this.textMin)) {
+        const { text, cut } = cutText(value);
+        this.textMin = ownCopy(text);
+        this.textMinCut = cut;
+      }
+      if (this.textMax === undefined || value > this.textMax) {
+        const { text, cut } = cutText(value);
+        this.textMax = ownCopy(text);
+        this.textMaxCut = cut;
+      }
     }
     this.distinct.add(value as number | string);
-    if (this.samples.length < SAMPLE_SIZE && !this.samples.includes(value)) {
-      this.samples.push(typeof value === 'string' ? ownCopy(value) : value);
-    }
+    if (this.samples.length < SAMPLE_SIZE) this.addSample(value);
     return value;
+  }
+
+  private addSample(value: StoredValue): void {
+    if (typeof value !== 'string') {
+      if (!this.samples.includes(value)) this.samples.push(value);
+      return;
+    }
+    const { text, cut } = cutText(value);
+    if (this.samples.includes(text)) return;
+    this.samples.push(ownCopy(text));
+    this.samplesCut ||= cut;
   }
 
   get type(): ColumnType {
@@ -91,9 +133,13 @@ export class ColumnProfile {
     const present = (value: StoredValue): ColumnValue => presentValue(value, type);
     let min: ColumnValue = null;
     let max: ColumnValue = null;
+    let boundsCut = false;
     if (textBounds) {
-      min = textBounds.min;
-      max = textBounds.max;
+      const cutMin = textBounds.min === null ? null : cutText(textBounds.min);
+      const cutMax = textBounds.max === null ? null : cutText(textBounds.max);
+      min = cutMin?.text ?? null;
+      max = cutMax?.text ?? null;
+      boundsCut = (cutMin?.cut ?? false) || (cutMax?.cut ?? false);
     } else if (type === 'integer' || type === 'number' || type === 'boolean') {
       if (this.numMin <= this.numMax) {
         min = present(this.numMin);
@@ -102,6 +148,7 @@ export class ColumnProfile {
     } else {
       min = this.textMin ?? null;
       max = this.textMax ?? null;
+      boundsCut = this.textMinCut || this.textMaxCut;
     }
     const distinctCount = this.distinct.count();
     const exactNumeric = exactNumericOfKinds(this.kinds);
@@ -116,6 +163,7 @@ export class ColumnProfile {
       min,
       max,
       sampleValues: this.samples.map(present),
+      valuesCut: boundsCut || this.samplesCut,
     };
   }
 }

@@ -297,6 +297,12 @@ export class ColumnResponse {
   max!: ColumnValue;
   @ApiProperty({ type: 'array', items: CELL, description: 'A few of its values.' })
   sample_values!: readonly ColumnValue[];
+  @ApiProperty({
+    description:
+      'True when min, max or a sample value is longer than 1 KiB of UTF-8: it is then shown cut to its first 1 KiB, ' +
+      'on a character boundary.',
+  })
+  values_truncated!: boolean;
 }
 
 export class DatasetSummaryResponse {
@@ -432,6 +438,7 @@ export function toColumnResponse(column: ColumnSchema): ColumnResponse {
     min: column.min,
     max: column.max,
     sample_values: column.sampleValues,
+    values_truncated: column.valuesCut ?? false,
   };
 }
 

@@ -1,5 +1,8 @@
 import { ColumnSchema } from './column-profile';
 
+/** Longer values make poor examples (and a cut one matches nothing), so a hint quotes only a value this short. */
+const EXAMPLE_VALUE_MAX_LENGTH = 64;
+
 function quoteValue(value: unknown): string {
   const text = String(value);
   return /^[\p{L}\p{N}_.-]+$/u.test(text) ? text : `"${text.replace(/"/g, '')}"`;
@@ -20,8 +23,11 @@ export function queryHints(columns: readonly ColumnSchema[]): string[] {
     hints.push(`average ${measure.name} by ${dimension.name}`);
   }
   if (dimension) hints.push(`count of rows by ${dimension.name}`);
-  if (dimension && dimension.sampleValues.length > 0) {
-    hints.push(`count of rows where ${dimension.name} is ${quoteValue(dimension.sampleValues[0])}`);
+  const example = dimension?.sampleValues.find(
+    (value) => value !== null && String(value).length <= EXAMPLE_VALUE_MAX_LENGTH,
+  );
+  if (dimension && example !== undefined) {
+    hints.push(`count of rows where ${dimension.name} is ${quoteValue(example)}`);
   }
   if (measure && typeof measure.max === 'number' && typeof measure.min === 'number') {
     const middle = Math.round((measure.min + measure.max) / 2);
