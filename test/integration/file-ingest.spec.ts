@@ -4,6 +4,9 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 let counter = 0;
 
+/** Small enough that a test file crosses it cheaply; the tests before it have no cell near it. */
+const MAX_CELL_BYTES = 64 * 1024;
+
 async function signUp(t: TestApp): Promise<string> {
   counter += 1;
   const res = await t.request('POST', '/auth/signup', {
@@ -40,7 +43,7 @@ describe('file ingest', () => {
   let token: string;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ SERVICE_PARSE_MAX_CELL_BYTES: String(MAX_CELL_BYTES) });
     token = await signUp(t);
   });
 
@@ -96,5 +99,46 @@ describe('file ingest', () => {
     expect(res.status).toBe('failed');
     expect(res.message).toMatch(/SERVICE_PARSE_MAX_EXPANSION_RATIO/);
     expect((await t.request('GET', '/v1/data?search=parquet_bomb', { token })).body.datasets).toEqual([]);
+  });
+
+  it('fails an ingest with a cell over SERVICE_PARSE_MAX_CELL_BYTES, naming the column', async () => {
+    const big = 'é'.repeat(MAX_CELL_BYTES / 2 + 1);
+    const sources = {
+      csv: { file_type: 'csv', content: `id,notes\n1,short\n2,${big}\n` },
+      json: {
+        file_type: 'json',
+        content: JSON.stringify([
+          { id: 1, notes: 'short' },
+          { id: 2, notes: big },
+        ]),
+      },
+      parquet: {
+        file_type: 'parquet',
+        content: Buffer.from(
+          parquetWriteBuffer({ columnData: [{ name: 'notes', data: ['short', big], type: 'STRING' }] }),
+        ).toString('base64'),
+      },
+    };
+    for (const [format, config] of Object.entries(sources)) {
+      const res = await connect(t, token, await fileConnector(t, token, config), `big_cell_${format}`);
+      expect([format, res.status, res.message]).toEqual([
+        format,
+        'failed',
+        `A cell of column "notes" is larger than the ${MAX_CELL_BYTES} bytes allowed (SERVICE_PARSE_MAX_CELL_BYTES).`,
+      ]);
+      const listed = await t.request('GET', `/v1/data?search=big_cell_${format}`, { token });
+      expect(listed.body.datasets).toEqual([]);
+    }
+  });
+
+  it('ingests a cell just within SERVICE_PARSE_MAX_CELL_BYTES', async () => {
+    const content = `id,notes\n1,${'é'.repeat(MAX_CELL_BYTES / 2)}\n`;
+    const res = await connect(
+      t,
+      token,
+      await fileConnector(t, token, { file_type: 'csv', content }),
+      'edge_cell',
+    );
+    expect(res).toMatchObject({ status: 'ready', schema_summary: { rows: 1, columns: 2 } });
   });
 });

@@ -14,6 +14,7 @@ import { checkProperty, expectTypedOutcome, runsOf } from './support/property';
 const LIMITS: ParseLimits = {
   maxColumns: 500,
   maxCells: 1_000_000,
+  maxCellBytes: 1024 * 1024,
   maxDecompressedBytes: 32 * 1024 * 1024,
   maxExpansionRatio: 100,
   memoryMb: 256,

@@ -88,6 +88,7 @@ const SCHEMA = {
   previewRateLimit: ['SERVICE_PREVIEW_RATE_LIMIT', integer(30, { min: 1 })],
   parseMaxColumns: ['SERVICE_PARSE_MAX_COLUMNS', integer(1000, { min: 1, max: 100_000 })],
   parseMaxCells: ['SERVICE_PARSE_MAX_CELLS', integer(100_000_000, { min: 1 })],
+  parseMaxCellBytes: ['SERVICE_PARSE_MAX_CELL_BYTES', integer(8 * 1024 * 1024, { min: 1024 })],
   parseMaxDecompressedBytes: [
     'SERVICE_PARSE_MAX_DECOMPRESSED_BYTES',
     integer(1024 * 1024 * 1024, { min: 1024 * 1024 }),

@@ -1,11 +1,13 @@
 import type { AppConfig } from '../../../common/config';
 import { ConnectorError } from '../connector-error';
-import { isTextTable, RowBatch } from './records';
+import { isTextTable, RowBatch, TextTable } from './records';
 
 /** What one parse may use (config SERVICE_PARSE_*; docs/security.md "Uploads and file parsing"). */
 export interface ParseLimits {
   readonly maxColumns: number;
   readonly maxCells: number;
+  /** UTF-8 bytes one text cell may have. */
+  readonly maxCellBytes: number;
   readonly maxDecompressedBytes: number;
   /** Decompressed bytes per byte of file, enforced once the content expands beyond RATIO_FLOOR_BYTES. */
   readonly maxExpansionRatio: number;
@@ -24,6 +26,7 @@ export function parseLimitsOf(config: AppConfig): ParseLimits {
   return {
     maxColumns: config.parseMaxColumns,
     maxCells: config.parseMaxCells,
+    maxCellBytes: config.parseMaxCellBytes,
     maxDecompressedBytes: config.parseMaxDecompressedBytes,
     maxExpansionRatio: config.parseMaxExpansionRatio,
     memoryMb: config.parseMemoryMb,
@@ -94,38 +97,80 @@ export function checkCells(cells: number, limits: ParseLimits): void {
   }
 }
 
-/** Counts the columns and cells of the records a parse produces, whatever the format. */
+/** UTF-8 takes at least 1 and at most 3 bytes per UTF-16 code unit. */
+const MAX_UTF8_BYTES_PER_UNIT = 3;
+/** How much of a column name an error message quotes. */
+const NAME_SHOWN = 100;
+
+function cellTooLarge(column: string, limits: ParseLimits): ConnectorError {
+  return new ConnectorError(
+    'invalid_payload',
+    `A cell of column "${column.slice(0, NAME_SHOWN)}" is larger than the ${limits.maxCellBytes} bytes allowed (SERVICE_PARSE_MAX_CELL_BYTES).`,
+  );
+}
+
+/** For text of at least `maxCellBytes / 3` code units only: shorter text always fits. */
+function exceedsCellBytes(text: string, limits: ParseLimits): boolean {
+  return text.length > limits.maxCellBytes || Buffer.byteLength(text, 'utf8') > limits.maxCellBytes;
+}
+
+/** Counts the columns and cells of the records a parse produces and measures their text, whatever the format. */
 export class ShapeGuard {
   private readonly columns = new Set<string>();
   private cells = 0;
 
-  constructor(private readonly limits: ParseLimits) {}
+  /** Code units below which text cannot exceed maxCellBytes, so only longer cells are measured. */
+  private readonly alwaysFits: number;
+
+  constructor(private readonly limits: ParseLimits) {
+    this.alwaysFits = Math.floor(limits.maxCellBytes / MAX_UTF8_BYTES_PER_UNIT);
+  }
 
   observe(batch: RowBatch): void {
-    const columns = this.columns;
     if (isTextTable(batch)) {
-      for (const key of batch.columns) {
-        if (!columns.has(key)) {
-          columns.add(key);
-          if (columns.size > this.limits.maxColumns) throw tooManyColumns(columns.size, this.limits);
-        }
-      }
+      for (const key of batch.columns) this.addColumn(key);
       this.cells += batch.rows * new Set(batch.columns).size;
       checkCells(this.cells, this.limits);
+      this.checkTableCells(batch);
       return;
     }
     for (const record of batch) {
       let width = 0;
       for (const key in record) {
         width++;
-        if (!columns.has(key)) {
-          columns.add(key);
-          if (columns.size > this.limits.maxColumns) throw tooManyColumns(columns.size, this.limits);
+        this.addColumn(key);
+        const value = record[key];
+        if (
+          typeof value === 'string' &&
+          value.length > this.alwaysFits &&
+          exceedsCellBytes(value, this.limits)
+        ) {
+          throw cellTooLarge(key, this.limits);
         }
       }
       this.cells += width;
     }
     checkCells(this.cells, this.limits);
+  }
+
+  private addColumn(key: string): void {
+    if (this.columns.has(key)) return;
+    if (key.length > this.alwaysFits && exceedsCellBytes(key, this.limits))
+      throw cellTooLarge(key, this.limits);
+    this.columns.add(key);
+    if (this.columns.size > this.limits.maxColumns) throw tooManyColumns(this.columns.size, this.limits);
+  }
+
+  private checkTableCells(table: TextTable): void {
+    const { ends, text, columns } = table;
+    let start = 0;
+    for (let cell = 0; cell < ends.length; cell++) {
+      const end = ends[cell];
+      if (end - start > this.alwaysFits && exceedsCellBytes(text.slice(start, end), this.limits)) {
+        throw cellTooLarge(columns[cell % columns.length], this.limits);
+      }
+      start = end;
+    }
   }
 }
 
