@@ -219,7 +219,8 @@ describe('two replicas on one PostgreSQL database under a SIGKILL loop', () => {
         const res = await attempt(i, (replica) =>
           replica.call('POST', '/v1/jobs', {
             callback_url: `${receivers[n % 2].url}/job`,
-            request: SMALL_SIMULATION,
+            // Enough runs that jobs are still running when a kill lands, so takeovers are exercised.
+            request: { ...SMALL_SIMULATION, runs: 200_000 },
           }),
         );
         if (!res) {
