@@ -15,14 +15,9 @@ import {
 } from '../../common/validation';
 import type { FileType } from './file-types';
 
-/*
- * The field decorators of connector config classes (drivers/<type>.ts). Each decorator declares one field once:
- * its class-validator rule (one problem per field, the sentence clients have always seen), its contract schema, and
- * how a valid value is stored (defaults, aliases, "5432" read as 5432). normalizeConfigClass applies them.
- */
+// Each decorator declares a config field once: its validation rule, its contract schema and its stored form.
 
 type Dto = Record<string, unknown>;
-/** A problem of a field's value (undefined when it is fine), given the whole config for cross-field rules. */
 export type FieldCheck<T = Dto> = (value: unknown, config: T) => string | undefined;
 
 export const FIELD_KINDS = [
@@ -37,7 +32,6 @@ export const FIELD_KINDS = [
 ] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
 
-/** What `GET /v1/connectors/types` and the normaliser know of one field. */
 export interface FieldSpec {
   readonly name: string;
   readonly kind: FieldKind;
@@ -48,19 +42,15 @@ export interface FieldSpec {
   readonly default?: unknown;
   readonly values?: readonly string[];
   readonly description?: string;
-  /** A nested object's class (REST pagination and auth). */
   readonly nested?: () => ClassConstructor<object>;
-  /** The stored form of a value that passed validation (undefined stays undefined unless there is a default). */
   readonly read: (value: unknown, config: Dto) => unknown;
 }
 
-/** A default that depends on other fields (`shown` is what the contract and the types listing say). */
 interface DependentDefault<V, T> {
   readonly shown: V;
   readonly of: (config: T) => V | undefined;
 }
 
-/** A default, or one that depends on other fields. */
 export type Default<V extends string | number, T> = V | DependentDefault<V, T>;
 
 const isDependent = <V extends string | number, T>(
@@ -81,7 +71,6 @@ export interface FieldOptions<T> {
   /** Write-only: masked in every answer, re-entered when the destination changes. */
   readonly secret?: boolean;
   readonly description?: string;
-  /** Further rules, in order, for a value that passed the field's own (a missing value included). */
   readonly checks?: readonly FieldCheck<T>[];
 }
 
@@ -94,10 +83,7 @@ function ownFieldsOf(target: object): FieldSpec[] {
   return (target as Record<symbol, FieldSpec[]>)[FIELDS];
 }
 
-/**
- * The fields of a config class, a parent class's first, each in declaration order. A subclass may declare a
- * parent's field again (a port with the type's own default): it keeps the parent's place.
- */
+/** A subclass may declare a parent's field again (a port with its own default): it keeps the parent's place. */
 export function fieldsOf(type: ClassConstructor<object>): readonly FieldSpec[] {
   const chain: object[] = [];
   for (let proto = type.prototype as object | null; proto && proto !== Object.prototype;) {
@@ -132,7 +118,6 @@ function describe(spec: FieldSpec, description: string | undefined): string {
   return [description, aliases].filter((part) => part !== undefined).join(' ');
 }
 
-/** Declares a field: registers its spec, its one class-validator rule and its contract schema. */
 function field<T>(
   spec: Omit<FieldSpec, 'name' | 'aliases' | 'secret'>,
   options: FieldOptions<T>,
@@ -179,10 +164,7 @@ const isRequired = <T>(required: Required<T> | undefined, config: T): boolean =>
 const requiredSpec = <T>(required: Required<T> | undefined): boolean | 'conditional' =>
   typeof required === 'function' ? 'conditional' : required === true;
 
-/**
- * A string. Required: missing is `is required`, blank is `must not be empty`. With a default, a missing or blank
- * value is stored as the default; otherwise the value is stored as given (not trimmed).
- */
+/** With a default, a missing or blank value is stored as the default; otherwise as given, not trimmed. */
 export function ConfigString<T = Dto>(
   options: FieldOptions<T> & { readonly required?: Required<T>; readonly default?: Default<string, T> } = {},
 ): PropertyDecorator {
@@ -211,13 +193,11 @@ function toInteger(value: unknown): unknown {
   return typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
 }
 
-/** An integer, also given as its digits in a string ("5432"); optional bounds and default. */
 export function ConfigInteger<T = Dto>(
   options: FieldOptions<T> & {
     readonly min?: number;
     readonly max?: number;
     readonly default?: Default<number, T>;
-    /** The problem of a missing value, for a required field. */
     readonly missing?: string;
   } = {},
 ): PropertyDecorator {
@@ -244,7 +224,6 @@ export function ConfigInteger<T = Dto>(
   );
 }
 
-/** A TCP port, 1 to 65535. */
 export function ConfigPort<T = Dto>(
   options: FieldOptions<T> & { readonly default?: Default<number, T> } = {},
 ): PropertyDecorator {
@@ -254,7 +233,6 @@ export function ConfigPort<T = Dto>(
 const toNumber = (value: unknown): unknown =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 
-/** A positive finite number (a timeout in seconds), also given as a numeric string. */
 export function ConfigPositiveNumber<T = Dto>(
   options: FieldOptions<T> & { readonly default?: number } = {},
 ): PropertyDecorator {
@@ -277,7 +255,6 @@ export function ConfigPositiveNumber<T = Dto>(
   );
 }
 
-/** true/false, also as the strings "true" and "false". */
 export function ConfigBoolean<T = Dto>(
   options: FieldOptions<T> & { readonly default?: boolean } = {},
 ): PropertyDecorator {
@@ -296,7 +273,6 @@ export function ConfigBoolean<T = Dto>(
   );
 }
 
-/** The value of `values` a raw enum value names (case and surrounding blanks aside). */
 export function matchOf(values: readonly string[], value: unknown): string | undefined {
   const normal = typeof value === 'string' ? value.trim().toLowerCase() : value;
   return values.find((v) => v.toLowerCase() === normal);
@@ -307,7 +283,6 @@ export function ConfigEnum<T = Dto>(
   values: readonly string[],
   options: FieldOptions<T> & {
     readonly default?: string;
-    /** The problem of a missing value, for a required field. */
     readonly missing?: string;
   } = {},
 ): PropertyDecorator {
@@ -330,7 +305,6 @@ export function ConfigEnum<T = Dto>(
   );
 }
 
-/** Any JSON value, kept as given (a REST body); its checks decide what is accepted. */
 export function ConfigJson<T = Dto>(
   options: FieldOptions<T> & {
     readonly schema?: Record<string, unknown>;
@@ -369,7 +343,6 @@ export function ConfigStringMap<T = Dto>(options: FieldOptions<T> = {}): Propert
 const isScalar = (value: unknown): boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
-/** An object of scalar values (query parameters), each stored as its string form. */
 export function ConfigScalarMap<T = Dto>(options: FieldOptions<T> = {}): PropertyDecorator {
   return (target, property) => {
     RawField((raw) => raw)(target, property);
@@ -393,7 +366,6 @@ export function ConfigScalarMap<T = Dto>(options: FieldOptions<T> = {}): Propert
   };
 }
 
-/** A nested object with fields of its own (REST `pagination`, `auth`), validated and read with its class. */
 export function ConfigObject<T = Dto>(
   type: () => ClassConstructor<object>,
   options: FieldOptions<T> = {},
@@ -415,26 +387,20 @@ export function ConfigObject<T = Dto>(
   };
 }
 
-/** A config class: unknown fields are refused as such; `toConfig` may derive what depends on several fields. */
 export class ConfigFields {}
 
-/** What the requested name said beyond the type (the file format of an alias such as `xlsx`). */
 export interface RequestedType {
   readonly fileType?: FileType;
 }
 
-/** A connector type's config class (drivers/<type>.ts): its fields, and the value stored for a valid config. */
 export abstract class ConnectorConfig<C> extends ConfigFields {
-  /** The stored config; the fields are already in their stored form (defaults applied, aliases resolved). */
   abstract toConfig(requested: RequestedType): C;
 }
 
-/** Drops undefined values so stored and returned configs only show what is set. */
 export function compact<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** The declared fields of a validated instance in their stored form, undefined ones left out. */
 export function storedFields<T extends object = Record<string, unknown>>(instance: object): T {
   const values = instance as Dto;
   return compact<T>(
@@ -447,7 +413,6 @@ export function storedFields<T extends object = Record<string, unknown>>(instanc
   );
 }
 
-/** Brings every declared field of a validated instance into its stored form, nested objects included. */
 function readFields(instance: object): void {
   const values = instance as Dto;
   for (const spec of fieldsOf(instance.constructor as ClassConstructor<object>)) {
@@ -457,8 +422,8 @@ function readFields(instance: object): void {
 }
 
 /**
- * The config as the class reads it: a declared field (or alias) given as null counts as missing, an alias names
- * its field unless the field itself is given. Unknown fields are left for the class to refuse.
+ * A declared field (or alias) given as null counts as missing; an alias names its field unless the field itself is
+ * given.
  */
 function resolveAliases(raw: Dto, type: ClassConstructor<object>): Dto {
   const out: Dto = { ...raw };
@@ -479,9 +444,7 @@ function isOpen(type: ClassConstructor<object>): boolean {
 const UNKNOWN = 'is not a known field';
 
 /**
- * Validates a raw config with its type's class and returns the stored value. Throws 422 validation_failed naming
- * every problem by its path under `config` (`config.port`, `config.pagination.mode`), in field order, unknown
- * fields last.
+ * Throws 422 validation_failed naming every problem by its path under `config`, in field order, unknown fields last.
  */
 export function normalizeConfigClass<C>(
   type: ClassConstructor<ConnectorConfig<C>>,

@@ -12,15 +12,9 @@ import {
 import { RequestedType } from './connector-descriptor';
 import { FILE_TYPES, FileType } from './file-types';
 
-/*
- * The stored config value of each type, and the config fields and rules several types share. Each type's own
- * config class lives with its descriptor in drivers/<type>.ts.
- */
-
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export type SslMode = (typeof SSL_MODES)[number];
 
-/** postgres, redshift, mysql, mssql: discrete fields or a DSN (`connection_string` wins when set). */
 export interface SqlServerConfig {
   readonly host?: string;
   readonly port?: number;
@@ -75,7 +69,6 @@ export interface BigqueryConfig {
   readonly endpoint_url?: string;
 }
 
-/** What every object-store config shares: which object, and how to parse it. */
 export interface ObjectParseOptions {
   readonly file_type?: FileType;
   readonly json_path?: string;
@@ -158,23 +151,18 @@ export interface FileConfig extends ObjectParseOptions {
   readonly file_path?: string;
 }
 
-/** An http(s) URL, when given. */
 export const httpUrl: FieldCheck<unknown> = (value) =>
   typeof value === 'string' && !isHttpUrl(value) ? 'must be an http(s) URL' : undefined;
 
 const isDsn = (config: { connection_string?: unknown }): boolean =>
   typeof config.connection_string === 'string' && config.connection_string.trim() !== '';
 
-/** A default that a DSN (`connection_string`) replaces. */
 export const unlessDsn = <V>(value: V): { shown: V; of: (config: SqlServerFields) => V | undefined } => ({
   shown: value,
   of: (config) => (isDsn(config) ? undefined : value),
 });
 
-/**
- * postgres, redshift, mysql, mssql: host/port/database/user or a DSN (`connection_string` wins when set). Each type
- * adds its port (default) and TLS fields.
- */
+/** Each type adds its port (with its default) and TLS fields. */
 export abstract class SqlServerFields extends ConnectorConfig<SqlServerConfig> {
   @ConfigString({ description: 'A DSN (SQLAlchemy style accepted); wins over the discrete fields when set.' })
   connection_string?: string;
@@ -213,7 +201,6 @@ export abstract class SqlServerFields extends ConnectorConfig<SqlServerConfig> {
   }
 }
 
-/** A service-account JSON given as an object or a string; kept as text. */
 export const SERVICE_ACCOUNT_PROBLEM = 'must be a JSON object or a non-empty string';
 
 export function serviceAccountProblem(value: unknown): string | undefined {
@@ -247,7 +234,6 @@ const sheetProblem: FieldCheck<unknown> = (value) =>
     ? undefined
     : 'must be a sheet name or a 0-based index';
 
-/** What every object-store and file config shares: how to parse the object. */
 export abstract class ObjectParseFields<C> extends ConnectorConfig<C> {
   @ConfigEnum([...FILE_TYPES, 'xlsx', 'xls'], {
     description:

@@ -23,7 +23,6 @@ function destinationFields(config: NormalizedConfig): readonly string[] {
   return Object.keys(config.values).filter((name) => OPEN_DESTINATION_NAME.test(name));
 }
 
-/** The destination fields whose value differs between the stored config and the new one. */
 export function changedDestination(before: NormalizedConfig, after: NormalizedConfig): string[] {
   const names = new Set([...destinationFields(before), ...destinationFields(after)]);
   const values = (config: NormalizedConfig): Record<string, unknown> =>
@@ -33,7 +32,6 @@ export function changedDestination(before: NormalizedConfig, after: NormalizedCo
   );
 }
 
-/** Paths (`password`, `headers.Authorization`, `auth.token`) of incoming values still holding the mask. */
 export function maskedFields(incoming: Readonly<Record<string, unknown>>, prefix = ''): string[] {
   return Object.entries(incoming).flatMap(([name, value]) => {
     if (typeof value === 'string') return value.includes(MASK) ? [`${prefix}${name}`] : [];

@@ -20,7 +20,6 @@ export const CONNECTOR_ERROR_TYPES = {
 
 export type ConnectorErrorType = keyof typeof CONNECTOR_ERROR_TYPES;
 
-/** A failure a driver reports in terms of the documented error types (never a raw driver exception). */
 export class ConnectorError extends Error {
   readonly recoverable: boolean;
 

@@ -2,7 +2,6 @@ import { isPlainObject } from './formats/records';
 
 export const MASK = '********';
 
-/** Config fields that always hold a secret, whatever the type. */
 const SECRET_FIELDS = new Set([
   'password',
   'api_key',
@@ -30,7 +29,6 @@ const EMBEDDED_FIELDS = new Set([
 /** Inline file content is not a secret, but echoing megabytes in every listing is useless. */
 const ELIDE_CONTENT_OVER = 4096;
 
-/** Masks the secrets inside a DSN, an Azure connection string or a URL carrying a SAS signature. */
 export function maskEmbedded(value: string): string {
   let masked = value.replace(
     /(AccountKey|SharedAccessSignature|SharedAccessKey|Password|Pwd)=([^;]*)/gi,
@@ -59,7 +57,6 @@ function maskValue(name: string, value: unknown, open: boolean): unknown {
   return value;
 }
 
-/** The config as every response shows it: secrets replaced by `********`, embedded ones masked in place. */
 export function maskConfig(config: Readonly<Record<string, unknown>>, open = false): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(config).map(([name, value]) => [name, maskValue(name, value, open)]),

@@ -20,7 +20,6 @@ function describeFields(type: ClassConstructor<object>): ConfigFieldDescription[
   );
 }
 
-/** Every canonical type with its family, aliases and config fields, all read from its descriptor and config class. */
 export function describeConnectorTypes(): ConnectorTypeDescription[] {
   return CONNECTORS.map((descriptor) => ({
     type: descriptor.name,

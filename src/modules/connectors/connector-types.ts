@@ -9,26 +9,18 @@ import {
 } from './connector-descriptor';
 import { CONNECTORS } from './drivers';
 
-/*
- * The connector types and everything derived from their descriptors (drivers/index.ts): names, aliases,
- * families, and config normalisation.
- */
-
 type Registered = (typeof CONNECTORS)[number];
 export type ConnectorType = Registered['name'];
 type DescriptorOf<K extends ConnectorType> = Extract<Registered, { readonly name: K }>;
 
-/** The normalized config value of each type, as its descriptor's normalizer returns it. */
 export type ConnectorConfigMap = {
   [K in ConnectorType]: DescriptorOf<K> extends ConnectorDescriptor<K, infer C> ? C : never;
 };
 
-/** A validated config with the spec's defaults and aliases applied, tagged with its canonical type. */
 export type NormalizedConfig = {
   [K in ConnectorType]: { readonly type: K; readonly values: ConnectorConfigMap[K] };
 }[ConnectorType];
 
-/** Canonical connector types, in the order `GET /v1/connectors/types` lists them. */
 export const CONNECTOR_TYPES: readonly ConnectorType[] = CONNECTORS.map((descriptor) => descriptor.name);
 
 const BY_NAME: ReadonlyMap<string, ConnectorDescriptor> = new Map(
@@ -48,21 +40,18 @@ const ALIASES: ReadonlyMap<string, Alias> = new Map(
   ),
 );
 
-/** Every name `connector_type` accepts: canonical types, then aliases (the `types` listing; includes file_upload). */
 export const ACCEPTED_TYPE_NAMES: readonly string[] = [...CONNECTOR_TYPES, ...ALIASES.keys()];
 
 export function isConnectorType(value: string): value is ConnectorType {
   return BY_NAME.has(value);
 }
 
-/** The descriptor of a registered type (its driver, family, secrets...). */
 export function descriptorOf(type: ConnectorType): ConnectorDescriptor {
   const descriptor = BY_NAME.get(type);
   if (descriptor === undefined) throw new Error(`connector type ${type} is not registered`);
   return descriptor;
 }
 
-/** The types of one family (`sql`, `object_store`...). */
 export function typesOfFamily(family: ConnectorFamily): ReadonlySet<ConnectorType> {
   return new Set(CONNECTORS.filter((descriptor) => descriptor.family === family).map((d) => d.name));
 }
@@ -75,7 +64,7 @@ export interface ResolvedType extends RequestedType {
   readonly provider?: string;
 }
 
-/** Normalises a requested type name (case, hyphens → underscores, aliases); 422 invalid_type listing the valid set. */
+/** Case, hyphens and aliases are forgiven; anything else is 422 invalid_type listing the valid set. */
 export function resolveConnectorType(requested: unknown): ResolvedType {
   const name = typeof requested === 'string' ? requested.trim().toLowerCase().replace(/-/g, '_') : '';
   const alias = ALIASES.get(name);
@@ -91,10 +80,6 @@ export function resolveConnectorType(requested: unknown): ResolvedType {
   return { type, fileType: alias?.fileType, provider: descriptorOf(type).provider };
 }
 
-/**
- * Validates a raw config for its type and applies the spec's defaults and aliases. Throws 422 validation_failed
- * listing every problem by field name (`config.port`).
- */
 export function normalizeConfig(resolved: ResolvedType, raw: unknown): NormalizedConfig {
   if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
     throw AppError.validation([{ field: 'config', problem: 'must be an object' }]);
@@ -107,10 +92,6 @@ export function normalizeConfig(resolved: ResolvedType, raw: unknown): Normalize
   return { type: resolved.type, values } as NormalizedConfig;
 }
 
-/**
- * Problems with the selection fields of a `/v1/data/connect` request (`pattern`, `path`...) for a connector of
- * `type`: a field the type does not take, or one it needs that is missing.
- */
 export function selectionProblems(
   type: string,
   given: Readonly<Partial<Record<SelectionField, unknown>>>,

@@ -17,7 +17,6 @@ import { orgUploadDir, orgUploadDirs } from './local-path';
 /** Content types whose bodies are streamed to disk by the uploads route instead of being buffered. */
 export const STREAMED_CONTENT_TYPES = ['application/octet-stream', 'multipart/form-data'];
 
-/** `POST /v1/connectors/uploads`: where the file was stored, for a file connector's `file_path`. */
 export class UploadedFile {
   @ApiProperty({
     example: 'orgs/org_0mh3k2l1a09f3c2b7d4e5f6a7b/uploads/4b9d2c1e8a7f4d0b9c6e5a3f2d1b0c9e_sales.csv',
@@ -30,7 +29,6 @@ export class UploadedFile {
   readonly sha256!: string;
 }
 
-/** Keeps a readable, safe file name: letters, digits, dot, dash, underscore; never a path. */
 export function safeFileName(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
   const cleaned = base
@@ -45,11 +43,7 @@ class OverQuota extends Error {}
 
 const MULTIPART_OVERHEAD = 64 * 1024;
 
-/**
- * Streams an uploaded file (raw body or the first file of a multipart form) into `<import dir>/orgs/<org>/uploads/`,
- * hashing as it writes, up to SERVICE_MAX_UPLOAD_BYTES (413 above) and the organization's remaining storage quota
- * (507 above); either way the partial file is removed.
- */
+// Partial files are removed on any failure, including 413 over SERVICE_MAX_UPLOAD_BYTES and 507 over the quota.
 @Injectable()
 export class ConnectorUploads implements OnModuleInit {
   constructor(
@@ -131,7 +125,6 @@ export class ConnectorUploads implements OnModuleInit {
     });
   }
 
-  /** `room`: what the organization's quota still allows when the upload began (Infinity with the quota off). */
   private async store(
     orgId: string,
     source: Readable,

@@ -14,7 +14,6 @@ export interface TestRecord {
   readonly testedAt: string;
 }
 
-/** The only code touching connector rows; every query is scoped to the owning organization. */
 @Injectable()
 export class ConnectorRepository {
   constructor(private readonly em: EntityManager) {}
@@ -33,7 +32,6 @@ export class ConnectorRepository {
     return this.em.fork().findOne(ConnectorSchema, { id, orgId });
   }
 
-  /** Oldest first, strictly after `after`; one extra row tells whether a next page exists. */
   async listForOrg(orgId: string, limit: number, after?: ListPosition): Promise<ConnectorEntity[]> {
     const where = after
       ? {

@@ -95,7 +95,6 @@ export class ConnectorsController {
     );
   }
 
-  /** The connector an earlier run of a retried creation made, as it is now. */
   async created(retry: IdempotentRetry): Promise<ConnectorResponse | undefined> {
     const connector = await this.connectors.createdBy(retry.principal.orgId, retry.operationId);
     return connector ? toConnectorResponse(connector) : undefined;

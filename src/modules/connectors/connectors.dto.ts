@@ -10,10 +10,6 @@ import { CONNECTOR_STATUSES, ConnectorStatus } from './connector.entity';
 import { CONNECTORS } from './drivers';
 import { Connector, TestResult } from './connectors.service';
 
-/**
- * The optional `config` of a connector request: the config of one type, described per type in the contract (each
- * type's config class); validated by the service against the class of the request's type.
- */
 function ConnectorConfig(): PropertyDecorator {
   return applyDecorators(
     IsOptional(),
@@ -75,14 +71,12 @@ export function maskedConfig(type: ConnectorType, values: unknown): Record<strin
 
 const ERROR_TYPES = Object.keys(CONNECTOR_ERROR_TYPES);
 
-/** A free-form object whose keys depend on the connector type (see docs/connectors.md). */
 const perTypeFacts = (description: string): Parameters<typeof ApiProperty>[0] => ({
   type: 'object',
   additionalProperties: true,
   description,
 });
 
-/** A connector as the API answers it: its config as stored, secrets masked. */
 export class ConnectorResponse {
   @ApiProperty({ example: 'con_0mh3k2l1a09f3c2b7d4e5f6a7b' })
   id!: string;
@@ -123,7 +117,6 @@ export class ConnectorListResponse {
   next_cursor!: string | null;
 }
 
-/** The outcome of a connector test: a failure is an answer too, with its error type. */
 export class ConnectorTestResponse {
   @ApiProperty()
   success!: boolean;
@@ -158,7 +151,6 @@ export class BrowseColumnResponse {
   type!: string;
 }
 
-/** One thing a source holds: a table, view, sheet, object, field, index, label... */
 export class BrowseItemResponse {
   @ApiProperty()
   name!: string;

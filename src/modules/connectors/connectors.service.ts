@@ -38,7 +38,6 @@ import { classifyNetworkError, errorMessage, withDeadline } from './network-erro
 export const TEST_DEADLINE_MS = 120_000;
 const DEFAULT_BATCH_SIZE = 1000;
 
-/** A stored connector with its config opened (server side only; responses mask it). */
 export interface Connector {
   readonly id: string;
   readonly orgId: string;
@@ -57,7 +56,6 @@ export interface Connector {
 
 export interface TestResult {
   readonly success: boolean;
-  /** `ok` for a REST connector, `live` for the others; `error` on failure. */
   readonly status: 'live' | 'ok' | 'error';
   readonly latencyMs: number;
   readonly message: string;
@@ -74,7 +72,6 @@ export interface ConnectorPage {
 export interface ReadOptions {
   readonly signal?: AbortSignal;
   readonly batchSize?: number;
-  /** Non-fatal findings while reading (flattening collisions...). */
   readonly onWarning?: (message: string) => void;
 }
 
@@ -82,7 +79,6 @@ function driverOf(config: NormalizedConfig): ConnectorDriver<unknown> {
   return descriptorOf(config.type).driver;
 }
 
-/** Any failure of a driver as a ConnectorError with a documented error_type. */
 export function toConnectorError(error: unknown, destination = 'The source'): ConnectorError {
   return (
     classifyNetworkError(error, destination) ??
@@ -95,10 +91,6 @@ function positionOf(cursor: string): ListPosition {
   return { createdAt, id };
 }
 
-/**
- * Connectors of an organization: CRUD, tests moving the state machine, browse, and streaming reads for datasets.
- * Every outbound connection goes through the egress guard.
- */
 @Injectable()
 export class ConnectorsService {
   constructor(
@@ -110,7 +102,6 @@ export class ConnectorsService {
     private readonly importAreas: ImportAreas,
   ) {}
 
-  /** Validates type and config (422 invalid_type / validation_failed) without storing anything. */
   normalize(connectorType: unknown, config: unknown): NormalizedConfig {
     return normalizeConfig(resolveConnectorType(connectorType), config);
   }
@@ -156,7 +147,6 @@ export class ConnectorsService {
     return entity ? this.open(entity) : null;
   }
 
-  /** The connector of this organization; another organization's (or none) → 404 not_found. */
   async getForOrg(orgId: string, id: string): Promise<Connector> {
     const entity = await this.repository.findForOrg(orgId, id);
     if (!entity) throw new AppError('not_found', 'The connector was not found.');
@@ -216,7 +206,6 @@ export class ConnectorsService {
     this.logger.info({ event: 'connector_deleted', org_id: orgId, connector_id: id }, 'connector deleted');
   }
 
-  /** Tests a stored connector and moves it to `live` or `error` (unless its config changed meanwhile). */
   async test(orgId: string, id: string): Promise<TestResult> {
     const connector = await this.getForOrg(orgId, id);
     const result = await this.runTest(orgId, connector.config);
@@ -241,7 +230,6 @@ export class ConnectorsService {
     return result;
   }
 
-  /** Browses a stored connector; 409 not_connected unless its last test succeeded. */
   async browse(orgId: string, id: string): Promise<BrowseResult & { connectorType: ConnectorType }> {
     const connector = await this.getForOrg(orgId, id);
     if (connector.status !== 'live') {
@@ -255,12 +243,10 @@ export class ConnectorsService {
     return this.runBrowse(orgId, connector.config);
   }
 
-  /** Inline test: nothing stored. */
   async testInline(orgId: string, connectorType: unknown, config: unknown): Promise<TestResult> {
     return this.runTest(orgId, this.normalize(connectorType, config));
   }
 
-  /** Inline browse: nothing stored; the source must answer (a failure is 502 connector_failed). */
   async browseInline(
     orgId: string,
     connectorType: unknown,
@@ -269,10 +255,6 @@ export class ConnectorsService {
     return this.runBrowse(orgId, this.normalize(connectorType, config));
   }
 
-  /**
-   * Streams a stored connector's records in batches, in the source's order. Failures are ConnectorErrors with a
-   * documented error_type (bad credentials, unreachable, blocked by egress, pagination...). Any status may read.
-   */
   readRows(
     orgId: string,
     connectorId: string,
@@ -283,7 +265,6 @@ export class ConnectorsService {
     return this.stream(orgId, load, selection, options);
   }
 
-  /** readRows, with a file's CSV rows as text tables (see TextTable): the dataset ingest reads them so. */
   readTables(
     orgId: string,
     connectorId: string,
@@ -294,7 +275,6 @@ export class ConnectorsService {
     return this.stream(orgId, load, selection, options, true);
   }
 
-  /** The same for a config that is not stored (validated first: 422 on a bad type or config). */
   readRowsInline(
     orgId: string,
     connectorType: unknown,

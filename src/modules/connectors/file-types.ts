@@ -1,4 +1,3 @@
-/** The file formats every file-reading connector parses (formats/). */
 export const FILE_TYPES = ['csv', 'tsv', 'json', 'excel', 'parquet'] as const;
 export type FileType = (typeof FILE_TYPES)[number];
 

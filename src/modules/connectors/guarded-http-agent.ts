@@ -17,7 +17,6 @@ type AsyncCreateConnection = (options: ConnectOptions, onCreate: OnCreate) => Du
 export interface GuardedAgents {
   readonly http: HttpAgent;
   readonly https: HttpsAgent;
-  /** The guard's last refusal, for SDKs that replace the original error with their own. */
   readonly refusal: Error | undefined;
 }
 
@@ -29,7 +28,6 @@ export interface GuardedAgents {
 export function guardedAgents(
   guard: EgressGuard,
   context: EgressContext,
-  /** TLS settings (a private CA...) apply to the https agent. */
   options: AgentOptions & Pick<HttpsAgentOptions, 'ca'> = {},
 ): GuardedAgents {
   let refusal: Error | undefined;

@@ -6,7 +6,6 @@ import { EgressContext, EgressGuard } from '../egress/egress.types';
 export interface GuardedProxy {
   readonly host: string;
   readonly port: number;
-  /** The guard's last refusal (SDKs report a proxy refusal as a generic tunnel error). */
   readonly refusal: Error | undefined;
   close(): Promise<void>;
 }

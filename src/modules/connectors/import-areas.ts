@@ -3,10 +3,8 @@ import { APP_CONFIG, AppConfig } from '../../common/config';
 import { OrganizationsService } from '../accounts/organizations.service';
 import { ImportArea, importAreaFor } from './local-path';
 
-/** The organizations lookup this needs: only whether an organization is the operator's. */
 export type OperatorCheck = Pick<OrganizationsService, 'isOperatorOrg'>;
 
-/** Which part of the import dir each organization's connectors may read. */
 @Injectable()
 export class ImportAreas {
   constructor(

@@ -6,7 +6,6 @@ import { orphanAgeMs } from '../../common/data-dir';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { orgFolderParents, orgUploadDirs } from './local-path';
 
-/** Where object-store drivers download an object before parsing it (under the run dir). */
 export const SCRATCH_DIR_NAME = 'connector-scratch';
 
 /**
@@ -16,10 +15,6 @@ export const SCRATCH_DIR_NAME = 'connector-scratch';
 const UPLOAD_PARTIAL = /^\.[0-9a-f]{32}_[A-Za-z0-9._-]+\.partial$/;
 const SCRATCH_OBJECT = /^object-[0-9a-f-]{36}$/;
 
-/**
- * Regular files (never symlinks) directly in `dir` whose names match and that nobody wrote for `minAgeMs`, removed; a
- * missing dir counts none.
- */
 function removeMatching(dir: string, pattern: RegExp, minAgeMs = 0): number {
   let removed = 0;
   for (const entry of entriesOf(dir)) {
@@ -51,7 +46,6 @@ function isRealDirectory(path: string): boolean {
   }
 }
 
-/** Every organization's upload folders that exist as real directories (symlinked ones are not swept). */
 function uploadDirs(importDir: string): string[] {
   const orgs = new Set(
     orgFolderParents(importDir).flatMap((parent) =>
@@ -63,13 +57,8 @@ function uploadDirs(importDir: string): string[] {
   return [...orgs].flatMap((org) => orgUploadDirs(importDir, org)).filter((dir) => isRealDirectory(dir));
 }
 
-/**
- * At start, removes what a killed daemon left half-written in its own directories: upload files still under their
- * `.partial` name (in the upload folders only) and downloaded objects in the connector scratch dir. No
- * other process writes these names, and at start this daemon has nothing in flight — except on an import dir shared
- * by PostgreSQL replicas, where another node's upload in progress looks the same: there only a partial upload left
- * alone for an hour (`orphanAgeMs`) is removed. The scratch dir is under the run dir, always this node's own.
- */
+// A killed daemon's half-written files are removed at start. On an import dir shared by PostgreSQL replicas another
+// node's upload in progress looks the same, so there a partial upload is removed only after `orphanAgeMs`.
 @Injectable()
 export class LeftoverFileSweeper implements OnModuleInit {
   constructor(

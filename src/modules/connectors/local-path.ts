@@ -4,7 +4,6 @@ import { ConnectorError } from './connector-error';
 
 /** What one organization may read under the import dir (DESIGN.md §8, docs/connectors.md "Files and uploads"). */
 export interface ImportArea {
-  /** The import dir: every relative path resolves against it, whichever organization asks. */
   readonly root: string;
   /** Paths relative to root (folders or single files) this organization may read; `''` is the whole import dir. */
   readonly readable: readonly string[];
@@ -22,30 +21,22 @@ function orgFolder(orgId: string): string {
 const ORGS = 'orgs';
 const UPLOADS = 'uploads';
 
-/** `<import dir>/orgs/<org id>`: an organization's own files, its uploads included. */
 export function orgImportDir(importDir: string, orgId: string): string {
   return join(importDir, ORGS, orgFolder(orgId));
 }
 
-/** `<import dir>/orgs/<org id>/uploads`: where new uploads land. */
 export function orgUploadDir(importDir: string, orgId: string): string {
   return join(orgImportDir(importDir, orgId), UPLOADS);
 }
 
-/** Where an organization's uploads are kept: its own folder, and the one used before per-organization folders. */
 export function orgUploadDirs(importDir: string, orgId: string): readonly string[] {
   return [orgUploadDir(importDir, orgId), join(importDir, UPLOADS, orgFolder(orgId))];
 }
 
-/** The folders whose children are named after organizations and may hold uploads (current and legacy layout). */
 export function orgFolderParents(importDir: string): readonly string[] {
   return [join(importDir, ORGS), join(importDir, UPLOADS)];
 }
 
-/**
- * The operator organization reads the whole import dir; any other reads its own folder, the folder its uploads went
- * to before per-organization folders existed, and what SERVICE_IMPORT_GRANTS names for it.
- */
 export function importAreaFor(
   importDir: string,
   orgId: string,
@@ -68,9 +59,8 @@ async function realOrUndefined(path: string): Promise<string | undefined> {
 }
 
 /**
- * Resolves a user-given path (relative ones against the import dir) and allows it only when it lies in one of the
- * organization's readable paths both as written and after symlinks, and is a regular file. An absent file and one
- * the organization may not read are refused alike, with a message naming no path, so nobody learns what others hold.
+ * Checked as written and after symlinks. An absent file and a forbidden one are refused alike, naming no path, so
+ * nobody learns what others hold.
  */
 export async function confinedFile(
   area: ImportArea,
@@ -83,7 +73,6 @@ export async function confinedFile(
   return real;
 }
 
-/** The same for a folder (a git repository): its real path, inside what the organization may read. */
 export async function confinedDirectory(
   area: ImportArea,
   requested: string,
@@ -117,7 +106,6 @@ async function confinedPath(area: ImportArea, requested: string, what: string): 
   throw refused();
 }
 
-/** Whether `candidate` is `parent` or inside it (paths already resolved). */
 export function isWithin(parent: string, candidate: string): boolean {
   const rel = relative(parent, candidate);
   return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');

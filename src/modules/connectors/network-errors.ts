@@ -26,7 +26,6 @@ const TIMEOUT_CODES = new Set([
   'ETIMEOUT',
 ]);
 
-/** Walks an error's `cause` chain (fetch wraps socket errors; drivers wrap their own). */
 export function errorChain(error: unknown): unknown[] {
   const chain: unknown[] = [];
   for (let current = error, depth = 0; current !== undefined && current !== null && depth < 6; depth += 1) {
@@ -83,7 +82,6 @@ export function classifyNetworkError(error: unknown, destination: string): Conne
   return undefined;
 }
 
-/** Runs `work` with a deadline; on expiry → ConnectorError timeout (the work is abandoned, its socket closed by its driver). */
 export async function withDeadline<T>(
   ms: number,
   destination: string,

@@ -11,16 +11,11 @@ import { RATIO_FLOOR_BYTES } from '../formats/parse-limits';
 import { loadOnFirstUse } from '../lazy-module';
 import { errorMessage } from '../network-errors';
 
-/*
- * Reading `.zip`, `.tar` and `.tar.gz` archives in memory, never extracting to disk. Every entry of the archive is
- * checked (name, link target, count) before any entry's content is handed out, and inflation is counted as it
- * happens: total bytes, expansion ratio and entry count are enforced on what the inflater produces, not on what
- * the headers declare.
- */
+// Archives are read in memory, never extracted. Every entry is checked before any content is handed out, and limits
+// apply to what the inflater produces, not to what headers declare.
 
 export type ArchiveFormat = 'zip' | 'tar' | 'tar.gz';
 
-/** The format an archive's name announces (`.zip`, `.tar`, `.tar.gz`/`.tgz`), case-insensitively. */
 export function archiveFormatOf(name: string): ArchiveFormat | undefined {
   const lower = name.trim().toLowerCase();
   if (lower.endsWith('.zip')) return 'zip';
@@ -29,10 +24,8 @@ export function archiveFormatOf(name: string): ArchiveFormat | undefined {
   return undefined;
 }
 
-/** An archive's bytes: decoded inline `content`, or a confined file (an upload). */
 export type ArchiveSource = {
   readonly format: ArchiveFormat;
-  /** How messages name the archive (its file name). */
   readonly label: string;
   readonly size: number;
 } & ({ readonly kind: 'bytes'; readonly bytes: Buffer } | { readonly kind: 'path'; readonly path: string });
@@ -106,7 +99,6 @@ function linkTarget(
   return resolved.replace(/^\.\/?/, '').replace(/\/$/, '');
 }
 
-/** Counts inflated bytes as they are produced and stops at the decompressed-size and expansion-ratio limits. */
 class InflateBudget {
   private total = 0;
 
@@ -148,7 +140,6 @@ function startsWith(chunk: Uint8Array, magic: readonly number[]): boolean {
   return magic.every((byte, i) => chunk[i] === byte);
 }
 
-/** What one pass over an archive found: every entry, and the content of the wanted file when asked for one. */
 interface Scan {
   readonly entries: readonly ArchiveEntry[];
   readonly content?: Buffer;
@@ -160,8 +151,6 @@ function tooManyEntries(source: ArchiveSource, limits: ParseLimits): ConnectorEr
     `it has more than ${limits.maxArchiveEntries} entries (SERVICE_PARSE_MAX_ARCHIVE_ENTRIES)`,
   );
 }
-
-// ---- zip ----
 
 const UNIX_HOSTS = new Set([3, 19]);
 
@@ -277,8 +266,6 @@ async function scanZip(
   }
 }
 
-// ---- tar ----
-
 const TAR_KINDS: Partial<Record<ReadEntry['type'], ArchiveEntryKind>> = {
   File: 'file',
   OldFile: 'file',
@@ -363,8 +350,6 @@ async function scanTar(
   return { entries, ...(captured ? { content: Buffer.concat(captured) } : {}) };
 }
 
-// ---- both ----
-
 async function scan(
   source: ArchiveSource,
   limits: ParseLimits,
@@ -399,7 +384,6 @@ async function firstBytes(source: ArchiveSource): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Every entry of the archive, all of them checked; refuses the whole archive when one is unsafe. */
 export async function listArchive(
   source: ArchiveSource,
   limits: ParseLimits,
@@ -408,10 +392,7 @@ export async function listArchive(
   return (await scan(source, limits, undefined, signal)).entries;
 }
 
-/**
- * The content of the regular file at `path`, read only after every entry of the archive has been checked. The
- * last entry of that name wins (a later tar member replaces an earlier one).
- */
+/** Read only after every entry has been checked; the last entry of that name wins, as tar does. */
 export async function readArchiveFile(
   source: ArchiveSource,
   path: string,

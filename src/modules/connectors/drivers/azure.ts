@@ -37,11 +37,9 @@ interface Target {
   readonly container: string;
   readonly blob: string;
   readonly sharedKey?: SharedKey;
-  /** A SAS query string to append to every URL. */
   readonly sas?: string;
 }
 
-/** Parses `Key=Value;...` Azure connection strings (account key, SAS, explicit endpoints, the emulator shortcut). */
 export function parseConnectionString(text: string): {
   serviceUrl: string;
   sharedKey?: SharedKey;
@@ -202,7 +200,6 @@ export const azureDriver = objectStoreDriver<AzureConfig>({
 
 const given = (value: unknown): value is string => typeof value === 'string';
 
-/** Container and blob name the object unless a blob_url does. */
 const namesObject: FieldCheck<AzureConnectorConfig> = (value, config) =>
   !given(config.blob_url) && (given(config.account_url) || given(config.connection_string)) && !value
     ? 'is required with account_url or connection_string'

@@ -93,7 +93,6 @@ async function openSession(config: BigqueryConfig, ctx: DriverContext): Promise<
   }
 }
 
-/** Runs `work` on a session, mapping SDK errors and closing the session's proxy and agents. */
 async function withSession<T>(
   config: BigqueryConfig,
   ctx: DriverContext,
@@ -180,7 +179,6 @@ function selectionQuery(config: BigqueryConfig, selection: RowSelection): string
   throw new ConnectorError('invalid_config', 'A table or a read-only query is required to read rows.');
 }
 
-/** BigQuery through @google-cloud/bigquery (jobs.query, then result pages), every request through the egress guard. */
 export const bigqueryDriver: ConnectorDriver<BigqueryConfig> = {
   test(config, ctx) {
     return withSession(config, ctx, async (s) => {

@@ -27,7 +27,6 @@ export interface BitbucketRepoConfig {
 
 export const BITBUCKET_API = 'https://api.bitbucket.org/2.0';
 const TREE_MAX_DEPTH = 20;
-/** Folders a Data Center browse walks at most (each is one request per page). */
 const MAX_FOLDERS = 2000;
 const PAGE_LIMIT = 1000;
 
@@ -160,7 +159,6 @@ const dataCenterApi: RepoHostApi<BitbucketRepoConfig> = {
   },
 };
 
-/** Data Center paging: `isLastPage`, else `nextPageStart`, which must move forward. */
 function nextPageStart(page: Record<string, unknown>, start: number, what: string): number | undefined {
   if (page.isLastPage !== false) return undefined;
   const next = page.nextPageStart;
@@ -174,7 +172,6 @@ function encodedPath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
 }
 
-/** `<base_url>/rest/api/1.0/projects/{key}/repos/{slug}/<rest>`. */
 function dataCenterUrl(config: BitbucketRepoConfig, rest = ''): string {
   const repo = `rest/api/1.0/projects/${encodeURIComponent(config.workspace)}/repos/${encodeURIComponent(config.repo)}`;
   return apiUrl(config.base_url, rest === '' ? repo : `${repo}/${rest}`);
@@ -234,7 +231,6 @@ const bitbucketSlug: FieldCheck<unknown> = (value) =>
     ? 'must be a Bitbucket slug (letters, digits, "-", "_", ".")'
     : undefined;
 
-/** A Cloud workspace, or a Data Center project key (`~user` for a personal repository there). */
 const workspaceOrProject: FieldCheck<BitbucketRepoConnectorConfig> = (value, config) => {
   const baseUrl = typeof config.base_url === 'string' ? config.base_url : BITBUCKET_API;
   const isCloud = isHttpUrl(baseUrl) ? isBitbucketCloud(baseUrl) : true;

@@ -47,13 +47,11 @@ export function classifyClickhouseError(
   return new ConnectorError('remote_error', `${label} failed: ${message}`);
 }
 
-/** `host:port`, with an IPv6 literal in brackets (the form URLs and messages need). */
 function hostPort(config: ClickhouseConfig): string {
   const host = config.host ?? 'localhost';
   return `${host.includes(':') ? `[${host}]` : host}:${config.port ?? 8123}`;
 }
 
-/** The HTTP(S) endpoint and credentials; host/port/secure were derived from url or DSN when the config was read. */
 function endpoint(config: ClickhouseConfig): {
   url: string;
   user: string;
@@ -214,13 +212,11 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** The endpoint a DSN or URL names (the DSN wins); undefined when neither is given or it is not a URL. */
 function endpointOf(config: ClickhouseConnectorConfig): URL | undefined {
   const endpoint = text(config.connection_string) || text(config.url);
   return endpoint ? parseUrl(endpoint) : undefined;
 }
 
-/** The host: from the URL unless a DSN and a host are both given; stored bare (no IPv6 brackets). */
 function hostOf(config: ClickhouseConnectorConfig): string | undefined {
   const parsed = endpointOf(config);
   let host = text(config.host);

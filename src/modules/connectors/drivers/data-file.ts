@@ -36,7 +36,6 @@ export async function* readDataFile(
   );
 }
 
-/** A browse entry for one file of the tree, typed when it is a data file. */
 export function fileEntry(path: string, size?: number): BrowseItem {
   const type = inferFileType(path);
   return { name: path, kind: 'file', ...(type ? { type } : {}), ...(size !== undefined ? { size } : {}) };

@@ -28,7 +28,6 @@ export interface ElasticsearchConfig {
 }
 
 const REQUEST_TIMEOUT_MS = 30_000;
-/** Documents per search_after page. */
 export const PAGE_SIZE = 1000;
 /** An index holding more documents than this is refused before reading rather than truncated. */
 export const MAX_DOCUMENTS = 1_000_000;
@@ -36,7 +35,6 @@ const MAX_BROWSE_INDICES = 1000;
 const MAX_BROWSE_COLUMNS = 500;
 /** How long the point in time that keeps paging consistent lives between two pages. */
 const PIT_KEEP_ALIVE = '2m';
-/** The column holding each document's _id. */
 const ID_COLUMN = '_id';
 
 const loadElasticsearch = loadOnFirstUse(async () => await import('@elastic/elasticsearch'));
@@ -47,7 +45,6 @@ interface Connection {
   readonly label: string;
 }
 
-/** Maps transport and Elasticsearch errors to documented error types. */
 export function classifyElasticsearchError(
   error: unknown,
   label: string,

@@ -59,7 +59,6 @@ async function resolveSource(config: FileConfig, ctx: DriverContext): Promise<Re
   throw new ConnectorError('invalid_payload', 'Parsed 0 records: both content and file_path are empty.');
 }
 
-/** Browse items of a parsed file: its sheets (Excel) and its fields. */
 export function fileBrowseItems(description: FileDescription, fileType: FileType): BrowseItem[] {
   const types = new Map((description.columnTypes ?? []).map((c) => [c.name, c.type]));
   const sheets: BrowseItem[] = (description.sheets ?? []).map((name) => ({ name, kind: 'sheet' }));
@@ -145,15 +144,10 @@ type ThreadRead<B extends RowBatch> = (
   run: ParseRun,
 ) => AsyncIterable<B>;
 
-/** readFileBatchesInThread with CSV and TSV as text tables (the dataset ingest's reader). */
 export const readTablesInThread: ThreadRead<RowBatch> = (source, options, ...rest) =>
   readFileBatchesInThread(source, { ...options, textTables: true }, ...rest);
 
-/**
- * Reads a file on a parse thread with `read` (readFileRecordsInThread for records, readTablesInThread for text
- * tables too) and tells `ctx` once of the flattening collisions it met, also when the reader stops early: what
- * every driver that parses a file (file, object store, a file in a repository or archive) does around its parse.
- */
+/** Reports the flattening collisions once, also when the reader stops early. */
 export async function* readFileInThread<B extends RowBatch>(
   read: ThreadRead<B>,
   source: FileSource,

@@ -73,7 +73,6 @@ async function openSession(config: GcsConfig, ctx: DriverContext): Promise<Sessi
 
 const label = (config: GcsConfig): string => `gs://${config.bucket}/${config.blob}`;
 
-/** GCS through @google-cloud/storage, every request (token grant included) through the egress guard. */
 export const gcsDriver = objectStoreDriver<GcsConfig>({
   label,
   objectName: (config) => config.blob,

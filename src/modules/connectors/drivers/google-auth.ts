@@ -26,12 +26,10 @@ export interface ServiceAccount {
 }
 
 export interface GoogleCredentials {
-  /** How requests are authorised: a service account, the host's metadata server, or none (public data). */
   readonly mode: 'service_account' | 'ambient' | 'anonymous';
   readonly serviceAccount?: ServiceAccount;
 }
 
-/** A credential value: inline JSON, or a path to a JSON file inside the import dir. */
 export async function loadServiceAccount(value: string, ctx: DriverContext): Promise<ServiceAccount> {
   let text = value.trim();
   if (!text.startsWith('{')) {
@@ -56,13 +54,11 @@ type DefaultAdapter = (options: GaxiosLikeOptions) => Promise<unknown>;
 export type SdkAuthOptions =
   { readonly credentials: Record<string, string> } | { readonly authClient: BearerHeaders };
 
-/** The part of an auth client the SDKs call before each request (GoogleAuth.authorizeRequest). */
 export interface BearerHeaders {
   getRequestHeaders(url?: string): Promise<Record<string, string>>;
   readonly universeDomain: string;
 }
 
-/** The public surface of the GoogleAuth (v9 in storage, v10 in bigquery) each SDK builds. */
 interface SdkGoogleAuth {
   scopes?: string | string[];
   cachedCredential: unknown;
@@ -75,16 +71,13 @@ interface SdkGoogleAuth {
  * guarded agents. Close it when the session's last response is consumed.
  */
 export interface GoogleEgress {
-  /** For the SDK constructor. */
   readonly auth: SdkAuthOptions;
   /**
    * Hands the SDK's GoogleAuth a JWT client whose transport is guarded, before any request. @google-cloud/common
    * (bigquery) does not pass clientOptions on, so the constructor alone would leave the token grant unguarded.
    */
   bindAuth(googleAuth: unknown, scope: string): void;
-  /** For the SDK's request interceptor: the API request, sent through the guarded proxy. */
   withProxy<T extends object>(options: T): T;
-  /** The guard's last refusal (the SDKs report it as a proxy or status error of their own). */
   refusal(): Error | undefined;
   close(): Promise<void>;
 }
@@ -197,7 +190,6 @@ export async function openGoogleEgress(
   };
 }
 
-/** Maps an SDK failure (gaxios, teeny-request or API errors, by status) to documented error types. */
 export function classifyGoogleError(error: unknown, label: string, egress?: GoogleEgress): ConnectorError {
   const own = [error, (error as { cause?: unknown } | undefined)?.cause].find(
     (candidate) => candidate instanceof ConnectorError,

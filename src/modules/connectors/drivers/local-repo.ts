@@ -25,7 +25,6 @@ export interface LocalRepoConfig {
   readonly ref?: string;
 }
 
-/** Browse lists at most this many files of the tree. */
 export const MAX_TREE_ENTRIES = 5000;
 const SYMLINK_MODE = '120000';
 
@@ -108,7 +107,6 @@ async function openRepo(config: LocalRepoConfig, ctx: DriverContext): Promise<Op
   return { fs: new ConfinedGitFs(realGitdir), gitdir: realGitdir, git: await loadGit() };
 }
 
-/** Runs git work on the repository, mapping its errors (and any escape from the git folder) to error types. */
 async function withRepo<T>(
   config: LocalRepoConfig,
   ctx: DriverContext,
@@ -137,7 +135,6 @@ function escapedError(): ConnectorError {
   );
 }
 
-/** A branch, tag or (abbreviated) commit as the commit id it names. */
 async function commitOf(repo: OpenRepo, ref: string | undefined): Promise<string> {
   const { git, fs, gitdir } = repo;
   const wanted = ref ?? 'HEAD';
@@ -201,7 +198,6 @@ async function dataFileAt(
   return { name: path, bytes: blob };
 }
 
-/** Every file of the commit's tree, breadth first, at most MAX_TREE_ENTRIES. */
 async function listTree(repo: OpenRepo, commit: string): Promise<{ items: BrowseItem[]; complete: boolean }> {
   const items: BrowseItem[] = [];
   const folders: { oid: string; prefix: string }[] = [{ oid: commit, prefix: '' }];

@@ -26,7 +26,6 @@ import { ConfigBoolean, ConfigPort } from '../config-fields';
 const REQUEST_TIMEOUT_MS = 120_000;
 const loadMssql = loadOnFirstUse(async () => (await import('mssql')).default);
 
-/** SQL Server error numbers: 18456 login failed, 4060 cannot open database, 208 invalid object, 3906 read-only. */
 export function classifyMssqlError(error: unknown, label: string): ConnectorError {
   const code = (error as { code?: unknown }).code;
   if (code === 'ELOGIN') {

@@ -27,7 +27,6 @@ import { ConfigPort } from '../config-fields';
 
 const loadMysql = loadOnFirstUse(async () => (await import('mysql2')).default);
 
-/** Maps MySQL/MariaDB error codes to documented error types. */
 export function classifyMysqlError(error: unknown, endpoint: string): ConnectorError {
   const network = classifyNetworkError(error, endpoint);
   if (network) return network;

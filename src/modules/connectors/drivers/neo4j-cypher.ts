@@ -10,7 +10,6 @@ type TokenKind = 'word' | 'quoted' | 'string' | 'parameter' | 'number' | 'symbol
 
 interface Token {
   readonly kind: TokenKind;
-  /** As written; a backquoted name unquoted, a string blanked. */
   readonly text: string;
 }
 
@@ -20,7 +19,6 @@ const WORD_START = /[\p{L}_]/u;
 const WORD_PART = /[\p{L}\p{N}_$]/u;
 const BLANK = /[\s\u00a0\ufeff]/u;
 
-/** The query as tokens, comments and blanks dropped. An unterminated string, name or comment runs to the end. */
 export function cypherTokens(query: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -144,7 +142,6 @@ const REFUSED_FUNCTIONS = /^apoc\.(?:cypher|load|import|export|static|config|sys
 const isNamePart = (token: Token | undefined): boolean =>
   token !== undefined && (token.kind === 'word' || token.kind === 'quoted');
 
-/** A dotted name starting at `start` (each part a word or a backquoted name) and the index after it. */
 function dottedName(tokens: readonly Token[], start: number): { name: string; end: number } {
   const parts: string[] = [];
   let i = start;

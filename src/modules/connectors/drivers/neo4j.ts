@@ -30,12 +30,10 @@ export interface Neo4jConfig {
 
 const DEFAULT_PORT = 7687;
 const CONNECT_TIMEOUT_MS = 10_000;
-/** Records the server sends per PULL while a read streams. */
 const FETCH_SIZE = 1000;
 /** A label or a query yielding more rows than this is refused rather than truncated. */
 const MAX_ROWS = 1_000_000;
 const MAX_BROWSE_ITEMS = 1000;
-/** The column holding each node's element id when a label is read. */
 const ID_COLUMN = '_id';
 
 const loadNeo4j = loadOnFirstUse(async () => (await import('neo4j-driver')).default);
@@ -82,7 +80,6 @@ const SERVER_CODES: readonly [RegExp, (message: string, label: string) => Connec
   ],
 ];
 
-/** Maps driver and server errors (Neo4jError codes, socket failures in its message) to documented error types. */
 function classifyNeo4jError(error: unknown, label: string): ConnectorError {
   if (error instanceof ConnectorError) return error;
   const network = classifyNetworkError(error, label);
@@ -161,7 +158,6 @@ async function withSession<T>(
   }
 }
 
-/** A backquoted Cypher name: a label or type never becomes query text of its own. */
 function quoteName(name: string): string {
   return `\`${name.replace(/`/g, '``')}\``;
 }
@@ -235,7 +231,6 @@ async function browse(config: Neo4jConfig, ctx: DriverContext): Promise<BrowseRe
 
 type Query = { readonly text: string; readonly row: (record: Neo4jRecord) => Record<string, unknown> };
 
-/** What a selection reads: every node of a label (its properties as columns) or one read-only query. */
 function selectedQuery(selection: RowSelection, neo4j: Neo4jModule): Query {
   const label = selection.label?.trim();
   const cypher = selection.cypher?.trim();

@@ -27,14 +27,10 @@ import {
   readTablesInThread,
 } from './file';
 
-/** What an object-store driver provides; parsing, scratch files and the driver shape are shared. */
 export interface ObjectStore<C extends ObjectParseOptions> {
   readonly label: (config: C) => string;
-  /** The object's name, for file-type detection. */
   readonly objectName: (config: C) => string;
-  /** Streams the object's bytes (through the egress guard). */
   download(config: C, ctx: DriverContext): Promise<Readable>;
-  /** Other objects beside it (browse); at most a page. */
   listSiblings(config: C, ctx: DriverContext): Promise<BrowseItem[]>;
 }
 
@@ -49,7 +45,6 @@ export function objectFileType(config: ObjectParseOptions, name: string): FileTy
   return type;
 }
 
-/** Downloads the object into a private scratch file, runs `work` on its path, then removes it. */
 async function withObjectFile<C extends ObjectParseOptions, T>(
   store: ObjectStore<C>,
   config: C,
@@ -124,7 +119,6 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
     },
   };
 
-  /** Downloads the object to scratch space and parses it there; the copy is removed however the read ends. */
   async function* readObject(
     config: C,
     selection: RowSelection,
@@ -148,7 +142,6 @@ export function objectStoreDriver<C extends ObjectParseOptions>(store: ObjectSto
   }
 }
 
-/** Directory part of an object key (`a/b/c.csv` → `a/b/`), the prefix its siblings share. */
 export function keyPrefix(key: string): string {
   const slash = key.lastIndexOf('/');
   return slash < 0 ? '' : key.slice(0, slash + 1);

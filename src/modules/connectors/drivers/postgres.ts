@@ -44,7 +44,6 @@ const REDSHIFT: Flavor = {
   schemes: ['redshift', 'postgres', 'postgresql'],
 };
 
-/** Maps pg's SQLSTATE codes to documented error types. */
 export function classifyPgError(error: unknown, endpoint: string): ConnectorError {
   const network = classifyNetworkError(error, endpoint);
   if (network) return network;

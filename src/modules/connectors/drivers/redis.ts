@@ -43,18 +43,16 @@ const BROWSE_SCAN_CALLS = 40;
 export const DEFAULT_MAX_KEYS = 100_000;
 export const MAX_KEYS = 1_000_000;
 /**
- * SCAN with MATCH still walks every key; this many SCAN calls (about SCAN_COUNT keys each) bound one read, so a
- * pattern in a database of many millions of keys stops with a message instead of scanning for minutes.
+ * SCAN with MATCH still walks every key: this bounds one read, so a pattern over millions of keys stops with a message
+ * instead of scanning for minutes.
  */
 export const MAX_SCAN_CALLS = 5000;
-/** The column holding each row's key. */
 const KEY_COLUMN = '_key';
 
 const loadRedis = loadOnFirstUse(async () => await import('redis'));
 
 type Client = RedisClientType;
 
-/** Maps Redis replies and socket failures to documented error types. */
 export function classifyRedisError(error: unknown, endpoint: string): ConnectorError {
   if (error instanceof ConnectorError) return error;
   const network = classifyNetworkError(error, endpoint);
@@ -124,7 +122,6 @@ function infoField(info: string, name: string): string | undefined {
   return new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
 }
 
-/** `sale:1`, `sale:2` → `sale:*`: keys grouped by everything before their last `:`. */
 export function keyPattern(key: string): string {
   const cut = key.lastIndexOf(':');
   return cut < 0 ? key : `${key.slice(0, cut + 1)}*`;
@@ -135,7 +132,6 @@ interface ScanOutcome {
   readonly complete: boolean;
 }
 
-/** The keys matching `match`, batch by batch, in at most `maxCalls` SCAN calls; returns whether SCAN finished. */
 async function* scanKeys(
   client: Client,
   match: string,
@@ -211,8 +207,8 @@ async function browse(config: RedisConfig, ctx: DriverContext): Promise<BrowseRe
 }
 
 /**
- * A hash's fields as a record without a prototype. The client's hGetAll assigns each field to an object, where a
- * field named `__proto__` sets the prototype instead and is lost; read as a Map, every field name is kept.
+ * hGetAll assigns fields to an object, where `__proto__` sets the prototype and is lost; read as a Map, every name is
+ * kept.
  */
 async function hashFields(client: Client, key: string): Promise<Record<string, unknown>> {
   const { RESP_TYPES } = await loadRedis();
@@ -222,7 +218,6 @@ async function hashFields(client: Client, key: string): Promise<Record<string, u
   return fields;
 }
 
-/** A hash, or a string holding JSON, as one flat row keyed by `_key`; other types yield nothing. */
 async function rowOf(client: Client, key: string, type: string): Promise<ParsedRecord | undefined> {
   let value: Record<string, unknown>;
   if (type === 'hash') value = await hashFields(client, key);

@@ -25,13 +25,11 @@ import { assertParseableSize, dataFileType, fileEntry, innerPath, readDataFile }
 export interface RepoArchiveConfig {
   /** An upload (`POST /v1/connectors/uploads`) or another file of the organization's part of the import dir. */
   readonly file_path?: string;
-  /** The archive itself, base64. */
   readonly content?: string;
   /** With `content`: the archive's name, whose extension says its format. */
   readonly file_name?: string;
 }
 
-/** Browse lists at most this many entries (an archive may hold up to SERVICE_PARSE_MAX_ARCHIVE_ENTRIES). */
 const MAX_LISTED = 5000;
 const FORMATS = '.tar.gz, .tgz, .tar or .zip';
 

@@ -15,7 +15,6 @@ const REQUEST_TIMEOUT_MS = 60_000;
 /** A JSON answer (metadata, a tree listing) larger than this is refused rather than buffered. */
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
-/** The status of a repository host's REST answer as a documented error type; a token never appears in it. */
 function statusError(status: number, what: string): ConnectorError {
   if (status === 401 || status === 403) {
     return new ConnectorError('auth_failed', `Authentication failed reading ${what} (HTTP ${status}).`);
@@ -87,7 +86,6 @@ export async function getJson(
   }
 }
 
-/** A raw file, refused when bigger than one parse may take. */
 export async function getBytes(
   url: string,
   headers: Record<string, string>,
@@ -97,24 +95,17 @@ export async function getBytes(
   return boundedBytes(await get(url, headers, what, ctx), what, ctx.parseLimits.maxDecompressedBytes);
 }
 
-/** `base` + `/` + path, whatever slashes either side has. */
 export function apiUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** Browse lists at most this many files of a repository's tree. */
 export const MAX_TREE_ENTRIES = 5000;
 
-/** What `test` reports of a repository, and the branch used when neither the call nor the config names a ref. */
 export interface RepoDescription extends DriverTestOutcome {
   readonly defaultBranch: string;
 }
 
-/**
- * One repository host's REST API (GitHub, GitLab, Bitbucket): how it describes a repository, lists the files of a
- * tree and serves a file's raw bytes. The driver around it — ref resolution, the browse result, reading a data file
- * as rows — is the same for every host (`repoHostDriver`).
- */
+// The REST API of one repository host; ref resolution, browse and reading rows are shared (`repoHostDriver`).
 export interface RepoHostApi<C extends { readonly ref?: string }> {
   describe(config: C, ctx: DriverContext): Promise<RepoDescription>;
   /** The files of the tree at `ref`, stopping once there are more than `max`; `complete` when that is all of them. */

@@ -25,7 +25,6 @@ const DEFAULT_API_KEY_HEADER = 'X-API-Key';
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const isBlank = (value: string | undefined): boolean => value === undefined || value.trim() === '';
 
-/** `pagination`: how to walk the pages of a paged API. */
 export class RestPaginationFields extends ConfigFields {
   @ConfigEnum(PAGINATION_MODES, {
     default: 'page_number',
@@ -81,7 +80,6 @@ const usedIn =
   (value, auth) =>
     value !== undefined && !modes.includes(modeOf(auth)) ? 'is not a known field' : undefined;
 
-/** `auth`: the canonical envelope; it sets auth_type and adds the header the mode implies. */
 export class RestAuthFields extends ConfigFields {
   @ConfigEnum(AUTH_MODES, { default: 'none' })
   mode?: AuthMode;
@@ -128,7 +126,6 @@ interface ResolvedAuth {
   readonly apiKeyHeader: string;
   readonly username?: string;
   readonly password?: string;
-  /** The header an `auth` envelope implies (added unless `headers` already names it). */
   readonly header?: readonly [string, string];
 }
 
@@ -187,7 +184,6 @@ function resolveAuth(config: RestConnectorConfig): ResolvedAuth {
 const httpUrlUnlessEmpty: FieldCheck<unknown> = (value) =>
   typeof value === 'string' && value !== '' && !isHttpUrl(value) ? 'must be an http(s) URL' : undefined;
 
-/** The REST config: URL, one of four auth styles (flat fields or an `auth` envelope), paging. */
 export class RestConnectorConfig extends ConnectorConfig<RestConfig> {
   @ConfigString({
     checks: [httpUrlUnlessEmpty],

@@ -8,7 +8,6 @@ export function originOf(url: string): string {
   return new URL(url).origin;
 }
 
-/** A paging link the source handed out (next_path URL or Link header) must stay on the configured origin. */
 export function requireLinkOnOrigin(link: string, origin: string): string {
   const target = originOf(link);
   if (target !== origin) {

@@ -23,7 +23,6 @@ import { originOf, requireLinkOnOrigin, requireRedirectOnOrigin } from './rest-o
 import { defineConnector } from '../connector-descriptor';
 import { RestConnectorConfig } from './rest-config';
 
-/** A page body larger than this is refused rather than buffered. */
 export const MAX_REST_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 interface Page {
@@ -175,7 +174,6 @@ function recordsOf(config: RestConfig, body: unknown): unknown[] {
   return locateRecords(body);
 }
 
-/** Parses `Link: <url>; rel="next", ...` and returns the URL of the given rel, resolved against the page URL. */
 export function linkTarget(header: string | null, rel: string, base: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(/,(?=\s*<)/)) {

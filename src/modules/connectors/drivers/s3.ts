@@ -15,7 +15,6 @@ import { ConfigBoolean, ConfigString, storedFields } from '../config-fields';
 const REQUEST_TIMEOUT_MS = 60_000;
 const loadS3 = loadOnFirstUse(async () => (await import('@aws-sdk/client-s3')).default);
 
-/** Maps AWS SDK errors (by name and HTTP status) to documented error types. */
 export function classifyS3Error(error: unknown, label: string, agents?: GuardedAgents): ConnectorError {
   // The SDK can replace a refused socket's error with its own (or with a credentials error); the guard knows.
   const network = classifyNetworkError(agents?.refusal ?? error, label);

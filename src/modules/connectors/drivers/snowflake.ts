@@ -26,7 +26,6 @@ type SnowflakeSdk = typeof import('snowflake-sdk');
  * logging, no proxy taken from the environment.
  */
 const loadSdk = loadOnFirstUse(async () => {
-  // A write the SDK reads at load, not configuration of ours.
   // eslint-disable-next-line no-restricted-properties
   process.env.SNOWFLAKE_DISABLE_PLATFORM_DETECTION = 'true';
   const loaded = ((await import('snowflake-sdk')) as { default: SnowflakeSdk }).default;

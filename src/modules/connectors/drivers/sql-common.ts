@@ -3,9 +3,7 @@ import { BrowseItem, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
-/** Rows fetched per round trip when streaming a table or query. */
 export const FETCH_ROWS = 1000;
-/** Browse lists at most this many tables and views. */
 export const MAX_BROWSE_TABLES = 1000;
 
 export interface Endpoint {
@@ -64,7 +62,6 @@ export function sqlEndpoint(
   };
 }
 
-/** Quotes an identifier for ANSI SQL (`"a""b"`) or MySQL (`` `a``b` ``) or T-SQL (`[a]]b]`). */
 export function quoteIdent(name: string, style: 'ansi' | 'mysql' | 'tsql'): string {
   switch (style) {
     case 'ansi':
@@ -76,7 +73,6 @@ export function quoteIdent(name: string, style: 'ansi' | 'mysql' | 'tsql'): stri
   }
 }
 
-/** `table` may be `schema.table`; an explicit `schema` wins. */
 export function splitTable(selection: RowSelection): { schema?: string; table: string } {
   const table = selection.table ?? '';
   if (selection.schema) return { schema: selection.schema, table };
@@ -115,7 +111,6 @@ export function assertReadOnlyQuery(sql: string): void {
   }
 }
 
-/** A SQL value as a JSON-safe cell: exact big integers as strings, dates as RFC 3339, bytes as base64, JSON as text. */
 export function sqlCell(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') {
@@ -144,7 +139,6 @@ interface ColumnRow {
   data_type: string;
 }
 
-/** Groups information_schema rows (one per column) into browse items (one per table or view). */
 export function tablesFromColumns(rows: readonly ColumnRow[]): BrowseItem[] {
   const items = new Map<
     string,
@@ -168,7 +162,6 @@ export function tablesFromColumns(rows: readonly ColumnRow[]): BrowseItem[] {
   return [...items.values()];
 }
 
-/** Pulls rows from a pull-based source in batches until it returns fewer than asked. */
 export async function* pullBatches(
   fetch: () => Promise<Record<string, unknown>[]>,
   size: number,
