@@ -18,7 +18,6 @@ const MAX_RECORDING = 256;
 /** How long a claim waits for more work after being signalled: a little latency for far fewer claims. */
 const CLAIM_LINGER_MS = 5;
 
-/** The job.completed body of the spec; the result is summarised, the full one stays at the poll URL. */
 export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Record<string, unknown> {
   const result = (outcome.result ?? {}) as Record<string, unknown>;
   return {
@@ -44,35 +43,25 @@ export function jobCompletedBody(job: Job, outcome: FinishedJob, now: Date): Rec
   };
 }
 
-/** A computed job: its outcome, and the run to record with it when it succeeded. */
 interface Computed {
   readonly outcome: FinishedJob;
   readonly run?: ComputedSimulation['run'];
 }
 
-/** What a finish writes: the job, its outcome and when it ended, and the run it computed. */
 interface Finishing extends Finish {
   readonly job: Job;
   readonly run?: ComputedSimulation['run'];
 }
 
-/**
- * Runs queued jobs on the engine, at most SERVICE_JOB_CONCURRENCY at a time. The queue lives in the database, so a
- * job accepted before a crash runs after it; the completion and its callback are written in one transaction. Jobs
- * are claimed in batches under leases this runner renews while they run: a replica that dies stops renewing, and
- * its jobs are claimed again (by any replica, itself restarted included) once their leases have run out.
- */
+// The queue lives in the database, so a job accepted before a crash runs after it. Jobs are claimed under leases this
+// runner renews while they run; a dead replica's jobs are claimed again once their leases run out.
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
-  /** Jobs computing, by id. */
   private readonly running = new Map<string, Promise<void>>();
-  /** Computed jobs whose outcome is being written, by id; they hold no engine slot. */
   private readonly recording = new Map<string, Promise<void>>();
-  /** Claimed, held under this runner's lease, not started yet. */
   private readonly ready: Job[] = [];
   private readonly loop: BackgroundLoop;
   private readonly renewal: BackgroundLoop;
-  /** Finishes that arrive while a batch is being written are written together, as the next batch. */
   private readonly finishes = new GroupCommit<Finishing, boolean>((batch) => this.finishAll(batch));
 
   constructor(
@@ -115,15 +104,11 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     await this.renewal.stop();
   }
 
-  /** New work was queued: claimed a few milliseconds later, with whatever else is queued by then. */
   wake(): void {
     this.loop.wakeSoon(CLAIM_LINGER_MS);
   }
 
-  /**
-   * Keeps SERVICE_JOB_CONCURRENCY jobs running. Claims take up to twice that, so the next jobs are already held when
-   * one ends and a claim (a transaction) serves several jobs rather than one.
-   */
+  // Claims take up to twice the concurrency, so the next jobs are held when one ends and one claim serves several.
   private async fill(): Promise<void> {
     const concurrency = this.config.jobConcurrency;
     while (!this.loop.isStopped && this.running.size < concurrency && this.recording.size < MAX_RECORDING) {
@@ -220,10 +205,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     if (recorded && job.callbackUrl) this.outbox.wake();
   }
 
-  /**
-   * Writes a batch of outcomes in one transaction: the jobs, and for each one still ours its run and its
-   * job.completed callback, so a callback exists iff its job finished.
-   */
+  // One transaction per batch, so a job.completed callback exists iff its job finished.
   private finishAll(batch: readonly Finishing[]): Promise<boolean[]> {
     return this.jobs.finishAll(this.leases.owner, batch, async (tx, finished) => {
       await this.simulation.recordRuns(
@@ -249,10 +231,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
-  /**
-   * Throws only when the database is unreachable; any other failure is the job's outcome. The run is recorded with
-   * the job's finish, not before it, so the engine slot frees as soon as the computation ends.
-   */
+  /** Throws only when the database is unreachable; any other failure is the job's outcome. */
   private async run(job: Job): Promise<Computed> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;

@@ -7,7 +7,6 @@ export interface Job {
   id: string;
   orgId: string;
   status: JobStatus;
-  /** The simulate body as it will run (seed filled in), JSON. */
   request: string;
   callbackUrl?: string | null;
   createdAt: Date;
@@ -21,7 +20,6 @@ export interface Job {
   /** The replica running it (`WorkLeases.owner`), and until when its claim holds unless renewed. */
   leaseOwner?: string | null;
   leaseUntil?: Date | null;
-  /** The Idempotency-Key operation that submitted it (unique per organization), so a retry finds it. */
   idempotencyId?: string | null;
 }
 

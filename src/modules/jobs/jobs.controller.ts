@@ -41,7 +41,6 @@ export class JobsController {
     return toSubmittedJobResponse(job);
   }
 
-  /** The job an earlier run of a retried submission queued (its status is today's). */
   async submitted(retry: IdempotentRetry): Promise<SubmittedJobResponse | undefined> {
     const job = await this.jobs.submittedBy(retry.principal.orgId, retry.operationId);
     return job ? toSubmittedJobResponse(job) : undefined;

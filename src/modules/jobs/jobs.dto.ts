@@ -5,7 +5,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SimulateRequest, SimulationResponse } from '../simulation/simulation.dto';
 import { Job, JOB_STATUSES, JobStatus } from './job.entity';
 
-/** The longest callback URL a job takes. */
 export const MAX_CALLBACK_URL = 2048;
 
 export class SubmitJobDto {
@@ -33,7 +32,6 @@ export class JobErrorResponse {
   message!: string;
 }
 
-/** A job as GET /v1/jobs/{id} (its poll_url) answers it. */
 export class JobResponse {
   @ApiProperty({ example: 'job_01hx3v9c2m4k' })
   job_id!: string;

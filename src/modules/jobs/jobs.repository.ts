@@ -26,7 +26,6 @@ export interface FinishedJob {
   readonly error?: unknown;
 }
 
-/** A computed job's outcome, to be written by `finishAll`. */
 export interface Finish {
   readonly id: string;
   readonly outcome: FinishedJob;
@@ -55,11 +54,7 @@ const INSERT_JOB =
   `insert into jobs (${NEW_JOB_COLUMNS.map(([, column]) => column).join(', ')}) ` +
   `values (${NEW_JOB_COLUMNS.map(() => '?').join(', ')})`;
 
-/**
- * Queued jobs, and running ones whose lease ran out: their replica died (or stalled past its lease). A running job
- * without a lease was started by a version before leases and is as abandoned as an expired one. Claimed oldest first,
- * moved to running under the claimer's lease.
- */
+// A running job whose lease ran out was abandoned by its replica; one without a lease predates leases.
 const JOB_CLAIM = {
   schema: JobSchema,
   table: 'jobs',
@@ -81,13 +76,8 @@ export class JobsRepository {
     this.claimJobs = new PreparedClaim(em, JOB_CLAIM);
   }
 
-  /**
-   * One autocommitted insert, a prepared statement as the synchronous path records its run: the ORM's query building
-   * and per-call prepare cost more than the write. Not batched (`sharedWrite`): the submitter waits for it, and on
-   * SQLite a shared transaction made it wait for every write queued ahead (the bench submitted at two thirds of the
-   * rate). A second job for one Idempotency-Key operation fails on the unique index as the ORM's exception, which the
-   * idempotency interceptor answers with the first job.
-   */
+  // A prepared autocommitted insert, not batched: the submitter waits for it (docs/jobs.md). A second job for one
+  // Idempotency-Key fails on the unique index, and the interceptor answers with the first.
   async create(
     orgId: string,
     request: unknown,
@@ -134,18 +124,12 @@ export class JobsRepository {
     return { jobs: page.items, nextCursor: page.nextCursor };
   }
 
-  /**
-   * Moves up to `limit` of the oldest claimable jobs to running under `lease`, in one prepared statement
-   * (`PreparedClaim`): a job is never claimed by two replicas at once.
-   */
+  // One prepared statement (`PreparedClaim`), so a job is never claimed by two replicas at once.
   claim(now: Date, limit: number, lease: Lease): Promise<Job[]> {
     return this.claimJobs.take(now, limit, lease);
   }
 
-  /**
-   * Gives back claimed jobs that never started (a runner stopping): queued again, as if never claimed, unless they
-   * were cancelled or taken over meanwhile.
-   */
+  /** Unclaims jobs that never started, unless cancelled or taken over meanwhile. */
   async release(ids: readonly string[], owner: string): Promise<void> {
     if (ids.length === 0) return;
     await this.em.fork().nativeUpdate(
@@ -161,11 +145,7 @@ export class JobsRepository {
     );
   }
 
-  /**
-   * Extends the leases `lease.owner` still holds on running jobs — only on `ids` when given, the jobs it is really
-   * running, so a claim whose answer was lost (the database went away after committing it) runs out and resumes.
-   * A job taken over meanwhile is not touched.
-   */
+  // Only `ids` when given, so a claim whose answer was lost runs out and resumes.
   async renewLeases(lease: Lease, ids?: readonly string[]): Promise<number> {
     return this.em
       .fork()
@@ -176,12 +156,7 @@ export class JobsRepository {
       );
   }
 
-  /**
-   * Marks running jobs finished, in one transaction with what `alsoWrite` records for the ones that were (their runs
-   * and job.completed outbox rows). One statement updates the whole batch. A job cancelled meanwhile, or whose lease
-   * was lost to another replica, is left alone and gets false. On SQLite the transaction is shared with the other
-   * writes queued at the same moment (`sharedWrite`).
-   */
+  // A job cancelled meanwhile, or whose lease was lost to another replica, is left alone and gets false.
   finishAll<F extends Finish>(
     owner: string,
     batch: readonly F[],
@@ -216,7 +191,6 @@ export class JobsRepository {
     });
   }
 
-  /** Cancels a queued or running job; false when it had already finished. */
   async cancel(orgId: string, id: string, now: Date): Promise<boolean> {
     const updated = await this.em
       .fork()

@@ -21,10 +21,6 @@ export class JobsService {
     private readonly simulation: SimulationService,
   ) {}
 
-  /**
-   * Validates a POST /v1/jobs body and queues the job. `idempotencyId`: the Idempotency-Key operation, recorded on
-   * the job so that `submittedBy` finds it.
-   */
   async submit(orgId: string, body: unknown, idempotencyId?: string): Promise<Job> {
     const { callbackUrl, request } = this.readSubmission(body);
     if (callbackUrl !== undefined) checkCallbackUrl(callbackUrl);
@@ -33,11 +29,8 @@ export class JobsService {
     return job;
   }
 
-  /**
-   * The common body (a callback URL and the common simulate shape) is read without the DTO classes, which cost more
-   * than the rest of a submission (see plain-request.ts); anything else goes through SubmitJobDto, which names every
-   * problem (`request.runs`). An absent body is the empty object, as the global pipe has it.
-   */
+  // The common body is read without the DTO classes, which cost more than the rest of a submission; anything else goes
+  // through SubmitJobDto, which names every problem.
   private readSubmission(body: unknown): { callbackUrl?: string; request: Record<string, unknown> } {
     if (
       isPlainObject(body) &&
