@@ -1,22 +1,19 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Role } from '../../common/auth/principal';
 
-/** An org's execution policy as of one change: never updated, so a decision names exactly the rules it was taken under. */
+/** Never updated, so a decision names exactly the rules it was taken under. */
 export interface ExecutionPolicySnapshot {
   id: string;
   orgId: string;
-  /** 0 for the default the org starts with, then one more per change. */
   seq: number;
   mode: ExecutionMode;
   minOutcomes: number;
   /** The roles whose outcome reports count toward calibration, comma-separated (`admin,owner` by default). */
   outcomeReporterRoles: string;
-  /** The user or API key that made the change; null for the default. */
   createdBy?: string | null;
   createdAt: Date;
 }
 
-/** `calibrated_only` (default): execute only calibrated triggers; `always`; `never`. */
 export const EXECUTION_MODES = ['calibrated_only', 'always', 'never'] as const;
 export type ExecutionMode = (typeof EXECUTION_MODES)[number];
 

@@ -14,7 +14,6 @@ import { DEFAULT_MIN_OUTCOMES } from './trigger-calibration';
 const DEFAULT_MODE: ExecutionMode = 'calibrated_only';
 const APPEND_TRIES = 5;
 
-/** The org-wide rule for `decision.execute`; every change is a new immutable snapshot. */
 @Injectable()
 export class ExecutionPolicyService {
   constructor(

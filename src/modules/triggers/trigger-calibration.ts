@@ -3,36 +3,28 @@ import { AppError } from '../../common/errors';
 
 /** The share of realized values the predicted 5th–95th percentile band promises to hold. */
 export const COVERAGE_TARGET = 0.9;
-/** Outcomes a trigger needs before it can be `calibrated` (the policy's `min_outcomes` default). */
 export const DEFAULT_MIN_OUTCOMES = 30;
 export const MIN_MIN_OUTCOMES = 10;
 export const MAX_MIN_OUTCOMES = 10_000;
 /** Calibration is judged on the most recent outcomes only, so a model that drifts shows as `degraded`. */
 export const CALIBRATION_WINDOW = 100;
-/** Standard deviations of the binomial spread at `min_outcomes` that a coverage may stray from the target. */
 const TOLERANCE_SIGMAS = 3;
 
 export const CALIBRATION_STATUSES = ['calibrating', 'calibrated', 'degraded'] as const;
 export type CalibrationStatus = (typeof CALIBRATION_STATUSES)[number];
 
-/**
- * How far the observed coverage may stray from 90 %: three standard deviations of the share of n Bernoulli(0.9)
- * outcomes, √(0.9 · 0.1 / n), at n = `min_outcomes` (0.164 at 30). docs/triggers.md gives the reasoning.
- */
+/** Three standard deviations of the share of n Bernoulli(0.9) outcomes at n = `min_outcomes` (docs/triggers.md). */
 export function coverageTolerance(minOutcomes: number): number {
   return TOLERANCE_SIGMAS * Math.sqrt((COVERAGE_TARGET * (1 - COVERAGE_TARGET)) / minOutcomes);
 }
 
-/** One action as the fire's simulation predicted it, with what is needed to evaluate it on realized values. */
 export interface PredictedAction {
   readonly name: string;
   readonly mean: number;
   readonly std_dev: number;
   readonly p5: number;
   readonly p95: number;
-  /** The expression the engine evaluated for this action (its own model, the scenario's, or the variables' sum). */
   readonly model: string;
-  /** Variables the action fixes to a number (its `set`), which override the realized values. */
   readonly fixed: Readonly<Record<string, number>>;
 }
 
@@ -51,7 +43,6 @@ interface ScenarioBody {
   readonly actions?: readonly { name: string; model?: string; set?: Record<string, unknown> }[];
 }
 
-/** The prediction of a fire: the simulated actions joined with the models of the scenario that produced them. */
 export function predictionOf(
   scenario: ScenarioBody,
   seed: number | string,
@@ -88,18 +79,12 @@ export function predictionOf(
 }
 
 export interface Judgement {
-  /** Every action's value on the realized variables, by name. */
   readonly actionValues: Record<string, number>;
   readonly bestAction: string;
-  /** True when no action did strictly better than the recommended one. */
   readonly recommendedWasBest: boolean;
 }
 
-/**
- * Evaluates every action's model on the realized variables (an action's own fixed `set` values win; `current_value`
- * defaults to the value the fire read), so "was the recommended action best" has an answer. Throws a 422 for a
- * variable the scenario does not declare, one it needs and was not given, or a model that gives no finite value.
- */
+/** `current_value` defaults to the value the fire read; an action's own fixed `set` values win. */
 export function judgeOutcome(
   prediction: Prediction,
   recommended: string,
@@ -152,7 +137,6 @@ export function judgeOutcome(
   };
 }
 
-/** One reported outcome against the band its fire predicted for the recommended action. */
 export interface ScoredOutcome {
   readonly realized: number;
   readonly p5: number;
@@ -162,20 +146,16 @@ export interface ScoredOutcome {
 
 export interface Calibration {
   readonly status: CalibrationStatus;
-  /** Every outcome that counts: reported by a role the execution policy names. */
   readonly outcomes: number;
   /** Outcomes reported by other roles (or before reporters were kept): shown, never counted. */
   readonly uncounted: number;
-  /** The most recent outcomes the status is judged on (at most CALIBRATION_WINDOW, or min_outcomes if larger). */
   readonly window: number;
   readonly insideBand: number;
   readonly belowBand: number;
   readonly aboveBand: number;
-  /** insideBand / window; null before the first outcome. */
   readonly coverage: number | null;
   readonly minOutcomes: number;
   readonly tolerance: number;
-  /** Outcomes of the window reported with realized variables, and how many of those found the recommendation best. */
   readonly judged: number;
   readonly recommendedBest: number;
 }
@@ -184,7 +164,6 @@ export function calibrationWindow(minOutcomes: number): number {
   return Math.max(CALIBRATION_WINDOW, minOutcomes);
 }
 
-/** The calibration of a trigger from its most recent outcomes (`recent`, at most one window) and their total. */
 export function calibrationOf(
   recent: readonly ScoredOutcome[],
   total: number,

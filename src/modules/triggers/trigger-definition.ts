@@ -41,7 +41,6 @@ export function parseCondition(json: string): StoredCondition {
   return JSON.parse(json) as StoredCondition;
 }
 
-/** The /v1/query body a query source runs. */
 export function queryBodyOf(source: Extract<StoredSource, { kind: 'query' }>): Record<string, unknown> {
   return { ...source.query, dataset_id: source.dataset_id };
 }

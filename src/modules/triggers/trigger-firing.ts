@@ -17,19 +17,14 @@ import { FireRows, NewFire, TriggerRepository } from './trigger.repository';
 import { PlanStep } from './triggers.dto';
 import { ExecutionStatus } from './triggers.types';
 
-/** The variable a trigger's simulation may declare to receive the value read at fire time. */
 export const CURRENT_VALUE_VARIABLE = 'current_value';
 
-/** A fire computed but not yet recorded: the fire row, and what its transaction writes beside it. */
 export interface ComputedFire {
   readonly fire: Omit<NewFire, 'slot'>;
   readonly alsoWrite: FireRows;
 }
 
-/**
- * Why a fire does or does not queue a `decision.execute`, checked in the order a caller would fix them: the
- * trigger's own settings first, then the org's policy, then the trigger's calibration.
- */
+/** Checked in the order a caller would fix them: the trigger's settings, the org's policy, then calibration. */
 export function executionStatusOf(
   trigger: Trigger,
   mode: ExecutionMode,
@@ -42,7 +37,6 @@ export function executionStatusOf(
   return 'dispatched';
 }
 
-/** The stored simulation with `current_value` fixed at the value read. */
 export function withCurrentValue(simulation: string, value: number): Record<string, unknown> {
   const body = JSON.parse(simulation) as { scenario: { variables: Record<string, unknown> } };
   if (Object.hasOwn(body.scenario.variables, CURRENT_VALUE_VARIABLE)) {
@@ -71,7 +65,6 @@ export function decisionExecuteBody(trigger: Trigger, fire: TriggerFire): Record
   };
 }
 
-/** A fire's outcome, scored against the band its fire predicted for the recommended action. */
 export function scoredOutcomeOf(fire: TriggerFire): ScoredOutcome | undefined {
   if (fire.realizedValue == null || !fire.prediction) return undefined;
   const prediction = JSON.parse(fire.prediction) as Prediction;
@@ -105,10 +98,7 @@ export function triggerFiredBody(trigger: Trigger, fire: TriggerFire): Record<st
   };
 }
 
-/**
- * Runs a fire's simulation and prepares what its transaction writes: the fire row, its simulation run and its outbox
- * messages. Nothing is written here: the run is recorded with the fire (`alsoWrite`), not before it.
- */
+/** Nothing is written here: the run is recorded with the fire, not before it. */
 @Injectable()
 export class TriggerFiring {
   constructor(
@@ -178,7 +168,6 @@ export class TriggerFiring {
     };
   }
 
-  /** The calibration as the org's current policy judges it, and that policy's snapshot. */
   async calibrationUnderPolicy(
     orgId: string,
     triggerId: string,
@@ -187,7 +176,6 @@ export class TriggerFiring {
     return { calibration: await this.calibration(triggerId, policy), policy };
   }
 
-  /** The trigger's calibration from its most recent outcomes reported by a role the policy names. */
   private async calibration(triggerId: string, policy: ExecutionPolicySnapshot): Promise<Calibration> {
     const { fires, total, uncounted } = await this.triggers.recentOutcomes(
       triggerId,
@@ -198,7 +186,6 @@ export class TriggerFiring {
     return calibrationOf(scored, total, uncounted, policy.minOutcomes);
   }
 
-  /** Delivers what was just recorded without waiting for the outbox's next poll. */
   wakeOutbox(): void {
     this.outbox.wake();
   }

@@ -10,7 +10,6 @@ import { compare } from './triggers.types';
 
 type QuerySource = Extract<StoredSource, { kind: 'query' }>;
 
-/** A query's rows, or why it could not run. */
 type QueryRun = { readonly rows: readonly Record<string, unknown>[] } | { readonly error: string };
 
 function compared(condition: StoredCondition, run: QueryRun): Reading {
@@ -22,7 +21,6 @@ function compared(condition: StoredCondition, run: QueryRun): Reading {
   return { kind: 'value', value, conditionMet: compare(value, condition.operator, condition.threshold) };
 }
 
-/** Reads a trigger's current value (its query, or the value pushed) and compares it with the threshold. */
 @Injectable()
 export class TriggerReader {
   constructor(private readonly queries: QueryService) {}
@@ -41,12 +39,8 @@ export class TriggerReader {
     return compared(condition, await this.run(trigger.orgId, source));
   }
 
-  /**
-   * A reader for triggers claimed together: those of one organization with the same query share one run of it, and
-   * each takes its own value from the rows and compares it with its own threshold. Their slots have all come, so
-   * one run now is what each would have read on its own; the dataset's visibility is still checked for that
-   * organization.
-   */
+  // Triggers of one organization with the same query share one run of it: their slots have all come, so one run now is
+  // what each would have read alone.
   sharing(): (trigger: Trigger) => Promise<Reading> {
     const runs = new Map<string, Promise<QueryRun>>();
     return async (trigger) => {

@@ -6,20 +6,17 @@ export interface Trigger {
   orgId: string;
   name: string;
   enabled: boolean;
-  /** The condition as given (JSON): source, operator, threshold, for_s. */
   condition: string;
   /** Null for a push source without a schedule: such a trigger is only evaluated by a fire call. */
   intervalS?: number | null;
   catchUpWindowS: number;
   cooldownS: number;
   keepFiringS: number;
-  /** The /v1/simulate body as it will run (JSON, defaults filled in). */
   simulation: string;
   webhookUrl?: string | null;
   executionWebhookUrl?: string | null;
   autoExecute: boolean;
   executionMaxAgeS: number;
-  /** Steps per action name (JSON). */
   plans: string;
   state: TriggerState;
   pendingSince?: Date | null;
@@ -37,7 +34,6 @@ export interface Trigger {
   /** Who is evaluating the trigger now, until when (a lease, so several daemons can share the work). */
   leaseOwner?: string | null;
   leaseUntil?: Date | null;
-  /** The Idempotency-Key operation that created it (unique per organization), so a retry finds it. */
   idempotencyId?: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -98,11 +94,9 @@ export interface TriggerFire {
   confidence?: number | null;
   executionStatus?: ExecutionStatus | null;
   policySnapshotId?: string | null;
-  /** The simulation's per-action prediction (JSON): what calibration compares outcomes with. */
   prediction?: string | null;
   realizedValue?: number | null;
   realizedVariables?: string | null;
-  /** Every action re-evaluated on the realized variables (JSON `OutcomeJudgement`), when they were reported. */
   realizedActionValues?: string | null;
   outcomeAt?: Date | null;
   /** The user or API key that reported the outcome, and its role then (what calibration counts by). */

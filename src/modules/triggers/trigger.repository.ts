@@ -26,10 +26,8 @@ export interface FirePage {
   readonly nextCursor: string | null;
 }
 
-/** Adds a fire's other rows (its simulation run, its outbox messages) to the transaction that records the fire. */
 export type FireRows = (tx: Transaction, fire: TriggerFire) => Promise<void>;
 
-/** What an evaluation leaves: the trigger's new state and, when it fired, the fire, its run and its messages. */
 export interface EvaluationRecord {
   readonly changes: TriggerChanges;
   readonly fire?: NewFire;
@@ -38,7 +36,6 @@ export interface EvaluationRecord {
 
 export type RecordOutcome = 'recorded' | 'stale' | 'slot_already_fired';
 
-/** What an outcome report writes on its fire. */
 export type OutcomeFields = Required<
   Pick<
     TriggerFire,
@@ -76,7 +73,6 @@ export class TriggerRepository {
     return this.em.fork().findOne(TriggerSchema, { orgId, idempotencyId });
   }
 
-  /** Enabled triggers of the org evaluated on a schedule (a query source). */
   countScheduled(orgId: string): Promise<number> {
     return this.em.fork().count(TriggerSchema, { orgId, nextEvaluationAt: { $ne: null } });
   }
@@ -96,7 +92,6 @@ export class TriggerRepository {
     return { triggers: page.items, nextCursor: page.nextCursor };
   }
 
-  /** Applies `changes` to the trigger of the org; null when it does not exist (any more). */
   async update(orgId: string, id: string, changes: TriggerChanges): Promise<Trigger | null> {
     const em = this.em.fork();
     const updated = await em.nativeUpdate(TriggerSchema, { id, orgId }, changes);
@@ -108,12 +103,8 @@ export class TriggerRepository {
     return (await this.em.fork().nativeDelete(TriggerSchema, { id, orgId })) === 1;
   }
 
-  /**
-   * Leases up to `limit` of the triggers whose evaluation is due longest, in one transaction: the select skips rows
-   * another replica is claiming (`for update skip locked` on PostgreSQL), and the update takes only rows whose lease
-   * is still free, so a trigger is never evaluated by two replicas at once. A lease its holder stopped renewing
-   * (the replica died) runs out and the trigger is claimed again.
-   */
+  // The select skips rows another replica is claiming and the update takes only free leases, so a trigger is never
+  // evaluated by two replicas at once.
   async claimDue(now: Date, limit: number, lease: Lease): Promise<Trigger[]> {
     return this.em.fork().transactional(async (em) => {
       const due = await em.find(TriggerSchema, claimable(now), {
@@ -179,12 +170,8 @@ export class TriggerRepository {
       );
   }
 
-  /**
-   * Ends `owner`'s evaluation of a trigger of `generation`: its new state, and the fire with its simulation run and
-   * outbox messages (`alsoWrite`), in one transaction: all of them commit, or none. Nothing is written when the trigger was deleted, redefined or its lease taken over (`stale`),
-   * or when its slot already has a fire (`slot_already_fired`): a slot fires at most once. On SQLite the evaluations
-   * that end together share one transaction (`sharedWrite`); one that fails is written again alone.
-   */
+  // All or nothing. Nothing is written when the trigger was deleted, redefined or its lease taken over (`stale`), or
+  // when its slot already fired (`slot_already_fired`).
   recordEvaluation(
     id: string,
     owner: string,
@@ -225,7 +212,6 @@ export class TriggerRepository {
     });
   }
 
-  /** A fire outside the schedule (a fire call): its own slot, recorded with its run and messages in one transaction. */
   async recordManualFire(
     orgId: string,
     triggerId: string,
@@ -250,7 +236,6 @@ export class TriggerRepository {
     });
   }
 
-  /** The fire a call with this Idempotency-Key operation recorded on the trigger, if any. */
   findFireByIdempotency(
     orgId: string,
     triggerId: string,
@@ -259,7 +244,6 @@ export class TriggerRepository {
     return this.em.fork().findOne(TriggerFireSchema, { orgId, triggerId, idempotencyId });
   }
 
-  /** Gives up `owner`'s lease without recording anything (the daemon is stopping mid-evaluation). */
   async releaseLease(id: string, owner: string): Promise<void> {
     await this.em
       .fork()
@@ -270,10 +254,7 @@ export class TriggerRepository {
     return this.em.fork().findOne(TriggerFireSchema, { id: fireId, triggerId, orgId });
   }
 
-  /**
-   * Writes the outcome of a fire once, with what `alsoWrite` records in the same transaction (its audit entry):
-   * false when one was already reported (or the fire is gone).
-   */
+  /** False when an outcome was already reported (or the fire is gone). */
   async recordOutcome(
     orgId: string,
     fireId: string,
@@ -292,10 +273,6 @@ export class TriggerRepository {
     });
   }
 
-  /**
-   * The trigger's most recent outcomes reported by one of `reporterRoles`, newest first, how many those are in all,
-   * and how many other outcomes it has (reported by other roles, or before reporters were recorded).
-   */
   async recentOutcomes(
     triggerId: string,
     limit: number,

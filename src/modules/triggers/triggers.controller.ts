@@ -49,7 +49,6 @@ export class TriggersController {
     return toTriggerResponse(await this.triggers.create(principal.orgId, body, operation));
   }
 
-  /** The trigger an earlier run of a retried creation made, as it is now. */
   async created(retry: IdempotentRetry): Promise<TriggerResponse | undefined> {
     const trigger = await this.triggers.createdBy(retry.principal.orgId, retry.operationId);
     return trigger ? toTriggerResponse(trigger) : undefined;
@@ -117,7 +116,6 @@ export class TriggersController {
     return toFireResponse(await this.triggers.fire(principal.orgId, id, body.current_value, operation));
   }
 
-  /** The fire an earlier run of a retried fire call made. */
   async fired(retry: IdempotentRetry): Promise<FireResponse | undefined> {
     const fire = await this.triggers.firedBy(retry.principal.orgId, retry.params.id, retry.operationId);
     return fire ? toFireResponse(fire) : undefined;

@@ -54,7 +54,6 @@ const Seconds = (min: number, max: number): PropertyDecorator =>
     Max(max, { message: `must be between ${min} and ${max}` }),
   );
 
-/** A field of a `query` source: required there, refused on a `push` source. */
 const QuerySourceField = (check: (value: unknown) => string | undefined): PropertyDecorator =>
   Rules(
     ValidateIf((source: ConditionSourceDto, value) => value !== undefined || source.kind === 'query'),
@@ -217,10 +216,7 @@ const isQuerySource = (trigger: CreateTriggerDto): boolean =>
   trigger.condition.source instanceof ConditionSourceDto &&
   trigger.condition.source.kind === 'query';
 
-/**
- * The eight optional fields a trigger is created and updated with, each rule stated once: the wire decorators'
- * metadata is read through the prototype chain, so both bodies below check them the same way.
- */
+/** The wire decorators' metadata is read through the prototype chain, so create and update check these the same way. */
 abstract class TriggerOptionsDto {
   @IfPresent()
   @Flag()
@@ -282,7 +278,6 @@ export class CreateTriggerDto extends TriggerOptionsDto {
   simulation!: SimulateRequest;
 }
 
-/** Every field optional; a new condition or simulation resets the trigger's state. */
 export class UpdateTriggerDto extends TriggerOptionsDto {
   @IfPresent()
   @TriggerName()
@@ -304,7 +299,6 @@ export class UpdateTriggerDto extends TriggerOptionsDto {
 
 export class TriggerListQuery extends CursorPageQuery {}
 
-/** A trigger as the API answers it: its definition plus the read-only evaluation state. */
 export class TriggerResponse {
   @ApiProperty({ example: 'trg_0mh3k2l1a09f3c2b7d4e5f6a7b' })
   id!: string;
@@ -395,7 +389,6 @@ export function toTriggerResponse(trigger: Trigger): TriggerResponse {
   };
 }
 
-/** The body of a fire or a dry-run evaluation: a value pushed by the caller (required for a push source). */
 export class FireTriggerDto {
   @IfPresent()
   @FiniteNumber()
@@ -503,7 +496,6 @@ function realizedVariablesProblem(variables: unknown): string | undefined {
   return bad ? `${bad[0].slice(0, 64)} must be a finite number` : undefined;
 }
 
-/** What happened after a fire: the value realized and, optionally, the realized values of the variables. */
 export class ReportOutcomeDto {
   @Required()
   @FiniteNumber()

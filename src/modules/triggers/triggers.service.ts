@@ -43,7 +43,6 @@ import {
 } from './triggers.dto';
 import { DEFAULT_EXECUTION_MAX_AGE_S } from './triggers.types';
 
-/** Triggers of an organization: their definitions and the state their evaluations leave. */
 @Injectable()
 export class TriggersService {
   constructor(
@@ -59,7 +58,6 @@ export class TriggersService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** `idempotencyId`: the Idempotency-Key operation, recorded on the trigger so that `createdBy` finds it. */
   async create(orgId: string, body: CreateTriggerDto, idempotencyId?: string): Promise<Trigger> {
     const condition = toStoredCondition(body.condition);
     await this.checkSource(orgId, condition);
@@ -98,8 +96,8 @@ export class TriggersService {
   }
 
   /**
-   * Scheduled evaluations run on the appliance's engine pool at the org's pace, not its callers': one organization
-   * keeps at most SERVICE_ORG_MAX_TRIGGERS of them active (0: no cap).
+   * Scheduled evaluations run on the appliance's engine pool, so one organization keeps at most
+   * SERVICE_ORG_MAX_TRIGGERS active.
    */
   private async assertScheduledRoom(orgId: string): Promise<void> {
     const cap = this.config.orgMaxTriggers;
@@ -114,7 +112,6 @@ export class TriggersService {
     return this.triggers.findByIdempotency(orgId, idempotencyId);
   }
 
-  /** The fire a fire call with this Idempotency-Key operation made, if any. */
   firedBy(orgId: string, id: string, idempotencyId: string): Promise<TriggerFire | null> {
     return this.triggers.findFireByIdempotency(orgId, id, idempotencyId);
   }
@@ -183,9 +180,7 @@ export class TriggersService {
   }
 
   /**
-   * A fire call: its own slot, never deduplicated against the schedule (a retry with the same Idempotency-Key is
-   * the same fire: `idempotencyId` is recorded on it for `firedBy`). for_s, the cooldown and the keep-firing window
-   * do not apply: a condition that holds fires.
+   * Its own slot, never deduplicated against the schedule; for_s, the cooldown and the keep-firing window do not apply.
    */
   async fire(
     orgId: string,
@@ -217,7 +212,6 @@ export class TriggersService {
     return fire;
   }
 
-  /** A dry run: reads the value and says whether the trigger would fire; runs no simulation and sends nothing. */
   async evaluate(orgId: string, id: string, pushed: number | undefined): Promise<EvaluationResponse> {
     const trigger = await this.get(orgId, id);
     const condition = parseCondition(trigger.condition);
@@ -258,10 +252,7 @@ export class TriggersService {
     };
   }
 
-  /**
-   * The outcome of a fire, reported once, scored against the band the fire predicted and judged when it can be.
-   * The reporter and its role are kept (calibration counts only the roles the execution policy names) and audited.
-   */
+  /** Calibration counts only the roles the execution policy names, so the reporter's role is kept. */
   async reportOutcome(
     reporter: Principal,
     id: string,
@@ -332,7 +323,6 @@ export class TriggersService {
     return { ...fire, ...outcome };
   }
 
-  /** The trigger's calibration under the org's current execution policy. */
   async calibration(orgId: string, id: string): Promise<CalibrationResponse> {
     await this.get(orgId, id);
     const { calibration, policy } = await this.firing.calibrationUnderPolicy(orgId, id);
@@ -362,7 +352,6 @@ export class TriggersService {
     if (!(await this.triggers.delete(orgId, id))) throw new AppError('not_found', 'No trigger with this id.');
   }
 
-  /** A query source must run now: its dataset visible to the org, its query valid, its value column present. */
   private async checkSource(orgId: string, condition: StoredCondition): Promise<void> {
     const { source } = condition;
     if (source.kind !== 'query') return;
@@ -392,12 +381,10 @@ function currentValueRequired(): AppError {
   return AppError.validation([{ field: 'current_value', problem: 'is required for a push source' }]);
 }
 
-/** A push source is evaluated by fire calls only: its schedule is accepted and unused. */
 function scheduledInterval(condition: StoredCondition, schedule: StoredSchedule | null): number | null {
   return condition.source.kind === 'query' ? (schedule?.interval_s ?? null) : null;
 }
 
-/** The state of a trigger that starts (again) from nothing: created, enabled, or given a new definition. */
 function restartedState(
   enabled: boolean,
   intervalS: number | null,

@@ -1,4 +1,3 @@
-/** How the condition compares the current value with the threshold. */
 export const OPERATORS = ['gt', 'gte', 'lt', 'lte', 'eq', 'ne'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
@@ -25,7 +24,6 @@ export const TRIGGER_STATES = [
 ] as const;
 export type TriggerState = (typeof TRIGGER_STATES)[number];
 
-/** Why a fire did or did not queue a `decision.execute`. */
 export const EXECUTION_STATUSES = [
   'dispatched',
   'not_requested',
