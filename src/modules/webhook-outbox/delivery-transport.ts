@@ -1,4 +1,3 @@
-/** One signed POST of a stored message; how it is signed and which way out it takes is the transport's business. */
 export interface OutgoingMessage {
   readonly orgId: string;
   readonly url: string;

@@ -3,7 +3,6 @@ import { APP_CONFIG, AppConfig } from '../../common/config';
 import { WebhookSender } from '../webhooks/webhook-sender.service';
 import { DeliveryTransport, OutgoingMessage, SendOutcome } from './delivery-transport';
 
-/** Sends outbox messages with the shared signed sender, so every webhook is signed and guarded the same way. */
 @Injectable()
 export class SenderTransport implements DeliveryTransport {
   constructor(

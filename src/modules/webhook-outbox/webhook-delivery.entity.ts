@@ -13,19 +13,16 @@ export interface WebhookDelivery {
   event: string;
   url: string;
   jobId?: string | null;
-  /** The trigger fire the message reports, for the fire's delivery log. */
   fireId?: string | null;
   /** After this the message is never sent (status `expired`); null: no deadline. */
   expiresAt?: Date | null;
   /** Standard Webhooks `webhook-id`: the same on every attempt, so receivers can deduplicate. */
   webhookId: string;
-  /** The exact body bytes (JSON) sent on every attempt. */
   body: string;
   status: DeliveryStatus;
   attemptCount: number;
   nextAttemptAt?: Date | null;
   leaseUntil?: Date | null;
-  /** The replica holding the lease (`WorkLeases.owner`). */
   leaseOwner?: string | null;
   createdAt: Date;
   deliveredAt?: Date | null;

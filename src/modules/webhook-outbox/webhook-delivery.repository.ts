@@ -18,7 +18,6 @@ export interface NewDelivery {
   readonly url: string;
   readonly jobId?: string;
   readonly fireId?: string;
-  /** A message not sent by then never is (status `expired`). */
   readonly expiresAt?: Date;
   readonly body: Record<string, unknown>;
 }
@@ -67,15 +66,11 @@ function newRow(delivery: NewDelivery, now: Date): WebhookDelivery {
 }
 
 const DUE = "status = 'pending' and next_attempt_at <= ? and (lease_until is null or lease_until < ?)";
-/** Attempts in flight on any replica: due when claimed, and leased now. */
 const IN_FLIGHT = "status = 'pending' and next_attempt_at <= ? and lease_until >= ?";
 
-/**
- * Organizations take turns: each one's oldest due delivery comes before anyone's second, counting the attempts an
- * organization already has in flight as turns taken. A destination (URL) or an organization at its cap of attempts
- * in flight gets nothing more, so a receiver that hangs, or one tenant's flood, cannot hold every slot. The ranking
- * sits in a subquery because PostgreSQL refuses `for update` beside window functions.
- */
+// Organizations take turns, and a destination or organization at its cap of attempts in flight gets nothing more, so
+// one hanging receiver or one tenant's flood cannot hold every slot. PostgreSQL refuses `for update` beside window
+// functions, hence the subquery.
 const FAIR_PICK = `select id from webhook_deliveries where id in (select r.id from (
     select id, org_id, url, next_attempt_at,
       row_number() over (partition by org_id order by next_attempt_at, id) as org_turn,
@@ -90,7 +85,6 @@ const FAIR_PICK = `select id from webhook_deliveries where id in (select r.id fr
   order by r.org_turn + coalesce(busy_org.n, 0), r.next_attempt_at, r.id
   limit ?)`;
 
-/** Due and not held: never leased, or its lease ran out (the replica that held it died or stalled). */
 const DELIVERY_CLAIM = {
   schema: WebhookDeliverySchema,
   table: 'webhook_deliveries',
@@ -112,7 +106,6 @@ const DELIVERY_CLAIM = {
     (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0) || (a.id < b.id ? -1 : 1),
 };
 
-/** Attempts in flight at most, per destination URL and per organization. */
 export interface DeliveryCaps {
   readonly perDestination?: number;
   readonly perOrg?: number;
@@ -129,10 +122,7 @@ export class WebhookDeliveryRepository {
     this.claimDeliveries = new PreparedClaim(em, DELIVERY_CLAIM);
   }
 
-  /**
-   * Written in the caller's transaction (a job's finish, a trigger's fire), in one insert: the messages exist iff
-   * what caused them committed.
-   */
+  // The messages exist iff the caller's transaction commits.
   insertAll(tx: Transaction, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
     return tx.insertAll(
       WebhookDeliverySchema,
@@ -140,11 +130,7 @@ export class WebhookDeliveryRepository {
     );
   }
 
-  /**
-   * Leases up to `limit` due deliveries, organizations in turn and each one's oldest first, in one prepared statement
-   * (`PreparedClaim`): one delivery is never held by two replicas. No destination or organization goes past its cap
-   * of attempts in flight, counted across replicas.
-   */
+  // One prepared statement (`PreparedClaim`): a delivery is never held by two replicas.
   claimDue(now: Date, limit: number, lease: Lease, caps: DeliveryCaps = {}): Promise<WebhookDelivery[]> {
     return this.claimDeliveries.take(
       now,
@@ -155,10 +141,7 @@ export class WebhookDeliveryRepository {
     );
   }
 
-  /**
-   * Extends the leases `lease.owner` still holds — only on `ids` when given, the deliveries it is really attempting;
-   * one taken over by another replica meanwhile is not touched.
-   */
+  // Only `ids` when given: the deliveries this replica is really attempting.
   async renewLeases(lease: Lease, ids?: readonly string[]): Promise<number> {
     return this.em.fork().nativeUpdate(
       WebhookDeliverySchema,
@@ -172,7 +155,7 @@ export class WebhookDeliveryRepository {
     );
   }
 
-  /** Gives a claimed delivery back untouched (no attempt made), so the next claim takes it without waiting out the lease. */
+  /** So the next claim takes it without waiting out the lease. */
   async releaseLease(id: string, owner: string): Promise<void> {
     await this.em
       .fork()
@@ -183,11 +166,7 @@ export class WebhookDeliveryRepository {
       );
   }
 
-  /**
-   * Records one attempt and the delivery's next state in one transaction, and frees the lease; only while `owner`
-   * still holds it. False when the lease was lost (the attempt outlived it and another replica took the delivery
-   * over): that replica's attempt is the one recorded. Records that arrive together share one transaction.
-   */
+  /** False when the lease was lost: the other replica's attempt is the one recorded. */
   recordAttempt(
     id: string,
     owner: string,
@@ -197,7 +176,6 @@ export class WebhookDeliveryRepository {
     return this.attempts.submit({ id, owner, attempt, next });
   }
 
-  /** One statement updates the batch's deliveries, one inserts their attempts. */
   private recordAll(batch: readonly AttemptOutcome[]): Promise<boolean[]> {
     return sharedWrite(this.em, async (em) => {
       const recorded = new Set<string>();
@@ -276,10 +254,7 @@ export class WebhookDeliveryRepository {
     return byDelivery;
   }
 
-  /**
-   * Puts a finished delivery back in the queue (same webhook-id and body); false when it is still pending. One
-   * whose deadline has passed is marked `expired` instead: a redelivery never sends a message past its deadline.
-   */
+  /** A redelivery never sends a message past its deadline: it is marked `expired` instead. */
   async requeue(orgId: string, id: string, now: Date): Promise<boolean> {
     const em = this.em.fork();
     const finished = { id, orgId, status: { $ne: 'pending' as const } };
@@ -297,7 +272,6 @@ export class WebhookDeliveryRepository {
     return updated === 1;
   }
 
-  /** Ends a claimed delivery whose deadline passed before it could be sent; only while `owner` holds it. */
   async markExpired(id: string, owner: string): Promise<boolean> {
     const updated = await this.em
       .fork()

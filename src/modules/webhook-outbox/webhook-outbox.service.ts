@@ -23,16 +23,10 @@ export interface DeliveryView {
   readonly attempts: readonly WebhookAttempt[];
 }
 
-/**
- * The transactional outbox of outbound webhooks: messages are written with the state change that causes them and
- * delivered here with retries. A 2xx is recorded before anything else happens to the message, so an acknowledged
- * message is never sent again; a crash before that record means one more (identical, same webhook-id) delivery.
- * Due messages are claimed in batches under leases renewed while their attempts run, so replicas sharing the
- * database never send one message at the same time, and a dead replica's messages are sent once its leases run out.
- */
+// A 2xx is recorded before anything else happens to the message, so an acknowledged message is never sent again; a
+// crash before that record means one more identical delivery. Leases keep replicas from sending one message at once.
 @Injectable()
 export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicationShutdown {
-  /** The attempts in flight, by delivery id. */
   private readonly active = new Map<string, Promise<void>>();
   private readonly loop: BackgroundLoop;
   private readonly renewal: BackgroundLoop;
@@ -64,7 +58,6 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     });
   }
 
-  /** Queues messages in the caller's transaction, in one insert: they exist iff that transaction commits. */
   enqueueAll(tx: Transaction, deliveries: readonly NewDelivery[]): Promise<void> {
     return this.deliveries.insertAll(tx, deliveries, new Date());
   }
@@ -80,7 +73,6 @@ export class WebhookOutboxService implements OnApplicationBootstrap, OnApplicati
     await this.renewal.stop();
   }
 
-  /** New messages were queued: claimed a few milliseconds later, with whatever else is queued by then. */
   wake(): void {
     this.loop.wakeSoon(CLAIM_LINGER_MS);
   }
