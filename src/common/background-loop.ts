@@ -1,18 +1,10 @@
 import { doublingDelayMs } from './backoff';
 import { isStoreUnavailable } from './errors';
 
-/** The longest a loop waits between runs while the database is unreachable. */
 const MAX_STORE_BACKOFF_MS = 10_000;
 
-/**
- * Runs one task now and every `intervalMs`, never two at once: a wake that arrives while the task runs is
- * remembered and runs the task once more after it (however many wakes arrived), so nothing signalled is missed
- * and nothing piles up. `stop()` cancels the timer and waits for the run in flight.
- *
- * While runs fail because the database is unreachable, the timer backs off (the interval doubled per failure, up to
- * 10 s, never shorter than the interval) so an outage is not a log line per loop per tick; an explicit `wake()` —
- * new work, written to the database that is therefore back — still runs at once.
- */
+// A wake during a run runs the task once more after it, however many arrived. While the database is unreachable the
+// timer backs off (doubling, up to 10 s) so an outage is not a log line per tick; an explicit wake still runs at once.
 export class BackgroundLoop {
   private timer?: NodeJS.Timeout;
   private soon?: NodeJS.Timeout;
@@ -48,10 +40,7 @@ export class BackgroundLoop {
     this.inFlight = this.runWhileWoken();
   }
 
-  /**
-   * Wakes after `delayMs`, once however many calls arrive meanwhile: work signalled in a burst (jobs submitted, jobs
-   * finished) is then claimed in one batch rather than one claim each.
-   */
+  /** Once however many calls arrive meanwhile, so a burst is claimed in one batch. */
   wakeSoon(delayMs: number): void {
     if (this.soon || this.stopped) return;
     this.soon = setTimeout(() => {

@@ -1,11 +1,10 @@
-/** Thrown by `BoundedWorkQueue.run` when every slot is busy and the queue is full. */
 export class WorkQueueFullError extends Error {
   constructor() {
     super('the work queue is full');
   }
 }
 
-/** Runs at most `concurrency` tasks at once, in arrival order; at most `queueLimit` wait, beyond that a task is refused. */
+/** At most `concurrency` tasks run at once, in arrival order; beyond `queueLimit` waiting, a task is refused. */
 export class BoundedWorkQueue {
   private active = 0;
   private readonly waiting: (() => void)[] = [];

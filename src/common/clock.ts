@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-/** The wall clock, injected so that tests can move time instead of waiting for it. */
+// Injected so that tests can move time instead of waiting for it.
 @Injectable()
 export class Clock {
   now(): Date {
@@ -11,11 +11,8 @@ export class Clock {
 /** A step back smaller than this is not told apart from scheduling jitter; NTP slews such small errors anyway. */
 const STEP_TOLERANCE_MS = 2000;
 
-/**
- * Notices the wall clock stepping back (an operator or NTP setting it), by comparing how far it moved with how far
- * the monotonic clock did since the last look. Schedules stored as wall-clock times (a trigger's next slot, a
- * lease's end) then lie further ahead than they can, and would stall until the clock catches up with them.
- */
+// Schedules stored as wall-clock times (a trigger's next slot, a lease's end) would stall after a step back until the
+// clock caught up.
 export class ClockStepWatch {
   private lastWallMs: number;
   private lastMonotonicMs: number;
@@ -28,7 +25,6 @@ export class ClockStepWatch {
     this.lastMonotonicMs = this.monotonicMs();
   }
 
-  /** Whether the wall clock stepped back since the last call (or since construction). */
   steppedBack(): boolean {
     const wallMs = this.clock.now().getTime();
     const monotonicMs = this.monotonicMs();

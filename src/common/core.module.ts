@@ -4,7 +4,6 @@ import { APP_CONFIG, AppConfig } from './config';
 import { APP_LOGGER, AppLogger } from './logging';
 import { TlsCertificates } from './tls';
 
-/** Makes the validated config, the logger, the clock and the served TLS certificate injectable everywhere. */
 @Global()
 @Module({})
 export class CoreModule {

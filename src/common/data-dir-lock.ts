@@ -2,17 +2,10 @@ import { statSync } from 'node:fs';
 import { createConnection, createServer, Server } from 'node:net';
 import { StartupError } from './errors';
 
-/** How long a starting daemon waits for the holder of the lock to tell its PID. */
 const HOLDER_ANSWER_TIMEOUT_MS = 2000;
 
-/**
- * Holds the data dir for this daemon alone: a second daemon on it would share the SQLite file, the engine's sockets
- * and the scratch area in run/, and remove them when it stops. The lock is a listening socket in Linux's abstract
- * namespace named after the directory's device and inode (every path to the directory names the same lock): the
- * kernel hands it to one process at a time and frees it when that process ends, SIGKILL included, so a crashed
- * daemon never leaves a stale lock behind. The holder answers each connection with its PID, which the refused
- * daemon names. Offline tools (provision, rekey, the MCP stdio relay) do not take it.
- */
+// A socket in Linux's abstract namespace named after the dir's device and inode: the kernel frees it when the holder
+// ends, SIGKILL included, so a crash never leaves a stale lock. Offline tools do not take it.
 export async function lockDataDir(dataDir: string): Promise<void> {
   if (process.platform !== 'linux') return;
   const address = lockAddressOf(dataDir);
@@ -47,7 +40,6 @@ function listen(server: Server, address: string): Promise<void> {
   });
 }
 
-/** The PID the holder answers, or undefined when it does not answer in time. */
 function pidOfHolder(address: string): Promise<number | undefined> {
   return new Promise((resolve) => {
     let answer = '';

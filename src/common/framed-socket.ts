@@ -22,12 +22,8 @@ interface Waiter {
   timer?: NodeJS.Timeout;
 }
 
-/**
- * The client side of a native helper's Unix socket (engine workers, runtime library; frames as in framing.ts).
- * Those protocols answer each connection's requests in order, so replies are matched to waiters first in, first
- * out; a frame nobody waits for (a worker's hello) is kept for the next `next()`. A timeout rejects only its waiter:
- * what the late reply means for the connection is the caller's decision.
- */
+// The helpers answer each connection's requests in order, so replies go to waiters first in, first out. A timeout
+// rejects only its waiter.
 export class FramedSocket {
   private readonly decoder = new FrameDecoder();
   private readonly inbox: unknown[] = [];
@@ -42,7 +38,6 @@ export class FramedSocket {
     socket.on('close', () => this.shut(new FramedSocketClosedError('end of stream')));
   }
 
-  /** Connects once; rejects with the socket's own error (ENOENT, ECONNREFUSED, ... in `code`). */
   static connect(path: string): Promise<FramedSocket> {
     return new Promise((resolve, reject) => {
       const socket = connect({ path });
@@ -77,7 +72,6 @@ export class FramedSocket {
     this.socket.write(encodeFrame(message));
   }
 
-  /** The next frame, or a rejection with FrameTimeoutError or FramedSocketClosedError. */
   next(timeoutMs: number): Promise<unknown> {
     if (this.inbox.length > 0) return Promise.resolve(this.inbox.shift());
     if (this.closedWith) return Promise.reject(this.closedWith);
@@ -101,7 +95,6 @@ export class FramedSocket {
     return this.next(timeoutMs);
   }
 
-  /** Ends the stream once written data is flushed (the helper sees EOF). */
   close(): void {
     this.socket.end();
     this.socket.destroySoon();

@@ -1,7 +1,4 @@
-/**
- * Frames of the native helpers' socket protocols (engine workers, runtime library): a 4-byte big-endian payload
- * length, then that many bytes of UTF-8 JSON.
- */
+// A 4-byte big-endian payload length, then that many bytes of UTF-8 JSON.
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 export class FrameTooLargeError extends Error {
@@ -20,7 +17,6 @@ export function encodeFrame(message: unknown): Buffer {
   return frame;
 }
 
-/** Incremental decoder: feed socket chunks, get back every complete frame's parsed JSON. */
 export class FrameDecoder {
   private buffer: Buffer = Buffer.alloc(0);
 

@@ -4,18 +4,12 @@ interface Pending<T, R> {
   readonly reject: (error: unknown) => void;
 }
 
-/**
- * Writes that arrive while one batch is being written are written together as the next batch: one transaction (and
- * one trip through the single SQLite connection) for many callers instead of one each. Each caller's promise settles
- * with its own item's result once its batch has committed, so a caller still never goes on before its write is
- * durable. A failed batch (rolled back whole) is written again item by item, so one bad write fails only its own
- * caller. At most one batch is in flight, so batches stay in arrival order.
- */
+// One transaction for many callers; each caller's promise settles once its batch committed. A failed batch is written
+// again item by item, so one bad write fails only its own caller.
 export class GroupCommit<T, R> {
   private pending: Pending<T, R>[] = [];
   private inFlight?: Promise<void>;
 
-  /** `write` gets the batch in arrival order and returns one result per item, in the same order. */
   constructor(
     private readonly write: (items: readonly T[]) => Promise<readonly R[]>,
     private readonly maxBatch = 256,

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 
-/**
- * Time-ordered ids (`job_…`, `trg_…`, `dlv_…`): the creation time in base 36, then 64 random bits. The id alone
- * pages a list in creation order without ties.
- */
+/** The creation time in base 36, then 64 random bits: the id alone pages a list in creation order without ties. */
 export function timeOrderedId(prefix: string, now: number): string {
   return `${prefix}_${now.toString(36).padStart(10, '0')}${randomUUID().replace(/-/g, '').slice(0, 16)}`;
 }
 
-/** Whether `value` has the shape of a `timeOrderedId(prefix, …)`. */
 export function isTimeOrderedId(prefix: string, value: string): boolean {
   return (
     value.length === prefix.length + 27 && new RegExp(`^${prefix}_[0-9a-z]{10}[0-9a-f]{16}$`).test(value)

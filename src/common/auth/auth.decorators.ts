@@ -9,20 +9,14 @@ export const REQUIRED_ROLE = 'access:role';
 export const REQUIRED_ENTITLEMENT = 'licensing:entitlement';
 export const OPERATOR_ADMIN_ONLY = 'access:operator-admin';
 
-/** Opts a route out of the deny-by-default guard. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);
 
-/** Minimum role for a route (viewer < member < admin < owner). */
 export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
 
-/**
- * Appliance-wide routes: the admin role (403 insufficient_role below it) in the operator organization (403 forbidden,
- * with `message`, in any other).
- */
+/** 403 insufficient_role below admin; 403 forbidden with `message` outside the operator organization. */
 export const RequireOperatorAdmin = (message: string): MethodDecorator & ClassDecorator =>
   applyDecorators(SetMetadata(REQUIRED_ROLE, 'admin'), SetMetadata(OPERATOR_ADMIN_ONLY, message));
 
-/** The license entitlement a route (or controller) needs; without it the answer is 403 not_entitled. */
 export const RequireEntitlement = (entitlement: Entitlement): MethodDecorator & ClassDecorator =>
   SetMetadata(REQUIRED_ENTITLEMENT, entitlement);
 
@@ -33,7 +27,6 @@ export function principalOf(request: RequestWithPrincipal): Principal {
   return request.principal;
 }
 
-/** The resolved caller of a protected route. */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal =>
   principalOf(context.switchToHttp().getRequest<RequestWithPrincipal>()),
 );

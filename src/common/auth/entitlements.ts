@@ -16,7 +16,6 @@ export function isEntitlement(value: string): value is Entitlement {
   return (ENTITLEMENTS as readonly string[]).includes(value);
 }
 
-/** What the rest of the daemon asks of the license; the licensing service implements it. */
 export interface EntitlementSource {
   hasEntitlement(entitlement: Entitlement): boolean;
 }

@@ -5,7 +5,6 @@ export function roleRank(role: Role): number {
   return ROLES.indexOf(role);
 }
 
-/** Who is calling: resolved from an API key or a session token on every protected request. */
 export interface Principal {
   readonly auth: 'api_key' | 'session';
   readonly orgId: string;
@@ -19,7 +18,6 @@ export interface Principal {
   readonly deviceId?: string;
 }
 
-/** What a credential check may read of the request: the caller's address and headers. */
 export interface RequestFacts {
   readonly ip: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;

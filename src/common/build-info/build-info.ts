@@ -2,10 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The file `npm run package` writes into the application directory: what ties a running build to its source. */
 export const BUILD_INFO_FILE = 'build-info.json';
 
-/** build-info.json as written by the packaging (snake_case: it is read by auditors too). */
+// snake_case: auditors read it too.
 export interface BuildInfoFile {
   readonly package: string;
   readonly package_version: string;
@@ -18,7 +17,6 @@ export interface BuildInfoFile {
 export interface BuildInfo {
   /** `package`: an installed .deb; `development`: a checkout, which has no package version and no SBOM. */
   readonly kind: 'package' | 'development';
-  /** The Debian version (`0.1.0-1`), or `development`. */
   readonly packageVersion: string;
   /** The commit the package was built from; in a checkout its HEAD (uncommitted changes not included), or null. */
   readonly sourceCommit: string | null;
@@ -26,7 +24,6 @@ export interface BuildInfo {
   readonly sbomSha256: string | null;
 }
 
-/** Reads `<appRoot>/build-info.json`; without it, this is a development checkout, described by its git HEAD. */
 export function readBuildInfo(appRoot: string): BuildInfo {
   const file = join(appRoot, BUILD_INFO_FILE);
   if (existsSync(file)) {
@@ -54,7 +51,6 @@ function gitHead(dir: string): string | null {
   return /^[0-9a-f]{40,64}$/.test(commit) ? commit : null;
 }
 
-/** The lines `decisiond --version` and `decisionctl version` print about the build. */
 export function describeBuild(info: BuildInfo): string[] {
   if (info.kind === 'development') {
     return [

@@ -4,10 +4,6 @@ import { PasswordHasher } from './password-hasher';
 import { SecretVault } from './secret-vault';
 import { ServerSecrets } from './server-secrets';
 
-/**
- * Makes the SecretVault (AES-256-GCM for secrets at rest), the daemon's own ServerSecrets and the bounded
- * PasswordHasher injectable everywhere.
- */
 @Global()
 @Module({
   providers: [

@@ -2,16 +2,12 @@ import { KeyObject, sign, verify } from 'node:crypto';
 
 const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
-/** A compact JWS (JWT) signed with Ed25519 (`alg: EdDSA`), naming the signing key by `kid`. */
 export function signEd25519Jws(claims: object, privateKey: KeyObject, kid: string): string {
   const input = `${b64({ alg: 'EdDSA', typ: 'JWT', kid })}.${b64(claims)}`;
   return `${input}.${sign(null, Buffer.from(input, 'ascii'), privateKey).toString('base64url')}`;
 }
 
-/**
- * The claims of a token signed by `publicKey` under `kid` whose `exp` (seconds) is still ahead; undefined for a bad
- * signature, another algorithm or key id, a malformed token or an expired one.
- */
+/** Undefined for a bad signature, another algorithm or key id, a malformed token or an expired one. */
 export function verifyEd25519Jws<T extends { exp: number }>(
   token: string,
   publicKey: KeyObject,

@@ -12,7 +12,6 @@ import { dirname } from 'node:path';
 export interface Ed25519Key {
   readonly privateKey: KeyObject;
   readonly publicKey: KeyObject;
-  /** keyIdOf(publicKey). */
   readonly kid: string;
 }
 
@@ -24,7 +23,6 @@ export function keyIdOf(publicKey: KeyObject): string {
     .slice(0, 16);
 }
 
-/** Reads a PKCS#8 PEM private key; throws with the file's name when it is not Ed25519. */
 export function readEd25519PrivateKey(file: string): KeyObject {
   const privateKey = createPrivateKey(readFileSync(file));
   if (privateKey.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 private key`);
@@ -36,11 +34,8 @@ function isAlreadyThere(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EEXIST';
 }
 
-/**
- * Puts a new key at `file` unless one is there. The key is written whole to a private temporary file and then
- * hard-linked into place: the link either creates `file` complete or fails with EEXIST, so a process racing this
- * one never reads a half-written key, and whichever link lands first is the key every process uses.
- */
+// Written to a temporary file and hard-linked into place: the link creates `file` complete or fails with EEXIST, so a
+// racing process never reads a half-written key and the first link wins.
 function createIfAbsent(file: string): boolean {
   const { privateKey } = generateKeyPairSync('ed25519');
   const staging = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -56,10 +51,7 @@ function createIfAbsent(file: string): boolean {
   }
 }
 
-/**
- * The appliance's Ed25519 key in `file` (PKCS#8 PEM, mode 0600), created on first use with its directory (0700).
- * `created` tells whether this call made it.
- */
+/** Created on first use (0600, directory 0700). */
 export function loadOrCreateEd25519Key(file: string): Ed25519Key & { readonly created: boolean } {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const created = !existsSync(file) && createIfAbsent(file);

@@ -1,6 +1,5 @@
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 
-/** Claims of the tokens this daemon signs; times in seconds since the epoch. */
 export interface JwtClaims {
   readonly [claim: string]: unknown;
   readonly iat: number;
@@ -13,10 +12,9 @@ export type JwtFailure =
 export type JwtVerification = { ok: true; claims: JwtClaims } | { ok: false; reason: JwtFailure };
 
 const ALGORITHM = 'HS256';
-/** Clock skew tolerated on `iat`. */
 const LEEWAY_S = 60;
 
-/** jose's error codes, by what they mean for a session token; compared by code since jest loads jose in another realm. */
+// Compared by code: jest loads jose in another realm.
 const FAILURE_BY_CODE: Readonly<Record<string, JwtFailure>> = {
   [errors.JWSSignatureVerificationFailed.code]: 'bad_signature',
   [errors.JOSEAlgNotAllowed.code]: 'unsupported_algorithm',

@@ -7,12 +7,8 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from './password';
 /** A full queue drains in about this long at the default sizes; the refused client is told to wait as much. */
 const RETRY_AFTER_MS = 1000;
 
-/**
- * Every scrypt derivation of the daemon goes through here. scrypt runs on libuv's thread pool, which the SQLite
- * driver and file I/O share: unbounded, a burst of logins would queue every store query behind the hashes. So only
- * `SERVICE_PASSWORD_HASH_CONCURRENCY` derivations run at once, at most `SERVICE_PASSWORD_HASH_QUEUE` wait, and
- * beyond that the request is refused with 429 and Retry-After.
- */
+// scrypt runs on libuv's thread pool, which the SQLite driver and file I/O share: unbounded, a burst of logins would
+// queue every store query behind the hashes.
 @Injectable()
 export class PasswordHasher {
   private readonly queue: BoundedWorkQueue;

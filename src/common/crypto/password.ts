@@ -1,9 +1,6 @@
 import { randomBytes, scrypt, ScryptOptions, timingSafeEqual } from 'node:crypto';
 
-/**
- * scrypt parameters for new hashes. The parameters travel with each hash (`scrypt$N$r$p$salt$hash`), so they can be
- * raised later without invalidating stored passwords.
- */
+// The parameters travel with each hash, so they can be raised without invalidating stored passwords.
 const DEFAULT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_LENGTH = 32;
 const SALT_BYTES = 16;
@@ -28,7 +25,6 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-/** False for a wrong password or a malformed stored hash; never throws on bad input. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;

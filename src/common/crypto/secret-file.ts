@@ -7,10 +7,7 @@ function isErrnoException(error: unknown): error is NodeJS.ErrnoException {
   return typeof error === 'object' && error !== null && 'code' in error;
 }
 
-/**
- * Reads a secret from `path`, creating it (random bytes, base64, mode 0600) on first use. Creation uses an exclusive
- * open, so two processes starting together (the daemon and the provisioning CLI) agree on one value.
- */
+/** Created with an exclusive open, so two processes starting together agree on one value. */
 export function loadOrCreateSecretFile(path: string, bytes = 32): Buffer {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   try {

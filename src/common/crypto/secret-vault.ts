@@ -10,7 +10,6 @@ export const DATA_KEY_FILE = 'data-key.b64';
 export interface SecretVaultKeys {
   /** SERVICE_CONFIG_ENCRYPTION_KEY, when configured; new secrets are sealed with it. */
   readonly configured?: Buffer;
-  /** The key directory; holds the generated data key used when no key is configured. */
   readonly keysDir: string;
 }
 
@@ -21,11 +20,8 @@ export function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 
-/**
- * AES-256-GCM for secrets at rest. A sealed value reads `sv1:<key id>:<base64 of iv | tag | ciphertext>`, so a value
- * sealed under the generated file key stays readable after SERVICE_CONFIG_ENCRYPTION_KEY is configured (new values
- * then use the configured key). `aad` binds a value to its row and column, so ciphertexts cannot be swapped.
- */
+// A sealed value names its key (`sv1:<key id>:…`), so values sealed under the generated key stay readable after
+// SERVICE_CONFIG_ENCRYPTION_KEY is configured. `aad` binds a value to its row and column.
 export class SecretVault {
   private readonly keys = new Map<string, Buffer>();
   private readonly sealing: Buffer;
@@ -71,7 +67,6 @@ export class SecretVault {
     }
   }
 
-  /** Reads the generated data key, creating it (0600) when it is needed and missing. */
   private fileKey(create: boolean): Buffer | undefined {
     const file = join(this.source.keysDir, DATA_KEY_FILE);
     if (existsSync(file)) {

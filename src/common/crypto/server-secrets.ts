@@ -9,11 +9,7 @@ function secretFrom(configured: string | undefined, file: string): Buffer {
   return loadOrCreateSecretFile(file);
 }
 
-/**
- * The daemon's own secrets, kept outside the database: the session-token signing key and the API-key hashing key.
- * Both come from the environment when set (SERVICE_JWT_SECRET, SERVICE_API_KEY_PEPPER), else from
- * `<data dir>/keys/*.key`, generated with mode 0600 on first start.
- */
+// Kept outside the database: from the environment when set, else generated in `<data dir>/keys/` (0600).
 @Injectable()
 export class ServerSecrets {
   readonly jwtKey: Buffer;
@@ -24,7 +20,6 @@ export class ServerSecrets {
     this.apiKeyPepper = secretFrom(config.apiKeyPepper, join(config.keysDir, 'api-key-pepper.key'));
   }
 
-  /** Any other named secret the daemon keeps for itself (32 random bytes, created on first use). */
   named(name: string): Buffer {
     if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`Invalid secret name "${name}".`);
     return loadOrCreateSecretFile(join(this.config.keysDir, `${name}.key`));

@@ -1,6 +1,5 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** A random URL-safe token (base64url, no padding): 32 bytes give 43 characters. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }

@@ -14,7 +14,6 @@ export class AppError extends Error {
     message?: string,
     readonly details?: readonly ErrorDetail[],
     readonly headers?: Readonly<Record<string, string>>,
-    /** Extra members of the error object, e.g. `engine_mode` on engine errors. */
     readonly fields?: Readonly<Record<string, string>>,
   ) {
     super(message ?? ERROR_CATALOGUE[code].message);
@@ -22,7 +21,6 @@ export class AppError extends Error {
     this.status = ERROR_CATALOGUE[code].status;
   }
 
-  /** A refusal the caller may retry: `Retry-After` in whole seconds, at least 1, for a wait of `waitMs`. */
   static retryLater(code: ErrorCode, waitMs: number, message?: string): AppError {
     return new AppError(code, message, undefined, { 'retry-after': String(retryAfterSeconds(waitMs)) });
   }

@@ -1,4 +1,3 @@
-/** Stops the daemon at start: main logs `event` and exits non-zero (bad license, bad egress rule, engine required). */
 export class StartupError extends Error {
   constructor(
     readonly event: string,

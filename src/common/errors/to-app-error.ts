@@ -22,7 +22,6 @@ const FASTIFY_CODES: Readonly<Record<string, () => AppError>> = {
     new AppError('malformed_request', 'The request URL is not valid (bad percent-encoding).'),
 };
 
-/** Maps anything thrown (our errors, Nest's, Fastify's, the JSON parser's) to an AppError. Unknown → internal_error. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const framework = (error ?? {}) as FrameworkError;

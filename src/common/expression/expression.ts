@@ -32,7 +32,6 @@ export type Expression =
       readonly position: number;
     };
 
-/** A parse or evaluation failure; `position` is where the problem starts. */
 export class ExpressionError extends Error {
   constructor(
     readonly problem: string,
@@ -315,12 +314,10 @@ function codePointIndex(text: string, utf16Offset: number): number {
   return count;
 }
 
-/** Parses `text`; every name must be known (a variable, a column). Throws ExpressionError with the position. */
 export function parseExpression(text: string, knownNames: KnownNames): Expression {
   return new Parser(text, knownNames).parse();
 }
 
-/** The distinct names an expression reads, in order of first appearance. */
 export function referencedNames(expression: Expression): string[] {
   const seen = new Set<string>();
   const visit = (e: Expression): void => {

@@ -5,10 +5,7 @@ import { parseJsonBody } from './json-body';
 import { exceedsJsonDepth } from './json-depth';
 import { jsonHasNulEscape, nulInBodyError, nulInUrlError, urlHasNul } from './nul-character';
 
-/**
- * Fastify route config (Nest's `@RouteConfig(ACCEPTS_ANY_BODY)`) of the routes that read bodies other than JSON
- * themselves: uploads and signed inbound webhooks. Every other route takes application/json only.
- */
+/** Routes that read non-JSON bodies themselves: uploads and signed inbound webhooks. */
 export const ACCEPTS_ANY_BODY = { acceptsAnyBody: true } as const;
 
 /** A `\uD800`–`\uDFFF` escape: the only way a JSON text can carry a lone surrogate (bytes decode to U+FFFD). */
@@ -48,11 +45,6 @@ function unrepresentable(value: unknown, path = ''): { field: string; problem: s
   return undefined;
 }
 
-/**
- * `parseJsonBody` (the position of a syntax error and prototype-poisoning keys named), behind the depth check, and
- * refusing what JSON cannot carry faithfully (`unrepresentable`); that walk runs only when the text has a surrogate
- * escape or a huge number.
- */
 function depthLimitedJsonParser(maxDepth: number): FastifyBodyParser<Buffer> {
   const parse = (text: string, done: (error: Error | null, value?: unknown) => void): void => {
     let value: unknown;
@@ -108,8 +100,8 @@ function isJson(request: FastifyRequest): boolean {
 }
 
 /**
- * JSON bodies are parsed with a nesting limit and without U+0000 in any text (the URL neither), and a body of any other type is refused with 415 before it is read,
- * except on routes configured with ACCEPTS_ANY_BODY. Call before app.init(), which registers the routes.
+ * JSON bodies get a nesting limit and no U+0000; any other type is refused with 415 before it is read, except on
+ * ACCEPTS_ANY_BODY routes. Call before app.init(), which registers the routes.
  */
 export function installBodyParsers(
   app: NestFastifyApplication,

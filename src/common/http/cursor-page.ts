@@ -3,15 +3,10 @@ import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validato
 import { AppError } from '../errors';
 import { isTimeOrderedId } from '../time-ordered-id';
 
-/**
- * The one paging scheme of every list: `?limit=&cursor=` in, `next_cursor` out (null on the last page). A cursor is
- * opaque to clients; inside, it names the last item of the page by the list's sort key — the id itself where ids
- * sort in list order, else `encodeCursor` of the key's parts.
- */
+// A cursor is opaque to clients; inside, it names the page's last item by the list's sort key.
 export const MAX_PAGE_LIMIT = 500;
 export const DEFAULT_PAGE_LIMIT = 50;
 
-/** `?limit=&cursor=`; list queries with filters extend it. */
 export class CursorPageQuery {
   @IsOptional()
   @Type(() => Number)
@@ -36,14 +31,12 @@ export function rowsToFetch(limit: number): number {
   return limit + 1;
 }
 
-/** A page from rows fetched with `rowsToFetch(limit)`; the cursor names its last item when more follow. */
 export function pageOf<T>(rows: readonly T[], limit: number, cursorOf: (last: T) => string): CursorPage<T> {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last !== undefined ? cursorOf(last) : null };
 }
 
-/** A cursor naming a sort key of several parts (a time and an id). */
 export function encodeCursor(parts: readonly string[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url');
 }
@@ -60,7 +53,6 @@ export function timeOrderedCursor(cursor: string, prefix: string): string {
   return cursor;
 }
 
-/** The parts of a cursor from `encodeCursor`; anything else is a 422 on `cursor`. */
 export function decodeCursor(cursor: string, partCount: number): string[] {
   let parts: unknown;
   try {

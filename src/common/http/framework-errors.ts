@@ -6,10 +6,7 @@ import { AppLogger } from '../logging';
 import { sendError } from './error.filter';
 import { newRequestId } from './request-id';
 
-/**
- * Fastify's `frameworkErrors`: what the router refuses before any hook runs (a path parameter over
- * maxParamLength, bad percent-encoding). The onRequest hook that sets X-Request-Id has not run, so it is set here.
- */
+/** The onRequest hook that sets X-Request-Id has not run for these, so it is set here. */
 export function answerFrameworkError(logger: AppLogger) {
   return (error: Error, request: FastifyRequest, reply: FastifyReply): void => {
     void reply.header('x-request-id', request.id);
@@ -20,11 +17,8 @@ export function answerFrameworkError(logger: AppLogger) {
 /** A request line at least this long is what overflowed the header limit, not the headers after it. */
 const LONG_REQUEST_LINE = 8 * 1024;
 
-/**
- * Node counts the request line toward its header size limit, so a long URL overflows it too. The packet the
- * parser stopped in tells which: when it opens with a request line that does not end in it, or ends late, the URL
- * was too long (414), not the headers (431).
- */
+// Node counts the request line toward its header size limit: when the packet opens with a request line that does not
+// end in it, or ends late, the URL was too long (414), not the headers (431).
 function isUrlOverflow(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
   if (!Buffer.isBuffer(error.rawPacket)) return false;
   const head = error.rawPacket.subarray(0, LONG_REQUEST_LINE + 2).toString('latin1');
@@ -43,11 +37,7 @@ function clientErrorOf(error: NodeJS.ErrnoException): AppError {
   return new AppError('malformed_request');
 }
 
-/**
- * Fastify's `clientErrorHandler` (Node's `clientError` event): HTTP the parser cannot read, such as headers over
- * the size limit or a body shorter than its Content-Length. There is no request object, so the answer is written
- * on the socket, which is then closed as Node does.
- */
+/** There is no request object, so the answer is written on the socket, which is then closed as Node does. */
 export function answerClientError(logger: AppLogger) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -1,10 +1,6 @@
 import { AppError } from '../errors';
 
-/**
- * Where a JSON text stops being JSON: the offset of the first character no JSON text could have there, or the
- * text's length when it ends too early. Only run after JSON.parse failed (V8's message names no position for an
- * unexpected token); the depth limit has already bounded the recursion.
- */
+/** Only run after JSON.parse failed: V8's message names no position for an unexpected token. */
 export function syntaxErrorOffset(text: string): number {
   let i = 0;
   const stop = (): never => {
@@ -99,7 +95,6 @@ const MAY_POISON = /__proto__|constructor|\\u/;
 const POLLUTION =
   'code that copies the body could change the prototype of every object (prototype pollution)';
 
-/** The first key that would let the body rewrite a prototype: `__proto__`, or a `constructor` holding `prototype`. */
 function refusedKey(value: unknown, path = ''): { field: string; problem: string } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   if (Array.isArray(value)) {
@@ -125,10 +120,6 @@ function refusedKey(value: unknown, path = ''): { field: string; problem: string
   return undefined;
 }
 
-/**
- * A JSON request body parsed, or the 400 `invalid_json` that says why not: the position where the text stops being
- * JSON, or the key that is refused (the checks Fastify's parser makes, with the reason named).
- */
 export function parseJsonBody(text: string): unknown {
   if (text.length === 0)
     throw new AppError('invalid_json', 'The request body is empty but declared as JSON.');

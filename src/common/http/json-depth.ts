@@ -5,11 +5,8 @@ const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/**
- * Whether a JSON text nests objects and arrays deeper than `maxDepth`, in one pass over its bytes and without
- * parsing it: every later step that walks a body (class-transformer, validation, logging) recurses per level.
- * Bytes of multi-byte UTF-8 characters are all >= 0x80, so they never look like brackets or quotes.
- */
+// Without parsing: every later step that walks a body recurses per level. Bytes of multi-byte UTF-8 characters are all
+// >= 0x80, so they never look like brackets or quotes.
 export function exceedsJsonDepth(bytes: Uint8Array, maxDepth: number): boolean {
   let depth = 0;
   let inString = false;

@@ -4,15 +4,9 @@ import type { FastifyInstance } from 'fastify';
 /** How long the rest of a refused body is read and discarded before the connection is dropped (nginx: 30 s). */
 const LINGER_MS = 5_000;
 
-/**
- * An answer given before the request body has arrived (413 over the limit, 415, a refused URL) must reach the
- * client, and the connection must then close: the client would otherwise stream the rest into a drain, and a
- * graceful shutdown wait for it. Closing at once is not enough. Node closes the socket with the rest of the body
- * unread, the kernel answers unread data with a reset, and the reset can destroy the answer before the client
- * reads it: the client, still writing, sees EPIPE instead of the error. As nginx's lingering close does, the
- * connection is half-closed after the answer and the rest of the body is read and discarded until the client
- * stops sending, for at most LINGER_MS; a shutdown drops lingering connections at once.
- */
+// An answer given before the body has arrived (413, 415) must reach the client. Closing at once with the body unread
+// makes the kernel answer with a reset that can destroy the answer before the client reads it, so, as nginx's lingering
+// close does, the connection is half-closed and the rest is discarded for at most LINGER_MS.
 export function installLingeringClose(fastify: FastifyInstance): void {
   const lingering = new Set<Socket>();
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -1,7 +1,6 @@
 import { FastifyInstance, RouteOptions } from 'fastify';
 import { AppError } from '../errors';
 
-/** A route pattern as a test on a path: `:param` (and its `(regex)`) one segment, `*` the rest. */
 function patternOf(url: string): RegExp {
   const source = url
     .split(/(:[A-Za-z0-9_]+(?:\([^)]*\))?\??|\*)/)
@@ -12,10 +11,7 @@ function patternOf(url: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
-/**
- * Answers 405 `method_not_allowed` with an `Allow` header, instead of 404, for a path some route serves with other
- * methods. The routes are read from Fastify's own table as they are registered (`onRoute`); call before app.init().
- */
+/** Routes are read from Fastify's table as they are registered; call before app.init(). */
 export function installMethodNotAllowed(fastify: FastifyInstance): void {
   const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   fastify.addHook('onRoute', (route: RouteOptions) => {
@@ -24,7 +20,6 @@ export function installMethodNotAllowed(fastify: FastifyInstance): void {
     routes.set(route.url, entry);
   });
   fastify.addHook('onRequest', (request, reply, done) => {
-    // Only a request no route matched (it would answer 404).
     if (request.routeOptions.url !== undefined) return done();
     const query = request.url.indexOf('?');
     const path = query === -1 ? request.url : request.url.slice(0, query);

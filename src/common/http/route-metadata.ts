@@ -1,10 +1,7 @@
 import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 
-/**
- * One decorator's value for a route, the handler's winning over its class's (Reflector.getAllAndOverride), read
- * once per route: decorator metadata is fixed once the classes are defined, and global guards ask on every request.
- */
+/** Read once per route: metadata is fixed once classes are defined, and global guards ask on every request. */
 export class RouteMetadata<T> {
   private readonly byHandler = new WeakMap<object, Map<object, T | undefined>>();
 

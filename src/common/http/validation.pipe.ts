@@ -8,7 +8,6 @@ import {
   WIRE_VALIDATOR_OPTIONS,
 } from '../validation';
 
-/** Nest's pipe, with a body that is JSON but not an object (an array, a string, null) refused as such. */
 class WireValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const checked =
@@ -18,7 +17,6 @@ class WireValidationPipe extends ValidationPipe {
   }
 }
 
-/** class-validator on every body/query DTO; unknown fields are refused, failures become 422 validation_failed. */
 export function createValidationPipe(): ValidationPipe {
   return new WireValidationPipe({
     ...WIRE_VALIDATOR_OPTIONS,

@@ -9,7 +9,6 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
-/** Returns a copy of the value with every secret-named field replaced; the input is never mutated. */
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[truncated]';

@@ -10,7 +10,6 @@ import {
   Registry,
 } from 'prom-client';
 
-/** One Prometheus registry per daemon; modules get-or-create their metrics here by name. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();

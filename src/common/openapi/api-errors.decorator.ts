@@ -3,9 +3,6 @@ import { ErrorCode } from '../errors/catalogue';
 
 export const API_ERRORS = 'openapi:errors';
 
-/**
- * The error codes a route answers beyond those its guards, body and license already imply (the contract derives
- * those). On a controller, they apply to each of its routes.
- */
+/** Only the codes its guards, body and license do not already imply; the contract derives those. */
 export const ApiErrors = (...codes: ErrorCode[]): MethodDecorator & ClassDecorator =>
   SetMetadata(API_ERRORS, codes);

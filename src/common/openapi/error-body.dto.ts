@@ -32,7 +32,6 @@ export class ErrorObjectDto {
   details?: ErrorDetailDto[];
 }
 
-/** The error body of every non-2xx answer (DESIGN.md §3). */
 export class ErrorBodyDto {
   @ApiProperty({ type: ErrorObjectDto })
   error!: ErrorObjectDto;

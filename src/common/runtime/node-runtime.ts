@@ -1,10 +1,9 @@
-/** The oldest Node.js major this build runs on; `engines.node` in package.json says the same (a test keeps them equal). */
+// `engines.node` in package.json says the same; a test keeps them equal.
 export const MINIMUM_NODE_MAJOR = 24;
 
 /** Exit code of a start on an older runtime (EX_UNAVAILABLE): a missing prerequisite, not a bad setting. */
 export const UNSUPPORTED_RUNTIME_EXIT_CODE = 69;
 
-/** Why `version` (as `process.version` spells it) cannot run this build, or null when it can. */
 export function unsupportedRuntimeReason(version: string): string | null {
   const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
   if (Number.isInteger(major) && major >= MINIMUM_NODE_MAJOR) return null;

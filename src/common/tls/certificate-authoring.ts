@@ -6,7 +6,6 @@ import { constants, createPrivateKey, privateEncrypt, randomBytes } from 'node:c
 export const RSA_BITS = 3072;
 const GENERATED_VALIDITY_DAYS = 397;
 
-/** A new RSA key; forge hands the work to node:crypto. */
 export function generateKey(): forge.pki.rsa.KeyPair {
   return forge.pki.rsa.generateKeyPair({ bits: RSA_BITS, e: 0x10001 });
 }
@@ -14,10 +13,7 @@ export function generateKey(): forge.pki.rsa.KeyPair {
 /** DER prefix of a PKCS#1 v1.5 DigestInfo for SHA-256 (RFC 8017 §9.2, note 1). */
 const SHA256_DIGEST_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
-/**
- * Forge builds and encodes the certificate or request; the RSA signature itself is node:crypto's (forge's pure-JS
- * RSA takes most of a second per 3072-bit signature). forge hands the signer the SHA-256 digest of the DER to sign.
- */
+/** forge's pure-JS RSA takes most of a second per 3072-bit signature, so node:crypto signs. */
 function nativeSigner(key: forge.pki.rsa.PrivateKey): forge.pki.rsa.PrivateKey {
   const nodeKey = createPrivateKey(forge.pki.privateKeyToPem(key));
   const sign = (md: forge.md.MessageDigest): string => {
@@ -36,7 +32,6 @@ function altNamesOf(names: readonly string[]): { type: number; value?: string; i
   );
 }
 
-/** The appliance's own certificate: self-signed, a server certificate for `names`, the first of them its CN. */
 export function selfSignedCertificate(
   keys: forge.pki.rsa.KeyPair,
   names: readonly string[],
@@ -65,7 +60,6 @@ export function selfSignedCertificate(
   return cert;
 }
 
-/** A PKCS#10 request for the operator's CA, asking for `names` as subjectAltName. */
 export function certificateRequest(
   key: forge.pki.rsa.PrivateKey,
   commonName: string,

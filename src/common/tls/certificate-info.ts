@@ -1,7 +1,6 @@
 import forge from 'node-forge';
 import { TlsFileError } from './tls-file-error';
 
-/** What operators and auditors are shown of a certificate. */
 export interface CertificateInfo {
   readonly subject: string;
   readonly issuer: string;
@@ -34,7 +33,6 @@ export function parseCertificates(file: string, pem: string): forge.pki.Certific
   });
 }
 
-/** An RSA private key in PEM (PKCS#1 or unencrypted PKCS#8). */
 export function parsePrivateKey(file: string, pem: string): forge.pki.rsa.PrivateKey {
   if (!/-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]*-----END (RSA )?PRIVATE KEY-----/.test(pem)) {
     throw new TlsFileError(file, 'holds no complete PEM private key (truncated, encrypted or not PEM)');
@@ -62,7 +60,6 @@ export function keyMatchesCertificate(key: forge.pki.rsa.PrivateKey, cert: forge
   return publicKey.n !== undefined && publicKey.n.equals(key.n) && publicKey.e.equals(key.e);
 }
 
-/** DNS names and IP addresses of the subjectAltName extension, IPs in Node's canonical spelling. */
 export function subjectAltNames(cert: forge.pki.Certificate): string[] {
   const extension: { altNames?: readonly AltName[] } | undefined = cert.getExtension('subjectAltName');
   const names: string[] = [];
@@ -96,7 +93,6 @@ export function describeCertificate(cert: forge.pki.Certificate): CertificateInf
   };
 }
 
-/** SHA-256 of the DER encoding, as `AB:CD:…` like `openssl x509 -fingerprint -sha256`. */
 function fingerprintOf(cert: forge.pki.Certificate): string {
   const der = forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes();
   const hex = forge.md.sha256.create().update(der).digest().toHex().toUpperCase();

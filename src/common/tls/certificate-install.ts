@@ -34,10 +34,7 @@ function applianceDir(config: TlsConfig): TlsDir {
   return new TlsDir(config.tlsDir);
 }
 
-/**
- * A CSR for the appliance's key (made now if there is none yet), asking for the CN, the extra names and
- * SERVICE_TLS_SANS; the names are remembered so that `install` refuses a certificate that left one out.
- */
+/** The names are remembered so that `install` refuses a certificate that left one out. */
 export function createCertificateRequest(
   config: TlsConfig,
   commonName: string,
@@ -126,7 +123,6 @@ function readPkcs12Source(source: Extract<InstallSource, { kind: 'pkcs12' }>) {
   };
 }
 
-/** A bundle's CA certificates in issuing order from the leaf up; one that issued none of them is kept at the end. */
 function orderChain(
   leaf: forge.pki.Certificate,
   others: readonly forge.pki.Certificate[],

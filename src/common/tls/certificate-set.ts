@@ -2,7 +2,6 @@ import forge from 'node-forge';
 import { canonicalName, keyMatchesCertificate, subjectAltNames } from './certificate-info';
 import { TlsFileError } from './tls-file-error';
 
-/** A certificate with its key and the intermediates that lead to it, each remembered with the file it came from. */
 export interface CertificateSet {
   readonly cert: forge.pki.Certificate;
   readonly certFile: string;
@@ -14,14 +13,10 @@ export interface CertificateSet {
 
 export interface SetRequirements {
   readonly now: Date;
-  /** Names the certificate must carry (SERVICE_TLS_SANS, the names the CSR asked for). */
   readonly names: readonly string[];
 }
 
-/**
- * The one rule for "this certificate may be served": the key is the certificate's, it is valid now, it names every
- * required name, and each chain certificate issued the one before it. The first broken rule is refused.
- */
+/** The one rule for "this certificate may be served"; the first broken rule is refused. */
 export function validateCertificateSet(set: CertificateSet, requirements: SetRequirements): void {
   if (!keyMatchesCertificate(set.key, set.cert)) {
     throw new TlsFileError(set.keyFile, `the private key does not match the certificate in ${set.certFile}`);

@@ -18,7 +18,6 @@ export type TlsConfig = Pick<
   'tls' | 'tlsDir' | 'tlsCertFile' | 'tlsKeyFile' | 'tlsChainFile' | 'tlsSans'
 >;
 
-/** Where the served certificate came from: made by the daemon, installed by `decisiond tls install`, or the operator's files. */
 export type ServedOrigin = CertificateOrigin | 'files';
 
 export interface LoadedCertificate {
@@ -26,10 +25,8 @@ export interface LoadedCertificate {
   readonly origin: ServedOrigin;
 }
 
-/** A generated certificate is renewed this long before it expires. */
 export const RENEW_BEFORE_MS = 30 * 86_400_000;
 
-/** Reads and validates the certificate the mode names; an invalid one is refused (TlsFileError), never served. */
 export function loadCertificate(config: TlsConfig, now: Date): LoadedCertificate {
   if (config.tls === 'files') {
     const set = readCertificateSet(config.tlsCertFile!, config.tlsKeyFile!, config.tlsChainFile);
@@ -62,9 +59,7 @@ export function readCertificateSet(
 }
 
 /**
- * In self-signed mode: the appliance's certificate when it can go on serving, else a new one — at first start, 30
- * days before a generated one expires, or when it lacks a configured name. The key is kept across renewals (a CSR
- * made for it stays good) and made only when there is none. An installed certificate is never replaced here.
+ * The key is kept across renewals, so a CSR made for it stays good; an installed certificate is never replaced here.
  */
 export function ensureSelfSigned(config: TlsConfig, now: Date): { renewed: boolean } {
   const dir = new TlsDir(config.tlsDir);

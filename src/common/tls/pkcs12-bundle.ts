@@ -7,7 +7,6 @@ export interface Pkcs12Contents {
   readonly certificates: readonly forge.pki.Certificate[];
 }
 
-/** Opens a PKCS#12 file (OpenSSL 3's default AES/PBKDF2 and its `-legacy` RC2/3DES alike). */
 export function openPkcs12(file: string, der: Buffer, password: string): Pkcs12Contents {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {

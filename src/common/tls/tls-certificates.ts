@@ -10,27 +10,20 @@ import {
 } from './certificate-source';
 import { TlsFileError } from './tls-file-error';
 
-/** What `/v1/infrastructure`, the privacy report and `/metrics` say about the served certificate. */
 export interface TlsStatus {
   readonly mode: TlsConfig['tls'];
   readonly certificate?: CertificateInfo & { readonly origin: ServedOrigin };
 }
 
-/** The days before expiry at which the log warns, most distant first. */
 const WARN_DAYS = [30, 7] as const;
 const DAY_MS = 86_400_000;
-/** How often a running daemon looks at its certificate's expiry. */
 const EXPIRY_CHECK_INTERVAL_MS = 6 * 60 * 60 * 1000;
 
 interface SecureContextTarget {
   setSecureContext(options: SecureContextOptions): void;
 }
 
-/**
- * The certificate the daemon serves: loaded (or generated) once at start, swapped on SIGHUP or renewal through
- * `server.setSecureContext`, which new handshakes use while open connections keep theirs. A certificate that fails
- * validation is refused and the one being served stays.
- */
+/** Swapped through `setSecureContext`: new handshakes use it while open connections keep theirs. */
 export class TlsCertificates {
   private served?: LoadedCertificate;
   private server?: SecureContextTarget;
@@ -43,7 +36,6 @@ export class TlsCertificates {
     private readonly now: () => Date,
   ) {}
 
-  /** Loads what the mode names, generating the self-signed certificate when due; throws TlsFileError when unusable. */
   static open(config: TlsConfig, logger: AppLogger, now: () => Date = () => new Date()): TlsCertificates {
     const certificates = new TlsCertificates(config, logger, now);
     if (config.tls === 'off') return certificates;
@@ -53,7 +45,6 @@ export class TlsCertificates {
     return certificates;
   }
 
-  /** Plain HTTP: what tools that build the module graph without serving (provision, the OpenAPI export) use. */
   static disabled(logger: AppLogger): TlsCertificates {
     return new TlsCertificates(
       {
@@ -73,7 +64,6 @@ export class TlsCertificates {
     return this.config.tls;
   }
 
-  /** The options for an HTTPS server: TLS 1.2 at least, the key, the certificate and its chain. */
   serverOptions(): SecureContextOptions | undefined {
     if (this.served === undefined) return undefined;
     const { set } = this.served;
@@ -84,7 +74,6 @@ export class TlsCertificates {
     };
   }
 
-  /** The server whose context a reload or renewal swaps; from now on the expiry is looked at every few hours. */
   attach(server: SecureContextTarget): void {
     this.server = server;
     if (this.served === undefined || this.expiryTimer !== undefined) return;
@@ -106,7 +95,6 @@ export class TlsCertificates {
     };
   }
 
-  /** Re-reads the certificate (SIGHUP); true when the new one is served, false when refused and the old one stays. */
   reload(): boolean {
     if (this.served === undefined) return false;
     try {
@@ -119,7 +107,6 @@ export class TlsCertificates {
     }
   }
 
-  /** The periodic look: a generated certificate is renewed 30 days ahead; any other one is warned about at 30 and 7. */
   checkExpiry(): void {
     if (this.served === undefined) return;
     try {

@@ -18,7 +18,6 @@ import { TlsFileError } from './tls-file-error';
 /** Who made the certificate in `<data dir>/tls/`: only a generated one is ever renewed by the daemon. */
 export type CertificateOrigin = 'generated' | 'installed';
 
-/** The appliance's own TLS files, `<data dir>/tls/`; the only code that knows their names. */
 export class TlsDir {
   readonly keyFile: string;
   readonly certFile: string;
@@ -34,7 +33,6 @@ export class TlsDir {
     this.requestFile = join(dir, 'csr-names.json');
   }
 
-  /** Creates the folder 0700 and refuses, naming it, one this user cannot write. */
   ensureWritable(): void {
     try {
       if (!existsSync(this.dir)) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -62,7 +60,6 @@ export class TlsDir {
       : 'generated';
   }
 
-  /** The names the last CSR asked for: an installed certificate must carry them. */
   requestedNames(): string[] {
     if (!existsSync(this.requestFile)) return [];
     const parsed = JSON.parse(readFileSync(this.requestFile, 'utf8')) as { names?: unknown };
@@ -81,10 +78,7 @@ export class TlsDir {
     replaceFile(this.keyFile, pem, 0o600);
   }
 
-  /**
-   * Puts a certificate (and its key, when new) in place. Each file is written whole beside its target and renamed
-   * over it, so the daemon never reads half a file; the chain file is removed when the new certificate has none.
-   */
+  /** Each file is written beside its target and renamed over it, so the daemon never reads half a file. */
   writeCertificate(files: { cert: string; key?: string; chain: string }, origin: CertificateOrigin): void {
     this.ensureWritable();
     if (files.key !== undefined) replaceFile(this.keyFile, files.key, 0o600);
@@ -124,7 +118,6 @@ export function requirePrivateKeyFile(file: string): void {
   }
 }
 
-/** Reads a file, naming it when it is missing or unreadable. */
 export function readTlsFile(file: string): Buffer {
   try {
     return readFileSync(file);
@@ -136,7 +129,6 @@ export function readTlsFile(file: string): Buffer {
   }
 }
 
-/** The names a generated certificate and a default CSR carry: loopback, this host, and SERVICE_TLS_SANS. */
 export function applianceNames(extra: readonly string[]): string[] {
   return [...new Set(['localhost', '127.0.0.1', '::1', hostname().toLowerCase(), ...extra])];
 }

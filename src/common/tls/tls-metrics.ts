@@ -1,7 +1,6 @@
 import { MetricsService } from '../metrics/metrics.service';
 import { TlsCertificates } from './tls-certificates';
 
-/** The served certificate's expiry, read at each scrape so that a reload or renewal shows at once. */
 export function registerTlsMetrics(metrics: MetricsService, tls: TlsCertificates): void {
   if (tls.mode === 'off') return;
   metrics.gauge({

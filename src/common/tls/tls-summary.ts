@@ -4,7 +4,6 @@ import { TlsStatus } from './tls-certificates';
 const TLS_MODES = ['off', 'self-signed', 'files'] as const;
 const TLS_ORIGINS = ['generated', 'installed', 'files'] as const;
 
-/** How the appliance serves its API, as `/v1/infrastructure` and the privacy report state it. */
 export class TlsSummaryResponse {
   @ApiProperty({ enum: TLS_MODES, description: 'SERVICE_TLS: off serves plain HTTP.' })
   mode!: (typeof TLS_MODES)[number];

@@ -7,11 +7,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 
-/**
- * The custom validators of every request body, in one place. A check returns the problem (the sentence a client
- * sees in `details[].problem`) or undefined when the value is fine; only the first problem of a field is reported,
- * in reading order (see wire-validation.ts), so a check may assume that the checks written above it passed.
- */
+// Only the first problem of a field is reported, in reading order, so a check may assume the checks above it passed.
 export type Check<T extends object = Record<string, unknown>> = (
   value: unknown,
   object: T,
@@ -19,7 +15,6 @@ export type Check<T extends object = Record<string, unknown>> = (
 
 let nextCheckId = 0;
 
-/** A field rule: `@Problem((value, dto) => ... )`. */
 export function Problem<T extends object = Record<string, unknown>>(check: Check<T>): PropertyDecorator {
   const name = `problem${nextCheckId++}`;
   return (target, propertyName) => {
@@ -45,10 +40,7 @@ export type ItemCheck<T extends object = Record<string, unknown>> = (
 
 const ITEM_CHECKS = new Map<string, ItemCheck>();
 
-/**
- * A rule for each item of a list of plain values (column names), reported at the item's own path (`select[1]`):
- * class-validator names the items of nested objects only. A value that is not an array is left to the rules above.
- */
+/** class-validator names the items of nested objects only, so items are reported at their own path here. */
 export function EachItem<T extends object = Record<string, unknown>>(check: ItemCheck<T>): PropertyDecorator {
   const name = `items${nextCheckId++}`;
   ITEM_CHECKS.set(name, check as ItemCheck);
@@ -71,10 +63,6 @@ export type EntryCheck = (value: unknown, name: string) => string | undefined;
 
 const ENTRY_CHECKS = new Map<string, EntryCheck>();
 
-/**
- * A rule for each entry of a JSON object whose names the client chooses (headers), reported at the entry's own
- * path (`headers.X-Trace`). A value that is not an object is left to the rules above.
- */
 export function EachEntry(check: EntryCheck): PropertyDecorator {
   const name = `entries${nextCheckId++}`;
   ENTRY_CHECKS.set(name, check);
@@ -93,10 +81,6 @@ export function EachEntry(check: EntryCheck): PropertyDecorator {
   };
 }
 
-/**
- * The problems of an `@EachItem` or `@EachEntry` rule that failed, as the path step of each item (`[1]`, `.name`);
- * undefined for any other rule.
- */
 export function itemProblems(rule: string, value: unknown, object: unknown): [string, string][] | undefined {
   const entryCheck = ENTRY_CHECKS.get(rule);
   if (entryCheck && isPlainObject(value)) {
@@ -118,10 +102,7 @@ export function IfPresent(): PropertyDecorator {
   return ValidateIf((_object, value) => value !== undefined);
 }
 
-/**
- * An optional field whose need depends on other fields (a `value` is required for `eq`, absent for `is_null`):
- * described as optional, and its rules decide, missing or not.
- */
+/** Described as optional; its rules decide, missing or not. */
 export function DependsOnOtherFields(): PropertyDecorator {
   return ValidateIf(() => true);
 }
@@ -132,7 +113,6 @@ export function DependsOnOtherFields(): PropertyDecorator {
  */
 export const WHOLE_OBJECT = '$object';
 
-/** A rule about the object as a whole, reported at its own path (`scenario.actions[0].set.price`). */
 export function WholeProblem<T extends object>(check: (object: T) => string | undefined): ClassDecorator {
   const name = `whole${nextCheckId++}`;
   return (target) => {
@@ -151,7 +131,6 @@ export function WholeProblem<T extends object>(check: (object: T) => string | un
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A value refused as a whole (a map entry that must not exist, an array given for an object), at its own path. */
 @WholeProblem<Refused>((refused) => contextOf<string>(refused))
 export class Refused {
   static because(problem: string): Refused {
@@ -160,9 +139,7 @@ export class Refused {
 }
 
 /**
- * An item of a nested list or map as its DTO (`read`), refusing an array with `problem`: class-validator walks an
- * array found where it expects an object as a list of its own, so `[[]]` would otherwise pass. Anything else that
- * is not an object is left for the nested check to refuse.
+ * class-validator walks an array found where it expects an object as a list of its own, so `[[]]` would otherwise pass.
  */
 export function toNestedDto(
   value: unknown,
@@ -183,9 +160,8 @@ function rawFieldsOf(dto: object): ReadonlyMap<string, RawReader> {
 }
 
 /**
- * A field class-transformer must not walk, read from the body by `read` instead: a JSON object whose names the
- * client chooses (class-transformer skips a name such as `constructor` and fails on its value), or items that need
- * what is around them. Filled by toDto and by `@Nested` fields.
+ * For JSON objects whose names the client chooses: class-transformer skips a name such as `constructor` and fails on
+ * its value.
  */
 export function RawField(read: RawReader): PropertyDecorator {
   return (target, property) => {
@@ -203,12 +179,10 @@ function fillRawFields<T extends object>(dto: T, raw: Record<string, unknown>): 
   return dto;
 }
 
-/** A JSON object as its DTO class, raw fields included. */
 export function toDto<T extends object>(dto: ClassConstructor<T>, raw: Record<string, unknown>): T {
   return fillRawFields(plainToInstance(dto, raw), raw);
 }
 
-/** A nested DTO (`@ValidateNested` with its type); anything but an object is left for the field's rules. */
 export function Nested(dto: () => ClassConstructor<object>, options?: ValidationOptions): PropertyDecorator {
   return (target, property) => {
     ValidateNested(options)(target, property);
@@ -220,11 +194,6 @@ export function Nested(dto: () => ClassConstructor<object>, options?: Validation
   };
 }
 
-/**
- * A JSON object with names chosen by the client (variables, headers) as a Map, in the order given, each value
- * turned into its DTO by `toEntry` (which may return the value unchanged for the nested check to refuse). Anything
- * else is left as it is for the field's own rules to refuse.
- */
 export function MapOf(
   toEntry: (value: unknown, key: string, parent: Record<string, unknown>) => unknown,
 ): PropertyDecorator {
@@ -237,10 +206,7 @@ export function MapOf(
 
 const CONTEXT = Symbol('validation context');
 
-/**
- * What a nested DTO's rules need from around it (the scenario's variable names, the names of earlier actions),
- * attached where the body is turned into DTOs; a symbol, so it is neither a field nor serialised.
- */
+/** A symbol, so it is neither a field nor serialised. */
 export function withContext<T extends object, C>(dto: T, context: C): T {
   Object.defineProperty(dto, CONTEXT, { value: context, enumerable: false });
   return dto;

@@ -3,7 +3,6 @@ import { getMetadataStorage, ValidationError, validateSync, ValidatorOptions } f
 import { AppError, ErrorDetail } from '../errors';
 import { isPlainObject, itemProblems, toDto, WHOLE_OBJECT } from './wire-decorators';
 
-/** The class-validator options of every body, query and tool argument: unknown fields are refused. */
 export const WIRE_VALIDATOR_OPTIONS: ValidatorOptions = {
   whitelist: true,
   forbidNonWhitelisted: true,
@@ -15,17 +14,14 @@ export const WIRE_VALIDATOR_OPTIONS: ValidatorOptions = {
 const NESTED = 'nestedValidation';
 const WHITELIST = 'whitelistValidation';
 const REQUIRED = 'required';
-/** The rule names wire-decorators.ts gives its checks. */
 const OWN_CHECK = /^(problem|whole|items|entries)\d+$/;
 
-/** The fields a DTO declares, in declaration order. */
 function declaredFields(target: unknown): string[] {
   if (typeof target !== 'object' || target === null) return [];
   const metadata = getMetadataStorage().getTargetValidationMetadatas(target.constructor, '', true, false);
   return [...new Set(metadata.map((m) => m.propertyName))].filter((name) => name !== WHOLE_OBJECT);
 }
 
-/** How every body, query and tool argument reports a field its DTO does not declare. */
 function unknownFieldProblem(allowed: readonly string[]): string {
   return allowed.length > 0
     ? `is not a known field; allowed fields are ${allowed.join(', ')}`
@@ -33,9 +29,7 @@ function unknownFieldProblem(allowed: readonly string[]): string {
 }
 
 /**
- * The problem a field reports: "is required" when it is missing, else the first rule in reading order that failed. Decorators run from the one nearest
- * the property outward, so that is the last constraint recorded; a nested object's own "must be an object" comes
- * after every rule of the field.
+ * Decorators run from the one nearest the property outward, so the first rule in reading order is the last recorded.
  */
 function firstProblem(error: ValidationError): [rule: string, problem: string] | undefined {
   const entries = Object.entries(error.constraints ?? {});
@@ -57,10 +51,7 @@ function childPath(parent: string, parentValue: unknown, property: string): stri
   return parent === '' ? property : `${parent}.${property}`;
 }
 
-/**
- * class-validator's errors as `details`: one problem per field, named by its path (`scenario.actions[0].name`);
- * a field whose own rule failed does not also report what is inside it.
- */
+/** A field whose own rule failed does not also report what is inside it. */
 export function toErrorDetails(
   errors: readonly ValidationError[],
   parent = '',
@@ -76,7 +67,6 @@ export function toErrorDetails(
   });
 }
 
-/** A body that is JSON but not an object. */
 export const NOT_AN_OBJECT = (): AppError =>
   AppError.validation([{ field: 'body', problem: 'the request body must be a JSON object' }]);
 
@@ -86,8 +76,7 @@ export function validationFailure(errors: readonly ValidationError[]): AppError 
 }
 
 /**
- * A JSON object as its request DTO, validated with the rules of the global pipe, synchronously (for a body kept
- * to run later, or one nested in another service's request). Throws AppError validation_failed.
+ * Synchronously, with the global pipe's rules: for a body kept to run later, or nested in another service's request.
  */
 export function parseWire<T extends object>(dto: ClassConstructor<T>, value: unknown): T {
   if (!isPlainObject(value)) throw NOT_AN_OBJECT();
