@@ -15,7 +15,6 @@ export interface ChainState {
   readonly headHash: string;
   readonly length: number;
   readonly verified: boolean;
-  /** The first sequence number whose hash or link does not hold (absent when verified). */
   readonly brokenAt?: number;
 }
 
@@ -48,7 +47,6 @@ export function decisionHash(prevHash: string, row: Omit<EgressDecision, 'prevHa
     .digest('hex');
 }
 
-/** Decisions one node recorded; `node` is null for rows recorded before nodes were. */
 export interface NodeCount {
   readonly node: string | null;
   readonly allowed: number;
@@ -63,10 +61,7 @@ export interface TimeBucket {
 
 const VERIFY_PAGE = 1000;
 
-/**
- * The append-only, hash-chained decision log. Appends are serialised so each row links to the one before it; those
- * that arrive while a batch is being written are chained and written together, in one transaction.
- */
+/** Appends are serialised so each row links to the one before it. */
 @Injectable()
 export class EgressDecisionRepository {
   private readonly appends = new GroupCommit<NewDecision, EgressDecision>((batch) => this.appendNow(batch));
@@ -102,7 +97,6 @@ export class EgressDecisionRepository {
     });
   }
 
-  /** Recomputes every link from the genesis hash. */
   async verifyChain(): Promise<ChainState> {
     const em = this.em.fork();
     let prevHash = GENESIS_HASH;
@@ -146,7 +140,6 @@ export class EgressDecisionRepository {
     return this.em.fork().count(EgressDecisionSchema, {});
   }
 
-  /** Allowed and denied decisions in [start, end), counted in `buckets` equal slices of that window. */
   async countOverTime(start: string, end: string, buckets: number): Promise<TimeBucket[]> {
     const rows = await this.em
       .fork()
@@ -170,7 +163,6 @@ export class EgressDecisionRepository {
     return counts;
   }
 
-  /** Decisions in [start, end), counted per node that recorded them, by node name (unrecorded last). */
   async countByNode(start: string, end: string): Promise<NodeCount[]> {
     // Counted by the database: the window can hold a day of every replica's decisions.
     const groups = await this.em
@@ -197,7 +189,6 @@ export class EgressDecisionRepository {
       );
   }
 
-  /** Decisions in [start, end), grouped by destination and purpose. */
   async summarise(start: string, end: string): Promise<DestinationSummary[]> {
     const rows = await this.em
       .fork()

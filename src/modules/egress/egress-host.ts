@@ -3,7 +3,6 @@ import type { IpAddress } from './ip-address';
 
 export const MAX_HOST_LENGTH = 253;
 
-/** A destination host after normalisation: either an IP literal or a lower-case DNS name without trailing dot. */
 export type NormalisedHost =
   | { readonly kind: 'ip'; readonly ip: IpAddress; readonly text: string }
   | { readonly kind: 'name'; readonly name: string; readonly text: string };
@@ -11,9 +10,8 @@ export type NormalisedHost =
 export class InvalidHostError extends Error {}
 
 /**
- * Normalises a host the way the connection would see it. The WHATWG host parser turns decimal, hex, octal and short
- * IPv4 forms into dotted quads and applies IDNA, so `2130706433`, `0x7f.1` and `0177.0.0.1` all become `127.0.0.1`;
- * anything it refuses, or anything that could smuggle another host (userinfo, paths, zone ids), is rejected.
+ * The WHATWG host parser turns decimal, hex, octal and short IPv4 forms into dotted quads and applies IDNA; anything
+ * that could smuggle another host (userinfo, paths, zone ids) is rejected.
  */
 export function normaliseHost(raw: string): NormalisedHost {
   if (raw.length === 0) throw new InvalidHostError('the host is empty');

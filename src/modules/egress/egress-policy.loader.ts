@@ -14,7 +14,6 @@ export function policyFileRules(text: string): string[] {
     .filter((item) => item.length > 0);
 }
 
-/** Builds the policy from SERVICE_EGRESS_ALLOW and SERVICE_EGRESS_POLICY_FILE; a bad rule stops the daemon. */
 export function loadEgressPolicy(config: Pick<AppConfig, 'egressAllow' | 'egressPolicyFile'>): EgressPolicy {
   const sources: { origin: string; raws: readonly string[] }[] = [
     { origin: 'SERVICE_EGRESS_ALLOW', raws: config.egressAllow },

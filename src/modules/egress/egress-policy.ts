@@ -65,7 +65,6 @@ export class EgressPolicy {
     return this.rules.map((r) => r.text);
   }
 
-  /** Whether resolving `name` is worth it: some rule could still allow one of its addresses on `port`. */
   judgeName(name: string, port: number): Verdict {
     if (METADATA_NAMES.has(name)) {
       const named = this.rules.some((r) => r.kind === 'host' && r.name === name && portMatches(r, port));
@@ -81,7 +80,6 @@ export class EgressPolicy {
     return deny(`no_rule: no rule allows ${name}:${port}`);
   }
 
-  /** Judges one address to connect to; `name` is the DNS name it came from (undefined for an IP literal). */
   judgeAddress(ip: IpAddress, port: number, name: string | undefined): Verdict {
     const text = formatIp(ip);
     const category = categoryOf(ip);
@@ -124,7 +122,6 @@ export class EgressPolicy {
     }
   }
 
-  /** Judges a whole destination once its addresses are known: every address must pass. */
   judge(
     host: NormalisedHost,
     port: number,

@@ -16,10 +16,6 @@ export class InvalidRuleError extends Error {
   }
 }
 
-/**
- * Parses `host`, `host:port`, `*.domain[:port]`, an IP (`10.0.0.5`, `::1`, `[::1]:8080`) or a CIDR
- * (`10.0.0.0/8`, `10.0.0.0/8:5432`, `fd00::/8`, `[fd00::/8]:443`). Returns the rule with its canonical text.
- */
 export function parseRule(raw: string): EgressRule {
   const input = raw.trim().toLowerCase();
   const fail = (problem: string): never => {

@@ -11,7 +11,6 @@ import { EgressLogService } from './egress-log.service';
 import { loadEgressPolicy } from './egress-policy.loader';
 import { EGRESS_GUARD } from './egress.types';
 
-/** The only way out of the appliance; global so every module that connects somewhere injects EGRESS_GUARD. */
 @Global()
 @Module({
   imports: [DatabaseModule.forFeature([EgressDecisionSchema]), MetricsModule],

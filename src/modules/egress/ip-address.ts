@@ -9,7 +9,6 @@ import ipaddr from 'ipaddr.js';
  */
 export interface IpAddress {
   readonly family: 4 | 6;
-  /** 32-bit (IPv4) or 128-bit (IPv6) value. */
   readonly value: bigint;
 }
 
@@ -59,7 +58,6 @@ function bytesOf(ip: IpAddress): number[] {
   return bytes;
 }
 
-/** Dotted quad, or RFC 5952 IPv6 text (hex groups throughout, the longest zero run compressed). */
 export function formatIp(ip: IpAddress): string {
   const address = ipaddr.fromByteArray(bytesOf(ip));
   return address instanceof ipaddr.IPv6 ? address.toRFC5952String() : address.toString();
@@ -98,7 +96,6 @@ export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
   return cidr.family === ip.family && cidr.list.check(formatIp(ip), typeOf(ip.family));
 }
 
-/** True when every address of `inner` lies inside `outer`. */
 export function cidrWithin(inner: Cidr, outer: Cidr): boolean {
   return inner.prefix >= outer.prefix && cidrContains(outer, { family: inner.family, value: inner.network });
 }
@@ -137,7 +134,6 @@ export function isIpv4Mapped(ip: IpAddress): boolean {
   return ip.family === 6 && ip.value >> 32n === 0xffffn;
 }
 
-/** The IPv4 address that IPv4 allow rules are matched against: the address itself, or the one it maps. */
 export function ipv4ForRules(ip: IpAddress): IpAddress | undefined {
   if (ip.family === 4) return ip;
   return isIpv4Mapped(ip) ? { family: 4, value: ip.value & 0xffffffffn } : undefined;
