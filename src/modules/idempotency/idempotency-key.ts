@@ -30,12 +30,8 @@ function unquoteSfString(value: string): string | undefined {
   return out;
 }
 
-/**
- * The Idempotency-Key of a request, or undefined when it sends none. The draft (draft-ietf-httpapi-idempotency-key-
- * header) makes the field an sf-string, `"…"`; most clients send the bare value, so both are accepted and mean the
- * same key. Anything else (empty, over 255 characters, a control or non-ASCII character, or a broken quoted
- * string) is refused with 400 invalid_idempotency_key, before the route runs.
- */
+// draft-ietf-httpapi-idempotency-key-header makes the field an sf-string; most clients send the bare value, so both
+// mean the same key.
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (Array.isArray(header)) throw refuse('is sent more than once');

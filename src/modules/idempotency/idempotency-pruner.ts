@@ -5,7 +5,6 @@ import { IdempotencyService } from './idempotency.service';
 
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
-/** Deletes idempotency records past their 24 h retention, at start and every ten minutes. */
 @Injectable()
 export class IdempotencyPruner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop = new BackgroundLoop(

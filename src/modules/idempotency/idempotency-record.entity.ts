@@ -2,10 +2,7 @@ import { EntitySchema } from '@mikro-orm/core';
 
 export type IdempotencyState = 'in_flight' | 'completed';
 
-/**
- * One Idempotency-Key of one organization. The key itself is not kept: `id` is a hash of the organization and the
- * key. `responseSealed` is the first answer's body, sealed with the SecretVault (it may hold a new API key).
- */
+/** The key itself is not kept; `responseSealed` may hold a new API key, so it is sealed. */
 export interface IdempotencyRecord {
   id: string;
   orgId: string;
@@ -16,11 +13,7 @@ export interface IdempotencyRecord {
   leaseToken: string;
   /** While in flight: when the claim lapses if the request that holds it stops renewing it (e.g. a crash). */
   leaseUntil: Date;
-  /**
-   * The operation the key stands for, recorded by the route on what it creates: random at the key's first use, kept
-   * when a lapsed claim is taken over (its retry is the same operation), new once the key expired. Null on records
-   * made before it existed.
-   */
+  // Kept when a lapsed claim is taken over: its retry is the same operation.
   operationId: string | null;
   statusCode: number | null;
   responseSealed: string | null;
@@ -46,7 +39,6 @@ export const IdempotencyRecordSchema = new EntitySchema<IdempotencyRecord>({
   },
 });
 
-/** The associated data that binds a sealed response to its row. */
 export function idempotencyResponseAad(id: string): string {
   return `idempotency_keys:${id}:response`;
 }

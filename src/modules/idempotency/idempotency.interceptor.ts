@@ -10,7 +10,6 @@ import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyClaim, IdempotencyService } from './idempotency.service';
 import { findCreatedOf, IdempotentRetry, setIdempotencyOperation } from './idempotent-route';
 
-/** Set on an answer that is the stored first answer of an earlier request with the same Idempotency-Key. */
 export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 const RENEW_EVERY_MS = IDEMPOTENCY_LEASE_MS / 4;
 
@@ -20,17 +19,9 @@ function callerOf(principal: Principal): string {
   return `org:${principal.orgId}`;
 }
 
-/**
- * Runs after the guards (so the caller and its organization are known) and around the validation pipe and the
- * handler: the claim is taken before the body is validated, and an error anywhere inside releases it. The answer is
- * stored before it is sent, so an answer the client never receives is still there for its retry.
- *
- * The one gap that leaves is a daemon dying between the handler's commit and the stored answer. The handler records
- * the claim's operation id on what it creates, in its own transaction, under a unique index; a retry that resumes a
- * lapsed claim first asks the route for what carries that id (`FindCreated`) and answers it, so nothing is created
- * twice. A run that still loses the race (the first run was only stalled, and commits after the retry looked) fails
- * on the unique index, and is answered the same way.
- */
+// The claim is taken before the body is validated and the answer stored before it is sent. For a daemon dying between
+// the handler's commit and the stored answer, the handler records the claim's operation id on what it creates under a
+// unique index, and a resumed retry answers what carries it (`FindCreated`).
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
@@ -119,7 +110,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
     throw error;
   }
 
-  /** What an earlier run of the request created is its answer: stored, then sent as a replay. */
   private async answerCreated(
     claim: IdempotencyClaim,
     reply: FastifyReply,

@@ -14,11 +14,7 @@ export interface NewClaim {
   readonly expiresAt: Date;
 }
 
-/**
- * Every write is one conditional statement, so two requests (or two daemons on one PostgreSQL database) racing for
- * the same key cannot both win: the insert is guarded by the primary key, a take-over by compare-and-set on what
- * was read, and completion, renewal and release by the claim's lease token.
- */
+// Every write is one conditional statement, so two requests (or daemons) racing for a key cannot both win.
 @Injectable()
 export class IdempotencyRepository {
   constructor(private readonly em: EntityManager) {}
@@ -27,7 +23,6 @@ export class IdempotencyRepository {
     return this.em.fork().findOne(IdempotencyRecordSchema, { id });
   }
 
-  /** False when a record with this id already exists. */
   async insertClaim(claim: NewClaim): Promise<boolean> {
     const em = this.em.fork();
     try {

@@ -10,15 +10,11 @@ import { IdempotencyRepository, NewClaim } from './idempotency.repository';
 
 /** How long a key and its answer are kept: a retry within this time is recognised. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/**
- * How long an in-flight claim holds without being renewed. The request renews it while it runs, so only a claim
- * whose daemon died lapses; a retry after that runs the request again.
- */
+// Renewed while the request runs, so only a claim whose daemon died lapses.
 export const IDEMPOTENCY_LEASE_MS = 2 * 60 * 1000;
 /** A take-over that loses a race reads the record again, at most this many times, then answers 409. */
 const MAX_CLAIM_ROUNDS = 3;
 
-/** What identifies "the same request": everything but the key. */
 export interface IdempotentRequest {
   readonly orgId: string;
   readonly key: string;
@@ -29,11 +25,9 @@ export interface IdempotentRequest {
   readonly body: unknown;
 }
 
-/** A claimed key: this request runs, and must complete or release it. */
 export interface IdempotencyClaim {
   readonly id: string;
   readonly leaseToken: string;
-  /** What the route records on what it creates (`IdempotencyRecord.operationId`). */
   readonly operationId: string;
 }
 
@@ -57,12 +51,7 @@ export function requestFingerprint(request: IdempotentRequest): string {
   );
 }
 
-/**
- * Idempotency-Key semantics (draft-ietf-httpapi-idempotency-key-header): the first request with a key runs; a
- * retry with the same key and the same request gets the first successful answer again; a different request with
- * the key gets 422, and a retry while the first still runs gets 409. Only successes are kept: an error releases the
- * key, so a retry with it runs again (nothing was created).
- */
+// draft-ietf-httpapi-idempotency-key-header. Only successes are kept: an error releases the key, so a retry runs again.
 @Injectable()
 export class IdempotencyService {
   constructor(
@@ -100,7 +89,6 @@ export class IdempotencyService {
     throw this.inUse();
   }
 
-  /** Keeps the claim alive while its request runs; false when it was lost (lapsed and taken over). */
   renew(claim: IdempotencyClaim): Promise<boolean> {
     return this.records.renew(claim.id, claim.leaseToken, this.leaseUntil(this.clock.now()));
   }
