@@ -11,7 +11,6 @@ export interface ApplianceInfo {
   readonly sbomSha256: string | null;
 }
 
-/** Version from package.json; the build, its commit and its SBOM's hash from the package's build-info.json. */
 export function readApplianceInfo(root = APP_ROOT): ApplianceInfo {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: string };
   const build = readBuildInfo(root);

@@ -7,7 +7,6 @@ import { PrivacyReportRepository } from './privacy-report.repository';
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Drops kept privacy reports older than SERVICE_PRIVACY_REPORT_RETENTION_DAYS, at start and then hourly. */
 @Injectable()
 export class PrivacyReportRetention implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop = new BackgroundLoop(

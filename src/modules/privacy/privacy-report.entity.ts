@@ -5,10 +5,8 @@ export interface PrivacyReportRecord {
   sequence: number;
   id: string;
   generatedAt: string;
-  /** SHA-256 hex of the report's signed bytes (what `previous_report_hash` of its successor names). */
   sha256: string;
   previousReportHash: string | null;
-  /** The served body: canonical JSON with its signature. */
   document: string;
 }
 

@@ -5,7 +5,6 @@ import { serializeTransactionsOn } from '../../common/database';
 import { pageOf, rowsToFetch } from '../../common/http/cursor-page';
 import { PrivacyReportRecord, PrivacyReportSchema } from './privacy-report.entity';
 
-/** Where a new report goes in the history: its number, id and the hash of the report before it. */
 export interface ReportSlot {
   readonly sequence: number;
   readonly id: string;
@@ -18,7 +17,6 @@ export type ComposedReport = Pick<PrivacyReportRecord, 'generatedAt' | 'sha256' 
 
 export interface PrivacyReportPage {
   readonly reports: PrivacyReportRecord[];
-  /** The id of the last report of this page when more follow. */
   readonly nextCursor: string | null;
 }
 
@@ -29,23 +27,17 @@ export function reportIdOf(sequence: number): string {
   return `${ID_PREFIX}${String(sequence).padStart(12, '0')}`;
 }
 
-/** The sequence number inside a report id, or undefined when the text is not one. */
 export function sequenceOf(id: string): number | undefined {
   const match = /^prr_(\d{12})$/.exec(id);
   return match ? Number(match[1]) : undefined;
 }
 
-/** The kept privacy reports, newest last in sequence; each names the signed-bytes hash of the one before it. */
 @Injectable()
 export class PrivacyReportRepository {
   constructor(private readonly em: EntityManager) {}
 
-  /**
-   * Reads the newest report and inserts the one `compose` builds on it in one transaction. The unique indexes on
-   * `sequence` and on `previous_report_hash` turn a race with another writer into a retry, never a fork. `compose`
-   * answers null when its report cannot follow that slot's predecessor; nothing is inserted then and append answers
-   * null.
-   */
+  // The unique indexes on `sequence` and `previous_report_hash` turn a race with another writer into a retry, never a
+  // fork.
   async append(compose: (slot: ReportSlot) => ComposedReport | null): Promise<PrivacyReportRecord | null> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -77,7 +69,6 @@ export class PrivacyReportRepository {
     }
   }
 
-  /** Newest first; `beforeSequence` continues a page. */
   async list(limit: number, beforeSequence?: number): Promise<PrivacyReportPage> {
     const rows = await this.em
       .fork()

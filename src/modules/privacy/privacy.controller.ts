@@ -18,7 +18,6 @@ import { PrivacyService } from './privacy.service';
 import { CONTENT_SECURITY_POLICY } from './report-page';
 import { chooseReportFormat, ReportFormat } from './report-format';
 
-/** A report answers as its signed JSON or as the HTML page embedding it (`format` or the Accept header). */
 const ApiReportRepresentations = (): MethodDecorator =>
   applyDecorators(
     ApiExtraModels(PrivacyReportResponse),

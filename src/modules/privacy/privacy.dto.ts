@@ -188,7 +188,6 @@ export class ReportSignatureResponse {
   value!: string;
 }
 
-/** The signed report of docs/privacy-report.md: served as the kept canonical bytes, described here. */
 export class PrivacyReportResponse {
   @ApiProperty({ type: 'integer', example: 2 })
   report_version!: number;

@@ -7,7 +7,6 @@ import { PrivacyReportRetention } from './privacy-report-retention.service';
 import { PrivacyController, PrivacyReportsController } from './privacy.controller';
 import { PrivacyService } from './privacy.service';
 
-/** The signed privacy report and its kept history; EgressModule (global) provides the guard and the decision log. */
 @Module({
   imports: [DatabaseModule.forFeature([PrivacyReportSchema]), LicensingModule],
   controllers: [PrivacyController, PrivacyReportsController],

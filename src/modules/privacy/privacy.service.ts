@@ -19,14 +19,10 @@ import { describeReportStore, ReportStore } from './report-store';
 export const REPORT_VERSION = 1;
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const TIMELINE_BUCKETS = 24;
-/**
- * Reports composed again when overtaken; one more is all a request takes in a race. A predecessor still newer on the
- * last attempt was stamped by a clock that has since stepped back: the report is kept with the time the clock gives,
- * rather than refusing every report until the clock catches up.
- */
+// A predecessor still newer on the last attempt was stamped by a clock that stepped back: the report is kept rather
+// than refusing every report until the clock catches up.
 const COMPOSE_ATTEMPTS = 5;
 
-/** The signed, appliance-wide privacy report (DESIGN.md §6), computed from the egress decision log. */
 @Injectable()
 export class PrivacyService implements OnModuleInit {
   private key!: ReportKey;
@@ -52,12 +48,8 @@ export class PrivacyService implements OnModuleInit {
     return { publicKeyPem: this.key.publicKeyPem, kid: this.key.kid };
   }
 
-  /**
-   * Computes, signs and keeps a new report. Its place in the history (sequence, id, predecessor's hash) is taken
-   * inside the history's write transaction, so the signed links form one unbroken sequence. A report composed before
-   * its predecessor was generated (another request, on this replica or another, took the slot meanwhile) is composed
-   * again as of now, so the history's generation times never go backwards.
-   */
+  // The slot is taken inside the history's write transaction; a report overtaken meanwhile is composed again, so
+  // generation times never go backwards.
   async serveFreshReport(principal: Principal): Promise<PrivacyReportRecord> {
     assertOperatorAdmin(principal);
     for (let attempt = 1; ; attempt++) {
@@ -83,7 +75,6 @@ export class PrivacyService implements OnModuleInit {
     }
   }
 
-  /** The self-contained HTML page of a kept report. */
   page(report: PrivacyReportRecord): string {
     return renderReportPage({
       document: report.document,

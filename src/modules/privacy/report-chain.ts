@@ -1,6 +1,5 @@
 import { reportHash } from './report-signature';
 
-/** A verified report as the chain check sees it. */
 export interface ChainedReport {
   readonly source: string;
   readonly report: Record<string, unknown>;
@@ -38,11 +37,6 @@ function linkOf({ source, report }: ChainedReport): Link | string {
 
 const describe = (l: Link): string => `report ${l.sequence} (${l.id}, ${l.generatedAt}, ${l.source})`;
 
-/**
- * Checks that signature-verified reports form one unbroken sequence: each one's `previous_report_hash` is the hash
- * of the signed bytes of the one numbered just before it. A missing number is named as a gap, with the hash the
- * missing report must have.
- */
 export function checkReportChain(reports: readonly ChainedReport[]): ChainCheck {
   const problems: string[] = [];
   const links: Link[] = [];

@@ -1,7 +1,6 @@
 import type { TlsSummaryResponse } from '../../common/tls';
 import type { ReportStore } from './report-store';
 
-/** The signed report as served (DESIGN.md §6 and docs/privacy-report.md), as the page reads it. */
 export interface ReportDocument {
   readonly report_version: number;
   readonly report_id?: string;

@@ -1,9 +1,5 @@
-/**
- * How the signed JSON travels inside the HTML page: verbatim in `<script type="application/json"
- * id="signed-report">`, with every `<` written `\u003c` so no text in it can close the script element. A `<` can
- * only occur inside a JSON string, where `\u003c` means the same character; turning each such escape back (and no
- * `\\u003c`, which is an escaped backslash followed by text) restores the served bytes exactly.
- */
+// Every `<` is written `\u003c` so no text can close the script element; a `<` can only occur inside a JSON string, so
+// turning each such escape back (not `\\u003c`) restores the served bytes exactly.
 export const EMBED_ID = 'signed-report';
 
 const OPEN_TAG = `<script type="application/json" id="${EMBED_ID}">`;
@@ -13,7 +9,6 @@ export function embedScript(document: string): string {
   return `${OPEN_TAG}${document.replace(/</g, '\\u003c')}${CLOSE_TAG}`;
 }
 
-/** The served report bytes inside a saved page, or undefined when the page carries none. */
 export function extractEmbeddedReport(page: string): string | undefined {
   const start = page.indexOf(OPEN_TAG);
   if (start < 0) return undefined;

@@ -1,7 +1,6 @@
 export const REPORT_FORMATS = ['json', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-/** The q-value the Accept header gives a media type, preferring the most specific range that names it. */
 function qualityOf(accept: string, type: string): number {
   const [major] = type.split('/');
   let best = { specificity: -1, q: 0 };

@@ -7,7 +7,6 @@ export interface ReportKey extends Ed25519Key {
   readonly publicKeyPem: string;
 }
 
-/** Loads the appliance's report key from the key directory, creating it (mode 0600) on first start. */
 export function loadOrCreateReportKey(keysDir: string): ReportKey {
   const { privateKey, publicKey, kid } = loadOrCreateEd25519Key(join(keysDir, REPORT_KEY_FILE));
   return {

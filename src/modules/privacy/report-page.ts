@@ -7,7 +7,6 @@ import { SIGNING_CONTEXT } from './report-signature';
 import { markup, SafeHtml, trusted } from './safe-html';
 
 export interface ReportPageInput {
-  /** The served report bytes (canonical JSON with its signature), embedded verbatim. */
   readonly document: string;
   /** The appliance's current report key, printed so the page can be checked without this software. */
   readonly publicKeyPem: string;
@@ -26,7 +25,6 @@ const TELEMETRY_LABELS: Record<string, string> = {
   crash_upload: 'Crash report upload',
 };
 
-/** The privacy report as one self-contained HTML page: no script, no fetch, inline CSS and SVG. */
 export function renderReportPage(input: ReportPageInput): string {
   const report = JSON.parse(input.document) as ReportDocument;
   const numbered = report.report_id

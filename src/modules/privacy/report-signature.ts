@@ -9,22 +9,18 @@ export const SIGNING_CONTEXT = 'decision-service/privacy-report/v1\n';
 export interface ReportSignature {
   readonly alg: typeof SIGNATURE_ALG;
   readonly kid: string;
-  /** base64 of the 64-byte Ed25519 signature. */
   readonly value: string;
 }
 
-/** The exact bytes signed: SIGNING_CONTEXT followed by the canonical JSON of the report without `signature`. */
 export function signedBytes(report: Record<string, unknown>): Buffer {
   const { signature: _ignored, ...payload } = report;
   return Buffer.from(SIGNING_CONTEXT + canonicalJson(payload), 'utf8');
 }
 
-/** SHA-256 hex of a report's signed bytes: what the next report's `previous_report_hash` names. */
 export function reportHash(report: Record<string, unknown>): string {
   return createHash('sha256').update(signedBytes(report)).digest('hex');
 }
 
-/** Signs a report and returns the document as served: canonical JSON of the report with its signature. */
 export function signReport(report: Record<string, unknown>, privateKey: KeyObject, kid: string): string {
   const value = sign(null, signedBytes(report), privateKey).toString('base64');
   const signature: ReportSignature = { alg: SIGNATURE_ALG, kid, value };
@@ -41,7 +37,6 @@ export interface VerifyOptions {
   readonly allowReformatted?: boolean;
 }
 
-/** Checks a saved report (the exact response body) against a public key, offline. */
 export function verifyReportText(
   text: string,
   publicKeyPem: string,

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { postgresServerOf, storeLocationOf } from '../../common/database';
 
-/** The report's `store` member: where the appliance keeps its state, as signed (docs/privacy-report.md). */
 export interface ReportStore {
   readonly kind: 'sqlite' | 'postgresql';
   readonly location: string;

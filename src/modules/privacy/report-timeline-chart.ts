@@ -26,7 +26,6 @@ function bar(
   return markup`<rect class="${kind}" x="${fixed(x)}" y="${fixed(top)}" width="${fixed(width)}" height="${fixed(bottom - top)}"/>`;
 }
 
-/** Stacked bars of allowed (below) and denied (above) attempts per hour, as inline SVG with its own labels. */
 export function timelineChart(hours: readonly HourCount[]): SafeHtml {
   const peak = Math.max(1, ...hours.map((h) => h.allowed + h.denied));
   const slot = PLOT_W / Math.max(1, hours.length);

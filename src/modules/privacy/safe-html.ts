@@ -17,7 +17,6 @@ const ESCAPES: Record<string, string> = {
   "'": '&#39;',
 };
 
-/** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
