@@ -16,7 +16,6 @@ function wordsByPath(
   return table;
 }
 
-/** A bash completion script for the commands and options as they are registered now. */
 export function bashCompletion(program: Command): string {
   const cases = [...wordsByPath(program)]
     .map(([path, words]) => `    "${path}") echo "${words.join(' ')}" ;;`)

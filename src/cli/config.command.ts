@@ -5,7 +5,6 @@ import { CredentialStore, NoSecureCredentialStore } from './client/credential-st
 import { readKeyInput } from './client/key-input';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 
-/** `decisionctl config set-key|show`: where the CLI finds its key and its service, without registering a device. */
 export function registerConfigCommands(program: Command): void {
   const config = program
     .command('config')

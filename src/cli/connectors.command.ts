@@ -12,7 +12,6 @@ interface CreateOptions extends FormatOptions {
   readonly set?: Record<string, unknown>;
 }
 
-/** The connector config: the JSON file's object, then each `--set name=value` over it. */
 function configOf(options: CreateOptions): Record<string, unknown> {
   const config = {
     ...(options.configFile ? readJsonObject(options.configFile) : {}),
@@ -26,7 +25,6 @@ function configOf(options: CreateOptions): Record<string, unknown> {
   return config;
 }
 
-/** `decisionctl connectors create|list|test|browse` (docs/connectors.md for each type's config). */
 export function registerConnectorsCommands(program: Command): void {
   const connectors = program.command('connectors').description('create, test and browse data connectors');
   withFormat(

@@ -18,7 +18,6 @@ interface QueryOptions extends FormatOptions {
   readonly limit?: number;
 }
 
-/** `decisionctl data connect|list|query`: datasets made from connectors, and governed queries over them. */
 export function registerDataCommands(program: Command): void {
   const data = program.command('data').description('connect datasets, list them and query them');
   withFormat(

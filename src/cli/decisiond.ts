@@ -54,7 +54,6 @@ function versionLines(): string[] {
   return [`${name} ${version}`, ...describeBuild(readBuildInfo(APP_ROOT)), `node ${process.versions.node}`];
 }
 
-/** A CLI of dist/cli run on the settings file the daemon reads, as the data dir's owner. */
 function runOfflineTool(tool: 'provision' | 'rekey' | 'tls', args: readonly string[]): number {
   const entry = join(__dirname, `${tool}.js`);
   if (!existsSync(entry)) {
@@ -74,10 +73,7 @@ function runOfflineTool(tool: 'provision' | 'rekey' | 'tls', args: readonly stri
   return child.status ?? 1;
 }
 
-/**
- * Run as root, provisioning or rekeying would leave root-owned files the daemon cannot open: act as the data dir's
- * owner (the service user the package created) instead.
- */
+/** Run as root, provisioning would leave root-owned files the daemon cannot open. */
 function actAsDataDirOwner(): void {
   if (process.getuid?.() !== 0) return;
   const { dataDir } = loadConfig();

@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { connect } from './client/connection';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 
-/** `decisionctl devices list|revoke`: machines registered or bound under the organization's keys. */
 export function registerDevicesCommands(program: Command): void {
   const devices = program.command('devices').description('list devices and free device slots');
   withFormat(devices.command('list').description('devices registered under the organization')).action(

@@ -15,9 +15,8 @@ export interface EgressDropInInput {
 }
 
 /**
- * Renders the drop-in that narrows the unit's `IPAddressDeny=any` to the egress policy. The kernel filter knows
- * addresses only: ports, names and everything else stay the egress guard's job, and a rule the filter cannot express
- * is written as a comment so the operator sees the gap instead of a silently broader or narrower filter.
+ * The kernel filter knows addresses only; a rule it cannot express is written as a comment, so the operator sees the
+ * gap.
  */
 export function renderEgressDropIn(input: EgressDropInInput): string {
   const lines = [
@@ -73,7 +72,6 @@ export function renderEgressDropIn(input: EgressDropInInput): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Hosts the filter cannot allow without --resolve; the command warns about each. */
 export function unenforcedRules(input: EgressDropInInput): string[] {
   return input.rules
     .filter(

@@ -22,7 +22,6 @@ async function resolveHosts(names: readonly string[]): Promise<Map<string, strin
   return resolved;
 }
 
-/** `--clients` takes an address or CIDR without a port, checked by the egress rule parser. */
 function clientNetwork(text: string): string {
   const rule = parseRule(text);
   if (rule.kind !== 'address' || rule.port !== undefined)

@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/**
- * Parses a systemd EnvironmentFile (KEY=value per line; `#`/`;` comments; values optionally in single or double
- * quotes, where a double-quoted value takes `\"` and `\\`). No shell expansion, exactly as systemd reads it.
- */
+/** No shell expansion, exactly as systemd reads it. */
 export function parseEnvFile(text: string): Map<string, string> {
   const values = new Map<string, string>();
   for (const rawLine of text.split(/\r?\n/)) {
@@ -26,10 +23,7 @@ function unquote(value: string): string {
   return value;
 }
 
-/**
- * Fills `env` from the settings file the wrappers name in DECISION_SERVICE_ENV_FILE. Variables already set win, so
- * under systemd (which passed the same file) nothing changes and an operator can override one setting per command.
- */
+/** Variables already set win, so under systemd nothing changes and an operator can override one setting per command. */
 export function applyEnvFile(env: NodeJS.ProcessEnv): string | undefined {
   const file = env.DECISION_SERVICE_ENV_FILE;
   if (!file) return undefined;

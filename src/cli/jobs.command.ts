@@ -31,7 +31,6 @@ function failIfFailed(job: unknown): void {
     throw new CliFailure(`the job ${String(status)}`, ExitCode.failure);
 }
 
-/** `decisionctl jobs submit|get|wait`: asynchronous simulations (docs/jobs.md). */
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('submit asynchronous simulation jobs and follow them');
   withFormat(

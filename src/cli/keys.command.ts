@@ -8,7 +8,6 @@ interface CreateOptions extends FormatOptions {
   readonly expiresAt?: string;
 }
 
-/** `decisionctl keys list|create|revoke`: the organization's API keys. */
 export function registerKeysCommands(program: Command): void {
   const keys = program.command('keys').description("manage the organization's API keys");
   withFormat(keys.command('list').description('active keys (never the raw key)')).action(

@@ -10,8 +10,6 @@ import { encodeLicense, LicensePayload } from '../modules/licensing/license-form
 import { LicenseRejectedError, licenseTimeState, verifyLicense } from '../modules/licensing/license-verifier';
 import { readEd25519PublicKey, scanTrustedKeys } from '../modules/licensing/trusted-keys';
 
-/** Vendor-side tool: signing keys, issuing v2 licenses, inspecting a license file (docs/licensing.md). */
-
 function positiveInteger(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {

@@ -18,10 +18,7 @@ interface LoginOptions extends FormatOptions {
   readonly baseUrl?: string;
 }
 
-/**
- * The key login uses, and whether it goes into the credential store: with no argument, SERVICE_API_KEY (never
- * stored), else the key already stored for the base URL (by `config set-key`), else standard input or a prompt.
- */
+/** SERVICE_API_KEY is never stored. */
 async function keyForLogin(
   argument: string | undefined,
   store: CredentialStore,
@@ -46,8 +43,8 @@ async function keyForLogin(
 }
 
 /**
- * Registers this machine and keeps its verified license. A key to be stored goes into the credential store first,
- * so without a secure store nothing is registered; if registering fails, the store is put back as it was.
+ * The key is stored before registering, so without a secure store nothing is registered; a failed registration puts the
+ * store back.
  */
 async function login(argument: string | undefined, options: LoginOptions): Promise<void> {
   const settings = readCliSettings();
@@ -102,10 +99,6 @@ async function login(argument: string | undefined, options: LoginOptions): Promi
   printResult(options.format, registration);
 }
 
-/**
- * Removes the stored license, and the stored key when `login` put it there; a key from `config set-key` stays, and
- * one that login stored over is put back.
- */
 async function logout(options: FormatOptions): Promise<void> {
   const { baseURL } = resolveBaseURL();
   const settings = readCliSettings();

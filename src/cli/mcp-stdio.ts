@@ -17,10 +17,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/**
- * stdio entry for desktop and editor MCP hosts: relays tools/list and tools/call to the daemon's Streamable HTTP
- * endpoint with SERVICE_API_KEY, so tools run through the daemon's own auth, license and services.
- */
+/** Tools run through the daemon's own auth, license and services. */
 async function main(): Promise<void> {
   const apiKey = process.env.SERVICE_API_KEY;
   if (!apiKey) fail('SERVICE_API_KEY is not set.');

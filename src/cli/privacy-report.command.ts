@@ -6,12 +6,6 @@ import { checkReportChain, ChainedReport } from '../modules/privacy/report-chain
 import { extractEmbeddedReport, extractPagePublicKey } from '../modules/privacy/report-embedding';
 import { verifyReportText } from '../modules/privacy/report-signature';
 
-/**
- * `decisionctl privacy-report fetch|list|verify`: the operator's and auditor's side of the privacy report
- * (docs/privacy-report.md). fetch and list talk to the appliance with SERVICE_API_KEY (an operator admin key) at
- * SERVICE_BASE_URL; verify works offline on saved files.
- */
-
 interface ConnectionOptions {
   readonly url?: string;
   readonly apiKeyFile?: string;
@@ -34,7 +28,6 @@ interface VerifyOptions {
   readonly chain?: boolean;
 }
 
-/** Exit status 1 with a message, for a report that does not verify or a chain with a gap. */
 export class VerificationFailed extends Error {}
 
 function connection(options: ConnectionOptions): { baseUrl: string; apiKey: string } {
@@ -130,7 +123,6 @@ async function listReports(options: ListOptions): Promise<void> {
   }
 }
 
-/** The files to verify: each named file, and the .json/.html files of each named folder. */
 function reportFiles(paths: readonly string[]): string[] {
   return paths.flatMap((path) =>
     statSync(path).isDirectory()

@@ -12,13 +12,8 @@ import { connectorConfigAad } from '../modules/connectors/connector.entity';
 import { idempotencyResponseAad } from '../modules/idempotency/idempotency-record.entity';
 import { providerKeyAad } from '../modules/provider-keys/provider-key.entity';
 
-/**
- * Re-seals every SecretVault value under a new SERVICE_CONFIG_ENCRYPTION_KEY, in one transaction. Run it with the
- * daemon stopped, then start the daemon with the new key (docs/licensing.md, "Rotating the encryption key"); on
- * PostgreSQL it refuses while any replica runs (docs/scale-out.md, "Rotating the encryption key").
- * Every column sealed with the SecretVault must be listed in SEALED_COLUMNS, with the associated data its module uses:
- * a value left out would be unreadable after the rotation.
- */
+// Every column sealed with the SecretVault must be listed in SEALED_COLUMNS: a value left out would be unreadable after
+// the rotation.
 interface SealedColumn {
   readonly table: string;
   readonly primaryKey: string;
@@ -67,12 +62,7 @@ interface LiveReplica {
   readonly backend_start: Date | string;
 }
 
-/**
- * On PostgreSQL, takes REPLICA_LOCK exclusively for the transaction, without waiting: every running daemon holds it
- * shared (ReplicaLock), and one still on the old key could not open what is resealed, nor should it seal new values
- * under the old key meanwhile. Refuses naming the sessions that hold it. A daemon starting meanwhile waits for the
- * commit.
- */
+// Every running daemon holds REPLICA_LOCK shared; one still on the old key could not open what is resealed.
 async function refuseUnderLiveReplicas(em: EntityManager): Promise<void> {
   const [{ held }] = await em.execute<{ held: boolean }[]>('select pg_try_advisory_xact_lock(?) as held', [
     REPLICA_LOCK,

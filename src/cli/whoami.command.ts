@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { connect } from './client/connection';
 import { type FormatOptions, printResult, withFormat } from './client/output';
 
-/** `decisionctl whoami`: GET /v1/me with the resolved key, the quickest check that the CLI is set up. */
 export function registerWhoamiCommand(program: Command): void {
   withFormat(
     program.command('whoami').description('show the organization and key the CLI acts as (GET /v1/me)'),

@@ -13,7 +13,6 @@ export function timestamp(value: string): string {
   return new Date(value).toISOString();
 }
 
-/** A JSON object from a file (`-` is standard input); a file that is not one is a usage error (exit 2). */
 export function readJsonObject(path: string): Record<string, unknown> {
   let text: string;
   try {

@@ -5,7 +5,6 @@ import { readOptionalFile, writePrivateFileAtomically } from './private-file';
 
 /** The CLI's own settings. Never a key: keys live in the credential store or the environment only. */
 export interface CliSettings {
-  /** The service root the CLI talks to when SERVICE_BASE_URL is not set. */
   readonly base_url?: string;
   /** Which command put the stored key there: `logout` removes it only when `login` did. */
   readonly key_stored_by?: 'login' | 'set-key';
@@ -15,7 +14,6 @@ export interface CliSettings {
 
 const FIELDS: ReadonlySet<string> = new Set(['base_url', 'key_stored_by', 'set_key_kept']);
 
-/** `$XDG_CONFIG_HOME/decisionctl/config.json` (or `~/.config/...`). */
 export function cliConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_CONFIG_HOME?.trim();
   return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config'), 'decisionctl', 'config.json');

@@ -43,7 +43,6 @@ export function normalizeBaseURL(raw: string, source: string): string {
   }
 }
 
-/** The environment variable holding the key, if one does (SERVICE_API_KEY wins over the legacy name). */
 export function keyFromEnvironment(): { name: string; value: string } | undefined {
   return firstSet(API_KEY_VARIABLES);
 }
@@ -71,7 +70,6 @@ export async function resolveConnection(store = new CredentialStore()): Promise<
   return { baseURL, baseURLSource, apiKey: stored, keySource: 'credential store' };
 }
 
-/** An SDK client for the resolved connection; one per command run. */
 export async function connect(): Promise<{ client: DecisionService; connection: Connection }> {
   const connection = await resolveConnection();
   return {

@@ -23,11 +23,8 @@ function reasonOf(error: unknown): string {
   return message.replace(/\s+/g, ' ').trim();
 }
 
-/**
- * API keys in the operating system's credential store, one entry per service base URL. On Linux the entry is
- * pinned to the Secret Service: the kernel keyring (keyutils) is not a secure store for a long-lived key, since it
- * lives only until reboot and any process of the user reads it.
- */
+// On Linux the entry is pinned to the Secret Service: the kernel keyring lives only until reboot and any process of the
+// user reads it.
 export class CredentialStore {
   private async call<T>(
     account: string,
@@ -79,7 +76,6 @@ export class CredentialStore {
     return `${baseURL} (set-key, kept during login)`;
   }
 
-  /** Removes the stored key; false when there was none. */
   async delete(baseURL: string): Promise<boolean> {
     return this.call(baseURL, (entry, signal) => entry.deleteCredential(signal));
   }

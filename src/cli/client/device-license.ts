@@ -5,7 +5,6 @@ import { verifyEd25519Jws } from '../../common/crypto/ed25519-jws';
 import { CliFailure, ExitCode } from './exit-codes';
 import { readOptionalFile, writePrivateFileAtomically } from './private-file';
 
-/** What `login` keeps per service: the signed license and the key that checks it. No API key. */
 export interface StoredLicense {
   readonly registration_id: string;
   readonly device_id: string;
@@ -25,7 +24,6 @@ interface LicenseClaims {
   readonly exp: number;
 }
 
-/** `$XDG_DATA_HOME/decisionctl/device-licenses.json` (or `~/.local/share/...`), 0600. */
 export function deviceLicensePath(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_DATA_HOME?.trim();
   return join(
@@ -51,10 +49,7 @@ function readLicenseFile(path: string): LicenseFile {
   );
 }
 
-/**
- * Checks a license the service just issued: signed by the appliance's key (`kid`), not expired, and for this very
- * device. A license that fails is never stored.
- */
+/** A license that fails is never stored. */
 export function verifyDeviceLicense(license: StoredLicense): LicenseClaims {
   let claims: LicenseClaims | undefined;
   try {
@@ -85,7 +80,6 @@ export function storeLicense(baseURL: string, license: StoredLicense, path = dev
   writePrivateFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`);
 }
 
-/** Removes the license kept for this service; false when there was none. */
 export function removeLicense(baseURL: string, path = deviceLicensePath()): boolean {
   const file = readLicenseFile(path);
   if (!(baseURL in file.licenses)) return false;

@@ -13,7 +13,6 @@ export const ExitCode = {
 
 export type ExitStatus = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** A failure the CLI explains itself: the message goes to stderr, the status is the process's exit status. */
 export class CliFailure extends Error {
   constructor(
     message: string,

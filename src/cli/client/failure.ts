@@ -12,7 +12,6 @@ import {
   RateLimitError,
 } from './sdk';
 
-/** What the user reads on stderr and the status the shell sees, for anything a command throws. */
 export function describeFailure(error: unknown): { message: string | undefined; exitCode: ExitStatus } {
   if (error instanceof CommanderError) {
     // Commander has already printed the problem (and help) itself.

@@ -1,9 +1,6 @@
 import { ExitCode } from './exit-codes';
 
-/**
- * Ctrl-C ends the CLI at once with status 130. Files the CLI writes go through a temporary file and a rename, so
- * stopping between two writes leaves each file either old or new, never half-written.
- */
+// Files the CLI writes go through a temporary file and a rename, so exiting at once leaves each old or new.
 export function exitOnInterrupt(): void {
   process.once('SIGINT', () => {
     process.stderr.write('\ndecisionctl: interrupted\n');

@@ -21,7 +21,6 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split('\n')[0].trim();
 }
 
-/** Reads a line from the terminal without echoing it. */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
   return new Promise((resolve, reject) => {
@@ -55,10 +54,7 @@ function promptHidden(question: string): Promise<string> {
   });
 }
 
-/**
- * The key a user hands to `login` or `config set-key`: the argument (with a warning, since `ps` and the shell
- * history show it), or with `-` or no argument standard input, or a hidden prompt on a terminal.
- */
+/** An argument is taken with a warning, since `ps` and the shell history show it. */
 export async function readKeyInput(argument: string | undefined): Promise<{ key: string; source: string }> {
   if (argument !== undefined && argument !== '-') {
     process.stderr.write(

@@ -6,7 +6,6 @@ export interface FormatOptions {
   readonly format: OutputFormat;
 }
 
-/** Every client command takes `--format table|json`; json prints the API's answer as one document. */
 export function withFormat(command: Command): Command {
   return command.addOption(
     new Option('--format <format>', 'table for people, json for scripts (the API answer as is)')
@@ -22,7 +21,6 @@ function cell(value: unknown): string {
   return JSON.stringify(value) ?? '-';
 }
 
-/** Columns padded to their widest cell; a header line in capitals. */
 export function renderTable<Row extends object>(
   rows: readonly Row[],
   columns: readonly (keyof Row & string)[],
@@ -40,7 +38,6 @@ export function renderTable<Row extends object>(
     .join('\n');
 }
 
-/** The leaves of a value as `[path, value]`: nested fields by dotted path, array items by index. */
 function leaves(value: unknown, path: string): [string, unknown][] {
   if (typeof value !== 'object' || value === null) return [[path, value]];
   const entries: [string, unknown][] = Array.isArray(value)
@@ -51,17 +48,12 @@ function leaves(value: unknown, path: string): [string, unknown][] {
   return entries.flatMap(([childPath, child]) => leaves(child, childPath));
 }
 
-/** One object as `field  value` lines, a nested field by its path (`organization.name`, `actions[0].ev`). */
 function renderRecord(record: Record<string, unknown>): string {
   const lines = leaves(record, '');
   const width = Math.max(...lines.map(([field]) => field.length));
   return lines.map(([field, value]) => `${field.padEnd(width)}  ${cell(value)}`).join('\n');
 }
 
-/**
- * Prints a command's result on stdout: exactly the API's JSON with `--format json`, otherwise a table of `rows`
- * (when the result is a list) or the fields of the object.
- */
 export function printResult<Row extends object>(
   format: string,
   result: unknown,

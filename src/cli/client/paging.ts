@@ -18,7 +18,6 @@ function pageSize(value: string): number {
   return n;
 }
 
-/** `--format`, plus `--limit`, `--cursor` and `--all` for the commands that list a cursor-paged resource. */
 export function withPaging(command: Command): Command {
   return withFormat(command)
     .option('--limit <n>', "items per page (the service's default when absent)", pageSize)
@@ -27,9 +26,8 @@ export function withPaging(command: Command): Command {
 }
 
 /**
- * The page to print: the one the service answered, or with `--all` every item of every page in one document of
- * the same shape (so `--format json` output still matches the operation's schema) and no `next_cursor`. Without
- * `--all`, a further page is announced on stderr, where it does not disturb a script reading stdout.
+ * With `--all`, one document of the same shape, so `--format json` still matches the schema; a further page is
+ * announced on stderr, away from a script reading stdout.
  */
 export async function pageToPrint<
   Field extends string,

@@ -2,7 +2,6 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 
-/** The file's text, or undefined when it does not exist. */
 export function readOptionalFile(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');

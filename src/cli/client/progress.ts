@@ -2,10 +2,6 @@ import { promptsAllowed } from './terminal';
 
 const FRAMES = ['|', '/', '-', '\\'];
 
-/**
- * Shows a spinner on stderr while `work` runs, from its first second on, only when stderr is a terminal and
- * NO_COLOR is unset; stdout stays the command's own.
- */
 export async function withProgress<T>(label: string, work: Promise<T>): Promise<T> {
   if (!process.stderr.isTTY || !promptsAllowed()) return work;
   const started = Date.now();

@@ -1,7 +1,5 @@
-/**
- * The one door to the SDK (sdk/, built into sdk/dist by `npm run build`). The relative path resolves the same from
- * src/cli/client and dist/cli/client, and the .deb ships sdk/dist beside dist/.
- */
+// The relative path resolves the same from src/cli/client and dist/cli/client, and the .deb ships sdk/dist beside
+// dist/.
 export {
   APIConnectionError,
   APIError,

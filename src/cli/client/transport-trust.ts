@@ -31,7 +31,6 @@ export function sdkTransport(): { fetch?: FetchFunction } {
   return insecure ? { fetch: insecureFetch() } : {};
 }
 
-/** The fetch of commands that call the API without the SDK, trusting what the SDK would. */
 export function cliFetch(): FetchFunction {
   if (insecure) return insecureFetch();
   const caFile = process.env[CA_FILE_VARIABLE]?.trim();

@@ -15,7 +15,6 @@ export const ANY_OPERATION_ERRORS: readonly ErrorCode[] = [
   'insufficient_storage',
 ];
 
-/** What the credential guard answers on every protected route (API key, session token, device binding). */
 const CREDENTIAL_ERRORS: readonly ErrorCode[] = [
   'authentication_required',
   'invalid_api_key',
@@ -29,7 +28,6 @@ const CREDENTIAL_ERRORS: readonly ErrorCode[] = [
   'invalid_device_id',
 ];
 
-/** What the JSON body parser and the validation pipe answer for a route that takes a body. */
 const BODY_ERRORS: readonly ErrorCode[] = [
   'invalid_json',
   'payload_too_large',
@@ -39,22 +37,17 @@ const BODY_ERRORS: readonly ErrorCode[] = [
 
 export interface OperationShape {
   readonly hasBody: boolean;
-  /** Whether the HTTP layer parses a JSON body sent to it (every method but GET and HEAD), declared or not. */
   readonly parsesBody: boolean;
   readonly hasQuery: boolean;
-  /** Whether the operation takes `?cursor=` (a list paged by src/common/http/cursor-page.ts). */
   readonly pagesByCursor: boolean;
 }
 
-/** Every code an operation can answer, derived from its guards, its inputs and its own @ApiErrors. */
 export function errorCodesOf(facts: RouteFacts, shape: OperationShape): ErrorCode[] {
   const codes = new Set<ErrorCode>(facts.errors);
   if (!facts.isPublic) CREDENTIAL_ERRORS.forEach((c) => codes.add(c));
   if (facts.role !== undefined) codes.add('insufficient_role');
   if (facts.entitlement !== undefined) codes.add('not_entitled');
-  // The body parsers run before any handler (src/common/http/body-parsers.ts): a body that is not JSON is refused
-  // on every route, and a JSON body sent with any method but GET is parsed, with its limits, even where the route
-  // reads none. So a client that sends one where none is expected gets these answers too.
+  // The body parsers run before any handler, so a route that reads no body still answers these.
   codes.add('unsupported_media_type');
   if (shape.hasBody || shape.parsesBody) BODY_ERRORS.forEach((c) => codes.add(c));
   if (shape.hasQuery) codes.add('validation_failed');
@@ -74,7 +67,6 @@ export function errorExampleRef(code: ErrorCode): { $ref: string } {
   return { $ref: `#/components/examples/${code}` };
 }
 
-/** A response per HTTP status, its schema the error body with `code` narrowed to what that status can carry. */
 export function errorResponses(codes: readonly ErrorCode[]): Record<string, object> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -104,7 +96,6 @@ export function errorResponse(codes: readonly ErrorCode[]): object {
   };
 }
 
-/** One example body per catalogue code, referenced by every response that can carry it. */
 export function errorExamples(): Record<string, object> {
   return Object.fromEntries(
     (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).map((code) => [

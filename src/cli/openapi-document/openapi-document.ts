@@ -42,10 +42,7 @@ const IDEMPOTENCY_KEY_PARAMETER: JsonObject = {
   example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
 };
 
-/**
- * The OpenAPI 3.1 document of every route, built from the controllers and DTOs without starting anything: the
- * application graph is assembled in Nest's preview mode, which instantiates no provider.
- */
+/** Nest's preview mode assembles the graph without instantiating any provider. */
 export async function buildOpenApiDocument(): Promise<JsonObject> {
   const config = loadConfig({ NODE_ENV: 'production', SERVICE_DATA_DIR: '/var/lib/decision-service' });
   const app = await NestFactory.create(
@@ -64,7 +61,6 @@ export async function buildOpenApiDocument(): Promise<JsonObject> {
   }
 }
 
-/** The document as committed and served: keys sorted, two-space indent, one trailing newline. */
 export function serializeDocument(document: JsonObject): string {
   return `${JSON.stringify(sortKeys(document), null, 2)}\n`;
 }
@@ -138,7 +134,6 @@ function describeValidatedClasses(schemas: JsonObject, validated: Record<string,
   }
 }
 
-/** Nested request classes are referenced from their parents' schemas: add each one the document now points at. */
 function addReferencedSchemas(
   document: JsonObject,
   schemas: JsonObject,
@@ -179,7 +174,6 @@ function referencedSchemaNames(value: Json, names = new Set<string>()): Set<stri
   return names;
 }
 
-/** The properties of a query class, one query parameter each. */
 function queryParameters(schema: JsonObject): JsonObject[] {
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries((schema.properties ?? {}) as JsonObject).map(([name, property]) => {

@@ -1,11 +1,7 @@
 import { CursorPageQuery, MAX_PAGE_LIMIT } from '../../common/http/cursor-page';
 import { RouteFacts } from './route-facts';
 
-/**
- * Sentences that many operations share, said once here and added to the description of every operation they hold
- * for, derived from the route itself (its query class, @Idempotent, @RequireRole, @RequireEntitlement) so that the
- * text cannot drift from the guards. An operation's own @ApiOperation description says only what is its own.
- */
+// Derived from the route itself, so the text cannot drift from the guards.
 export const PAGING_NOTE =
   `Paged by cursor: \`limit\` (1 to ${MAX_PAGE_LIMIT}) sets the page size; pass the answer's \`next_cursor\` ` +
   'as `cursor` for the next page. `next_cursor` is null on the last page.';

@@ -33,17 +33,12 @@ const OPTIONS: Partial<IOptions> = {
   additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: customRuleSchema },
 };
 
-/** Every class that carries class-validator rules. */
 export function validatedClasses(): Type[] {
   const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<unknown, unknown> };
   return [...storage.validationMetadatas.keys()].filter((t): t is Type => typeof t === 'function');
 }
 
-/**
- * JSON schemas of the class-validator classes, by class name: request bodies and query objects are described by
- * the rules that validate them, nested classes (`@ValidateNested` + `@Type`) as references to their own schemas.
- * `roots` are described with the rules they inherit, which the by-name map leaves out.
- */
+/** `roots` are described with the rules they inherit, which the by-name map leaves out. */
 export function requestSchemas(roots: readonly Type[]): Record<string, SchemaObject> {
   const schemas = validationMetadatasToSchemas(OPTIONS) as Record<string, SchemaObject>;
   for (const root of roots) schemas[root.name] = targetConstructorToSchema(root, OPTIONS) as SchemaObject;

@@ -7,7 +7,6 @@ import { API_ERRORS } from '../../common/openapi';
 import { IS_PUBLIC, REQUIRED_ENTITLEMENT, REQUIRED_ROLE } from '../../common/auth/auth.decorators';
 import { IDEMPOTENCY_ERROR_CODES, isIdempotentRoute } from '../../modules/idempotency/idempotency.types';
 
-/** What the contract needs to know about one handler beyond what @nestjs/swagger reads itself. */
 export interface RouteFacts {
   readonly isPublic: boolean;
   readonly role?: string;
@@ -16,7 +15,6 @@ export interface RouteFacts {
   readonly errors: readonly ErrorCode[];
   /** The class of a whole-object `@Query()` argument: its properties are the query parameters. */
   readonly queryType?: Type;
-  /** The class of the `@Body()` argument. */
   readonly bodyType?: Type;
 }
 
@@ -40,7 +38,6 @@ export function operationIdOf(controllerKey: string, methodKey: string): string 
   return `${controllerKey.replace(/Controller$/, '')}_${methodKey}`;
 }
 
-/** Every routed handler of the application, keyed by the operationId the document gives it. */
 export function collectRouteFacts(app: INestApplication): Map<string, RouteFacts> {
   const reflector = new Reflector();
   const facts = new Map<string, RouteFacts>();

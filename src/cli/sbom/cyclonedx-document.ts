@@ -23,7 +23,6 @@ interface CdxDependency {
   dependsOn?: string[];
 }
 
-/** What `npm sbom --sbom-format cyclonedx` writes, as far as this build reads it. */
 export interface NpmSbom {
   readonly metadata: {
     readonly tools?: readonly { readonly name?: string; readonly version?: string }[];
@@ -43,7 +42,6 @@ export interface LockEntry {
 export interface SbomInputs {
   readonly product: {
     readonly name: string;
-    /** The Debian version, `<upstream>-<revision>`. */
     readonly version: string;
     readonly upstreamVersion: string;
     readonly description: string;
@@ -51,9 +49,7 @@ export interface SbomInputs {
     readonly sourceDateEpoch: number;
     readonly architecture: string;
   };
-  /** The application directory under the staging root, e.g. `usr/lib/decision-service`. */
   readonly appPath: string;
-  /** The bundled Node.js executable under the staging root and the npm package it was taken from. */
   readonly runtime: {
     readonly path: string;
     readonly version: string;
@@ -71,10 +67,7 @@ export interface SbomInputs {
 const PATH_PROPERTY = 'cdx:npm:package:path';
 const INSTALLED_PROPERTY = 'decision-service:installed_path';
 
-/**
- * The CycloneDX 1.5 SBOM of a staged package tree. Deterministic: the same inputs give the same bytes (the time is
- * SOURCE_DATE_EPOCH, the serial number a digest of the content, every list sorted).
- */
+/** Deterministic: the time is SOURCE_DATE_EPOCH, the serial number a digest of the content, every list sorted. */
 export function buildCycloneDx(inputs: SbomInputs): Record<string, unknown> {
   const { product } = inputs;
   const rootRef = `pkg:deb/${product.name}@${product.version}?arch=${product.architecture}`;
@@ -136,7 +129,6 @@ function runtimeComponent({ runtime, artifacts }: SbomInputs): CdxComponent {
   };
 }
 
-/** One component per staged name@version: npm sbom's entry where it has one, completed from the lock. */
 function npmComponents(inputs: SbomInputs): CdxComponent[] {
   const fromNpm = new Map(inputs.npmSbom.components.map((c) => [c['bom-ref'], c]));
   const groups = new Map<string, { pkg: StagedNpmPackage; paths: string[] }>();
@@ -196,7 +188,6 @@ function nestedFile(artifact: StagedArtifact): CdxComponent {
   };
 }
 
-/** Native code and archives the package itself ships (the engine binaries, the SDK tarball, ...). */
 function artifactComponent(artifact: StagedArtifact, product: SbomInputs['product']): CdxComponent {
   const name = artifact.path.slice(artifact.path.lastIndexOf('/') + 1);
   const isLibrary = artifact.kind === 'native' && /\.(node|so(\.\d+)*)$/.test(name);
@@ -220,7 +211,6 @@ function toolComponents({ npmSbom, product }: SbomInputs): CdxComponent[] {
   ];
 }
 
-/** npm's dependency graph kept to the shipped components, with the package itself depending on what it ships. */
 function dependencies(
   inputs: SbomInputs,
   rootRef: string,

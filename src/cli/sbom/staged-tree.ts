@@ -20,7 +20,6 @@ export interface StagedArtifact {
 const ARCHIVE = /\.(tgz|tar\.gz|whl|zip|jar)$/;
 const ELF_MAGIC = Buffer.from([0x7f, 0x45, 0x4c, 0x46]);
 
-/** Every npm package under `appDir/node_modules`, nested ones included, sorted by path. */
 export function stagedNpmPackages(appDir: string): StagedNpmPackage[] {
   const found: StagedNpmPackage[] = [];
   const walk = (modulesDir: string): void => {
@@ -45,7 +44,6 @@ export function stagedNpmPackages(appDir: string): StagedNpmPackage[] {
   return found.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** ELF files and archives anywhere under `stageRoot` (its DEBIAN/ excepted), with their SHA-256, sorted by path. */
 export function stagedArtifacts(stageRoot: string): StagedArtifact[] {
   const found: StagedArtifact[] = [];
   const walk = (dir: string): void => {
