@@ -33,7 +33,6 @@ class NestPinoLogger implements LoggerService {
   }
 }
 
-/** The served certificate; one that cannot be used stops the start with the file and the problem named. */
 function openTls(config: AppConfig, logger: AppLogger): TlsCertificates {
   try {
     return TlsCertificates.open(config, logger);
@@ -46,7 +45,6 @@ function openTls(config: AppConfig, logger: AppLogger): TlsCertificates {
   }
 }
 
-/** Builds the whole daemon (not yet listening); used by main.ts and by every e2e test. */
 export async function createApp(config: AppConfig, logger: AppLogger): Promise<NestFastifyApplication> {
   prepareDataDir(config, logger);
   const tls = openTls(config, logger);

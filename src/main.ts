@@ -22,16 +22,10 @@ function fail(logger: AppLogger, error: unknown): never {
   process.exit(1);
 }
 
-/** How long a stopped daemon waits for its event loop to empty before it exits regardless. */
 const DRAIN_GRACE_MS = 5000;
 
-/**
- * Ends a cleanly stopped daemon by letting its event loop empty rather than by process.exit(): Node 24's exit path
- * shuts V8's worker threads down before the heap, and a concurrent compile waiting there for a collection then
- * never returns, so the process hangs in exit (nodejs/node#54918; seen here after a jobs bench on PostgreSQL). A
- * natural exit tears the heap down first, which releases such a thread. Should a handle keep the loop alive, the
- * grace timer (unref'd, so it keeps nothing alive itself) exits anyway and names the handles.
- */
+// Not process.exit(): Node 24's exit can hang on a V8 worker thread waiting for a collection (nodejs/node#54918).
+// Should a handle keep the loop alive, the grace timer exits anyway and names the handles.
 function exitWhenDrained(logger: AppLogger): void {
   process.exitCode = 0;
   setTimeout(() => {
@@ -72,7 +66,6 @@ function stopOnSignals(app: NestFastifyApplication, config: AppConfig, logger: A
   process.on('SIGINT', stop);
 }
 
-/** SIGHUP: the operator installed a new certificate; a refused one is logged and the served one stays. */
 function reloadCertificateOnHangup(app: NestFastifyApplication, logger: AppLogger): void {
   const tls = app.get(TlsCertificates);
   process.on('SIGHUP', () => {
