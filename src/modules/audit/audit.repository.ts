@@ -15,7 +15,6 @@ export interface AuditQuery {
 export class AuditRepository {
   constructor(private readonly em: EntityManager) {}
 
-  /** Writes inside `tx` when given, so the event commits or rolls back with the change it records. */
   async insert(row: Omit<AuditEventEntity, 'id' | 'seq'>, tx?: EntityManager): Promise<void> {
     const em = tx ?? this.em.fork();
     em.persist(em.create(AuditEventSchema, { ...row, id: `aud_${randomUUID().replace(/-/g, '')}` }));

@@ -12,7 +12,7 @@ export class AuditService {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  /** Records one event; pass the unit of work of the change it describes so both commit together. */
+  /** Pass the unit of work of the change it describes, so both commit together. */
   async record(entry: AuditEntry, tx?: EntityManager): Promise<void> {
     await this.repository.insert(
       {

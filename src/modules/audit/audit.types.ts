@@ -19,7 +19,6 @@ export const AUDIT_EVENTS = [
 ] as const;
 export type AuditEventName = (typeof AUDIT_EVENTS)[number];
 
-/** Who did it: a user (session), an API key, the operator CLI, or nobody known (failed logins). */
 export interface AuditActor {
   readonly type: 'user' | 'api_key' | 'cli' | 'anonymous';
   readonly id?: string;
