@@ -24,13 +24,11 @@ export class ContractDocument {
     return this.parsed;
   }
 
-  /** One component schema of the document as a self-contained JSON Schema: its references replaced by their schemas. */
   schemaOf(name: string): Record<string, unknown> {
     if (!(name in this.components())) throw new Error(`the contract describes no schema ${name}`);
     return this.inlined({ $ref: `${SCHEMA_REF}${name}` }, []) as Record<string, unknown>;
   }
 
-  /** The JSON body an operation (`GET /v1/data`) answers on success, as a self-contained JSON Schema. */
   responseSchemaOf(operation: string): Record<string, unknown> {
     const [method, path] = operation.split(' ');
     const paths = this.document().paths as Record<string, Record<string, Operation | undefined> | undefined>;
@@ -63,7 +61,6 @@ export class ContractDocument {
 
 const SCHEMA_REF = '#/components/schemas/';
 
-/** The part of an OpenAPI operation object read here. */
 interface Operation {
   readonly responses?: Record<string, { readonly content?: Record<string, { readonly schema?: unknown }> }>;
 }

@@ -6,7 +6,6 @@ import { ContractDocument } from './contract-document.service';
 export class ContractController {
   constructor(private readonly contract: ContractDocument) {}
 
-  /** Any authenticated caller; the bytes of contract/openapi.json as committed. */
   @Get()
   @Header('content-type', 'application/json; charset=utf-8')
   @ApiProduces('application/json')
