@@ -32,7 +32,6 @@ function descriptive(value: string | undefined): string | null {
   return trimmed ? trimmed.slice(0, MAX_DESCRIPTIVE) : null;
 }
 
-/** Reads the device headers; undefined when no device id was sent. */
 export function readDeviceFacts(headers: Headers): DeviceFacts | undefined {
   const raw = headers[DEVICE_ID_HEADER];
   if (raw === undefined) return undefined;

@@ -4,10 +4,6 @@ import { LicensingService } from '../licensing/licensing.service';
 import { DevicesService } from './devices.service';
 import { KeyPolicy, NewKeyFacts } from './devices.types';
 
-/**
- * What device binding asks of API keys: a new key's device_limit may not exceed the license's max_devices_per_key
- * (0, no per-key cap, is always fine), and a revoked key's devices give their slots back.
- */
 @Injectable()
 export class DeviceKeyPolicy implements KeyPolicy {
   constructor(

@@ -20,7 +20,6 @@ export interface DeviceLicenseClaims {
   readonly exp: number;
 }
 
-/** The appliance's own Ed25519 key (created on first start, 0600) that signs device license tokens (JWS EdDSA). */
 @Injectable()
 export class DeviceLicenseSigner implements OnModuleInit {
   private privateKey!: KeyObject;
@@ -58,7 +57,6 @@ export class DeviceLicenseSigner implements OnModuleInit {
     return signEd25519Jws(claims, this.privateKey, this.kidValue);
   }
 
-  /** Verifies a token this appliance issued; returns its claims or undefined (bad signature, alg or expiry). */
   verify(token: string, nowSeconds = Math.floor(Date.now() / 1000)): DeviceLicenseClaims | undefined {
     return verifyEd25519Jws<DeviceLicenseClaims>(token, this.publicKey, this.kidValue, nowSeconds);
   }

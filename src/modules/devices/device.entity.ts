@@ -1,9 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-/**
- * One machine bound to (or registered under) one API key. Binding and registration share the record: its id is
- * the registration id, and revoking it frees the slot and kills the binding token at once.
- */
+/** Binding and registration share the record, so revoking it frees the slot and kills the binding token at once. */
 export interface Device {
   id: string;
   orgId: string;

@@ -28,10 +28,7 @@ export class DeviceRepository {
     return this.em.fork().findOne(DeviceSchema, { keyId, deviceId, revokedAt: null });
   }
 
-  /**
-   * Checks the free slots and inserts in one transaction, after taking the appliance slot lock, so concurrent
-   * first requests can never exceed a limit.
-   */
+  /** Under the appliance slot lock, so concurrent first requests can never exceed a limit. */
   async bind(device: NewDevice, limits: SlotLimits, registered: boolean): Promise<BindOutcome> {
     return this.em.fork().transactional(async (em) => {
       await em.execute("update device_slot_locks set version = version + 1 where scope = 'appliance'");
@@ -116,7 +113,6 @@ export class DeviceRepository {
     return changed > 0 ? now : undefined;
   }
 
-  /** Frees every slot of a key (when the key itself is revoked). */
   async revokeAllOfKey(keyId: string): Promise<number> {
     return this.em
       .fork()

@@ -9,7 +9,6 @@ import { DevicesController } from './devices.controller';
 import { DevicesService } from './devices.service';
 import { DEVICE_BINDER, KEY_POLICY } from './devices.types';
 
-/** Device binding and registration; exports the DEVICE_BINDER and KEY_POLICY ports that access and api-keys require. */
 @Module({
   imports: [DatabaseModule.forFeature([DeviceSchema]), LicensingModule],
   controllers: [DevicesController],

@@ -36,10 +36,7 @@ export interface Caller {
 export const DEVICE_LICENSE_TTL_S = 30 * 24 * 60 * 60;
 const TOUCH_INTERVAL_MS = 60_000;
 
-/**
- * Device binding of capped keys (fail closed), registration with a signed device license, listing and revocation.
- * Every check reads the database, so a revocation takes effect on the very next request.
- */
+// Every check reads the database, so a revocation takes effect on the very next request.
 @Injectable()
 export class DevicesService implements DeviceBinder {
   constructor(
@@ -49,7 +46,6 @@ export class DevicesService implements DeviceBinder {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  /** Runs on every request of a capped key: accepts a bound device, binds a new one, or throws a device_* error. */
   async bind(key: DeviceBindingKey, request: Pick<RequestFacts, 'headers'>): Promise<DeviceBinding> {
     const facts = readDeviceFacts(request.headers);
     if (!facts) throw new AppError('device_binding_required');
@@ -92,7 +88,6 @@ export class DevicesService implements DeviceBinder {
     return { deviceId: device.deviceId, responseHeaders: { [BINDING_TOKEN_RESPONSE_HEADER]: token } };
   }
 
-  /** POST /v1/device/register: records the machine under the calling key and signs a device license. */
   async register(caller: Caller, headers: Headers): Promise<Registration> {
     if (!caller.keyId)
       throw new AppError('forbidden', 'Device registration needs an API key, not a session token.');
@@ -155,7 +150,7 @@ export class DevicesService implements DeviceBinder {
     return this.repository.listLive(orgId);
   }
 
-  /** Frees the slot and invalidates the device's binding token at once. Non-admins may revoke their own key's devices. */
+  /** Non-admins may revoke their own key's devices. */
   async revoke(
     caller: Caller,
     registrationId: string,
@@ -174,7 +169,6 @@ export class DevicesService implements DeviceBinder {
     return { registrationId, revokedAt };
   }
 
-  /** Frees every device slot of a revoked API key. */
   async releaseKey(keyId: string): Promise<number> {
     return this.repository.revokeAllOfKey(keyId);
   }
