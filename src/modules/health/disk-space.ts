@@ -6,10 +6,7 @@ export interface StorageStatus {
   readonly min_free_bytes: number;
 }
 
-/**
- * Free bytes an unprivileged writer may still use on the file system holding `path`. The answer is public, so it
- * names no path: where the state lives is none of an anonymous caller's business.
- */
+/** The answer is public, so it names no path. */
 export async function storageStatus(path: string, minFreeBytes: number): Promise<StorageStatus> {
   const stats = await statfs(path);
   const free = stats.bavail * stats.bsize;

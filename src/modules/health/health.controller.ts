@@ -34,10 +34,8 @@ export class HealthController {
   }
 
   /**
-   * Readiness: 503 while the data dir's file system has less than SERVICE_MIN_FREE_DISK_MB free, so a balancer or
-   * monitor sees the appliance degrade before writes start failing with 507, and while the store cannot serve
-   * writes (requests would fail with 503 store_unavailable): the PostgreSQL database does not answer, or the SQLite
-   * file does not take a write (StoreHealth).
+   * 503 on low disk, so a balancer sees the appliance degrade before writes fail with 507, and while the store cannot
+   * take writes.
    */
   @Public()
   @Get('v1/ready')

@@ -7,7 +7,6 @@ import { HealthController } from './health.controller';
 import { InfrastructureController } from './infrastructure.controller';
 import { InfrastructureService } from './infrastructure.service';
 
-/** The operator's view: liveness, readiness, metrics and /v1/infrastructure (engine, runtime library, license). */
 @Module({
   imports: [MetricsModule, EngineModule, LicensingModule, RuntimeLibraryModule],
   controllers: [HealthController, InfrastructureController],

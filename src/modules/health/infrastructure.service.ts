@@ -7,7 +7,6 @@ import { LicensingService } from '../licensing/licensing.service';
 import { RuntimeLibraryService } from '../runtime-library/runtime-library.service';
 import { InfrastructureView } from './health.dto';
 
-/** The authoritative engine signal (spec: GET /v1/infrastructure), plus the runtime library, the license and TLS. */
 @Injectable()
 export class InfrastructureService {
   private readonly build: BuildInfo = readBuildInfo(APP_ROOT);
