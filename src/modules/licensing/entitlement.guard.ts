@@ -5,7 +5,6 @@ import { REQUIRED_ENTITLEMENT } from '../../common/auth/auth.decorators';
 import { requireEntitlement } from '../../common/auth/authorization';
 import { Entitlement, ENTITLEMENT_SOURCE, EntitlementSource } from '../../common/auth/entitlements';
 
-/** Runs after the access guard: a route marked @RequireEntitlement needs that entitlement in the license. */
 @Injectable()
 export class EntitlementGuard implements CanActivate {
   private readonly requiredEntitlement: RouteMetadata<Entitlement>;

@@ -11,10 +11,7 @@ export interface ClockRollback {
   readonly latestRecorded: string;
 }
 
-/**
- * The time licenses are judged against: never earlier than the latest time this appliance has recorded, so
- * turning the wall clock back never revives an expired license. A rollback beyond the tolerance is reported.
- */
+/** Never earlier than the latest recorded time, so turning the wall clock back never revives an expired license. */
 @Injectable()
 export class LicenseClock implements BeforeApplicationShutdown {
   private latest = 0;
@@ -36,7 +33,6 @@ export class LicenseClock implements BeforeApplicationShutdown {
     this.timer.unref();
   }
 
-  /** max(wall clock, latest recorded time). */
   now(): Date {
     const wall = Date.now();
     if (wall > this.latest) {

@@ -22,7 +22,6 @@ export interface LicenseCaps {
   readonly [cap: string]: number;
 }
 
-/** The signed payload as it travels (snake_case, RFC 3339 dates). */
 export interface LicensePayload {
   readonly id: string;
   readonly licensee: { readonly name: string };
@@ -39,7 +38,6 @@ export function signingInput(enc: string): Buffer {
   return Buffer.from(LICENSE_SIGNING_PREFIX + enc, 'ascii');
 }
 
-/** Signs a payload with the vendor's private key and returns the armored license text. */
 export function encodeLicense(payload: LicensePayload, privateKey: KeyObject, publicKey: KeyObject): string {
   const enc = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   const sig = sign(null, signingInput(enc), privateKey).toString('base64url');

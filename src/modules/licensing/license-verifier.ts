@@ -11,7 +11,6 @@ import {
 
 export type LicenseRejection = 'license_invalid' | 'license_format_retired';
 
-/** Why a present license cannot be used; the daemon logs `event` and refuses to start. */
 export class LicenseRejectedError extends Error {
   constructor(
     readonly event: LicenseRejection,
@@ -50,10 +49,7 @@ function invalid(reason: string): never {
   throw new LicenseRejectedError('license_invalid', reason);
 }
 
-/**
- * Verifies a v2 license in the order of DESIGN.md §4: armor → envelope → v → alg → kid among trusted keys →
- * Ed25519 signature over `license/v2.` + enc → payload. The payload is not decoded before the signature holds.
- */
+/** In the order of DESIGN.md §4; the payload is not decoded before the signature holds. */
 export function verifyLicense(text: string, trustedKeys: ReadonlyMap<string, KeyObject>): VerifiedLicense {
   const envelope = parseEnvelope(unarmor(text));
 

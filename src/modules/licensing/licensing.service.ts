@@ -17,7 +17,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type LicenseStatus = 'active' | 'expired' | 'not_yet_valid' | 'unlicensed';
 
-/** The license as the privacy report and /v1/infrastructure name it. */
 export interface LicenseSummary {
   readonly edition: string;
   readonly status: LicenseStatus;
@@ -54,10 +53,7 @@ interface Effective {
   readonly at: Date;
 }
 
-/**
- * Verifies the installed license at start (a present but bad one stops the daemon) and answers, at any moment,
- * which edition, entitlements and caps are in force. No or expired license means the community edition.
- */
+// No or expired license means the community edition; a present but bad one stops the daemon.
 @Injectable()
 export class LicensingService implements EntitlementSource, OnModuleInit {
   private license?: VerifiedLicense;
@@ -126,7 +122,6 @@ export class LicensingService implements EntitlementSource, OnModuleInit {
     };
   }
 
-  /** For the privacy report and /v1/infrastructure. */
   licenseSummary(): LicenseSummary {
     const { edition, status } = this.getStatus();
     return { edition, status };

@@ -9,7 +9,6 @@ export interface TrustedKey {
   readonly source: string;
 }
 
-/** Reads an Ed25519 public key (PEM, SPKI); throws with a readable reason otherwise. */
 export function readEd25519PublicKey(file: string): KeyObject {
   const key = createPublicKey(readFileSync(file));
   if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 public key`);
