@@ -5,7 +5,6 @@ export interface MailMessage {
   readonly text: string;
 }
 
-/** A message ready to hand over: the envelope plus the complete RFC 5322 source. */
 export interface ComposedMail {
   readonly from: string;
   readonly to: string;
@@ -13,10 +12,7 @@ export interface ComposedMail {
   readonly source: string;
 }
 
-/**
- * Where composed mail goes: `.eml` files in the outbox, or the SMTP relay of SERVICE_SMTP_URL, which connects
- * through the egress guard (purpose `mail`). MailModule picks one at boot.
- */
+/** MailModule picks one at boot. */
 export interface MailTransport {
   deliver(mail: ComposedMail): Promise<void>;
 }

@@ -3,10 +3,7 @@ import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ComposedMail, MailTransport } from './mail.types';
 
-/**
- * Writes each message as `<time>-<random>.eml` under the outbox dir, mode 0600 (the files carry single-use tokens).
- * Written to a temporary name and renamed, so a reader never sees half a message.
- */
+/** Mode 0600, since the files carry single-use tokens; renamed into place, so a reader never sees half a message. */
 export class OutboxMailTransport implements MailTransport {
   constructor(private readonly dir: string) {}
 

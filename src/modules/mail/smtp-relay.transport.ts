@@ -26,10 +26,6 @@ export function parseSmtpUrl(url: string): SmtpRelayTarget {
 
 const TIMEOUT_MS = 30_000;
 
-/**
- * Hands composed mail to an SMTP relay. The connection is opened by the egress guard (purpose `mail`): the relay's
- * name is resolved and checked there, the socket goes to the checked address, and the name stays the TLS servername.
- */
 export class SmtpRelayTransport implements MailTransport {
   constructor(
     private readonly target: SmtpRelayTarget,
