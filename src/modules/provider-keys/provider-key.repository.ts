@@ -7,7 +7,6 @@ import { ProviderKey, ProviderKeySchema } from './provider-key.entity';
 export class ProviderKeyRepository {
   constructor(private readonly em: EntityManager) {}
 
-  /** Inserts or replaces the org's key for a backend; returns the stored row. */
   async upsert(orgId: string, backend: string, sealedSecret: string): Promise<ProviderKey> {
     return this.em.fork().transactional(async (em) => {
       const now = new Date().toISOString();

@@ -25,7 +25,6 @@ export class SetProviderKeyDto {
   api_key!: string;
 }
 
-/** A stored provider key as listed: its backend and age, never the secret. */
 export class ProviderKeyResponse {
   @ApiProperty({ example: 'openai' })
   backend!: string;

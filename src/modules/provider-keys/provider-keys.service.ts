@@ -5,7 +5,6 @@ import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { ProviderKey, providerKeyAad } from './provider-key.entity';
 import { ProviderKeyRepository } from './provider-key.repository';
 
-/** Write-only provider secrets (BYOK): sealed with AES-256-GCM (SecretVault), readable only by the daemon itself. */
 @Injectable()
 export class ProviderKeysService {
   constructor(
@@ -34,7 +33,6 @@ export class ProviderKeysService {
     this.logger.info({ event: 'provider_key_deleted', org_id: orgId, backend }, 'provider key deleted');
   }
 
-  /** For the daemon's own use (never for an HTTP answer): the clear secret, or undefined when none is stored. */
   async reveal(orgId: string, backend: string): Promise<string | undefined> {
     const sealed = await this.repository.findSealed(orgId, backend);
     if (sealed === undefined) return undefined;
