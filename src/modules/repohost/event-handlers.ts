@@ -1,4 +1,3 @@
-/** What processing one inbound event produced; recorded nowhere but the log for now. */
 export type EventHandler = (payload: unknown) => Promise<void> | void;
 
 function requireObject(payload: unknown): Record<string, unknown> {
@@ -20,8 +19,8 @@ function requireRepository(payload: unknown): void {
 }
 
 /**
- * One handler per event type. `ping` and unknown events are accepted as processed; events that will drive the
- * repository pipeline check the fields that pipeline needs, so a malformed delivery is recorded as failed with why.
+ * Events that will drive the repository pipeline check its fields, so a malformed delivery is recorded as failed with
+ * why.
  */
 export const EVENT_HANDLERS: Readonly<Record<string, EventHandler>> = {
   ping: (payload) => void requireObject(payload),

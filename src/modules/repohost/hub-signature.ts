@@ -2,7 +2,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const SIGNATURE_FORMAT = /^sha256=([0-9a-f]{64})$/i;
 
-/** Checks `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>` in constant time. */
 export function isValidHubSignature(secret: string, rawBody: Buffer, header: string | undefined): boolean {
   const match = SIGNATURE_FORMAT.exec(header?.trim() ?? '');
   if (!match) return false;

@@ -18,7 +18,6 @@ export interface InboundListQuery {
   readonly cursor?: string;
 }
 
-/** Newest first: a cursor names the last delivery's receipt time and id. */
 function afterCursor(cursor: string) {
   const [receivedAt, id] = decodeCursor(cursor, 2);
   const at = new Date(receivedAt);
@@ -30,7 +29,6 @@ function afterCursor(cursor: string) {
 export class InboundDeliveryRepository {
   constructor(private readonly em: EntityManager) {}
 
-  /** Records a delivery once; returns false when this delivery id was seen before (a replay). */
   async insertIfNew(deliveryId: string, event: string, payload: string, now: Date): Promise<boolean> {
     const result = await this.em
       .fork()
@@ -44,7 +42,6 @@ export class InboundDeliveryRepository {
     return result.affectedRows === 1;
   }
 
-  /** Deliveries waiting for processing whose time has come, oldest first. */
   async findDue(now: Date, limit: number): Promise<InboundDelivery[]> {
     return this.em
       .fork()

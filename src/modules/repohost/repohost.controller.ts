@@ -48,7 +48,6 @@ export class RepohostController {
     });
   }
 
-  /** Appliance-wide, so only admins of the operator organization may read it. */
   @RequireOperatorAdmin('Only operator administrators see inbound deliveries.')
   @Get('v1/webhooks/inbound')
   @ApiOkResponse({ type: InboundDeliveryListResponse })

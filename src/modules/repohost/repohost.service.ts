@@ -21,10 +21,7 @@ export interface InboundRequest {
   readonly event: string | undefined;
 }
 
-/**
- * The inbound repository-host receiver: verify, record once in a durable inbox, answer at once, process later.
- * Processing runs from the inbox only, so a crash between acceptance and processing loses nothing.
- */
+// Processing runs from the durable inbox only, so a crash between acceptance and processing loses nothing.
 @Injectable()
 export class RepohostService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly loop = new BackgroundLoop(
