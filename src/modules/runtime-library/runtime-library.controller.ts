@@ -30,7 +30,6 @@ export class RuntimeLibraryController {
     return toManifestResponse(await this.runtime.manifest());
   }
 
-  /** 404 unless SERVICE_RUNTIME_LIBRARY_HTTP_API_ENABLED is set. */
   @Get('libraries/health')
   @ApiOkResponse({ type: RuntimeHealthResponse })
   @ApiErrors('not_found', 'runtime_unavailable', 'runtime_timeout')

@@ -59,7 +59,6 @@ export class RuntimeHealthResponse {
   message?: string;
 }
 
-/** The runtime library as /v1/infrastructure reports it: the last health check, not a new one. */
 export class RuntimeLibraryStatusResponse {
   @ApiProperty({ enum: RUNTIME_STATUSES })
   status!: HealthSnapshot['status'];
@@ -111,7 +110,6 @@ export class RuntimeListingHealth {
   version?: string;
 }
 
-/** What the MCP tool list_runtime_libraries answers (no HTTP route lists the library this way). */
 @ContractComponent()
 export class RuntimeLibraryListingResponse {
   @ApiProperty({ type: RuntimeListingHealth })
@@ -122,7 +120,6 @@ export class RuntimeLibraryListingResponse {
   libraries!: RuntimeModuleResponse[];
 }
 
-/** What the MCP tool execute_runtime_library answers: the call, echoed, and its result. */
 @ContractComponent()
 export class RuntimeExecutionResponse {
   @ApiProperty({ example: 'finance' })

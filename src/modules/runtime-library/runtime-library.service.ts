@@ -65,7 +65,6 @@ export function filterModules(
   return matches;
 }
 
-/** The daemon's side of the runtime library: supervision (development), health checks, and the calls the tools make. */
 @Injectable()
 export class RuntimeLibraryService implements OnModuleInit, OnApplicationShutdown {
   private supervisor: RuntimeSupervisor | undefined;
@@ -122,7 +121,6 @@ export class RuntimeLibraryService implements OnModuleInit, OnApplicationShutdow
     return this.checkHealth();
   }
 
-  /** The `runtime_library` part of /v1/infrastructure: the last health check, without calling the daemon. */
   /** The last health check (a new one only before the first): cheap enough for every /v1/infrastructure call. */
   async lastHealthSnapshot(): Promise<HealthSnapshot> {
     return this.lastSnapshot ?? (await this.checkHealth());

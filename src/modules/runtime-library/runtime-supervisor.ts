@@ -28,11 +28,7 @@ function canConnect(path: string): Promise<boolean> {
   });
 }
 
-/**
- * Development mode only (under systemd the runtime is its own unit): runs `runtime --serve <socket>` as a child,
- * restarts it with exponential backoff whenever it exits, and stops it with the daemon (the child also stops by
- * itself when the daemon dies without stopping it).
- */
+// Development mode only: under systemd the runtime is its own unit.
 export class RuntimeSupervisor {
   private child: ChildProcess | undefined;
   private stopping = false;
@@ -49,7 +45,6 @@ export class RuntimeSupervisor {
     private readonly logger: AppLogger,
   ) {}
 
-  /** Starts the child and waits (bounded) until its socket accepts connections. */
   async start(): Promise<boolean> {
     mkdirSync(dirname(this.socketPath), { recursive: true, mode: 0o700 });
     process.once('exit', this.killOnExit);

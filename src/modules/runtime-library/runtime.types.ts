@@ -33,7 +33,6 @@ export interface RuntimeClient {
 
 export const RUNTIME_CLIENT = Symbol('RUNTIME_CLIENT');
 
-/** Nothing listens on the socket (missing file, refused, reset before a reply). */
 export class RuntimeUnreachableError extends Error {
   constructor(
     readonly socketPath: string,
@@ -51,7 +50,6 @@ export class RuntimeTimeoutError extends Error {
   }
 }
 
-/** The daemon answered with a structured error (unknown_module, invalid_args, execution_failed, ...). */
 export class RuntimeCallError extends Error {
   constructor(
     readonly code: string,

@@ -32,10 +32,7 @@ function isModule(value: unknown): value is RuntimeModule {
   return typeof m?.name === 'string' && typeof m.engine === 'string' && Array.isArray(m.functions);
 }
 
-/**
- * Talks to the runtime daemon over its Unix socket, keeping a few idle connections warm between calls. One request
- * is in flight per connection; a connection that failed or timed out is dropped, never reused.
- */
+/** One request in flight per connection; a connection that failed or timed out is never reused. */
 export class SocketRuntimeClient implements RuntimeClient {
   private readonly idle: FramedSocket[] = [];
 
