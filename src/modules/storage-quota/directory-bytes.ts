@@ -19,7 +19,6 @@ export async function directoryBytes(dir: string): Promise<number> {
   return total;
 }
 
-/** A file's size, 0 when it is gone (deleted between listing and stat). */
 export async function fileBytes(path: string): Promise<number> {
   try {
     return (await lstat(path)).size;

@@ -2,12 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
 
-/** Bytes one kind of an organization's stored data takes on disk right now. */
 export type UsageSource = (orgId: string) => Promise<number>;
 
 /**
- * The per-organization storage quota (SERVICE_ORG_STORAGE_QUOTA_MB, 0 = off). Usage is measured from disk and the
- * catalogue on every check rather than kept as a counter, so a crash or a manual clean-up can never make it drift.
+ * Measured from disk on every check rather than kept as a counter, so a crash or a manual clean-up cannot make it
+ * drift.
  */
 @Injectable()
 export class StorageQuotaService {
@@ -22,7 +21,6 @@ export class StorageQuotaService {
     return this.quotaBytes > 0;
   }
 
-  /** Each module that stores an organization's files registers how to measure them. */
   registerSource(name: string, source: UsageSource): void {
     this.sources.set(name, source);
   }
@@ -33,13 +31,11 @@ export class StorageQuotaService {
     return total;
   }
 
-  /** Bytes the organization may still add: Infinity with the quota off, never below 0. */
   async remainingBytes(orgId: string): Promise<number> {
     if (!this.isEnabled) return Number.POSITIVE_INFINITY;
     return Math.max(0, this.quotaBytes - (await this.bytesInUse(orgId)));
   }
 
-  /** Throws 507 insufficient_storage when adding `bytes` would take the organization over its quota. */
   async assertRoomFor(orgId: string, bytes: number): Promise<void> {
     if (!this.isEnabled) return;
     const inUse = await this.bytesInUse(orgId);
@@ -56,5 +52,4 @@ export class StorageQuotaService {
   }
 }
 
-/** How the quota measures bytes on disk; the modules that write files measure their own additions the same way. */
 export { directoryBytes, fileBytes } from './directory-bytes';
