@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { APP_ROOT } from '../../common/config';
 
-/** Sends one sd_notify datagram; throws when the socket cannot be reached. */
 export interface NotifyTransport {
   send(socketPath: string, message: string): void;
 }
@@ -15,7 +14,6 @@ interface NotifyAddon {
   notify(socketPath: string, message: string): void;
 }
 
-/** Loads the addon on first use, so a daemon outside systemd never needs it. */
 export class NativeNotifyTransport implements NotifyTransport {
   private addon?: NotifyAddon;
 

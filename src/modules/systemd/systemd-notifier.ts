@@ -4,10 +4,7 @@ import { StartupError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { NOTIFY_TRANSPORT, NotifyTransport } from './notify-transport';
 
-/**
- * Tells systemd (Type=notify) when the daemon is ready, what it is doing and that it is alive. Every method is a
- * no-op when NOTIFY_SOCKET is unset, so the same daemon runs unchanged outside systemd.
- */
+/** Every method is a no-op when NOTIFY_SOCKET is unset, so the daemon runs unchanged outside systemd. */
 @Injectable()
 export class SystemdNotifier implements OnModuleInit, BeforeApplicationShutdown {
   private watchdog?: NodeJS.Timeout;
@@ -37,7 +34,6 @@ export class SystemdNotifier implements OnModuleInit, BeforeApplicationShutdown 
     this.startWatchdog();
   }
 
-  /** READY=1: call once the API listens and the engine mode is settled. */
   ready(status: string): void {
     if (!this.isActive) return;
     this.trySend(`READY=1\nSTATUS=${oneLine(status)}`);
