@@ -38,7 +38,6 @@ export class WebhookSecretRepository {
     };
   }
 
-  /** Inserts the first secret unless another request got there first; returns the stored row either way. */
   async insertIfMissing(row: WebhookSigningSecret): Promise<WebhookSigningSecret> {
     const em = this.em.fork();
     await em

@@ -11,7 +11,6 @@ export interface RotationResult {
   readonly previousValidUntil: string;
 }
 
-/** Per-organization signing secrets: created on first use, sealed at rest, rotated with a grace period. */
 @Injectable()
 export class WebhookSecretsService {
   /** Reads in flight by organization: deliveries signed at the same moment share one read of the row. */
@@ -32,7 +31,6 @@ export class WebhookSecretsService {
     return this.open(orgId, (await this.readOrCreate(orgId)).currentSealed, 'current');
   }
 
-  /** What a delivery signs with now: the current secret, plus the previous one while its grace period lasts. */
   async signingSecrets(orgId: string, now = new Date()): Promise<SigningSecrets> {
     const row = await this.sharedRead(orgId);
     const current = this.open(orgId, row.currentSealed, 'current');
@@ -57,10 +55,7 @@ export class WebhookSecretsService {
     return { signingSecret: next, previousValidUntil };
   }
 
-  /**
-   * Joins a read already under way for the organization rather than starting one: the row it returns is at most as
-   * old as that read, never a cached copy, so signing uses a rotated secret from the first read that starts after it.
-   */
+  /** Never a cached copy, so signing uses a rotated secret from the first read that starts after the rotation. */
   private sharedRead(orgId: string): Promise<WebhookSigningSecret> {
     let read = this.reading.get(orgId);
     if (!read) {

@@ -21,22 +21,17 @@ export type WebhookOutcome = 'delivered' | 'http_error' | 'blocked' | 'timeout' 
 
 export interface WebhookSendResult {
   readonly outcome: WebhookOutcome;
-  /** The receiver's HTTP status; 0 when no response arrived. */
   readonly statusCode: number;
   readonly message: string;
   readonly messageId: string;
   /** True for outcomes worth retrying (network errors, timeouts, 5xx, 429). */
   readonly retryable: boolean;
-  /** The receiver's Retry-After header, when it sent one. */
   readonly retryAfter?: string;
 }
 
 const USER_AGENT = 'DecisionService-Webhooks/1';
 
-/**
- * Sends one signed webhook through the egress guard: one attempt, no redirects followed (a signed body never goes
- * somewhere the caller did not name), bounded by a timeout. Retries are the caller's business.
- */
+/** No redirects followed: a signed body never goes somewhere the caller did not name. Retries are the caller's. */
 @Injectable()
 export class WebhookSender {
   constructor(
@@ -102,7 +97,6 @@ export class WebhookSender {
   }
 }
 
-/** The system's error code (ECONNREFUSED, UND_ERR_SOCKET...) where there is one. */
 function describe(error: unknown): string {
   const failure = error as { code?: string; cause?: { code?: string; message?: string } };
   return (

@@ -13,7 +13,6 @@ export function generateSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
-/** The two HMAC keys a secret gives; see the signatures below. */
 interface SecretKeys {
   readonly body: KeyObject;
   readonly standard: KeyObject;
@@ -56,7 +55,6 @@ export function standardSignature(
 
 export interface SignedHeadersInput {
   readonly id: string;
-  /** Unix seconds. */
   readonly timestamp: number;
   readonly event: string;
   readonly body: string;
@@ -64,9 +62,7 @@ export interface SignedHeadersInput {
 }
 
 /**
- * The signature headers of one delivery. `X-Webhook-Signature` is signed with the current secret (and, during a
- * grace period, `X-Webhook-Signature-Previous` with the previous one); `webhook-signature` carries both, space
- * separated, as Standard Webhooks specifies for rotation.
+ * `webhook-signature` carries both secrets' signatures, space separated, as Standard Webhooks specifies for rotation.
  */
 export function signedHeaders(input: SignedHeadersInput): Record<string, string> {
   const { id, timestamp, body, secrets } = input;

@@ -7,7 +7,6 @@ import { WebhookSender } from './webhook-sender.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksService } from './webhooks.service';
 
-/** Outbound webhooks: signing secrets, the signed sender (reused by jobs and triggers) and the test endpoint. */
 @Module({
   imports: [DatabaseModule.forFeature([WebhookSigningSecretSchema])],
   controllers: [WebhooksController],

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WebhookSender, WebhookSendResult } from './webhook-sender.service';
 
-/** The webhook.test event: one signed delivery to the URL given, no retries. */
 @Injectable()
 export class WebhooksService {
   constructor(private readonly sender: WebhookSender) {}
