@@ -1,7 +1,9 @@
 // The engine's input distributions, shared with the runtime daemon's `distributions` module.
 //
-// Every distribution is sampled by inversion: exactly one uniform per variable per sample, which is
-// what makes common random numbers across actions possible. Nothing here uses <random>.
+// Every distribution takes exactly one uniform of the run's stream per variable per sample, which is
+// what makes common random numbers across actions possible and keeps existing seeds' numbers when a
+// family is added. All but gamma are sampled by inversion; gamma runs Marsaglia–Tsang on a sub-stream
+// seeded by that one uniform. Nothing here uses <random>.
 #pragma once
 
 #include <algorithm>
@@ -179,7 +181,89 @@ inline std::shared_ptr<const std::vector<double>> pert_table(double a, double b)
 }
 
 // ---------------------------------------------------------------------------------------------
-enum class Kind { Uniform, Triangular, Pert, Normal, Lognormal };
+// Regularized lower incomplete gamma P(a, x): its series below x = a + 1, the continued fraction of
+// Q = 1 - P (modified Lentz) above, where each converges fast.
+inline double gamma_p(double a, double x) {
+  if (!(x > 0.0)) return 0.0;
+  if (std::isinf(x)) return 1.0;
+  const double lfront = a * std::log(x) - x - std::lgamma(a);
+  if (x < a + 1.0) {
+    double term = 1.0 / a, sum = term;
+    for (int n = 1; n < 1000; ++n) {
+      term *= x / (a + n);
+      sum += term;
+      if (std::fabs(term) < std::fabs(sum) * 1e-17) break;
+    }
+    return std::min(1.0, sum * std::exp(lfront));
+  }
+  const double tiny = 1e-300;
+  double b = x + 1.0 - a, c = 1.0 / tiny, d = 1.0 / b, h = d;
+  for (int i = 1; i < 1000; ++i) {
+    const double an = -i * (i - a);
+    b += 2.0;
+    d = an * d + b;
+    if (std::fabs(d) < tiny) d = tiny;
+    c = b + an / c;
+    if (std::fabs(c) < tiny) c = tiny;
+    d = 1.0 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1.0) < 1e-16) break;
+  }
+  return std::max(0.0, 1.0 - std::exp(lfront) * h);
+}
+
+// Gamma(shape a, scale 1) quantile by bisection on a bracket grown until it holds p, refined by
+// Newton steps that stay inside it. Only used for a handful of points per request (medians, deciles).
+inline double gamma_quantile(double a, double p) {
+  if (p <= 0.0) return 0.0;
+  if (p >= 1.0) return HUGE_VAL;
+  double lo = 0.0, hi = std::max(1.0, a);
+  while (gamma_p(a, hi) < p && hi < 1e300) hi *= 2.0;
+  double x = 0.5 * (lo + hi);
+  for (int it = 0; it < 300; ++it) {
+    const double f = gamma_p(a, x) - p;
+    if (f == 0.0) return x;
+    if (f < 0) lo = x;
+    else hi = x;
+    const double dens = std::exp((a - 1.0) * std::log(x) - x - std::lgamma(a));
+    double nx = dens > 0 && std::isfinite(dens) ? x - f / dens : -1.0;
+    if (!(nx > lo && nx < hi)) nx = 0.5 * (lo + hi);
+    if (std::fabs(nx - x) <= 1e-15 * x || hi - lo <= 1e-300) return nx;
+    x = nx;
+  }
+  return x;
+}
+
+// One Gamma(a, 1) variate by Marsaglia & Tsang (2000), "A simple method for generating gamma
+// variables", from a SplitMix64 sub-stream whose state is derived from the run's uniform u: the same u
+// gives the same value, so runs stay reproducible and an action's `set` of a gamma variable is
+// coupled to the base variable's draw. Shape below 1 uses G(a) = G(a + 1) * V^(1/a).
+inline double gamma_variate(double a, double u) {
+  uint64_t state = rng::splitmix_mix(static_cast<uint64_t>(u * 0x1.0p53) ^ 0x6A09E667F3BCC909ULL);
+  uint64_t k = 0;
+  auto next_unit = [&]() { return rng::to_unit(rng::splitmix_at(state, k++)); };
+  const bool boost = a < 1.0;
+  const double d = (boost ? a + 1.0 : a) - 1.0 / 3.0;
+  const double c = 1.0 / std::sqrt(9.0 * d);
+  double g = d;
+  for (int it = 0; it < 1000; ++it) {
+    const double z = normal_quantile(rng::open_unit(next_unit()));
+    double v = 1.0 + c * z;
+    if (v <= 0.0) continue;
+    v = v * v * v;
+    const double w = next_unit();
+    if (w < 1.0 - 0.0331 * (z * z) * (z * z) || std::log(w) < 0.5 * z * z + d * (1.0 - v + std::log(v))) {
+      g = d * v;
+      break;
+    }
+  }
+  if (boost) g *= std::pow(rng::open_unit(next_unit()), 1.0 / a);
+  return g;
+}
+
+// ---------------------------------------------------------------------------------------------
+enum class Kind { Uniform, Triangular, Pert, Normal, Lognormal, Gamma, Weibull, Exponential, Empirical };
 
 inline bool parse_kind(std::string_view s, Kind& out) {
   if (s == "uniform") out = Kind::Uniform;
@@ -198,8 +282,38 @@ inline const char* kind_name(Kind k) {
     case Kind::Pert: return "pert";
     case Kind::Normal: return "normal";
     case Kind::Lognormal: return "lognormal";
+    case Kind::Gamma: return "gamma";
+    case Kind::Weibull: return "weibull";
+    case Kind::Exponential: return "exponential";
+    case Kind::Empirical: return "empirical";
   }
   return "uniform";
+}
+
+// The families a variable may name with explicit parameters, `{distribution, params}`.
+inline bool parse_param_family(std::string_view s, Kind& out) {
+  if (parse_kind(s, out)) return true;
+  if (s == "gamma") out = Kind::Gamma;
+  else if (s == "weibull") out = Kind::Weibull;
+  else if (s == "exponential") out = Kind::Exponential;
+  else return false;
+  return true;
+}
+
+// Parameter names of each family, in the order make_params() reads them.
+inline std::vector<const char*> param_names(Kind k) {
+  switch (k) {
+    case Kind::Normal: return {"mean", "sd"};
+    case Kind::Lognormal: return {"meanlog", "sdlog"};
+    case Kind::Gamma:
+    case Kind::Weibull: return {"shape", "scale"};
+    case Kind::Exponential: return {"rate"};
+    case Kind::Uniform: return {"min", "max"};
+    case Kind::Triangular:
+    case Kind::Pert: return {"min", "mode", "max"};
+    case Kind::Empirical: return {};
+  }
+  return {};
 }
 
 struct Problem {
@@ -231,6 +345,48 @@ inline std::vector<Problem> validate(Kind kind, double low, double high, bool ha
   if (kind == Kind::Lognormal && !(low > 0)) out.push_back({"low", "must be greater than 0 for a lognormal distribution"});
   return out;
 }
+
+// Checks explicit parameters, given in param_names(kind) order and already known to be numbers.
+// Problems name the field relative to the spec ("params.sd").
+inline std::vector<Problem> validate_params(Kind kind, const std::vector<double>& p) {
+  std::vector<Problem> out;
+  const auto names = param_names(kind);
+  auto field = [&](size_t i) { return std::string("params.") + names[i]; };
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (!std::isfinite(p[i])) out.push_back({field(i), "must be a finite number"});
+    else if (std::fabs(p[i]) > kMaxMagnitude) out.push_back({field(i), kMagnitudeProblem});
+  }
+  if (!out.empty()) return out;
+  switch (kind) {
+    case Kind::Normal:
+    case Kind::Lognormal:
+      if (p[1] < 0) out.push_back({field(1), "must be greater than or equal to 0"});
+      break;
+    case Kind::Gamma:
+    case Kind::Weibull:
+      if (!(p[0] > 0)) out.push_back({field(0), "must be greater than 0"});
+      if (!(p[1] > 0)) out.push_back({field(1), "must be greater than 0"});
+      break;
+    case Kind::Exponential:
+      if (!(p[0] > 0)) out.push_back({field(0), "must be greater than 0"});
+      break;
+    case Kind::Uniform:
+      if (p[0] > p[1]) out.push_back({"params.max", "must be greater than or equal to min"});
+      else if (!std::isfinite(p[1] - p[0])) out.push_back({"params.max", "the range max - min overflows a double"});
+      break;
+    case Kind::Triangular:
+    case Kind::Pert:
+      if (p[0] > p[2]) out.push_back({"params.max", "must be greater than or equal to min"});
+      else if (!std::isfinite(p[2] - p[0])) out.push_back({"params.max", "the range max - min overflows a double"});
+      else if (p[1] < p[0] || p[1] > p[2]) out.push_back({"params.mode", "must lie within [min, max]"});
+      break;
+    case Kind::Empirical: break;
+  }
+  return out;
+}
+
+// An empirical sample may hold at most this many values.
+constexpr size_t kMaxEmpiricalValues = 1'000'000;
 
 class Dist {
  public:
@@ -268,7 +424,50 @@ class Dist {
         d.p2_ = (lh - ll) / (2.0 * z95());
         break;
       }
+      default: break;  // the other families have no range form (make_params, make_empirical)
     }
+    return d;
+  }
+
+  // Explicit parameters (validate_params() passed), in param_names(kind) order. Uniform, triangular
+  // and PERT are the range forms with low = min, high = max, so they draw the same numbers.
+  static Dist make_params(Kind kind, const std::vector<double>& p) {
+    switch (kind) {
+      case Kind::Uniform: return make(kind, p[0], p[1], false, 0);
+      case Kind::Triangular:
+      case Kind::Pert: return make(kind, p[0], p[2], true, p[1]);
+      default: break;
+    }
+    Dist d;
+    d.kind_ = kind;
+    d.p1_ = p[0];
+    d.p2_ = p.size() > 1 ? p[1] : 0.0;
+    d.width_ = 1.0;
+    if (kind == Kind::Normal && d.p2_ == 0.0) {
+      d.low_ = d.high_ = d.mode_ = d.p1_;
+      d.width_ = 0.0;
+    } else if (kind == Kind::Lognormal && d.p2_ == 0.0) {
+      d.low_ = d.high_ = d.mode_ = std::exp(d.p1_);
+      d.width_ = 0.0;
+    }
+    if (d.width_ != 0.0) {
+      d.low_ = d.quantile(0.0);
+      d.high_ = d.quantile(1.0);
+    }
+    return d;
+  }
+
+  // Bootstrap from `values` (at least one, all finite): a draw is the empirical quantile
+  // sorted[floor(u * n)], each value equally likely whatever the order given.
+  static Dist make_empirical(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    Dist d;
+    d.kind_ = Kind::Empirical;
+    d.low_ = values.front();
+    d.high_ = values.back();
+    d.width_ = d.high_ - d.low_;
+    d.mode_ = d.low_;
+    d.values_ = std::make_shared<const std::vector<double>>(std::move(values));
     return d;
   }
 
@@ -277,7 +476,8 @@ class Dist {
   double high() const { return high_; }
   double mode() const { return mode_; }
   bool is_constant() const { return width_ == 0.0; }
-  // Normal/lognormal: mean and sd of the (log-)normal; PERT: Beta shape a, b.
+  // Normal/lognormal: mean and sd of the (log-)normal; PERT: Beta shape a, b; gamma/weibull: shape,
+  // scale; exponential: rate.
   double param1() const { return p1_; }
   double param2() const { return p2_; }
 
@@ -301,6 +501,15 @@ class Dist {
       }
       case Kind::Normal: return p2_ == 0.0 ? p1_ : p1_ + p2_ * normal_quantile(p);
       case Kind::Lognormal: return std::exp(p2_ == 0.0 ? p1_ : p1_ + p2_ * normal_quantile(p));
+      case Kind::Gamma: return p2_ * gamma_quantile(p1_, p);
+      case Kind::Weibull: return p2_ * std::pow(-std::log1p(-p), 1.0 / p1_);
+      case Kind::Exponential: return -std::log1p(-p) / p1_;
+      case Kind::Empirical: {
+        const auto& v = *values_;
+        const double pos = p * static_cast<double>(v.size());
+        const size_t j = pos >= static_cast<double>(v.size()) ? v.size() - 1 : static_cast<size_t>(pos);
+        return v[j];
+      }
     }
     return low_;
   }
@@ -308,6 +517,7 @@ class Dist {
   // Value for an engine draw u in [0, 1). Normal and lognormal use the open-interval form of u.
   double from_uniform(double u) const {
     if (kind_ == Kind::Normal || kind_ == Kind::Lognormal) return quantile(rng::open_unit(u));
+    if (kind_ == Kind::Gamma) return p2_ * gamma_variate(p1_, u);
     return quantile(u);
   }
 
@@ -362,6 +572,13 @@ class Dist {
         if (x <= 0.0) return 0.0;
         if (p2_ == 0.0) return std::log(x) < p1_ ? 0.0 : 1.0;
         return normal_cdf((std::log(x) - p1_) / p2_);
+      case Kind::Gamma: return gamma_p(p1_, x / p2_);
+      case Kind::Weibull: return x <= 0.0 ? 0.0 : -std::expm1(-std::pow(x / p2_, p1_));
+      case Kind::Exponential: return x <= 0.0 ? 0.0 : -std::expm1(-p1_ * x);
+      case Kind::Empirical: {
+        const auto& v = *values_;
+        return static_cast<double>(std::upper_bound(v.begin(), v.end(), x) - v.begin()) / static_cast<double>(v.size());
+      }
     }
     return NAN;
   }
@@ -371,6 +588,7 @@ class Dist {
   double low_ = 0, high_ = 0, mode_ = 0, width_ = 0;
   double p1_ = 0, p2_ = 0, p3_ = 0;
   std::shared_ptr<const std::vector<double>> table_;
+  std::shared_ptr<const std::vector<double>> values_;  // empirical: the sorted sample
 };
 
 }  // namespace ds::dist

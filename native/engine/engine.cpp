@@ -19,6 +19,7 @@
 #include "../common/rng.hpp"
 #include "../common/select.hpp"
 #include "../common/version.hpp"
+#include "correlate.hpp"
 #include "expr.hpp"
 
 namespace ds::engine {
@@ -54,6 +55,14 @@ struct Slot {
   dist::Dist dist;
 };
 
+// A rank-correlation target between two variables: as requested, as used (after adjustment), and
+// the sum over chunks of chunk size x the chunk's Spearman of the draws.
+struct CorrPair {
+  int a, b;  // variable indices
+  double target, used;
+  bool listed;
+};
+
 struct ActionPlan {
   std::string name;
   std::string model_field;
@@ -71,6 +80,12 @@ struct Plan {
   std::vector<std::string> var_names;
   std::vector<Slot> slots;  // the first var_names.size() slots are the variables themselves
   std::vector<ActionPlan> actions;
+  // Correlated inputs: the variables involved (ascending index), the pairs to report, and the
+  // Cholesky factor of the normal-score correlation Iman–Conover imposes.
+  std::vector<int> corr_vars;
+  std::vector<CorrPair> corr_pairs;
+  corr::Matrix corr_chol;
+  bool corr_adjusted = false;
 };
 
 struct ValidationFailed {};
@@ -78,6 +93,8 @@ struct ValidationFailed {};
 class Validator {
  public:
   std::vector<FieldProblem> problems;
+  // The error code when it is not validation_failed (correlation_matrix_invalid).
+  std::string code = "validation_failed";
 
   void add(const std::string& field, const std::string& problem) { problems.push_back({field, problem}); }
 
@@ -111,12 +128,15 @@ class Validator {
     return true;
   }
 
-  // A distribution spec {low, high, distribution?, mode?}.
+  // A distribution spec: a range {low, high, distribution?, mode?}, explicit parameters
+  // {distribution, params}, or a sample to resample {distribution: "empirical", values}.
   bool distribution(const Value& spec, const std::string& field, dist::Dist& out) {
     if (!spec.is_object()) {
-      add(field, "must be an object {low, high, distribution?, mode?}");
+      add(field, "must be an object {low, high, distribution?, mode?}, {distribution, params} or {distribution: \"empirical\", values}");
       return false;
     }
+    if (spec.find("params")) return parametric(spec, field, out);
+    if (spec.find("values")) return empirical(spec, field, out);
     size_t before = problems.size();
     check_keys(spec, field, {"low", "high", "distribution", "mode"});
     double low = 0, high = 0, mode = 0;
@@ -126,12 +146,79 @@ class Validator {
     dist::Kind kind = dist::Kind::Uniform;
     if (const Value* d = spec.find("distribution")) {
       if (!d->is_string() || !dist::parse_kind(d->as_string(), kind))
-        add(field + ".distribution", "must be one of uniform, triangular, pert, normal, lognormal");
+        add(field + ".distribution",
+            "must be one of uniform, triangular, pert, normal, lognormal with low/high (gamma, weibull, exponential "
+            "take params; empirical takes values)");
     }
     if (has_low && has_high)
       for (const auto& p : dist::validate(kind, low, high, has_mode, mode)) add(field + "." + p.field, p.problem);
     if (problems.size() != before) return false;
     out = dist::Dist::make(kind, low, high, has_mode, mode);
+    return true;
+  }
+
+  bool parametric(const Value& spec, const std::string& field, dist::Dist& out) {
+    size_t before = problems.size();
+    check_keys(spec, field, {"distribution", "params"});
+    dist::Kind kind = dist::Kind::Uniform;
+    const Value* d = spec.find("distribution");
+    if (!d) {
+      add(field + ".distribution", "is required with params");
+    } else if (!d->is_string() || !dist::parse_param_family(d->as_string(), kind)) {
+      add(field + ".distribution",
+          "must be one of normal, lognormal, gamma, weibull, exponential, uniform, triangular, pert with params");
+      d = nullptr;
+    }
+    const Value& params = *spec.find("params");
+    if (!params.is_object()) {
+      add(field + ".params", "must be an object of the family's parameters");
+      return false;
+    }
+    if (!d) return false;
+    const auto names = dist::param_names(kind);
+    std::string list;
+    for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+    for (const auto& m : params.as_object()) {
+      bool ok = false;
+      for (const char* n : names) ok = ok || m.first == n;
+      if (!ok) add(field + ".params." + m.first, "unknown parameter; " + d->as_string() + " takes " + list);
+    }
+    std::vector<double> p(names.size(), 0.0);
+    for (size_t i = 0; i < names.size(); ++i) number(params.find(names[i]), field + ".params." + names[i], p[i], true);
+    if (problems.size() != before) return false;
+    for (const auto& pr : dist::validate_params(kind, p)) add(field + "." + pr.field, pr.problem);
+    if (problems.size() != before) return false;
+    out = dist::Dist::make_params(kind, p);
+    return true;
+  }
+
+  bool empirical(const Value& spec, const std::string& field, dist::Dist& out) {
+    size_t before = problems.size();
+    check_keys(spec, field, {"distribution", "values"});
+    const Value* d = spec.find("distribution");
+    if (!d || !d->is_string() || d->as_string() != "empirical") add(field + ".distribution", "must be \"empirical\" with values");
+    const Value& vals = *spec.find("values");
+    if (!vals.is_array() || vals.as_array().empty() || vals.as_array().size() > dist::kMaxEmpiricalValues) {
+      add(field + ".values", "must be an array of 1 to 1000000 numbers");
+      return false;
+    }
+    std::vector<double> v;
+    v.reserve(vals.as_array().size());
+    for (size_t i = 0; i < vals.as_array().size(); ++i) {
+      const Value& x = vals.as_array()[i];
+      const std::string f = field + ".values[" + std::to_string(i) + "]";
+      if (!x.is_number() || !std::isfinite(x.as_number())) {
+        add(f, "must be a finite number");
+        break;
+      }
+      if (std::fabs(x.as_number()) > dist::kMaxMagnitude) {
+        add(f, dist::kMagnitudeProblem);
+        break;
+      }
+      v.push_back(x.as_number());
+    }
+    if (problems.size() != before) return false;
+    out = dist::Dist::make_empirical(std::move(v));
     return true;
   }
 };
@@ -183,6 +270,75 @@ expr::Ast sum_of_variables(size_t nvars) {
     }
   }
   return ast;
+}
+
+std::string fmt(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", x);
+  return buf;
+}
+
+// The target matrix of the correlated variables: refused when not positive semi-definite (naming the
+// pairs the nearest valid matrix changes) unless `adjust`, which uses that matrix; then the Cholesky
+// factor of the normal-score correlations to impose.
+bool correlation_plan(Plan& plan, bool adjust, Validator& val) {
+  const size_t k = plan.corr_vars.size();
+  std::vector<size_t> at(plan.var_names.size(), 0);
+  for (size_t j = 0; j < k; ++j) at[static_cast<size_t>(plan.corr_vars[j])] = j;
+  corr::Matrix m(k * k, 0.0);
+  for (size_t j = 0; j < k; ++j) m[j * k + j] = 1.0;
+  for (const auto& p : plan.corr_pairs) {
+    const size_t i = at[static_cast<size_t>(p.a)], j = at[static_cast<size_t>(p.b)];
+    m[i * k + j] = m[j * k + i] = p.target;
+  }
+  if (corr::min_eigenvalue(m, k) < -1e-10) {
+    if (!adjust) {
+      // The same adjustment adjust_correlations would make (below), for the message.
+      corr::Matrix near(k * k);
+      for (size_t i = 0; i < k * k; ++i) near[i] = corr::pearson_for_spearman(m[i]);
+      near = corr::nearest_correlation(near, k);
+      for (size_t i = 0; i < k * k; ++i) near[i] = corr::spearman_for_pearson(near[i]);
+      // The pairs the nearest valid matrix moves most; at least the largest move is named.
+      double largest = 0;
+      for (const auto& p : plan.corr_pairs)
+        largest = std::max(largest, std::fabs(near[at[static_cast<size_t>(p.a)] * k + at[static_cast<size_t>(p.b)]] - p.target));
+      for (size_t i = 0; i < plan.corr_pairs.size(); ++i) {
+        const auto& p = plan.corr_pairs[i];
+        const double v = near[at[static_cast<size_t>(p.a)] * k + at[static_cast<size_t>(p.b)]];
+        if (std::fabs(v - p.target) < std::max(1e-6, 0.1 * largest)) continue;
+        val.add("scenario.correlations[" + std::to_string(i) + "]",
+                "the rank correlations of " + plan.var_names[static_cast<size_t>(p.a)] + " and " +
+                    plan.var_names[static_cast<size_t>(p.b)] +
+                    " and the other pairs are not a valid correlation matrix (not positive semi-definite); the "
+                    "nearest valid matrix has " + fmt(v) + " here instead of " + fmt(p.target) +
+                    " (set adjust_correlations to use it)");
+      }
+      val.code = "correlation_matrix_invalid";
+      return false;
+    }
+    plan.corr_adjusted = true;
+  }
+  corr::Matrix pearson(k * k);
+  for (size_t i = 0; i < k * k; ++i) pearson[i] = corr::pearson_for_spearman(m[i]);
+  // The adjustment is made where Iman–Conover works, on the normal-score correlations, so that the
+  // matrix reported back (in rank terms) is the one imposed. The sine map keeps a valid rank matrix
+  // valid in all but rare near-singular cases; those get the nearest one too, without a report.
+  if (corr::min_eigenvalue(pearson, k) < -1e-12) pearson = corr::nearest_correlation(pearson, k);
+  if (plan.corr_adjusted) {
+    auto used = [&](size_t i, size_t j) { return corr::spearman_for_pearson(pearson[i * k + j]); };
+    std::vector<bool> listed(k * k, false);
+    for (auto& p : plan.corr_pairs) {
+      const size_t i = at[static_cast<size_t>(p.a)], j = at[static_cast<size_t>(p.b)];
+      p.used = used(i, j);
+      listed[i * k + j] = listed[j * k + i] = true;
+    }
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = i + 1; j < k; ++j)
+        if (!listed[i * k + j] && std::fabs(used(i, j)) > 1e-9)
+          plan.corr_pairs.push_back(CorrPair{plan.corr_vars[i], plan.corr_vars[j], 0.0, used(i, j), false});
+  }
+  plan.corr_chol = corr::cholesky_psd(pearson, k);
+  return true;
 }
 
 // Parses and checks the request. Returns false with problems collected in `val`.
@@ -255,7 +411,8 @@ bool build_plan(const Value& req, Plan& plan, Validator& val) {
     val.add("scenario", "must be an object");
     return false;
   }
-  val.check_keys(*sc, "scenario", {"variables", "objective", "model", "actions", "target"});
+  val.check_keys(*sc, "scenario",
+                 {"variables", "objective", "model", "actions", "target", "correlations", "adjust_correlations"});
 
   if (const Value* o = sc->find("objective")) {
     std::string s = o->is_string() ? o->as_string() : "";
@@ -300,6 +457,64 @@ bool build_plan(const Value& req, Plan& plan, Validator& val) {
     auto it = var_index.find(name);
     return it == var_index.end() ? -1 : it->second;
   };
+
+  bool adjust_correlations = false;
+  if (const Value* adj = sc->find("adjust_correlations")) {
+    if (!adj->is_bool()) val.add("scenario.adjust_correlations", "must be true or false");
+    else adjust_correlations = adj->as_bool();
+  }
+  if (const Value* cs = sc->find("correlations")) {
+    if (!cs->is_array()) {
+      val.add("scenario.correlations", "must be an array of {a, b, rank}");
+    } else {
+      std::unordered_map<uint64_t, size_t> seen;
+      std::unordered_set<int> involved;
+      const auto& arr = cs->as_array();
+      for (size_t i = 0; i < arr.size(); ++i) {
+        const std::string field = "scenario.correlations[" + std::to_string(i) + "]";
+        const Value& c = arr[i];
+        if (!c.is_object()) {
+          val.add(field, "must be an object {a, b, rank}");
+          continue;
+        }
+        val.check_keys(c, field, {"a", "b", "rank"});
+        int ends[2] = {-1, -1};
+        const char* keys[2] = {"a", "b"};
+        for (int e = 0; e < 2; ++e) {
+          const Value* n = c.find(keys[e]);
+          const std::string f = field + "." + keys[e];
+          if (!n) val.add(f, "is required");
+          else if (!n->is_string()) val.add(f, "must be a variable name");
+          else if ((ends[e] = lookup(n->as_string())) < 0) val.add(f, "unknown variable '" + n->as_string() + "'");
+          else if (plan.slots[static_cast<size_t>(ends[e])].dist.is_constant())
+            val.add(f, "variable '" + n->as_string() + "' is constant and cannot be correlated");
+        }
+        double rank = 0;
+        if (val.number(c.find("rank"), field + ".rank", rank, true) && !(rank >= -1.0 && rank <= 1.0))
+          val.add(field + ".rank", "must be between -1 and 1");
+        if (ends[0] < 0 || ends[1] < 0) continue;
+        if (ends[0] == ends[1]) {
+          val.add(field + ".b", "must name a different variable than a");
+          continue;
+        }
+        const int lo = std::min(ends[0], ends[1]), hi = std::max(ends[0], ends[1]);
+        const uint64_t key = (static_cast<uint64_t>(lo) << 32) | static_cast<uint64_t>(hi);
+        auto [it, fresh] = seen.emplace(key, i);
+        if (!fresh) {
+          val.add(field, "duplicate pair: the same variables are already correlated at scenario.correlations[" +
+                             std::to_string(it->second) + "]");
+          continue;
+        }
+        involved.insert(ends[0]);
+        involved.insert(ends[1]);
+        plan.corr_pairs.push_back(CorrPair{ends[0], ends[1], rank, rank, true});
+      }
+      if (involved.size() > kMaxCorrelatedVariables)
+        val.add("scenario.correlations", "may involve at most 64 distinct variables");
+      plan.corr_vars.assign(involved.begin(), involved.end());
+      std::sort(plan.corr_vars.begin(), plan.corr_vars.end());
+    }
+  }
 
   auto parse_model = [&](const Value* m, const std::string& field, expr::Ast& ast) -> bool {
     if (!m->is_string()) {
@@ -433,6 +648,7 @@ bool build_plan(const Value& req, Plan& plan, Validator& val) {
 
   if (!val.problems.empty()) return false;
   (void)scenario_ast_ok;
+  if (!plan.corr_pairs.empty() && !correlation_plan(plan, adjust_correlations, val)) return false;
 
   for (auto& pa : pending) {
     ActionPlan ap;
@@ -653,6 +869,15 @@ class Runner {
       }
     }
 
+    const size_t K = p_.corr_vars.size();
+    if (K > 0) {
+      cu_.assign(V * kChunk, 0.0);
+      kx_.assign(K * kChunk, 0.0);
+      ic_ = std::make_unique<corr::ImanConover>(p_.corr_chol, K);
+      rho_sum_.assign(p_.corr_pairs.size(), 0.0);
+      rho_weight_ = 0;
+    }
+
     total_.init(V, A);
     chunk_.init(V, A);
     block_.init(V, A);
@@ -667,6 +892,7 @@ class Runner {
       const size_t len = std::min(kChunk, p_.runs - start);
       chunk_.reset();
       chunk_tally_.reset();
+      if (K > 0) correlate_chunk(g, len);
       for (size_t off = 0; off < len; off += B) {
         const size_t n = std::min(B, len - off);
         if (!block(g, start + off, n)) return false;
@@ -776,6 +1002,21 @@ class Runner {
     r.set("evpi", tot_tally_.loss[rec] / n);
     r.set("actions", std::move(actions));
     r.set("sensitivity", std::move(sensitivity));
+    if (!p_.corr_pairs.empty()) {
+      Value cs = Value::array();
+      for (size_t i = 0; i < p_.corr_pairs.size(); ++i) {
+        const auto& pr = p_.corr_pairs[i];
+        Value o = Value::object();
+        o.set("a", p_.var_names[static_cast<size_t>(pr.a)]);
+        o.set("b", p_.var_names[static_cast<size_t>(pr.b)]);
+        o.set("target", pr.target);
+        if (p_.corr_adjusted) o.set("adjusted", pr.used);
+        o.set("achieved", rho_weight_ > 0 ? rho_sum_[i] / rho_weight_ : 0.0);
+        cs.push(std::move(o));
+      }
+      r.set("correlations", std::move(cs));
+      r.set("correlations_adjusted", p_.corr_adjusted);
+    }
     return r;
   }
 
@@ -791,7 +1032,7 @@ class Runner {
 
     // Draw per sample, variables in declaration order. Uniform variables are transformed on the fly
     // (lo + w u, the same expression as Dist::transform); the others keep u for a transform pass.
-    {
+    if (cu_.empty()) {
       rng::Xoshiro256ss r = g;
       double* const* dst = draw_dst_.data();
       const double* lo = draw_lo_.data();
@@ -799,6 +1040,15 @@ class Runner {
       for (size_t s = 0; s < n; ++s)
         for (size_t v = 0; v < V; ++v) dst[v][s] = lo[v] + w[v] * rng::to_unit(r.next());
       g = r;
+    } else {
+      // Correlated inputs: the chunk's uniforms were drawn (in the same order) and re-paired already.
+      const size_t off = global % kChunk;
+      for (size_t v = 0; v < V; ++v) {
+        double* dst = draw_dst_[v];
+        const double lo = draw_lo_[v], w = draw_w_[v];
+        const double* u = cu_.data() + v * kChunk + off;
+        for (size_t s = 0; s < n; ++s) dst[s] = lo + w * u[s];
+      }
     }
     for (const auto& [slot, base] : transforms_)
       p_.slots[slot].dist.transform(ubuf_.data() + base * bsize_, slot_ptrs_[slot], n);
@@ -1076,6 +1326,35 @@ class Runner {
 
   bool hits_target(double y) const { return maximize_ ? y >= p_.target : y <= p_.target; }
 
+  // Draws the chunk's uniforms in the order block() would, re-pairs the correlated variables' draws
+  // (Iman–Conover on their values, carrying the uniforms along so that every slot computed from a
+  // variable's uniform follows it), and adds the chunk's Spearman of each reported pair.
+  void correlate_chunk(rng::Xoshiro256ss& g, size_t len) {
+    const size_t V = p_.var_names.size();
+    const size_t K = p_.corr_vars.size();
+    rng::Xoshiro256ss r = g;
+    for (size_t s = 0; s < len; ++s)
+      for (size_t v = 0; v < V; ++v) cu_[v * kChunk + s] = rng::to_unit(r.next());
+    g = r;
+    std::vector<double*> keys(K), carry(K);
+    std::vector<size_t> col(V, 0);
+    for (size_t j = 0; j < K; ++j) {
+      const size_t v = static_cast<size_t>(p_.corr_vars[j]);
+      col[v] = j;
+      keys[j] = kx_.data() + j * kChunk;
+      carry[j] = cu_.data() + v * kChunk;
+      p_.slots[v].dist.transform(carry[j], keys[j], len);
+    }
+    ic_->apply(len, keys, carry);
+    if (len < 2) return;
+    const double w = static_cast<double>(len);
+    for (size_t i = 0; i < p_.corr_pairs.size(); ++i) {
+      const auto& pr = p_.corr_pairs[i];
+      rho_sum_[i] += w * corr::spearman(keys[col[static_cast<size_t>(pr.a)]], keys[col[static_cast<size_t>(pr.b)]], len);
+    }
+    rho_weight_ += w;
+  }
+
   const Plan& p_;
   const Options& opt_;
   bool maximize_ = true;
@@ -1086,6 +1365,9 @@ class Runner {
 
   std::vector<double> ubuf_, sbuf_, regs_, ybuf_, yp_, dx_, best_, q10_, q90_, draw_lo_, draw_w_, shift_, ysum_, xc_;
   std::vector<double*> draw_dst_;
+  std::vector<double> cu_, kx_, rho_sum_;  // correlated inputs: a chunk's uniforms, keys, Spearman sums
+  double rho_weight_ = 0;
+  std::unique_ptr<corr::ImanConover> ic_;
   std::vector<std::pair<size_t, size_t>> transforms_;  // (slot, base variable) computed from raw uniforms
   std::vector<size_t> nonconst_;
   std::vector<uint64_t> counts_;
@@ -1125,8 +1407,11 @@ bool simulate(const json::Value& request, const Options& options, json::Value& r
     Plan plan;
     Validator val;
     if (!build_plan(request, plan, val)) {
-      error.code = "validation_failed";
-      error.message = "The simulation request is invalid: " + std::to_string(val.problems.size()) +
+      error.code = val.code;
+      error.message = (val.code == "correlation_matrix_invalid"
+                           ? std::string("The rank correlations do not form a valid correlation matrix: ")
+                           : std::string("The simulation request is invalid: ")) +
+                      std::to_string(val.problems.size()) +
                       (val.problems.size() == 1 ? " problem" : " problems") + " found; first: " +
                       (val.problems[0].field.empty() ? "" : val.problems[0].field + " ") + val.problems[0].problem + ".";
       error.details = std::move(val.problems);

@@ -13,6 +13,7 @@ constexpr long long kMaxRuns = 10'000'000;
 constexpr long long kDefaultRuns = 10'000;
 constexpr size_t kMaxVariables = 256;
 constexpr size_t kMaxActions = 64;
+constexpr size_t kMaxCorrelatedVariables = 64;
 constexpr size_t kMaxNameLength = 64;
 constexpr size_t kMaxModelLength = 10'000;
 // Runs are split into chunks with their own random stream; samples are processed in blocks.
