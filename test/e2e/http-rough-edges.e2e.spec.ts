@@ -122,7 +122,8 @@ describe('HTTP answers a new user meets on mistakes', () => {
     });
     expect(unknownNested.body.error.details).toContainEqual({
       field: 'scenario.colour',
-      problem: 'is not a known field; allowed fields are objective, target, variables, model, actions',
+      problem:
+        'is not a known field; allowed fields are objective, target, variables, model, actions, correlations, adjust_correlations',
     });
 
     const providerKey = await t.request('POST', '/v1/provider-keys', {

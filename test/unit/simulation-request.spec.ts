@@ -243,7 +243,7 @@ describe('validateSimulationRequest', () => {
     [
       withScenario((s) => (s.colour = 'red')),
       'scenario.colour',
-      'is not a known field; allowed fields are objective, target, variables, model, actions',
+      'is not a known field; allowed fields are objective, target, variables, model, actions, correlations, adjust_correlations',
     ],
   ])('reports %#: %s %s', async (body, field, problem) => {
     expect(await problems(body)).toContainEqual({ field, problem });

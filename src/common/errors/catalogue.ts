@@ -64,6 +64,10 @@ export const ERROR_CATALOGUE = {
   uri_too_long: { status: 414, message: 'A path segment of the request URL is too long.' },
   unsupported_media_type: { status: 415, message: 'The request body must be application/json.' },
   validation_failed: { status: 422, message: 'The request is invalid.' },
+  correlation_matrix_invalid: {
+    status: 422,
+    message: 'The rank correlations do not form a valid (positive semi-definite) correlation matrix.',
+  },
   invalid_cursor: {
     status: 422,
     message: 'The cursor was not returned by this list: pass the next_cursor of its previous page.',

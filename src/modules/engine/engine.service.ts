@@ -191,6 +191,8 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
           details && details.length > 0 ? details : [{ field: 'body', problem: message }],
           message,
         );
+      case 'correlation_matrix_invalid':
+        throw new AppError('correlation_matrix_invalid', message, details);
       case 'engine_timeout':
         throw new AppError(
           'engine_timeout',

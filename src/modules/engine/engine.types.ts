@@ -40,7 +40,18 @@ export interface EngineResult {
   readonly evpi: number;
   readonly actions: readonly ActionStatistics[];
   readonly sensitivity: readonly Sensitivity[];
+  /** With scenario.correlations: each target, the value used when adjusted, and the Spearman of the draws. */
+  readonly correlations?: readonly CorrelationOutcome[];
+  readonly correlations_adjusted?: boolean;
   readonly compute_ms: number;
+}
+
+export interface CorrelationOutcome {
+  readonly a: string;
+  readonly b: string;
+  readonly target: number;
+  readonly adjusted?: number;
+  readonly achieved: number;
 }
 
 export interface EngineOutcome {

@@ -5,6 +5,22 @@
 
 export const DISTRIBUTIONS = ['uniform', 'triangular', 'pert', 'normal', 'lognormal'] as const;
 export type DistributionName = (typeof DISTRIBUTIONS)[number];
+/** Families a variable may give by explicit parameters, `{distribution, params}`, with their parameter names. */
+export const PARAM_FAMILIES = {
+  normal: ['mean', 'sd'],
+  lognormal: ['meanlog', 'sdlog'],
+  gamma: ['shape', 'scale'],
+  weibull: ['shape', 'scale'],
+  exponential: ['rate'],
+  uniform: ['min', 'max'],
+  triangular: ['min', 'mode', 'max'],
+  pert: ['min', 'mode', 'max'],
+} as const;
+export type ParamFamily = keyof typeof PARAM_FAMILIES;
+/** At most this many values in an empirical variable, as in the engine. */
+export const MAX_EMPIRICAL_VALUES = 1_000_000;
+/** At most this many distinct variables in `scenario.correlations`, as in the engine. */
+export const MAX_CORRELATED_VARIABLES = 64;
 export const OBJECTIVES = ['maximize_net_value', 'maximize_value', 'minimize_cost'] as const;
 export type Objective = (typeof OBJECTIVES)[number];
 
@@ -29,19 +45,43 @@ export interface RangeSpec {
   readonly mode?: number;
 }
 
+/** A family given by its parameters (names as PARAM_FAMILIES), e.g. gamma {shape, scale}. */
+export interface ParamSpec {
+  readonly distribution: ParamFamily;
+  readonly params: Readonly<Record<string, number>>;
+}
+
+/** Resampled with replacement (bootstrap) from these values, with the run's random stream. */
+export interface EmpiricalSpec {
+  readonly distribution: 'empirical';
+  readonly values: readonly number[];
+}
+
+export type VariableSpec = RangeSpec | ParamSpec | EmpiricalSpec;
+
+/** A Spearman rank-correlation target between two variables. */
+export interface CorrelationSpec {
+  readonly a: string;
+  readonly b: string;
+  readonly rank: number;
+}
+
 export interface ActionSpec {
   readonly name: string;
   readonly model?: string;
-  readonly set?: ReadonlyMap<string, number | RangeSpec>;
+  readonly set?: ReadonlyMap<string, number | VariableSpec>;
 }
 
 export interface Scenario {
   /** In declaration order: the order decides which random stream each variable gets. */
-  readonly variables: ReadonlyMap<string, RangeSpec>;
+  readonly variables: ReadonlyMap<string, VariableSpec>;
   readonly objective: Objective;
   readonly model?: string;
   readonly actions?: readonly ActionSpec[];
   readonly target?: number;
+  readonly correlations?: readonly CorrelationSpec[];
+  /** A target matrix that is not positive semi-definite is replaced by the nearest valid one instead of refused. */
+  readonly adjust_correlations?: boolean;
 }
 
 export interface SimulationRequest {
@@ -66,12 +106,7 @@ export function toEngineRequest(
   seed: bigint | undefined,
 ): Record<string, unknown> {
   const { scenario } = request;
-  const range = (r: RangeSpec): Record<string, unknown> => ({
-    low: r.low,
-    high: r.high,
-    ...(r.distribution !== undefined ? { distribution: r.distribution } : {}),
-    ...(r.mode !== undefined ? { mode: r.mode } : {}),
-  });
+  const range = (r: VariableSpec): Record<string, unknown> => variableToEngine(r);
   return {
     mode: 'auto',
     runs: request.runs,
@@ -98,6 +133,33 @@ export function toEngineRequest(
           }
         : {}),
       ...(scenario.target !== undefined ? { target: scenario.target } : {}),
+      ...(scenario.correlations !== undefined
+        ? { correlations: scenario.correlations.map((c) => ({ a: c.a, b: c.b, rank: c.rank })) }
+        : {}),
+      ...(scenario.adjust_correlations !== undefined
+        ? { adjust_correlations: scenario.adjust_correlations }
+        : {}),
     },
+  };
+}
+
+export const isParamSpec = (spec: VariableSpec): spec is ParamSpec => 'params' in spec;
+export const isEmpiricalSpec = (spec: VariableSpec): spec is EmpiricalSpec => 'values' in spec;
+
+/** A variable in the engine's wire format; parameters in PARAM_FAMILIES order, so the request hashes stably. */
+export function variableToEngine(spec: VariableSpec): Record<string, unknown> {
+  if (isEmpiricalSpec(spec)) return { distribution: 'empirical', values: spec.values };
+  if (isParamSpec(spec)) {
+    const names: readonly string[] = PARAM_FAMILIES[spec.distribution];
+    return {
+      distribution: spec.distribution,
+      params: Object.fromEntries(names.map((name) => [name, spec.params[name]])),
+    };
+  }
+  return {
+    low: spec.low,
+    high: spec.high,
+    ...(spec.distribution !== undefined ? { distribution: spec.distribution } : {}),
+    ...(spec.mode !== undefined ? { mode: spec.mode } : {}),
   };
 }

@@ -21,7 +21,7 @@ export class SimulationController {
   @Header('content-type', 'application/json; charset=utf-8')
   @ApiBody({ type: SimulateRequest })
   @ApiOkResponse({ type: SimulationResponse })
-  @ApiErrors('engine_busy', 'engine_timeout', 'engine_unavailable')
+  @ApiErrors('correlation_matrix_invalid', 'engine_busy', 'engine_timeout', 'engine_unavailable')
   @ApiOperation({
     summary: 'Run a simulation',
     description:

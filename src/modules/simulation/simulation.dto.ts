@@ -26,6 +26,14 @@ import {
   Sensitivity,
 } from '../engine/engine.types';
 import {
+  AdjustFlag,
+  CorrelationDto,
+  CorrelationResponse,
+  EmpiricalVariableDto,
+  ParamsVariableDto,
+  variableFormOf,
+} from './families.dto';
+import {
   ActionSpec,
   DEFAULT_RUNS,
   DistributionName,
@@ -42,6 +50,7 @@ import {
   OBJECTIVES,
   RangeSpec,
   SimulationRequest,
+  VariableSpec,
 } from './simulation-request';
 
 /**
@@ -51,6 +60,7 @@ import {
 
 const MAGNITUDE_PROBLEM = 'must be between -1e150 and 1e150';
 const RANGE_SHAPE = '{low, high, distribution?, mode?}';
+const CORRELATION_PROBLEM = 'must be an object {a, b, rank}';
 const RANGE_PROBLEM = `must be an object ${RANGE_SHAPE}`;
 const SET_ENTRY_PROBLEM = `must be a number or an object ${RANGE_SHAPE}`;
 const ACTION_PROBLEM = 'must be an object {name, model?, set?}';
@@ -145,7 +155,30 @@ function toSetEntry(value: unknown, name: string, action: Record<string, unknown
   const variables = contextOf<ActionContext>(action)?.variables ?? [];
   if (!variables.includes(name)) return Refused.because(`unknown variable '${name}'`);
   if (typeof value === 'number') return FixedValue.of(value);
-  return toNestedDto(value, (raw) => toDto(RangeDto, raw), SET_ENTRY_PROBLEM);
+  return toNestedDto(value, toVariableDto, SET_ENTRY_PROBLEM);
+}
+
+type VariableDto = RangeDto | ParamsVariableDto | EmpiricalVariableDto;
+
+/** A variable's object as the DTO of its form: a range, a family's parameters, or an empirical sample. */
+function toVariableDto(raw: Record<string, unknown>): VariableDto {
+  switch (variableFormOf(raw)) {
+    case 'params':
+      return toDto(ParamsVariableDto, raw);
+    case 'empirical':
+      return toDto(EmpiricalVariableDto, raw);
+    case 'range':
+      return toDto(RangeDto, raw);
+  }
+}
+
+/** Each correlation with the scenario's variable names, which its rules check a and b against. */
+function toCorrelations(value: unknown, scenario: Record<string, unknown>): unknown {
+  if (!Array.isArray(value)) return value;
+  const variables = variableNames(scenario.variables);
+  return (value as unknown[]).map((item) =>
+    toNestedDto(item, (raw) => withContext(toDto(CorrelationDto, raw), variables), CORRELATION_PROBLEM),
+  );
 }
 
 export class ActionDto {
@@ -175,7 +208,7 @@ export class ActionDto {
     type: 'object',
     additionalProperties: { oneOf: [{ type: 'number' }, { $ref: getSchemaPath(RangeDto) }] },
   })
-  set?: ReadonlyMap<string, RangeDto | FixedValue | Refused>;
+  set?: ReadonlyMap<string, VariableDto | FixedValue | Refused>;
 }
 
 function variableNames(variables: unknown): string[] {
@@ -219,19 +252,27 @@ export class ScenarioDto {
         `variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most ${MAX_NAME_LENGTH} characters`,
       );
     }
-    return toNestedDto(value, (raw) => toDto(RangeDto, raw), RANGE_PROBLEM);
+    return toNestedDto(value, toVariableDto, RANGE_PROBLEM);
   })
   @ApiProperty({
-    description: 'The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*), each a range to draw from.',
+    description:
+      'The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*): a range {low, high, ...}, a family by its ' +
+      'parameters {distribution, params}, or an empirical sample {distribution: "empirical", values}.',
     type: 'object',
-    additionalProperties: { $ref: getSchemaPath(RangeDto) },
+    additionalProperties: {
+      oneOf: [
+        { $ref: getSchemaPath(RangeDto) },
+        { $ref: getSchemaPath(ParamsVariableDto) },
+        { $ref: getSchemaPath(EmpiricalVariableDto) },
+      ],
+    },
     minProperties: 1,
     example: {
       price: { low: 8, high: 12 },
       cost: { low: -9, high: -6, distribution: 'triangular', mode: -7 },
     },
   })
-  variables!: ReadonlyMap<string, RangeDto | Refused>;
+  variables!: ReadonlyMap<string, VariableDto | Refused>;
 
   @IfPresent()
   @ValidExpression<ScenarioDto>(MAX_MODEL_LENGTH, (scenario) => {
@@ -252,6 +293,25 @@ export class ScenarioDto {
   @RawField(toActions)
   @ApiPropertyOptional({ type: () => [ActionDto], description: 'The choices compared on the same draws.' })
   actions?: readonly ActionDto[];
+
+  @IfPresent()
+  @Problem((correlations) => (Array.isArray(correlations) ? undefined : 'must be an array of {a, b, rank}'))
+  @ValidateNested({ message: CORRELATION_PROBLEM })
+  @RawField(toCorrelations)
+  @ApiPropertyOptional({
+    type: () => [CorrelationDto],
+    description:
+      'Spearman rank-correlation targets between variables, imposed by Iman–Conover (each marginal unchanged).',
+  })
+  correlations?: readonly CorrelationDto[];
+
+  @IfPresent()
+  @AdjustFlag()
+  @ApiPropertyOptional({
+    description:
+      'Use the nearest valid correlation matrix instead of refusing one that is not positive semi-definite.',
+  })
+  adjust_correlations?: boolean;
 }
 
 export function seedProblem(seed: unknown): string | undefined {
@@ -300,6 +360,14 @@ export class SimulateRequest {
   scenario!: ScenarioDto;
 }
 
+function toVariableSpec(variable: VariableDto): VariableSpec {
+  if (variable instanceof ParamsVariableDto) {
+    return { distribution: variable.distribution, params: { ...variable.params } };
+  }
+  if (variable instanceof EmpiricalVariableDto) return { distribution: 'empirical', values: variable.values };
+  return toRangeSpec(variable);
+}
+
 function toRangeSpec(range: RangeDto): RangeSpec {
   return {
     low: range.low,
@@ -315,7 +383,7 @@ function toActionSpec(action: ActionDto): ActionSpec {
     new Map(
       [...action.set].map(([name, entry]) => [
         name,
-        entry instanceof FixedValue ? entry.value : toRangeSpec(entry as RangeDto),
+        entry instanceof FixedValue ? entry.value : toVariableSpec(entry as VariableDto),
       ]),
     );
   return {
@@ -334,12 +402,18 @@ export function toSimulationRequest(body: SimulateRequest): SimulationRequest {
     detail: body.detail ?? 'summary',
     scenario: {
       variables: new Map(
-        [...scenario.variables].map(([name, range]) => [name, toRangeSpec(range as RangeDto)]),
+        [...scenario.variables].map(([name, variable]) => [name, toVariableSpec(variable as VariableDto)]),
       ),
       objective: scenario.objective,
       ...(scenario.model !== undefined ? { model: scenario.model } : {}),
       ...(scenario.actions !== undefined ? { actions: scenario.actions.map(toActionSpec) } : {}),
       ...(scenario.target !== undefined ? { target: scenario.target } : {}),
+      ...(scenario.correlations !== undefined
+        ? { correlations: scenario.correlations.map(({ a, b, rank }) => ({ a, b, rank })) }
+        : {}),
+      ...(scenario.adjust_correlations !== undefined
+        ? { adjust_correlations: scenario.adjust_correlations }
+        : {}),
     },
   };
 }
@@ -426,6 +500,15 @@ export class SimulationResponse implements EngineResult {
   actions!: readonly ActionStatisticsResponse[];
   @ApiProperty({ type: [SensitivityResponse], description: 'By magnitude of correlation, largest first.' })
   sensitivity!: readonly SensitivityResponse[];
+  @ApiPropertyOptional({
+    type: [CorrelationResponse],
+    description: 'With scenario.correlations: each target and the Spearman rank correlation of the draws.',
+  })
+  correlations?: readonly CorrelationResponse[];
+  @ApiPropertyOptional({
+    description: 'With scenario.correlations: whether the nearest valid matrix was used.',
+  })
+  correlations_adjusted?: boolean;
   @ApiProperty({ example: 12.5 })
   compute_ms!: number;
 }
