@@ -149,7 +149,11 @@ describe('the committed OpenAPI contract', () => {
     expect(schemas.CreateApiKeyDto.required).toEqual(['label']);
     expect(schemas.SimulateRequest.properties.scenario).toEqual({ $ref: '#/components/schemas/ScenarioDto' });
     expect(schemas.ScenarioDto.properties.variables.additionalProperties).toEqual({
-      $ref: '#/components/schemas/RangeDto',
+      oneOf: [
+        { $ref: '#/components/schemas/RangeDto' },
+        { $ref: '#/components/schemas/ParamsVariableDto' },
+        { $ref: '#/components/schemas/EmpiricalVariableDto' },
+      ],
     });
     expect(schemas.RangeDto.required).toEqual(['low', 'high']);
     // A field that may be sent as null to clear it (the Nullable rule) is its type or null.
