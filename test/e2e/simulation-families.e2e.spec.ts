@@ -1,4 +1,5 @@
 import { startTestApp, TestApp } from '../support/test-app';
+import { waitUntil } from '../support/wait';
 
 jest.setTimeout(60_000);
 
@@ -115,6 +116,34 @@ describe('POST /v1/simulate with parametric, empirical and correlated variables 
     for (const c of adjusted.body.correlations as { adjusted: number }[]) {
       expect(Math.abs(c.adjusted)).toBeLessThan(0.9);
     }
+  });
+
+  it('gives a job the same numbers as /v1/simulate for the same seed, correlations included', async () => {
+    const request = {
+      runs: 10_000,
+      seed: 77,
+      scenario: {
+        variables,
+        objective: 'maximize_value',
+        actions,
+        correlations: [{ a: 'price', b: 'demand', rank: 0.5 }],
+      },
+    };
+    const direct = await t.request('POST', '/v1/simulate', { token: key, body: request });
+    expect(direct.status).toBe(200);
+    const submitted = await t.request('POST', '/v1/jobs', { token: key, body: { request } });
+    expect(submitted.status).toBe(202);
+    const job = await waitUntil(
+      async () => {
+        const res = await t.request('GET', `/v1/jobs/${submitted.body.job_id}`, { token: key });
+        return ['succeeded', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
+      },
+      20000,
+      'the job to finish',
+    );
+    expect(job.status).toBe('succeeded');
+    expect(job.result.actions).toEqual(direct.body.actions);
+    expect(job.result.correlations).toEqual(direct.body.correlations);
   });
 
   it('lists the problems of bad parameters and correlations in one 422', async () => {

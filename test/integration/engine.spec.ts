@@ -54,6 +54,26 @@ const decision = {
   },
 };
 
+/** The families by parameters, an empirical sample and correlated inputs (issue 38). */
+const calibrated = {
+  runs: 30_000,
+  seed: 6789,
+  scenario: {
+    variables: {
+      demand: { distribution: 'gamma', params: { shape: 9, scale: 110 } },
+      price: { distribution: 'weibull', params: { shape: 6, scale: 11 } },
+      delay: { distribution: 'exponential', params: { rate: 0.2 } },
+      unit_cost: { distribution: 'empirical', values: [4.1, 4.4, 4.9, 5.2, 5.3, 6.8] },
+    },
+    objective: 'maximize_net_value',
+    model: 'demand * (price - unit_cost) - 10 * delay',
+    correlations: [
+      { a: 'price', b: 'demand', rank: -0.5 },
+      { a: 'unit_cost', b: 'price', rank: 0.3 },
+    ],
+  },
+};
+
 describe('engine with the real binary', () => {
   const apps: TestApp[] = [];
   afterEach(async () => {
@@ -88,6 +108,14 @@ describe('engine with the real binary', () => {
     expect(reference.actions.map((a) => a.name)).toEqual(['launch', 'discount', 'wait']);
     expect(reference.sensitivity[0].swing).toEqual(expect.any(Number));
     expect(reference.actions[0].prob_target).toEqual(expect.any(Number));
+
+    const calibratedReference = await one.simulation.simulate(ORG, calibrated);
+    expect(calibratedReference.correlations).toHaveLength(2);
+    for (const other of [
+      await two.simulation.simulate(ORG, calibrated),
+      await fallback.simulation.simulate(ORG, calibrated),
+    ])
+      expect(numbers(other as never)).toBe(numbers(calibratedReference as never));
   });
 
   it('matches closed forms: sums of uniforms, triangular and normal quantiles, a known best action', async () => {
