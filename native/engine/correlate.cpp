@@ -134,15 +134,21 @@ ImanConover::ImanConover(Matrix target_chol, size_t k) : l_(std::move(target_cho
 namespace {
 
 void stable_order(const double* x, size_t n, std::vector<size_t>& order) {
+  // Sorting (value, index) pairs keeps the comparisons in cache; ties go by index (values are finite).
+  thread_local std::vector<std::pair<double, size_t>> pairs;
+  pairs.resize(n);
+  for (size_t i = 0; i < n; ++i) pairs[i] = {x[i], i};
+  std::sort(pairs.begin(), pairs.end());
   order.resize(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [x](size_t a, size_t b) { return x[a] < x[b] || (x[a] == x[b] && a < b); });
+  for (size_t i = 0; i < n; ++i) order[i] = pairs[i].second;
 }
 
 }  // namespace
 
 void ImanConover::apply(size_t n, const std::vector<double*>& keys, const std::vector<double*>& carry) {
   const size_t k = k_;
+  n_ = n;
+  ranks_.assign(n * k, 0.0);
   if (n < 2 || k < 2) return;
   // Van der Waerden scores, centred and scaled to unit variance (the same for every full chunk).
   if (scores_.size() != n) {
@@ -218,9 +224,19 @@ void ImanConover::apply(size_t n, const std::vector<double*>& keys, const std::v
     stable_order(rs_.data(), n, order_);
     double* key = keys[j];
     double* car = carry[j];
+    double* rank = ranks_.data() + j * n;
     for (size_t r = 0; r < n; ++r) {
       tmp_[order_[r]] = key[pos_[j * n + r]];
       tmp_[n + order_[r]] = car[pos_[j * n + r]];
+    }
+    // The run holding the r-th smallest value is order_[r]; equal values share their mean rank.
+    for (size_t r = 0; r < n;) {
+      size_t e = r;
+      const double v = key[pos_[j * n + r]];
+      while (e + 1 < n && key[pos_[j * n + e + 1]] == v) ++e;
+      const double mid = 0.5 * static_cast<double>(r + e);
+      for (size_t m = r; m <= e; ++m) rank[order_[m]] = mid;
+      r = e + 1;
     }
     std::copy(tmp_.begin(), tmp_.begin() + static_cast<long>(n), key);
     std::copy(tmp_.begin() + static_cast<long>(n), tmp_.end(), car);
@@ -249,6 +265,11 @@ double spearman(const double* x, const double* y, size_t n) {
   std::vector<size_t> order;
   mid_ranks(x, n, rx, order);
   mid_ranks(y, n, ry, order);
+  return spearman_of_ranks(rx.data(), ry.data(), n);
+}
+
+double spearman_of_ranks(const double* rx, const double* ry, size_t n) {
+  if (n < 2) return 0.0;
   const double m = 0.5 * static_cast<double>(n - 1);
   double sxy = 0, sxx = 0, syy = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -41,14 +41,20 @@ class ImanConover {
 
   void apply(size_t n, const std::vector<double*>& keys, const std::vector<double*>& carry);
 
+  // After apply(): the mid-rank (0-based, ties averaged) of each run's value in column j.
+  const double* ranks(size_t j) const { return ranks_.data() + j * n_; }
+
  private:
   Matrix l_;
-  size_t k_;
-  std::vector<double> scores_, r_, rs_, tmp_;
+  size_t k_, n_ = 0;
+  std::vector<double> scores_, r_, rs_, tmp_, ranks_;
   std::vector<size_t> order_, pos_;
 };
 
 // Spearman's rank correlation of two columns (mid-ranks for ties), 0 when either is constant.
 double spearman(const double* x, const double* y, size_t n);
+
+// The same from mid-ranks already computed (ImanConover::ranks).
+double spearman_of_ranks(const double* rx, const double* ry, size_t n);
 
 }  // namespace ds::engine::corr

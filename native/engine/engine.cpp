@@ -1350,7 +1350,8 @@ class Runner {
     const double w = static_cast<double>(len);
     for (size_t i = 0; i < p_.corr_pairs.size(); ++i) {
       const auto& pr = p_.corr_pairs[i];
-      rho_sum_[i] += w * corr::spearman(keys[col[static_cast<size_t>(pr.a)]], keys[col[static_cast<size_t>(pr.b)]], len);
+      rho_sum_[i] += w * corr::spearman_of_ranks(ic_->ranks(col[static_cast<size_t>(pr.a)]),
+                                                  ic_->ranks(col[static_cast<size_t>(pr.b)]), len);
     }
     rho_weight_ += w;
   }
