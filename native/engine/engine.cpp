@@ -305,7 +305,7 @@ bool correlation_plan(Plan& plan, bool adjust, Validator& val) {
       for (size_t i = 0; i < plan.corr_pairs.size(); ++i) {
         const auto& p = plan.corr_pairs[i];
         const double v = near[at[static_cast<size_t>(p.a)] * k + at[static_cast<size_t>(p.b)]];
-        if (std::fabs(v - p.target) < std::max(1e-6, 0.1 * largest)) continue;
+        if (std::fabs(v - p.target) < 0.1 * largest) continue;  // the largest move is always named
         val.add("scenario.correlations[" + std::to_string(i) + "]",
                 "the rank correlations of " + plan.var_names[static_cast<size_t>(p.a)] + " and " +
                     plan.var_names[static_cast<size_t>(p.b)] +

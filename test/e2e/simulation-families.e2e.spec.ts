@@ -107,6 +107,14 @@ describe('POST /v1/simulate with parametric, empirical and correlated variables 
     expect(refused.body.error.code).toBe('correlation_matrix_invalid');
     const fields = (refused.body.error.details as { field: string; problem: string }[]).map((d) => d.field);
     expect(fields).toContain('scenario.correlations[2]');
+    // A job would only fail when it ran: it is refused when submitted, with the same details.
+    const job = await t.request('POST', '/v1/jobs', {
+      token: key,
+      body: { request: { runs: 1000, scenario } },
+    });
+    expect(job.status).toBe(422);
+    expect(job.body.error.code).toBe('correlation_matrix_invalid');
+    expect(job.body.error.details).toEqual(refused.body.error.details);
     const adjusted = await t.request('POST', '/v1/simulate', {
       token: key,
       body: { runs: 1000, seed: 1, scenario: { ...scenario, adjust_correlations: true } },

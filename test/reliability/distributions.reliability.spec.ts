@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { AppError } from '../../src/common/errors';
+import { assertValidCorrelations } from '../../src/modules/simulation/correlation-matrix';
 import { engineDraws } from '../../src/modules/simulation/engine-draws';
 import { toEngineRequest, VariableSpec } from '../../src/modules/simulation/simulation-request';
 import { startWarmEngine, WarmEngine } from './support/engine-worker';
@@ -206,6 +208,45 @@ describe('the engine families against the TypeScript evaluator', () => {
         },
       ),
       runsOf(0.02),
+    );
+  });
+
+  it('refuses the same correlation matrices as the TypeScript check, naming the same pairs', async () => {
+    await checkProperty(
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: 5 }),
+        fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 10, maxLength: 10 }),
+        async (k, ranks) => {
+          const names = Array.from({ length: k }, (_, i) => `v${i}`);
+          const correlations: { a: string; b: string; rank: number }[] = [];
+          for (let i = 0, r = 0; i < k; i++)
+            for (let j = i + 1; j < k; j++) correlations.push({ a: names[i], b: names[j], rank: ranks[r++] });
+          const variables = names.map((): VariableSpec => ({ low: 0, high: 1 }));
+          const request = {
+            runs: 10,
+            detail: 'summary' as const,
+            scenario: {
+              variables: new Map(names.map((name, i) => [name, variables[i]])),
+              objective: 'maximize_value' as const,
+              correlations,
+            },
+          };
+          let typescript: string[] = [];
+          try {
+            assertValidCorrelations(request);
+          } catch (error) {
+            if (!(error instanceof AppError)) throw error;
+            typescript = (error.details ?? []).map((d) => d.field);
+          }
+          const reply = await engine.worker.run(toEngineRequest(request, 1n), 60_000);
+          const fromEngine =
+            reply.type === 'error' && reply.error.code === 'correlation_matrix_invalid'
+              ? (reply.error.details ?? []).map((d) => d.field)
+              : [];
+          expect(fromEngine).toEqual(typescript);
+        },
+      ),
+      runsOf(0.05),
     );
   });
 });

@@ -10926,7 +10926,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10935,7 +10935,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13378,7 +13378,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13387,7 +13387,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13851,7 +13851,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, query_not_understood, validation_failed */
+            /** @description correlation_matrix_invalid, invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13860,7 +13860,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "query_not_understood" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14335,7 +14335,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14344,7 +14344,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

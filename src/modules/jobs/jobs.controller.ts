@@ -27,6 +27,7 @@ export class JobsController {
   // Validated by the service, not the global pipe (see JobsService.readSubmission); the contract shows the DTO.
   @ApiBody({ type: SubmitJobDto })
   @ApiAcceptedResponse({ type: SubmittedJobResponse, description: 'Queued; poll poll_url for the result.' })
+  @ApiErrors('correlation_matrix_invalid')
   @ApiOperation({
     summary: 'Submit a simulation job',
     description:

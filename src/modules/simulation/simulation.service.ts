@@ -15,6 +15,7 @@ import {
   toSimulationResponse,
 } from './simulation.dto';
 import { seedToJson, SimulationRequest, toEngineRequest } from './simulation-request';
+import { assertValidCorrelations } from './correlation-matrix';
 
 /** A simulation computed but not yet recorded: its answer, and the run `recordRuns` writes. */
 export interface ComputedSimulation {
@@ -23,6 +24,12 @@ export interface ComputedSimulation {
 }
 
 /** Runs simulations for an organization and records each run; the jobs module calls it too. */
+/** A request whose correlations the engine would refuse is refused now (a job or trigger stores it to run later). */
+function checked(request: SimulationRequest): SimulationRequest {
+  assertValidCorrelations(request);
+  return request;
+}
+
 @Injectable()
 export class SimulationService {
   constructor(
@@ -33,11 +40,12 @@ export class SimulationService {
   /**
    * The request as the engine takes it. A body not yet validated (the HTTP body, a job's stored request) is checked
    * with the DTO's rules, the common shape first without the DTO classes (plain-request.ts): throws AppError
-   * validation_failed (422, every problem in `details`) for one the engine would refuse.
+   * validation_failed (422, every problem in `details`) for one the engine would refuse, and
+   * correlation_matrix_invalid for rank correlations that are not a valid matrix.
    */
   validate(body: unknown): SimulationRequest {
-    if (body instanceof SimulateRequest) return toSimulationRequest(body);
-    return readPlainRequest(body) ?? toSimulationRequest(parseWire(SimulateRequest, body));
+    if (body instanceof SimulateRequest) return checked(toSimulationRequest(body));
+    return readPlainRequest(body) ?? checked(toSimulationRequest(parseWire(SimulateRequest, body)));
   }
 
   /**

@@ -35,7 +35,7 @@ export class TriggersController {
   @HttpCode(201)
   @Idempotent<TriggersController>((triggers, retry) => triggers.created(retry))
   @ApiCreatedResponse({ type: TriggerResponse })
-  @ApiErrors('dataset_not_found', 'query_not_understood', 'conflict')
+  @ApiErrors('dataset_not_found', 'query_not_understood', 'conflict', 'correlation_matrix_invalid')
   @ApiOperation({
     summary: 'Create a trigger',
     description:
@@ -79,7 +79,13 @@ export class TriggersController {
   @RequireRole('member')
   @Patch(':id')
   @ApiOkResponse({ type: TriggerResponse })
-  @ApiErrors('not_found', 'dataset_not_found', 'query_not_understood', 'conflict')
+  @ApiErrors(
+    'not_found',
+    'dataset_not_found',
+    'query_not_understood',
+    'conflict',
+    'correlation_matrix_invalid',
+  )
   @ApiOperation({
     summary: 'Update a trigger',
     description:
@@ -101,7 +107,14 @@ export class TriggersController {
     type: FireResponse,
     description: 'The fire; condition_met false when the condition did not hold.',
   })
-  @ApiErrors('not_found', 'conflict', 'engine_busy', 'engine_timeout', 'engine_unavailable')
+  @ApiErrors(
+    'not_found',
+    'conflict',
+    'correlation_matrix_invalid',
+    'engine_busy',
+    'engine_timeout',
+    'engine_unavailable',
+  )
   @ApiOperation({
     summary: 'Fire a trigger now',
     description:
