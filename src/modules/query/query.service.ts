@@ -10,6 +10,7 @@ import {
   presentValue,
   quoteIdentifier,
   ReadOnlyDatabase,
+  ROW_COLUMN,
   Row,
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
@@ -35,6 +36,21 @@ import { runSqlReport } from './sql-report';
 
 /** One query's answer (kept under this name for the callers that run queries: triggers, tests). */
 export type QueryResult = QueryResponse;
+
+/** The non-null numbers of some columns of a dataset, row by row, as `numericColumns` reads them. */
+export interface NumericColumns {
+  readonly datasetId: string;
+  readonly datasetName: string;
+  readonly version: number;
+  /** The conditions as checked (timestamps brought to their stored form). */
+  readonly where: readonly Condition[];
+  /** One array per requested column, aligned: entry i of each is the same row. */
+  readonly values: readonly Float64Array[];
+  /** Rows under `where` with every requested column non-null. */
+  readonly rowsMatching: number;
+  /** True when rowsMatching exceeded the maximum and `values` holds the evenly spaced sample. */
+  readonly sampled: boolean;
+}
 
 const MAX_BYSTANDER_RUNS = 3;
 
@@ -151,6 +167,78 @@ export class QueryService implements OnApplicationShutdown {
       truncated: result.truncated,
       tables: tables.map((t) => ({ dataset_id: t.datasetId, names: t.names })),
       elapsed_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e4) / 100,
+    };
+  }
+
+  /**
+   * The rows of a dataset under a typed `where` (docs/query.md) that hold a number in every one of `columns`, each
+   * column's values in row order. Above `maxRows` matching rows it keeps `maxRows` of them evenly spaced in row order
+   * (row r of N, counted from 0, is kept when r * maxRows mod N < maxRows), so the same dataset version, columns and
+   * `where` always give the same values. Throws AppError dataset_not_found (404, an unknown dataset and another
+   * organization's alike), validation_failed (an unknown column, a bad `where`; fields as in a query's body),
+   * column_not_numeric (422), query_timeout.
+   */
+  async numericColumns(
+    orgId: string,
+    datasetId: string,
+    columns: readonly string[],
+    where: readonly unknown[] | undefined,
+    maxRows: number,
+  ): Promise<NumericColumns> {
+    const dataset = await this.datasets.open(orgId, datasetId);
+    const queryable = this.queryableColumns(dataset);
+    const byName = new Map(queryable.map((c) => [c.name, c]));
+    for (const name of columns) {
+      const column = byName.get(name);
+      if (!column) {
+        throw AppError.validation([{ field: 'column', problem: `the dataset has no column "${name}"` }]);
+      }
+      if (column.type !== 'number' && column.type !== 'integer') {
+        throw new AppError(
+          'column_not_numeric',
+          `Column "${name}" holds ${column.type} values, not numbers.`,
+          [{ field: 'column', problem: `"${name}" is a ${column.type} column` }],
+        );
+      }
+    }
+    const checked = toQuerySpec({ select: [...columns], ...(where ? { where } : {}) }, queryable);
+    const spec: QuerySpec = {
+      ...checked,
+      select: [...columns, ROW_COLUMN],
+      where: [...checked.where, ...columns.map((column) => ({ column, op: 'not_null' as const }))],
+      limit: Number.MAX_SAFE_INTEGER - 1,
+    };
+    const compiled = compileQuery(spec, (name) =>
+      name === ROW_COLUMN ? quoteIdentifier(ROW_COLUMN) : (byName.get(name) as QueryColumnInfo).sql,
+    );
+    const reader = dataset.reader();
+    const [{ n }] = (await this.run(
+      reader,
+      `select count(*) as n from (${compiled.sql})`,
+      compiled.params,
+    )) as {
+      n: number;
+    }[];
+    const rowsMatching = Number(n);
+    const sampled = rowsMatching > maxRows;
+    const names = columns.map((_, i) => `v${i}`);
+    const outputs = columns.map((name, i) => `${quoteIdentifier(name)} as ${names[i]}`).join(', ');
+    const rows = sampled
+      ? await this.run(
+          reader,
+          `select ${names.join(', ')} from (select ${outputs}, row_number() over (order by ${quoteIdentifier(ROW_COLUMN)}) - 1 as r from (${compiled.sql})) where (r * ?) % ? < ? order by r`,
+          [...compiled.params, maxRows, rowsMatching, maxRows],
+        )
+      : await this.run(reader, `select ${outputs} from (${compiled.sql})`, compiled.params);
+    const values = names.map((name) => Float64Array.from(rows, (row) => Number(row[name])));
+    return {
+      datasetId: dataset.record.id,
+      datasetName: dataset.record.datasetName,
+      version: dataset.record.version,
+      where: checked.where,
+      values,
+      rowsMatching,
+      sampled,
     };
   }
 
