@@ -76,6 +76,11 @@ export const ERROR_CATALOGUE = {
     status: 422,
     message: 'The result is larger than the configured limit: narrow the query.',
   },
+  insufficient_data: {
+    status: 422,
+    message: 'The column has fewer non-null values than a fit or a sample needs (10).',
+  },
+  column_not_numeric: { status: 422, message: 'The column does not hold numbers.' },
   invalid_type: { status: 422, message: 'Unknown connector type.' },
   idempotency_key_reused: {
     status: 422,

@@ -34,6 +34,8 @@ export class FamilyNotApplicable extends Error {
   constructor(
     readonly family: FitFamily,
     reason: string,
+    /** Every value of the sample is the same: no family has a spread to fit. */
+    readonly isConstant = false,
   ) {
     super(reason);
   }
@@ -103,7 +105,7 @@ interface Estimate {
 function estimate(family: FitFamily, sample: Sample): Estimate {
   const { sorted, n } = sample;
   if (sorted[0] === sorted[n - 1]) {
-    throw new FamilyNotApplicable(family, 'every value is the same, so no distribution has a spread to fit');
+    throw new FamilyNotApplicable(family, 'every value is the same', true);
   }
   switch (family) {
     case 'normal':
