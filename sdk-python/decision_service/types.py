@@ -217,6 +217,15 @@ class ColumnResponse(TypedDict):
     values_truncated: bool
 
 
+class _ColumnSourceDtoRequired(TypedDict):
+    column: str
+    dataset_id: str
+
+
+class ColumnSourceDto(_ColumnSourceDtoRequired, total=False):
+    where: List[WhereDto]
+
+
 class CompactDatasetResponse(TypedDict):
     columns: int
     dataset_name: str
@@ -397,6 +406,12 @@ class DataConnectResponse(_DataConnectResponseRequired, total=False):
     message: str
     schema_summary: SchemaSummaryResponse
     version: int
+
+
+DataVariableDto = TypedDict('DataVariableDto', {
+    'distribution': "Literal['fit', 'empirical', 'normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']",
+    'from': 'ColumnSourceDto',
+}, total=False)
 
 
 class DatasetArguments(TypedDict):
@@ -797,6 +812,32 @@ class InfrastructureResponse(TypedDict):
 class InlineConnectorRequest(TypedDict, total=False):
     config: Union[PostgresConnectorConfig, MysqlConnectorConfig, MssqlConnectorConfig, SqliteConnectorConfig, ClickhouseConnectorConfig, RedshiftConnectorConfig, SnowflakeConnectorConfig, BigqueryConnectorConfig, S3ConnectorConfig, GcsConnectorConfig, AzureConnectorConfig, RestConnectorConfig, FileConnectorConfig, Neo4jConnectorConfig, RedisConnectorConfig, ElasticsearchConnectorConfig, GithubRepoConnectorConfig, GitlabRepoConnectorConfig, BitbucketRepoConnectorConfig, LocalRepoConnectorConfig, RepoArchiveConnectorConfig]
     connector_type: str
+
+
+class InputFitResponse(TypedDict):
+    aic: float
+    ks_statistic: float
+
+
+class _InputProvenanceResponseRequired(TypedDict):
+    distribution: str
+    source: InputSourceResponse
+
+
+class InputProvenanceResponse(_InputProvenanceResponseRequired, total=False):
+    fit: InputFitResponse
+    params: Dict[str, float]
+
+
+class InputSourceResponse(TypedDict):
+    column: str
+    dataset_id: str
+    dataset_name: str
+    rows_matching: float
+    rows_used: float
+    sampled: bool
+    version: float
+    where: List[WhereDto]
 
 
 class InterpretationResponse(TypedDict):
@@ -1495,11 +1536,12 @@ class S3ConnectorConfig(_S3ConnectorConfigRequired, total=False):
 
 class _ScenarioDtoRequired(TypedDict):
     objective: Literal['maximize_net_value', 'maximize_value', 'minimize_cost']
-    variables: Dict[str, RangeDto]
+    variables: Dict[str, Union[RangeDto, DataVariableDto]]
 
 
 class ScenarioDto(_ScenarioDtoRequired, total=False):
     actions: List[ActionDto]
+    correlations_from_data: bool
     model: str
     target: float
 
@@ -1566,7 +1608,7 @@ class SimulateRequest(_SimulateRequestRequired, total=False):
     seed: Union[int, str]
 
 
-class SimulationResponse(TypedDict):
+class _SimulationResponseRequired(TypedDict):
     actions: List[ActionStatisticsResponse]
     compute_ms: float
     confidence: float
@@ -1580,6 +1622,10 @@ class SimulationResponse(TypedDict):
     runs: float
     seed: Union[int, str]
     sensitivity: List[SensitivityResponse]
+
+
+class SimulationResponse(_SimulationResponseRequired, total=False):
+    inputs: Dict[str, InputProvenanceResponse]
 
 
 class SnowflakeConnectorConfig(TypedDict, total=False):

@@ -200,7 +200,7 @@ describe('engine with the real binary', () => {
     expect(Number.isSafeInteger(first.seed)).toBe(true);
     expect(first.seed).not.toBe(second.seed);
     // Seeds are drawn from the CSPRNG a batch at a time: more than one batch, all distinct and exact.
-    const picked = Array.from({ length: 300 }, () => simulation.prepare(body).seed);
+    const picked = Array.from({ length: 300 }, () => simulation.stored(simulation.parse(body), true).seed);
     expect(new Set(picked).size).toBe(300);
     expect(picked.every((seed) => Number.isSafeInteger(seed))).toBe(true);
     const replay = await simulation.simulate(ORG, { ...body, seed: first.seed });

@@ -153,6 +153,7 @@ describe('the committed OpenAPI contract', () => {
         { $ref: '#/components/schemas/RangeDto' },
         { $ref: '#/components/schemas/ParamsVariableDto' },
         { $ref: '#/components/schemas/EmpiricalVariableDto' },
+        { $ref: '#/components/schemas/DataVariableDto' },
       ],
     });
     expect(schemas.RangeDto.required).toEqual(['low', 'high']);

@@ -21,6 +21,7 @@ const run = (id: string, orgId = 'org_a'): SimulationRun => ({
   confidence: 0.8125,
   computeMs: 0.337,
   createdAt: '2026-11-26T03:00:00.000Z',
+  inputs: null,
 });
 
 beforeAll(async () => {
@@ -39,6 +40,11 @@ describe('RunsRepository (a prepared insert on SQLite, the same SQL executed on 
     await runs.record({ ...run('run_2'), recommendedAction: 'do_nothing', runs: 7 });
     expect(await runs.findById('org_a', 'run_1')).toEqual(run('run_1'));
     expect(await runs.findById('org_a', 'run_2')).toMatchObject({ recommendedAction: 'do_nothing', runs: 7 });
+    const inputs = JSON.stringify({
+      demand: { source: { dataset_id: 'ds_1', version: 2 }, distribution: 'empirical' },
+    });
+    await runs.record({ ...run('run_3'), inputs });
+    expect((await runs.findById('org_a', 'run_3'))?.inputs).toBe(inputs);
     expect(await runs.findById('org_b', 'run_1')).toBeNull();
   });
 

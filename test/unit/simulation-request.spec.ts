@@ -1,3 +1,4 @@
+import { DataFitService } from '../../src/modules/query/data-fit.service';
 import { AppError } from '../../src/common/errors';
 import { EngineOutcome, EnginePort, EngineStatus } from '../../src/modules/engine/engine.types';
 import { RunsRepository } from '../../src/modules/simulation/runs.repository';
@@ -243,7 +244,7 @@ describe('validateSimulationRequest', () => {
     [
       withScenario((s) => (s.colour = 'red')),
       'scenario.colour',
-      'is not a known field; allowed fields are objective, target, variables, model, actions, correlations, adjust_correlations',
+      'is not a known field; allowed fields are objective, target, variables, correlations_from_data, model, actions, correlations, adjust_correlations',
     ],
   ])('reports %#: %s %s', async (body, field, problem) => {
     expect(await problems(body)).toContainEqual({ field, problem });
@@ -344,12 +345,13 @@ class FakeEngine implements EnginePort {
   }
 }
 
-describe('SimulationService.prepare', () => {
+describe('SimulationService.stored', () => {
   it('returns the normalised body with the seed fixed, and it validates again unchanged', () => {
-    const service = new SimulationService(new FakeEngine(), {} as RunsRepository);
-    const prepared = service.prepare({
-      scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
-    });
+    const service = new SimulationService(new FakeEngine(), {} as RunsRepository, {} as DataFitService);
+    const prepared = service.stored(
+      service.parse({ scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' } }),
+      true,
+    );
     const { seed, ...rest } = prepared;
     expect(rest).toEqual({
       mode: 'auto',
@@ -358,8 +360,8 @@ describe('SimulationService.prepare', () => {
       scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
     });
     expect(Number.isSafeInteger(seed)).toBe(true);
-    expect(service.prepare(prepared)).toEqual(prepared);
-    expect(service.prepare({ ...prepared, seed: '123' }).seed).toBe(123);
+    expect(service.stored(service.parse(prepared), true)).toEqual(prepared);
+    expect(service.stored(service.parse({ ...prepared, seed: '123' }), true).seed).toBe(123);
   });
 });
 

@@ -1,3 +1,4 @@
+import { DataFitService } from '../../src/modules/query/data-fit.service';
 import { createHash } from 'node:crypto';
 import { AppError } from '../../src/common/errors';
 import {
@@ -65,7 +66,11 @@ describe('SimulationService', () => {
   const setup = () => {
     const engine = new FakeEngine();
     const runs = new MemoryRuns();
-    return { engine, runs, service: new SimulationService(engine, runs as unknown as RunsRepository) };
+    return {
+      engine,
+      runs,
+      service: new SimulationService(engine, runs as unknown as RunsRepository, {} as DataFitService),
+    };
   };
 
   it('picks a 53-bit seed, sends it to the engine, echoes it and records the run', async () => {
@@ -88,6 +93,7 @@ describe('SimulationService', () => {
       confidence: 0.8,
       computeMs: 0.5,
       createdAt: expect.any(String),
+      inputs: null,
     });
   });
 

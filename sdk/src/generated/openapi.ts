@@ -1894,6 +1894,14 @@ export interface components {
             /** @description True when min, max or a sample value is longer than 1 KiB of UTF-8: it is then shown cut to its first 1 KiB, on a character boundary. */
             values_truncated: boolean;
         };
+        ColumnSourceDto: {
+            /** @example units */
+            column: string;
+            /** @example ds_3kq9v1m2x7 */
+            dataset_id: string;
+            /** @description The typed query's conditions (docs/query.md). */
+            where?: components["schemas"]["WhereDto"][];
+        };
         CompactDatasetResponse: {
             columns: number;
             /** @example sales */
@@ -2150,6 +2158,14 @@ export interface components {
             status: "ready" | "failed";
             /** @description When ready. */
             version?: number;
+        };
+        DataVariableDto: {
+            /**
+             * @description `fit`: every family by maximum likelihood, the lowest AIC drawn; a family name: that family fitted; `empirical`: the values resampled.
+             * @enum {string}
+             */
+            distribution: "fit" | "empirical" | "normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert";
+            from: components["schemas"]["ColumnSourceDto"];
         };
         DatasetArguments: {
             /** @description Dataset id, as returned by list_data. */
@@ -2725,6 +2741,54 @@ export interface components {
              */
             config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | components["schemas"]["Neo4jConnectorConfig"] | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             connector_type?: string;
+        };
+        InputFitResponse: {
+            aic: number;
+            ks_statistic: number;
+        };
+        InputProvenanceResponse: {
+            /**
+             * @description The family drawn from (the fitted one for `fit`), or `empirical`.
+             * @example gamma
+             */
+            distribution: string;
+            /** @description How well the family fits (absent for `empirical`). */
+            fit?: components["schemas"]["InputFitResponse"];
+            /**
+             * @description The fitted parameters (absent for `empirical`).
+             * @example {
+             *       "scale": 41.7,
+             *       "shape": 2.4
+             *     }
+             */
+            params?: {
+                [key: string]: number;
+            };
+            source: components["schemas"]["InputSourceResponse"];
+        };
+        InputSourceResponse: {
+            /** @example units */
+            column: string;
+            /** @example ds_3kq9v1m2x7 */
+            dataset_id: string;
+            /** @example orders */
+            dataset_name: string;
+            /**
+             * @description The rows under `where` holding a number in the column.
+             * @example 4180
+             */
+            rows_matching: number;
+            /**
+             * @description The values fitted or resampled.
+             * @example 4180
+             */
+            rows_used: number;
+            /** @description True when rows_matching exceeded 1,000,000 and an evenly spaced sample was used. */
+            sampled: boolean;
+            /** @example 3 */
+            version: number;
+            /** @description The conditions as applied. */
+            where: components["schemas"]["WhereDto"][];
         };
         InterpretationResponse: {
             dates: components["schemas"]["DateInterpretationResponse"][];
@@ -3752,12 +3816,14 @@ export interface components {
         ScenarioDto: {
             /** @description The choices compared on the same draws. */
             actions?: components["schemas"]["ActionDto"][];
+            /** @description Correlate the variables drawn from the same dataset and `where` by the Spearman rank correlation of their rows (a pair in `correlations` keeps the caller's value). */
+            correlations_from_data?: boolean;
             model?: string;
             /** @enum {string} */
             objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
             target?: number;
             /**
-             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*), each a range to draw from.
+             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*): a range to draw from, or a column of a dataset {from, distribution}.
              * @example {
              *       "cost": {
              *         "distribution": "triangular",
@@ -3772,7 +3838,7 @@ export interface components {
              *     }
              */
             variables: {
-                [key: string]: components["schemas"]["RangeDto"];
+                [key: string]: components["schemas"]["RangeDto"] | components["schemas"]["DataVariableDto"];
             };
         };
         ScheduleDto: {
@@ -3849,6 +3915,10 @@ export interface components {
             evpi: number;
             /** @example 3.01 */
             expected_value: number;
+            /** @description The variables drawn from datasets, by name, with where their values came from. */
+            inputs?: {
+                [key: string]: components["schemas"]["InputProvenanceResponse"];
+            };
             /** @enum {string} */
             objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
             /** @example proceed */
@@ -13214,6 +13284,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -13242,7 +13326,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description column_not_numeric, insufficient_data, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13251,7 +13335,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "column_not_numeric" | "insufficient_data" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -40,11 +40,19 @@ export class JobsService {
       const isPlainUrl =
         callbackUrl === undefined ||
         (typeof callbackUrl === 'string' && callbackUrl.length <= MAX_CALLBACK_URL);
-      const prepared = isPlainUrl ? this.simulation.preparePlain(request) : undefined;
-      if (prepared) return { callbackUrl: callbackUrl as string | undefined, request: prepared };
+      const parsed = isPlainUrl ? this.simulation.parsePlain(request) : undefined;
+      if (parsed) {
+        return {
+          callbackUrl: callbackUrl as string | undefined,
+          request: this.simulation.stored(parsed, true),
+        };
+      }
     }
     const dto = parseWire(SubmitJobDto, body === undefined ? {} : body);
-    return { callbackUrl: dto.callback_url, request: this.simulation.prepare(dto.request) };
+    return {
+      callbackUrl: dto.callback_url,
+      request: this.simulation.stored(this.simulation.parse(dto.request), true),
+    };
   }
 
   submittedBy(orgId: string, idempotencyId: string): Promise<Job | null> {

@@ -19,12 +19,13 @@ const RUN_COLUMNS: readonly (readonly [keyof SimulationRun, string])[] = [
   ['confidence', 'confidence'],
   ['computeMs', 'compute_ms'],
   ['createdAt', 'created_at'],
+  ['inputs', 'inputs'],
 ];
 const INSERT_RUN =
   `insert into simulation_runs (${RUN_COLUMNS.map(([, column]) => column).join(', ')}) ` +
   `values (${RUN_COLUMNS.map(() => '?').join(', ')})`;
 
-const runParams = (run: SimulationRun): unknown[] => RUN_COLUMNS.map(([key]) => run[key]);
+const runParams = (run: SimulationRun): unknown[] => RUN_COLUMNS.map(([key]) => run[key] ?? null);
 
 @Injectable()
 export class RunsRepository {

@@ -17,6 +17,8 @@ export interface SimulationRun {
   confidence: number;
   computeMs: number;
   createdAt: string;
+  /** JSON of the inputs read from datasets, with their provenance (`inputs` of the answer); null without any. */
+  inputs?: string | null;
 }
 
 export const SimulationRunSchema = new EntitySchema<SimulationRun>({
@@ -36,5 +38,6 @@ export const SimulationRunSchema = new EntitySchema<SimulationRun>({
     confidence: { type: 'double' },
     computeMs: { type: 'double', fieldName: 'compute_ms' },
     createdAt: { type: 'string', fieldName: 'created_at' },
+    inputs: { type: 'text', nullable: true },
   },
 });

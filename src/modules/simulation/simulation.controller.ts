@@ -1,7 +1,8 @@
 import { Controller, Header, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiBody, ApiExtraModels, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { principalOf, RequestWithPrincipal, RequireEntitlement } from '../../common/auth/auth.decorators';
 import { ApiErrors } from '../../common/openapi';
+import { DataVariableDto, InputProvenanceResponse } from './data-inputs.dto';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
 import { SimulationService } from './simulation.service';
 
@@ -20,8 +21,17 @@ export class SimulationController {
   @HttpCode(200)
   @Header('content-type', 'application/json; charset=utf-8')
   @ApiBody({ type: SimulateRequest })
+  @ApiExtraModels(DataVariableDto, InputProvenanceResponse)
   @ApiOkResponse({ type: SimulationResponse })
-  @ApiErrors('correlation_matrix_invalid', 'engine_busy', 'engine_timeout', 'engine_unavailable')
+  @ApiErrors(
+    'correlation_matrix_invalid',
+    'engine_busy',
+    'engine_timeout',
+    'engine_unavailable',
+    'dataset_not_found',
+    'column_not_numeric',
+    'insufficient_data',
+  )
   @ApiOperation({
     summary: 'Run a simulation',
     description:

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { IsIn, IsInt, Max, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, Max, Min, ValidateNested } from 'class-validator';
 import {
   contextOf,
   FiniteNumber,
@@ -33,6 +33,12 @@ import {
   ParamsVariableDto,
   variableFormOf,
 } from './families.dto';
+import {
+  DATA_PLACEHOLDER,
+  DATA_VARIABLE_PROBLEM,
+  DataVariableDto,
+  InputProvenanceResponse,
+} from './data-inputs.dto';
 import {
   ActionSpec,
   DEFAULT_RUNS,
@@ -252,18 +258,23 @@ export class ScenarioDto {
         `variable names must match [A-Za-z_][A-Za-z0-9_]* and be at most ${MAX_NAME_LENGTH} characters`,
       );
     }
+    if (isPlainObject(value) && Object.hasOwn(value, 'from')) {
+      return toNestedDto(value, (raw) => toDto(DataVariableDto, raw), DATA_VARIABLE_PROBLEM);
+    }
     return toNestedDto(value, toVariableDto, RANGE_PROBLEM);
   })
   @ApiProperty({
     description:
       'The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*): a range {low, high, ...}, a family by its ' +
-      'parameters {distribution, params}, or an empirical sample {distribution: "empirical", values}.',
+      'parameters {distribution, params}, an empirical sample {distribution: "empirical", values}, or a column ' +
+      'of a dataset {from, distribution}.',
     type: 'object',
     additionalProperties: {
       oneOf: [
         { $ref: getSchemaPath(RangeDto) },
         { $ref: getSchemaPath(ParamsVariableDto) },
         { $ref: getSchemaPath(EmpiricalVariableDto) },
+        { $ref: getSchemaPath(DataVariableDto) },
       ],
     },
     minProperties: 1,
@@ -272,7 +283,15 @@ export class ScenarioDto {
       cost: { low: -9, high: -6, distribution: 'triangular', mode: -7 },
     },
   })
-  variables!: ReadonlyMap<string, VariableDto | Refused>;
+  variables!: ReadonlyMap<string, VariableDto | DataVariableDto | Refused>;
+
+  @IfPresent()
+  @IsBoolean({ message: 'must be true or false' })
+  @ApiPropertyOptional({
+    description:
+      "Correlate the variables drawn from the same dataset and `where` by the Spearman rank correlation of their rows (a pair in `correlations` keeps the caller's value).",
+  })
+  correlations_from_data?: boolean;
 
   @IfPresent()
   @ValidExpression<ScenarioDto>(MAX_MODEL_LENGTH, (scenario) => {
@@ -402,7 +421,10 @@ export function toSimulationRequest(body: SimulateRequest): SimulationRequest {
     detail: body.detail ?? 'summary',
     scenario: {
       variables: new Map(
-        [...scenario.variables].map(([name, variable]) => [name, toVariableSpec(variable as VariableDto)]),
+        [...scenario.variables].map(([name, variable]) => [
+          name,
+          variable instanceof DataVariableDto ? DATA_PLACEHOLDER : toVariableSpec(variable as VariableDto),
+        ]),
       ),
       objective: scenario.objective,
       ...(scenario.model !== undefined ? { model: scenario.model } : {}),
@@ -511,6 +533,12 @@ export class SimulationResponse implements EngineResult {
   correlations_adjusted?: boolean;
   @ApiProperty({ example: 12.5 })
   compute_ms!: number;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: getSchemaPath(InputProvenanceResponse) },
+    description: 'The variables drawn from datasets, by name, with where their values came from.',
+  })
+  inputs?: Readonly<Record<string, InputProvenanceResponse>>;
 }
 
 export function toSimulationResponse(

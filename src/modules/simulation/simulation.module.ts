@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
 import { EngineModule } from '../engine/engine.module';
+import { QueryModule } from '../query/query.module';
 import { RunsRepository } from './runs.repository';
 import { SimulationRunSchema } from './simulation-run.entity';
 import { SimulationController } from './simulation.controller';
 import { SimulationService } from './simulation.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([SimulationRunSchema]), EngineModule],
+  imports: [DatabaseModule.forFeature([SimulationRunSchema]), EngineModule, QueryModule],
   controllers: [SimulationController],
   providers: [SimulationService, RunsRepository],
   exports: [SimulationService],

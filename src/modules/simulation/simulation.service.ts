@@ -3,8 +3,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_PORT, EnginePort, EngineWorkKind } from '../engine/engine.types';
 import { Principal } from '../../common/auth/principal';
 import type { Transaction } from '../../common/database';
+import { AppError } from '../../common/errors';
+import { DataFitService } from '../query/data-fit.service';
 import { assertFiniteResult } from './result-guard';
 import { readPlainRequest } from './plain-request';
+import {
+  DataInputs,
+  engineVariable,
+  InputProvenance,
+  dataInputsOf,
+  NO_DATA_INPUTS,
+  provenanceOf,
+  sameRows,
+  withDataInputs,
+} from './data-inputs';
 import { RunsRepository } from './runs.repository';
 import { SimulationRun } from './simulation-run.entity';
 import { parseWire } from '../../common/validation';
@@ -23,58 +35,64 @@ export interface ComputedSimulation {
   readonly run: SimulationRun;
 }
 
-/** Runs simulations for an organization and records each run; the jobs module calls it too. */
 /** A request whose correlations the engine would refuse is refused now (a job or trigger stores it to run later). */
 function checked(request: SimulationRequest): SimulationRequest {
   assertValidCorrelations(request);
   return request;
 }
 
+/** A validated `/v1/simulate` body: the request the engine takes, and its inputs from data, resolved when it runs. */
+export interface ParsedSimulation {
+  readonly request: SimulationRequest;
+  readonly inputs: DataInputs;
+}
+
+/** Runs simulations for an organization and records each run; the jobs and triggers modules call it too. */
 @Injectable()
 export class SimulationService {
   constructor(
     @Inject(ENGINE_PORT) private readonly engine: EnginePort,
     private readonly runs: RunsRepository,
+    private readonly fits: DataFitService,
   ) {}
 
   /**
-   * The request as the engine takes it. A body not yet validated (the HTTP body, a job's stored request) is checked
-   * with the DTO's rules, the common shape first without the DTO classes (plain-request.ts): throws AppError
-   * validation_failed (422, every problem in `details`) for one the engine would refuse, and
+   * A body checked with the DTO's rules (the HTTP body, a job's stored request; or one a DTO already validated), the
+   * common shape first without the DTO classes (plain-request.ts). Throws AppError validation_failed (422, every
+   * problem in `details`) for one the engine would refuse, and
    * correlation_matrix_invalid for rank correlations that are not a valid matrix.
    */
-  validate(body: unknown): SimulationRequest {
-    if (body instanceof SimulateRequest) return checked(toSimulationRequest(body));
-    return readPlainRequest(body) ?? checked(toSimulationRequest(parseWire(SimulateRequest, body)));
+  parse(body: unknown): ParsedSimulation {
+    const dto = body instanceof SimulateRequest ? body : undefined;
+    const plain = dto ? undefined : readPlainRequest(body);
+    if (plain) return { request: plain, inputs: NO_DATA_INPUTS };
+    const validated = dto ?? parseWire(SimulateRequest, body);
+    return { request: checked(toSimulationRequest(validated)), inputs: dataInputsOf(validated.scenario) };
   }
 
   /**
-   * Validates and returns the body as it will run, JSON-safe, with the seed fixed (for callers that store a request
-   * to run later: running it again gives the same numbers).
-   */
-  prepare(body: unknown): Record<string, unknown> {
-    const request = this.validate(body);
-    return toEngineRequest(request, request.seed ?? pickSeed());
-  }
-
-  /**
-   * `prepare` for the common body shape only (plain-request.ts), without the DTO classes; undefined for anything
+   * `parse` for the common body shape only (plain-request.ts), without the DTO classes; undefined for anything
    * else, which the caller then validates with its own DTO so that problems are named from its body's root.
    */
-  preparePlain(body: unknown): Record<string, unknown> | undefined {
+  parsePlain(body: unknown): ParsedSimulation | undefined {
     const request = readPlainRequest(body);
-    return request && toEngineRequest(request, request.seed ?? pickSeed());
+    return request && { request, inputs: NO_DATA_INPUTS };
   }
 
-  /** Validates and returns the body as it will run, JSON-safe, keeping the seed only when the caller chose one. */
-  normalize(body: unknown): Record<string, unknown> {
-    const request = this.validate(body);
-    return toEngineRequest(request, request.seed);
+  /**
+   * The request as it will run, JSON-safe, for a caller that stores it to run later: with `fixSeed` a seed is
+   * picked when the caller gave none, so running it again gives the same numbers; inputs from data stay as given
+   * (a dataset id names one immutable version, so they resolve the same way whenever it runs).
+   */
+  stored(parsed: ParsedSimulation, fixSeed: boolean): Record<string, unknown> {
+    const seed = parsed.request.seed ?? (fixSeed ? pickSeed() : undefined);
+    return withDataInputs(toEngineRequest(parsed.request, seed), parsed.inputs);
   }
 
   /**
    * Validates, computes and records one simulation. Throws AppError: validation_failed, engine_busy,
-   * engine_timeout, engine_unavailable, internal_error.
+   * engine_timeout, engine_unavailable, internal_error, and for inputs from data dataset_not_found,
+   * column_not_numeric, insufficient_data, query_timeout.
    */
   async simulate(
     caller: Principal | string,
@@ -108,9 +126,12 @@ export class SimulationService {
     body: unknown,
     kind: EngineWorkKind = 'interactive',
   ): Promise<ComputedSimulation> {
-    const request = this.validate(body);
+    const { request, inputs } = this.parse(body);
     const seed = request.seed ?? pickSeed();
     const engineRequest = toEngineRequest(request, seed);
+    // Without inputs from data the engine gets the request in this same tick, as a pool slot is free.
+    const provenance =
+      inputs.variables.size > 0 ? await this.resolveInputs(orgId, inputs, engineRequest) : undefined;
     const computing = this.engine.simulate(engineRequest, { orgId, kind });
     // Done while the engine computes rather than after it (the worker is another process).
     const id = `run_${randomUUID().replaceAll('-', '')}`;
@@ -131,8 +152,10 @@ export class SimulationService {
       confidence: result.confidence,
       computeMs: result.compute_ms,
       createdAt: new Date().toISOString(),
+      inputs: provenance ? JSON.stringify(provenance) : null,
     };
-    return { response: toSimulationResponse(run.id, mode, result, seedToJson(seed)), run };
+    const response = toSimulationResponse(run.id, mode, result, seedToJson(seed));
+    return { response: provenance ? { ...response, inputs: provenance } : response, run };
   }
 
   /** Records computed runs in the caller's transaction, in one insert: they exist iff that transaction commits. */
@@ -143,6 +166,76 @@ export class SimulationService {
   /** A recorded run of the organization, or null. */
   findRun(orgId: string, runId: string): Promise<SimulationRun | null> {
     return this.runs.findById(orgId, runId);
+  }
+
+  /**
+   * Reads and fits each input from data into the engine request, in place of its placeholder, and adds the rank
+   * correlations estimated from the rows when asked (a pair the caller set keeps the caller's value). Answers the
+   * inputs' provenance.
+   */
+  private async resolveInputs(
+    orgId: string,
+    inputs: DataInputs,
+    engineRequest: Record<string, unknown>,
+  ): Promise<Record<string, InputProvenance>> {
+    const scenario = engineRequest.scenario as Record<string, unknown>;
+    const variables = scenario.variables as Record<string, unknown>;
+    const provenance: Record<string, InputProvenance> = {};
+    for (const [name, variable] of inputs.variables) {
+      const resolved = await namingVariable(name, () =>
+        this.fits.resolve(orgId, variable.from, variable.distribution),
+      );
+      variables[name] = engineVariable(resolved);
+      provenance[name] = provenanceOf(resolved);
+    }
+    if (inputs.correlationsFromData) {
+      const given = Array.isArray(scenario.correlations)
+        ? (scenario.correlations as { a: string; b: string }[])
+        : [];
+      const isGiven = (a: string, b: string): boolean =>
+        given.some((c) => (c.a === a && c.b === b) || (c.a === b && c.b === a));
+      const estimated: { a: string; b: string; rank: number }[] = [];
+      const entries = [...inputs.variables];
+      for (let i = 0; i < entries.length; i++) {
+        for (let j = i + 1; j < entries.length; j++) {
+          const [a, first] = entries[i];
+          const [b, second] = entries[j];
+          if (!sameRows(first.from, second.from) || isGiven(a, b)) continue;
+          const rank = await namingVariable(b, () =>
+            this.fits.rankCorrelation(orgId, first.from, first.from.column, second.from.column),
+          );
+          estimated.push({ a, b, rank });
+        }
+      }
+      if (estimated.length > 0) scenario.correlations = [...given, ...estimated];
+    }
+    return provenance;
+  }
+}
+
+/** The client's mistakes in an input from data; anything else (a timeout, the store) passes through as it is. */
+const NAMED_CODES: ReadonlySet<string> = new Set([
+  'validation_failed',
+  'dataset_not_found',
+  'column_not_numeric',
+  'insufficient_data',
+]);
+
+/** An error reading a variable's data, its fields named under that variable (`scenario.variables.demand.from.column`). */
+async function namingVariable<T>(name: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!(error instanceof AppError) || !NAMED_CODES.has(error.code)) throw error;
+    const field = `scenario.variables.${name}`;
+    const details =
+      error.details && error.details.length > 0
+        ? error.details.map((d) => ({
+            ...d,
+            field: d.field === 'distribution' ? `${field}.distribution` : `${field}.from.${d.field}`,
+          }))
+        : [{ field: `${field}.from`, problem: error.message }];
+    throw new AppError(error.code, `Variable "${name}": ${error.message}`, details);
   }
 }
 

@@ -75,7 +75,7 @@ export class TriggersService {
         catchUpWindowS: schedule?.catch_up_window_s ?? 0,
         cooldownS: body.cooldown_s ?? 0,
         keepFiringS: body.keep_firing_s ?? 0,
-        simulation: JSON.stringify(this.simulation.normalize(body.simulation)),
+        simulation: JSON.stringify(this.simulation.stored(this.simulation.parse(body.simulation), false)),
         webhookUrl: body.webhook_url ?? null,
         executionWebhookUrl: body.execution_webhook_url ?? null,
         autoExecute: body.auto_execute ?? false,
@@ -156,7 +156,9 @@ export class TriggersService {
       ...(body.cooldown_s !== undefined ? { cooldownS: body.cooldown_s } : {}),
       ...(body.keep_firing_s !== undefined ? { keepFiringS: body.keep_firing_s } : {}),
       ...(body.simulation !== undefined
-        ? { simulation: JSON.stringify(this.simulation.normalize(body.simulation)) }
+        ? {
+            simulation: JSON.stringify(this.simulation.stored(this.simulation.parse(body.simulation), false)),
+          }
         : {}),
       ...(body.webhook_url !== undefined ? { webhookUrl: body.webhook_url } : {}),
       ...(body.execution_webhook_url !== undefined

@@ -21,6 +21,7 @@ import { Migration1010ExecutionPolicy } from './Migration1010ExecutionPolicy';
 import { Migration1020TriggerFireIdempotency } from './Migration1020TriggerFireIdempotency';
 import { Migration1030IdempotentCreations } from './Migration1030IdempotentCreations';
 import { Migration1060OutcomeReporters } from './Migration1060OutcomeReporters';
+import { Migration1070RunInputs } from './Migration1070RunInputs';
 import { Migration1050RateLimitHits } from './Migration1050RateLimitHits';
 
 /**
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   { name: 'Migration1030IdempotentCreations', class: Migration1030IdempotentCreations },
   { name: 'Migration0303EgressDecisionNode', class: Migration0303EgressDecisionNode },
   { name: 'Migration1060OutcomeReporters', class: Migration1060OutcomeReporters },
+  { name: 'Migration1070RunInputs', class: Migration1070RunInputs },
 ];
