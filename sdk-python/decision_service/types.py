@@ -58,7 +58,7 @@ class ApiKeyResponse(TypedDict):
 
 
 class _AuditActorResponseRequired(TypedDict):
-    type: Literal['user', 'api_key', 'cli', 'anonymous']
+    type: Literal['user', 'api_key', 'cli', 'system', 'anonymous']
 
 
 class AuditActorResponse(_AuditActorResponseRequired, total=False):
@@ -69,7 +69,7 @@ class AuditEventResponse(TypedDict):
     actor: AuditActorResponse
     created_at: str
     details: Dict[str, Optional[Union[str, float, bool]]]
-    event: Literal['signup', 'provisioned', 'login_succeeded', 'login_failed', 'login_throttled', 'login_backstop_engaged', 'email_verified', 'password_reset_requested', 'password_reset', 'key_created', 'key_revoked', 'api_key_rejected', 'api_key_throttled', 'role_changed', 'outcome_reported']
+    event: Literal['signup', 'provisioned', 'login_succeeded', 'login_failed', 'login_throttled', 'login_backstop_engaged', 'email_verified', 'password_reset_requested', 'password_reset', 'key_created', 'key_revoked', 'api_key_rejected', 'api_key_throttled', 'role_changed', 'outcome_reported', 'datasets_read']
     id: str
     ip: Optional[str]
     org_id: Optional[str]
@@ -689,6 +689,16 @@ class FitCandidateResponse(TypedDict):
     family: Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']
     ks_statistic: float
     params: Dict[str, float]
+
+
+class _FitDistributionArgumentsRequired(TypedDict):
+    column: str
+    dataset_id: str
+
+
+class FitDistributionArguments(_FitDistributionArgumentsRequired, total=False):
+    families: List[Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']]
+    where: List[WhereDto]
 
 
 class _FitRequestRequired(TypedDict):

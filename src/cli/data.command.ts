@@ -18,8 +18,16 @@ interface QueryOptions extends FormatOptions {
   readonly limit?: number;
 }
 
+interface FitOptions extends FormatOptions {
+  readonly column: string;
+  readonly where?: string;
+  readonly families?: string;
+}
+
 export function registerDataCommands(program: Command): void {
-  const data = program.command('data').description('connect datasets, list them and query them');
+  const data = program
+    .command('data')
+    .description('connect datasets, list them, query them and fit distributions');
   withFormat(
     data
       .command('connect')
@@ -98,5 +106,49 @@ export function registerDataCommands(program: Command): void {
         ? { rows: tableRows, columns: Object.keys(tableRows[0]) }
         : undefined,
     );
+  });
+  withFormat(
+    data
+      .command('fit')
+      .description('fit distributions to a numeric column by maximum likelihood, lowest AIC first')
+      .argument('<dataset_id>', 'the dataset')
+      .requiredOption('--column <name>', 'a numeric column or formula')
+      .option(
+        '--where <json>',
+        'conditions as the typed query has them, e.g. \'[{"column":"region","op":"eq","value":"west"}]\'',
+      )
+      .option('--families <names>', 'comma-separated families (default: all)'),
+  ).action(async (datasetId: string, options: FitOptions) => {
+    let where: unknown;
+    if (options.where !== undefined) {
+      try {
+        where = JSON.parse(options.where);
+      } catch {
+        throw new CliFailure('--where must be a JSON array of conditions', ExitCode.usage);
+      }
+    }
+    const { client } = await connect();
+    const body = {
+      column: options.column,
+      ...(where === undefined ? {} : { where }),
+      ...(options.families === undefined
+        ? {}
+        : { families: options.families.split(',').map((f) => f.trim()) }),
+    };
+    const result = await withProgress(
+      'fitting',
+      client.data.fit(datasetId, body as Parameters<typeof client.data.fit>[1]),
+    );
+    const candidates = (result as { candidates?: Record<string, unknown>[] }).candidates ?? [];
+    printResult(options.format, result, {
+      rows: candidates.map((c) => ({
+        family: c.family,
+        aic: c.aic,
+        ks_statistic: c.ks_statistic,
+        params: JSON.stringify(c.params),
+      })),
+      columns: ['family', 'aic', 'ks_statistic', 'params'],
+      empty: 'no family fits these values',
+    });
   });
 }

@@ -165,6 +165,53 @@ describe('decisionctl client commands against the real daemon', () => {
     ).toMatch(/^REGION\s+UNITS\n.*north\s+10/m);
     await json('POST /v1/query', 200, 'data', 'query', dataset.dataset_id, 'top 1 region by total units');
     expect((await cli('data', 'query', dataset.dataset_id)).status).toBe(2);
+
+    const few = await cli('data', 'fit', dataset.dataset_id, '--column', 'units');
+    expect([few.status, few.stderr.includes('insufficient_data')]).toEqual([2, true]);
+    expect(
+      (await cli('data', 'fit', dataset.dataset_id, '--column', 'units', '--where', 'west')).status,
+    ).toBe(2);
+    const values = Array.from({ length: 12 }, (_, i) => 3 * i + 1);
+    const fitSource = await json(
+      'POST /v1/connectors',
+      201,
+      'connectors',
+      'create',
+      'fit-source',
+      '--type',
+      'csv',
+      '--set',
+      `content=x\n${values.join('\n')}\n`,
+    );
+    await json('POST /v1/connectors/{id}/test', 200, 'connectors', 'test', fitSource.id);
+    const fitData = await json(
+      'POST /v1/data/connect',
+      200,
+      'data',
+      'connect',
+      'fit-data',
+      '--connector',
+      fitSource.id,
+    );
+    const fit = await json(
+      'POST /v1/data/{id}/fit',
+      200,
+      'data',
+      'fit',
+      fitData.dataset_id,
+      '--column',
+      'x',
+      '--families',
+      'uniform,normal',
+    );
+    expect(fit.n).toBe(12);
+    expect(fit.candidates.find((c: { family: string }) => c.family === 'uniform').params).toEqual({
+      min: 1,
+      max: 34,
+    });
+    expect(await table('data', 'fit', fitData.dataset_id, '--column', 'x')).toMatch(
+      /^FAMILY\s+AIC\s+KS_STATISTIC\s+PARAMS/,
+    );
   });
 
   it('simulate and jobs submit, get and wait', async () => {

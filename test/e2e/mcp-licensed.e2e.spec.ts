@@ -11,6 +11,7 @@ const ALL_TOOLS = [
   'get_data_summary',
   'get_data_schema',
   'query_data',
+  'fit_distribution',
   'query_batch',
   'query_sql_report',
   'create_connector',

@@ -4,7 +4,14 @@ import { connectSse, connectStdio, connectStreamable, structured, toolErrorOf } 
 import { startTestApp, TestApp } from '../support/test-app';
 import { expectMatchesContract } from '../support/contract';
 
-const COMMUNITY_TOOLS = ['get_contract', 'list_data', 'get_data_summary', 'get_data_schema', 'query_data'];
+const COMMUNITY_TOOLS = [
+  'get_contract',
+  'list_data',
+  'get_data_summary',
+  'get_data_schema',
+  'query_data',
+  'fit_distribution',
+];
 
 const CSV = [
   'order_id,region,units,revenue',
@@ -154,6 +161,18 @@ describe('MCP surface, community edition', () => {
       'units:integer',
       'revenue:integer',
     ]);
+  });
+
+  it('fit_distribution answers as POST /v1/data/{id}/fit', async () => {
+    const args = { dataset_id: datasetId, column: 'revenue', families: ['uniform', 'normal'] };
+    const viaTool = structured(await client.callTool({ name: 'fit_distribution', arguments: args }));
+    const { dataset_id: _id, ...body } = args;
+    const viaHttp = await t.request('POST', `/v1/data/${datasetId}/fit`, { token: owner.apiKey, body });
+    expect(viaHttp.status).toBe(200);
+    expect(viaTool).toEqual(viaHttp.body);
+    expect(viaTool.n).toBe(20);
+    const uniform = viaTool.candidates.find((c: { family: string }) => c.family === 'uniform');
+    expect(uniform.params).toEqual({ min: 10, max: 200 });
   });
 
   it('query_data returns the same rows as POST /v1/query', async () => {

@@ -173,6 +173,20 @@ describe('simulation variables from a dataset over HTTP', () => {
     const proceed = first.body.actions.find((a: { name: string }) => a.name === 'proceed');
     const expected = (params.min + params.mode + params.max) / 3 - 40;
     expect(Math.abs(proceed.mean - expected)).toBeLessThan(3 * proceed.std_error);
+    const audit = await t.request('GET', '/v1/audit-log?limit=50', { token });
+    const read = audit.body.events.find(
+      (e: { event: string; target: { id: string } | null }) =>
+        e.event === 'datasets_read' && e.target?.id === first.body.run_id,
+    );
+    expect(read).toMatchObject({
+      actor: { type: 'api_key' },
+      target: { type: 'simulation_run', id: first.body.run_id },
+      details: {
+        datasets: `${datasetId}@1`,
+        inputs: `demand=${datasetId}@1.units (200 rows)`,
+        kind: 'interactive',
+      },
+    });
     const again = await t.request('POST', '/v1/simulate', { token, body: triangularBody(7) });
     const { run_id: _a, compute_ms: _b, ...firstNumbers } = first.body;
     const { run_id: _c, compute_ms: _d, ...againNumbers } = again.body;

@@ -1,3 +1,4 @@
+import { AuditService } from '../../src/modules/audit/audit.service';
 import { DataFitService } from '../../src/modules/query/data-fit.service';
 import { AppError } from '../../src/common/errors';
 import { EngineOutcome, EnginePort, EngineStatus } from '../../src/modules/engine/engine.types';
@@ -347,7 +348,12 @@ class FakeEngine implements EnginePort {
 
 describe('SimulationService.stored', () => {
   it('returns the normalised body with the seed fixed, and it validates again unchanged', () => {
-    const service = new SimulationService(new FakeEngine(), {} as RunsRepository, {} as DataFitService);
+    const service = new SimulationService(
+      new FakeEngine(),
+      {} as RunsRepository,
+      {} as DataFitService,
+      {} as AuditService,
+    );
     const prepared = service.stored(
       service.parse({ scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' } }),
       true,

@@ -1,3 +1,4 @@
+import { AuditService } from '../../src/modules/audit/audit.service';
 import { DataFitService } from '../../src/modules/query/data-fit.service';
 import { createHash } from 'node:crypto';
 import { AppError } from '../../src/common/errors';
@@ -69,7 +70,12 @@ describe('SimulationService', () => {
     return {
       engine,
       runs,
-      service: new SimulationService(engine, runs as unknown as RunsRepository, {} as DataFitService),
+      service: new SimulationService(
+        engine,
+        runs as unknown as RunsRepository,
+        {} as DataFitService,
+        {} as AuditService,
+      ),
     };
   };
 

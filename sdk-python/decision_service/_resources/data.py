@@ -8,6 +8,7 @@ from ..types import (
     DatasetSchemaResponse,
     DatasetSummaryResponse,
     DatasetVersionsResponse,
+    FitResponse,
     QueryResponse,
 )
 from ._base import Options, Resource, body_of, operation, segment
@@ -68,6 +69,13 @@ class Data(Resource):
     def delete(self, dataset_id: str, *, request_options: Options = None) -> None:
         """DELETE /v1/data/{id}: 204."""
         return self._transport.request("DELETE", self._path(dataset_id), options=request_options)
+
+    @operation("DataFit_fit")
+    def fit(self, dataset_id: str, *, request_options: Options = None, **fields: Any) -> FitResponse:
+        """POST /v1/data/{id}/fit (`column`, `where`, `families`): maximum-likelihood fits, lowest AIC first."""
+        return self._transport.request(
+            "POST", f"{self._path(dataset_id)}/fit", body=body_of(fields), options=request_options
+        )
 
     def query(self, *, request_options: Options = None, **fields: Any) -> QueryResponse:
         """POST /v1/query, as `client.query(...)` (the TypeScript SDK's `data.query`)."""

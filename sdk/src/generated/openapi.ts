@@ -1661,7 +1661,7 @@ export interface components {
             /** @description The user or key id; absent for the CLI and anonymous callers. */
             id?: string;
             /** @enum {string} */
-            type: "user" | "api_key" | "cli" | "anonymous";
+            type: "user" | "api_key" | "cli" | "system" | "anonymous";
         };
         AuditEventResponse: {
             actor: components["schemas"]["AuditActorResponse"];
@@ -1677,7 +1677,7 @@ export interface components {
                 [key: string]: string | number | boolean | null;
             };
             /** @enum {string} */
-            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed" | "outcome_reported";
+            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed" | "outcome_reported" | "datasets_read";
             id: string;
             ip: string | null;
             /** @description Null for an event of no organization. */
@@ -2555,6 +2555,19 @@ export interface components {
             params: {
                 [key: string]: number;
             };
+        };
+        FitDistributionArguments: {
+            /**
+             * @description A numeric column (or numeric formula) of the dataset.
+             * @example units
+             */
+            column: string;
+            /** @description Dataset id, as returned by list_data. */
+            dataset_id: string;
+            /** @description The families to fit (default: all of them). */
+            families?: ("normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert")[];
+            /** @description Only the rows where all these hold: the typed query's `where` (docs/query.md). */
+            where?: components["schemas"]["WhereDto"][];
         };
         FitRequest: {
             /**

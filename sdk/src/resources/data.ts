@@ -48,6 +48,20 @@ export class Data {
     });
   }
 
+  /** POST /v1/data/{id}/fit: maximum-likelihood fits of a numeric column, lowest AIC first. */
+  fit(
+    datasetId: string,
+    body: RequestBody<'DataFit_fit'>,
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'DataFit_fit'>> {
+    return this.transport.request({
+      method: 'POST',
+      path: `/v1/data/${encodeURIComponent(datasetId)}/fit`,
+      body,
+      options,
+    });
+  }
+
   /** POST /v1/query: a typed, deterministic query (same query, same rows in the same order). */
   query(body: RequestBody<'Query_query'>, options?: RequestOptions): Promise<ResponseBody<'Query_query'>> {
     return this.transport.request({ method: 'POST', path: '/v1/query', body, options });

@@ -17,7 +17,7 @@ export class AuditLogQuery {
 }
 
 export class AuditActorResponse {
-  @ApiProperty({ enum: ['user', 'api_key', 'cli', 'anonymous'] })
+  @ApiProperty({ enum: ['user', 'api_key', 'cli', 'system', 'anonymous'] })
   type!: AuditActor['type'];
   @ApiProperty({
     required: false,

@@ -16,11 +16,12 @@ export const AUDIT_EVENTS = [
   'api_key_throttled',
   'role_changed',
   'outcome_reported',
+  'datasets_read',
 ] as const;
 export type AuditEventName = (typeof AUDIT_EVENTS)[number];
 
 export interface AuditActor {
-  readonly type: 'user' | 'api_key' | 'cli' | 'anonymous';
+  readonly type: 'user' | 'api_key' | 'cli' | 'system' | 'anonymous';
   readonly id?: string;
 }
 

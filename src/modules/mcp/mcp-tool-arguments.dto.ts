@@ -13,6 +13,7 @@ import {
 import { MAX_PAGE_LIMIT } from '../../common/http/cursor-page';
 import { ContractComponent } from '../../common/openapi';
 import { FiniteNumber, IfPresent } from '../../common/validation';
+import { FitRequest } from '../query/data-fit.dto';
 import { ReportOutcomeDto } from '../triggers/triggers.dto';
 
 /**
@@ -39,6 +40,16 @@ export class ListDataArguments {
 
 @ContractComponent()
 export class DatasetArguments {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(128)
+  @ApiProperty({ minLength: 1, maxLength: 128, description: 'Dataset id, as returned by list_data.' })
+  dataset_id!: string;
+}
+
+/** `POST /v1/data/{id}/fit` with its path parameter among the arguments. */
+@ContractComponent()
+export class FitDistributionArguments extends FitRequest {
   @IsString()
   @IsNotEmpty()
   @MaxLength(128)

@@ -8,6 +8,7 @@ import { ContractDocument } from '../contract/contract-document.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { QueryBatchRequest, QueryRequest, SqlReportRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
+import { DataFitService } from '../query/data-fit.service';
 import {
   RuntimeExecutionResponse,
   RuntimeLibraryListingResponse,
@@ -26,6 +27,7 @@ import { defineTool, McpTool } from './mcp-tool';
 import {
   DatasetArguments,
   ExecuteLibraryArguments,
+  FitDistributionArguments,
   FireTriggerArguments,
   ListTriggersArguments,
   ReportOutcomeArguments,
@@ -44,6 +46,7 @@ export class McpToolsService {
   constructor(
     private readonly datasets: DatasetsService,
     private readonly queries: QueryService,
+    private readonly fits: DataFitService,
     private readonly connectors: ConnectorsService,
     private readonly runtime: RuntimeLibraryService,
     private readonly contract: ContractDocument,
@@ -132,6 +135,22 @@ export class McpToolsService {
         annotations: { title: 'Query a dataset', ...readOnly },
         run: async (principal, args) => {
           return { ...(await this.queries.query(principal, args)) };
+        },
+      }),
+      defineTool({
+        name: 'fit_distribution',
+        description:
+          'Fit distributions (normal, lognormal, gamma, weibull, exponential, uniform, triangular, pert) to a ' +
+          "numeric column of a dataset by maximum likelihood, optionally under the typed query's `where`; " +
+          'answers every candidate with its parameters, AIC and KS statistic, lowest AIC first, and the best. ' +
+          'Use the result in a simulation as {"from": {dataset_id, column, where}, "distribution": "fit"}.',
+        endpoint: 'POST /v1/data/{id}/fit',
+        requires: { entitlements: ['datasets'] },
+        input: FitDistributionArguments,
+        annotations: { title: 'Fit distributions to a column', ...readOnly },
+        run: async (principal, args) => {
+          const { dataset_id: datasetId, ...request } = args;
+          return { ...(await this.fits.fit(principal.orgId, datasetId, request)) };
         },
       }),
       defineTool({

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '../../common/database';
+import { AuditModule } from '../audit/audit.module';
 import { EngineModule } from '../engine/engine.module';
 import { QueryModule } from '../query/query.module';
 import { RunsRepository } from './runs.repository';
@@ -8,7 +9,7 @@ import { SimulationController } from './simulation.controller';
 import { SimulationService } from './simulation.service';
 
 @Module({
-  imports: [DatabaseModule.forFeature([SimulationRunSchema]), EngineModule, QueryModule],
+  imports: [DatabaseModule.forFeature([SimulationRunSchema]), EngineModule, QueryModule, AuditModule],
   controllers: [SimulationController],
   providers: [SimulationService, RunsRepository],
   exports: [SimulationService],

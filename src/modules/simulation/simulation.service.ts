@@ -4,6 +4,8 @@ import { ENGINE_PORT, EnginePort, EngineWorkKind } from '../engine/engine.types'
 import { Principal } from '../../common/auth/principal';
 import type { Transaction } from '../../common/database';
 import { AppError } from '../../common/errors';
+import { AuditService } from '../audit/audit.service';
+import { actorOf, AuditActor } from '../audit/audit.types';
 import { DataFitService } from '../query/data-fit.service';
 import { assertFiniteResult } from './result-guard';
 import { readPlainRequest } from './plain-request';
@@ -54,6 +56,7 @@ export class SimulationService {
     @Inject(ENGINE_PORT) private readonly engine: EnginePort,
     private readonly runs: RunsRepository,
     private readonly fits: DataFitService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -103,6 +106,7 @@ export class SimulationService {
       typeof caller === 'string' ? caller : caller.orgId,
       body,
       kind,
+      typeof caller === 'string' ? SYSTEM : actorOf(caller),
     );
     await this.runs.record(run);
     return response;
@@ -113,18 +117,20 @@ export class SimulationService {
    * driver's thread. The text is returned only once the run has committed, as `simulate` returns its answer.
    */
   async simulateToJson(caller: Principal, body: unknown): Promise<string> {
-    const { response, run } = await this.compute(caller.orgId, body);
+    const { response, run } = await this.compute(caller.orgId, body, 'interactive', actorOf(caller));
     return this.runs.recordWhile(run, () => JSON.stringify(response));
   }
 
   /**
    * Validates and computes one simulation without recording it: for a caller that records the run in its own
    * transaction (`recordRuns`), with what the result changes (a job's finish, a trigger's fire). Throws as `simulate`.
+   * Reading a dataset for the run is audited (`datasets_read`, by `actor`) once the data has been read.
    */
   async compute(
     orgId: string,
     body: unknown,
     kind: EngineWorkKind = 'interactive',
+    actor: AuditActor = SYSTEM,
   ): Promise<ComputedSimulation> {
     const { request, inputs } = this.parse(body);
     const seed = request.seed ?? pickSeed();
@@ -135,6 +141,7 @@ export class SimulationService {
     const computing = this.engine.simulate(engineRequest, { orgId, kind });
     // Done while the engine computes rather than after it (the worker is another process).
     const id = `run_${randomUUID().replaceAll('-', '')}`;
+    if (provenance) await this.auditReads(orgId, actor, id, kind, provenance);
     const requestHash = createHash('sha256').update(JSON.stringify(engineRequest)).digest('hex');
     const { result, mode } = await computing;
     assertFiniteResult(request, result);
@@ -166,6 +173,31 @@ export class SimulationService {
   /** A recorded run of the organization, or null. */
   findRun(orgId: string, runId: string): Promise<SimulationRun | null> {
     return this.runs.findById(orgId, runId);
+  }
+
+  /** One audit event per run that read datasets: which versions, and which columns for which variable. */
+  private auditReads(
+    orgId: string,
+    actor: AuditActor,
+    runId: string,
+    kind: EngineWorkKind,
+    provenance: Readonly<Record<string, InputProvenance>>,
+  ): Promise<void> {
+    const sources = Object.entries(provenance).map(([name, input]) => ({ name, ...input.source }));
+    const datasets = [...new Set(sources.map((s) => `${s.dataset_id}@${s.version}`))];
+    return this.audit.record({
+      event: 'datasets_read',
+      orgId,
+      actor,
+      target: { type: 'simulation_run', id: runId },
+      details: {
+        datasets: datasets.join(','),
+        inputs: sources
+          .map((s) => `${s.name}=${s.dataset_id}@${s.version}.${s.column} (${s.rows_used} rows)`)
+          .join('; '),
+        kind,
+      },
+    });
   }
 
   /**
@@ -212,6 +244,9 @@ export class SimulationService {
     return provenance;
   }
 }
+
+/** The actor of a run no caller asked for just then: a job's or a trigger's. */
+const SYSTEM: AuditActor = { type: 'system' };
 
 /** The client's mistakes in an input from data; anything else (a timeout, the store) passes through as it is. */
 const NAMED_CODES: ReadonlySet<string> = new Set([
