@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../support/daemon-process';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
+import { pushTrigger } from '../factories/triggers';
 
 jest.setTimeout(90_000);
 
@@ -234,6 +235,38 @@ describe('simulation variables from a dataset over HTTP', () => {
     expect(job.result.inputs.demand.source).toMatchObject({ dataset_id: datasetId, rows_used: 200 });
     const direct = await t.request('POST', '/v1/simulate', { token, body: triangularBody(11) });
     expect(job.result.expected_value).toBe(direct.body.expected_value);
+  });
+
+  it('fires a trigger whose simulation reads a dataset, and audits what the fire read', async () => {
+    const simulation = triangularBody(13);
+    const created = await t.request('POST', '/v1/triggers', {
+      token,
+      body: pushTrigger({
+        simulation: {
+          ...simulation,
+          scenario: {
+            ...simulation.scenario,
+            variables: { current_value: { low: 0, high: 0 }, ...simulation.scenario.variables },
+            model: 'demand + fixed_cost - current_value',
+          },
+        },
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.simulation.scenario.variables.demand).toEqual(simulation.scenario.variables.demand);
+    const fired = await t.request('POST', `/v1/triggers/${created.body.id}/fire`, {
+      token,
+      body: { current_value: 50 },
+    });
+    expect(fired.status).toBe(200);
+    expect(fired.body.condition_met).toBe(true);
+    const audit = await t.request('GET', '/v1/audit-log?limit=50', { token });
+    expect(
+      audit.body.events.find(
+        (e: { event: string; target: { id: string } | null }) =>
+          e.event === 'datasets_read' && e.target?.id === fired.body.run_id,
+      ),
+    ).toMatchObject({ actor: { type: 'system' }, details: { datasets: `${datasetId}@1` } });
   });
 
   withFamilies(
