@@ -161,3 +161,122 @@ describe('SimulationService', () => {
     });
   });
 });
+
+describe('SimulationService with variables from data', () => {
+  const source = (column: string, where?: unknown[]) => ({
+    dataset_id: 'ds_1',
+    dataset_name: 'orders',
+    version: 4,
+    column,
+    where: where ?? [],
+    rows_used: 12,
+    rows_matching: 12,
+    sampled: false,
+  });
+  /** Answers fixed fits, so the test sees exactly what the engine is handed. */
+  class FixedFits {
+    readonly correlated: [string, string][] = [];
+    async resolve(_org: string, from: { column: string; where?: unknown[] }, distribution: string) {
+      if (distribution === 'empirical') {
+        return { source: source(from.column, from.where), distribution, values: Float64Array.of(3, 1, 2) };
+      }
+      const fits: Record<string, { distribution: string; params: Record<string, number> }> = {
+        units: { distribution: 'gamma', params: { shape: 2.5, scale: 4 } },
+        cost: { distribution: 'triangular', params: { min: 1, mode: 2, max: 5 } },
+      };
+      return {
+        source: source(from.column, from.where),
+        ...fits[from.column],
+        fit: { aic: 10, ks_statistic: 0.1 },
+      };
+    }
+    async rankCorrelation(_org: string, _from: unknown, a: string, b: string) {
+      this.correlated.push([a, b]);
+      return -0.4;
+    }
+  }
+  const records: unknown[] = [];
+  const setup = () => {
+    const engine = new FakeEngine();
+    const runs = new MemoryRuns();
+    const fits = new FixedFits();
+    const audit = { record: async (entry: unknown) => void records.push(entry) };
+    const service = new SimulationService(
+      engine,
+      runs as unknown as RunsRepository,
+      fits as unknown as DataFitService,
+      audit as unknown as AuditService,
+    );
+    return { engine, runs, fits, service };
+  };
+  const west = [{ column: 'region', op: 'eq', value: 'west' }];
+  const body = {
+    runs: 100,
+    seed: 9,
+    scenario: {
+      variables: {
+        demand: { from: { dataset_id: 'ds_1', column: 'units', where: west }, distribution: 'fit' },
+        fixed: { low: 1, high: 2 },
+        price: { from: { dataset_id: 'ds_1', column: 'price', where: west }, distribution: 'empirical' },
+        cost: { from: { dataset_id: 'ds_1', column: 'cost' }, distribution: 'triangular' },
+      },
+      correlations_from_data: true,
+      objective: 'maximize_net_value',
+    },
+  };
+
+  it('hands the engine each fitted family in its wire form, in declaration order, with the estimated correlations', async () => {
+    const { engine, runs, fits, service } = setup();
+    const response = await service.simulate('org_1', body);
+    const scenario = engine.requests[0].scenario as Record<string, unknown>;
+    expect(Object.keys(scenario.variables as object)).toEqual(['demand', 'fixed', 'price', 'cost']);
+    expect(scenario.variables).toEqual({
+      demand: { distribution: 'gamma', params: { shape: 2.5, scale: 4 } },
+      fixed: { low: 1, high: 2 },
+      price: { distribution: 'empirical', values: [3, 1, 2] },
+      cost: { low: 1, high: 5, distribution: 'triangular', mode: 2 },
+    });
+    // Only demand and price read the same rows (same dataset, same where).
+    expect(fits.correlated).toEqual([['units', 'price']]);
+    expect(scenario.correlations).toEqual([{ a: 'demand', b: 'price', rank: -0.4 }]);
+    expect(scenario).not.toHaveProperty('correlations_from_data');
+    expect(response.inputs).toEqual({
+      demand: {
+        source: source('units', west),
+        distribution: 'gamma',
+        params: { shape: 2.5, scale: 4 },
+        fit: { aic: 10, ks_statistic: 0.1 },
+      },
+      price: { source: source('price', west), distribution: 'empirical' },
+      cost: {
+        source: source('cost'),
+        distribution: 'triangular',
+        params: { min: 1, mode: 2, max: 5 },
+        fit: { aic: 10, ks_statistic: 0.1 },
+      },
+    });
+    expect(JSON.parse(runs.runs[0].inputs ?? 'null')).toEqual(response.inputs);
+    expect(records).toContainEqual(
+      expect.objectContaining({
+        event: 'datasets_read',
+        actor: { type: 'system' },
+        target: { type: 'simulation_run', id: response.run_id },
+        details: {
+          datasets: 'ds_1@4',
+          inputs: 'demand=ds_1@4.units (12 rows); price=ds_1@4.price (12 rows); cost=ds_1@4.cost (12 rows)',
+          kind: 'interactive',
+        },
+      }),
+    );
+  });
+
+  it('stores the request with its inputs from data as sent, and reads them only when it runs', () => {
+    const { engine, fits, service } = setup();
+    const stored = service.stored(service.parse(body), true);
+    expect(stored.scenario).toEqual({ ...body.scenario });
+    expect(stored.seed).toBe(9);
+    expect(engine.requests).toHaveLength(0);
+    expect(fits.correlated).toHaveLength(0);
+    expect(service.stored(service.parse(stored), true)).toEqual(stored);
+  });
+});
