@@ -346,6 +346,23 @@ class ConnectorTypesResponse(TypedDict):
     types: List[Literal['postgres', 'mysql', 'mssql', 'sqlite', 'clickhouse', 'redshift', 'snowflake', 'bigquery', 's3', 'gcs', 'azure', 'rest', 'file', 'neo4j', 'redis', 'elasticsearch', 'github_repo', 'gitlab_repo', 'bitbucket_repo', 'local_repo', 'repo_archive', 'postgresql', 'rest_api', 'file_upload', 'csv', 'tsv', 'json', 'excel', 'xlsx', 'xls', 'parquet', 'elastic']]
 
 
+class CorrelationDto(TypedDict):
+    a: str
+    b: str
+    rank: float
+
+
+class _CorrelationResponseRequired(TypedDict):
+    a: str
+    achieved: float
+    b: str
+    target: float
+
+
+class CorrelationResponse(_CorrelationResponseRequired, total=False):
+    adjusted: float
+
+
 class _CreateApiKeyDtoRequired(TypedDict):
     label: str
 
@@ -574,6 +591,11 @@ class EmailVerifiedResponse(TypedDict):
     verified: Literal[True]
 
 
+class EmpiricalVariableDto(TypedDict):
+    distribution: Literal['empirical']
+    values: List[float]
+
+
 class EnginePoolResponse(TypedDict):
     busy: int
     queued: int
@@ -591,7 +613,7 @@ class ErrorDetailDto(TypedDict):
 
 
 class _ErrorObjectDtoRequired(TypedDict):
-    code: Literal['invalid_json', 'malformed_request', 'cannot_revoke_last_key', 'invalid_token', 'invalid_idempotency_key', 'authentication_required', 'invalid_api_key', 'invalid_session', 'invalid_credentials', 'invalid_signature', 'device_binding_required', 'device_binding_token_required', 'device_limit_reached', 'insufficient_role', 'forbidden', 'signup_disabled', 'not_entitled', 'device_identity_mismatch', 'invalid_device_binding_token', 'origin_not_allowed', 'not_found', 'api_key_not_found', 'device_not_found', 'dataset_not_found', 'provider_key_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'email_taken', 'encryption_key_required', 'not_connected', 'conflict', 'idempotency_key_in_use', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'validation_failed', 'invalid_cursor', 'result_too_large', 'insufficient_data', 'column_not_numeric', 'invalid_type', 'idempotency_key_reused', 'invalid_device_id', 'query_not_understood', 'read_only_violation', 'runtime_execution_failed', 'rate_limited', 'headers_too_large', 'internal_error', 'connector_failed', 'engine_unavailable', 'engine_busy', 'runtime_unavailable', 'store_unavailable', 'mcp_session_limit_reached', 'runtime_timeout', 'engine_timeout', 'query_timeout', 'insufficient_storage']
+    code: Literal['invalid_json', 'malformed_request', 'cannot_revoke_last_key', 'invalid_token', 'invalid_idempotency_key', 'authentication_required', 'invalid_api_key', 'invalid_session', 'invalid_credentials', 'invalid_signature', 'device_binding_required', 'device_binding_token_required', 'device_limit_reached', 'insufficient_role', 'forbidden', 'signup_disabled', 'not_entitled', 'device_identity_mismatch', 'invalid_device_binding_token', 'origin_not_allowed', 'not_found', 'api_key_not_found', 'device_not_found', 'dataset_not_found', 'provider_key_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'email_taken', 'encryption_key_required', 'not_connected', 'conflict', 'idempotency_key_in_use', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'validation_failed', 'correlation_matrix_invalid', 'invalid_cursor', 'result_too_large', 'insufficient_data', 'column_not_numeric', 'invalid_type', 'idempotency_key_reused', 'invalid_device_id', 'query_not_understood', 'read_only_violation', 'runtime_execution_failed', 'rate_limited', 'headers_too_large', 'internal_error', 'connector_failed', 'engine_unavailable', 'engine_busy', 'runtime_unavailable', 'store_unavailable', 'mcp_session_limit_reached', 'runtime_timeout', 'engine_timeout', 'query_timeout', 'insufficient_storage']
     message: str
     request_id: str
 
@@ -1057,6 +1079,11 @@ class OutcomeResponse(TypedDict):
     reported_at: str
     reported_by: Optional[ReporterResponse]
     trigger_id: str
+
+
+class ParamsVariableDto(TypedDict):
+    distribution: Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']
+    params: Dict[str, float]
 
 
 class PasswordResetRequestedResponse(TypedDict):
@@ -1546,11 +1573,13 @@ class S3ConnectorConfig(_S3ConnectorConfigRequired, total=False):
 
 class _ScenarioDtoRequired(TypedDict):
     objective: Literal['maximize_net_value', 'maximize_value', 'minimize_cost']
-    variables: Dict[str, Union[RangeDto, DataVariableDto]]
+    variables: Dict[str, Union[RangeDto, ParamsVariableDto, EmpiricalVariableDto, DataVariableDto]]
 
 
 class ScenarioDto(_ScenarioDtoRequired, total=False):
     actions: List[ActionDto]
+    adjust_correlations: bool
+    correlations: List[CorrelationDto]
     correlations_from_data: bool
     model: str
     target: float
@@ -1635,6 +1664,8 @@ class _SimulationResponseRequired(TypedDict):
 
 
 class SimulationResponse(_SimulationResponseRequired, total=False):
+    correlations: List[CorrelationResponse]
+    correlations_adjusted: bool
     inputs: Dict[str, InputProvenanceResponse]
 
 

@@ -2069,6 +2069,32 @@ export interface components {
             /** @description Canonical types, then aliases. */
             types: ("postgres" | "mysql" | "mssql" | "sqlite" | "clickhouse" | "redshift" | "snowflake" | "bigquery" | "s3" | "gcs" | "azure" | "rest" | "file" | "neo4j" | "redis" | "elasticsearch" | "github_repo" | "gitlab_repo" | "bitbucket_repo" | "local_repo" | "repo_archive" | "postgresql" | "rest_api" | "file_upload" | "csv" | "tsv" | "json" | "excel" | "xlsx" | "xls" | "parquet" | "elastic")[];
         };
+        CorrelationDto: {
+            /** @example price */
+            a: string;
+            /** @example demand */
+            b: string;
+            /** @example -0.6 */
+            rank: number;
+        };
+        CorrelationResponse: {
+            /** @example price */
+            a: string;
+            /**
+             * @description Spearman's rank correlation of the draws.
+             * @example -0.598
+             */
+            achieved: number;
+            /** @description With adjust_correlations and an invalid matrix: the value of the nearest valid matrix, used instead. */
+            adjusted?: number;
+            /** @example demand */
+            b: string;
+            /**
+             * @description As requested (0 for a pair the adjustment added).
+             * @example -0.6
+             */
+            target: number;
+        };
         CreateApiKeyDto: {
             device_limit?: number;
             expires_at?: string;
@@ -2381,6 +2407,11 @@ export interface components {
             /** @enum {boolean} */
             verified: true;
         };
+        EmpiricalVariableDto: {
+            /** @enum {string} */
+            distribution: "empirical";
+            values: number[];
+        };
         EnginePoolResponse: {
             busy: number;
             /** @description Requests waiting for a free worker. */
@@ -2410,7 +2441,7 @@ export interface components {
              * @description Stable snake_case code from the error catalogue.
              * @enum {string}
              */
-            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "invalid_cursor" | "result_too_large" | "insufficient_data" | "column_not_numeric" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "insufficient_storage";
+            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "correlation_matrix_invalid" | "invalid_cursor" | "result_too_large" | "insufficient_data" | "column_not_numeric" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "insufficient_storage";
             /** @description One entry per invalid field (validation_failed). */
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @description A sentence for people; never parse it. */
@@ -3083,6 +3114,20 @@ export interface components {
             /** @description Who reported the outcome. */
             reported_by: components["schemas"]["ReporterResponse"] | null;
             trigger_id: string;
+        };
+        ParamsVariableDto: {
+            /** @enum {string} */
+            distribution: "normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert";
+            /**
+             * @description normal {mean, sd}, lognormal {meanlog, sdlog} (of the logarithm), gamma {shape, scale}, weibull {shape, scale}, exponential {rate}, uniform {min, max}, triangular and pert {min, mode, max}.
+             * @example {
+             *       "scale": 3,
+             *       "shape": 2.5
+             *     }
+             */
+            params: {
+                [key: string]: number;
+            };
         };
         PasswordResetRequestedResponse: {
             /** @example If an account exists for this address, a password reset link has been sent. */
@@ -3829,6 +3874,10 @@ export interface components {
         ScenarioDto: {
             /** @description The choices compared on the same draws. */
             actions?: components["schemas"]["ActionDto"][];
+            /** @description Use the nearest valid correlation matrix instead of refusing one that is not positive semi-definite. */
+            adjust_correlations?: boolean;
+            /** @description Spearman rank-correlation targets between variables, imposed by Iman–Conover (each marginal unchanged). */
+            correlations?: components["schemas"]["CorrelationDto"][];
             /** @description Correlate the variables drawn from the same dataset and `where` by the Spearman rank correlation of their rows (a pair in `correlations` keeps the caller's value). */
             correlations_from_data?: boolean;
             model?: string;
@@ -3836,7 +3885,7 @@ export interface components {
             objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
             target?: number;
             /**
-             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*): a range to draw from, or a column of a dataset {from, distribution}.
+             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*): a range {low, high, ...}, a family by its parameters {distribution, params}, an empirical sample {distribution: "empirical", values}, or a column of a dataset {from, distribution}.
              * @example {
              *       "cost": {
              *         "distribution": "triangular",
@@ -3851,7 +3900,7 @@ export interface components {
              *     }
              */
             variables: {
-                [key: string]: components["schemas"]["RangeDto"] | components["schemas"]["DataVariableDto"];
+                [key: string]: components["schemas"]["RangeDto"] | components["schemas"]["ParamsVariableDto"] | components["schemas"]["EmpiricalVariableDto"] | components["schemas"]["DataVariableDto"];
             };
         };
         ScheduleDto: {
@@ -3914,6 +3963,10 @@ export interface components {
              * @example 0.93
              */
             confidence: number;
+            /** @description With scenario.correlations: each target and the Spearman rank correlation of the draws. */
+            correlations?: components["schemas"]["CorrelationResponse"][];
+            /** @description With scenario.correlations: whether the nearest valid matrix was used. */
+            correlations_adjusted?: boolean;
             /**
              * @example pool
              * @enum {string}
@@ -11204,7 +11257,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11213,7 +11266,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13339,7 +13392,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description column_not_numeric, insufficient_data, invalid_device_id, validation_failed */
+            /** @description column_not_numeric, correlation_matrix_invalid, insufficient_data, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13348,7 +13401,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "column_not_numeric" | "insufficient_data" | "invalid_device_id" | "validation_failed";
+                            code?: "column_not_numeric" | "correlation_matrix_invalid" | "insufficient_data" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13670,7 +13723,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13679,7 +13732,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14143,7 +14196,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, query_not_understood, validation_failed */
+            /** @description correlation_matrix_invalid, invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14152,7 +14205,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "query_not_understood" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14627,7 +14680,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14636,7 +14689,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
