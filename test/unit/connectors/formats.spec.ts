@@ -9,6 +9,7 @@ import {
 } from '../../../src/modules/connectors/formats';
 import { looksLikeHeader, readCsv } from '../../../src/modules/connectors/formats/csv';
 import { flattenRecord, isTextTable } from '../../../src/modules/connectors/formats/records';
+import { parseLimits } from '../../factories/parse-limits';
 import { connectorFailure } from '../../support/connector-failure';
 
 async function records(
@@ -285,6 +286,18 @@ describe('file formats', () => {
         (await connectorFailure(records(Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0, 0]), { fileType: 'excel' })))
           .message,
       ).toContain('.xls');
+    });
+
+    // Reliability fuzz seed 1090633735: the first local header's signature damaged to PK\0\4. The size check
+    // within limits read it before exceljs did and let yauzl's own Error through.
+    it('refuses a workbook with a damaged local file header as invalid_payload, within limits', async () => {
+      const bytes = await workbook();
+      bytes[2] = 0;
+      const error = await connectorFailure(records(bytes, { fileType: 'excel', limits: parseLimits() }));
+      expect(error).toMatchObject({
+        errorType: 'invalid_payload',
+        message: 'The Excel workbook is damaged: invalid local file header signature: 0x4004b50.',
+      });
     });
   });
 

@@ -28,6 +28,10 @@ export async function checkZipEntrySizes(bytes: Uint8Array, what: string): Promi
   }
   try {
     for await (const entry of zip.eachEntry()) await drain(zip, entry, what);
+  } catch (error) {
+    // yauzl reads each local header and the next directory record only when asked, so a damaged one surfaces here.
+    if (error instanceof ConnectorError) throw error;
+    throw damaged(what, (error as Error).message);
   } finally {
     zip.close();
   }
