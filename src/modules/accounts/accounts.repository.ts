@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
+import { serializeTransactionsOn } from '../../common/database';
 import {
   AuthTokenEntity,
   AuthTokenPurpose,
@@ -30,9 +31,17 @@ export class AccountsRepository {
     return (tx ?? this.em.fork()).findOne(OrganizationSchema, { isOperator: true });
   }
 
-  /** The first organization ever created becomes the operator organization. */
+  /**
+   * The first organization ever created becomes the operator organization. Simultaneous first sign-ups on PostgreSQL
+   * would all count none and all claim it (one insert then breaks the one-operator index), so a transaction that
+   * counts none takes the lock and counts again, seeing what the others committed meanwhile.
+   */
   async insertOrganization(name: string, tx: EntityManager): Promise<OrganizationEntity> {
-    const isFirst = (await tx.count(OrganizationSchema, {})) === 0;
+    let isFirst = (await tx.count(OrganizationSchema, {})) === 0;
+    if (isFirst) {
+      await serializeTransactionsOn(tx, 'organizations:operator');
+      isFirst = (await tx.count(OrganizationSchema, {})) === 0;
+    }
     const now = new Date().toISOString();
     const org = tx.create(OrganizationSchema, {
       id: newId('org'),
