@@ -46,26 +46,27 @@ export function storeEnv(dir: string): Record<string, string> {
 }
 
 /**
- * The built daemon as a process on a fresh data dir. Its log goes to a file, as under systemd it goes to the journal:
+ * The built daemon as a process on a fresh data dir. `root`: another checkout whose built daemon runs. Its log goes to a file, as under systemd it goes to the journal:
  * a pipe drained by the bench's own busy event loop fills up, and the daemon writes its log lines synchronously, so
  * the bench would stall the daemon it measures (and, drained at once, wake the client inside measured round trips).
  */
 export async function startDaemon(
   env: Record<string, string>,
-  options: { readonly nodeArgs?: readonly string[] } = {},
+  options: { readonly nodeArgs?: readonly string[]; readonly root?: string } = {},
 ): Promise<BenchDaemon> {
+  const root = options.root ?? ROOT;
   const dataDir = mkdtempSync(join(tmpdir(), 'ds-bench-'));
   // The daemon's Node flags as shipped, then the bench run's, e.g. BENCH_DAEMON_NODE_ARGS="--cpu-prof
   // --cpu-prof-dir=/tmp/prof" (a flag given twice: V8 takes the last, so "--max-semi-space-size=16" A/Bs it).
   const nodeArgs = [
-    ...productionNodeFlags(),
+    ...productionNodeFlags(root),
     ...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== ''),
     ...(options.nodeArgs ?? []),
   ];
   const logFile = join(dataDir, 'daemon.log');
   const log = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist', 'main.js')], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeArgs, join(root, 'dist', 'main.js')], {
+    cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
       NODE_ENV: 'development',
@@ -111,8 +112,8 @@ export function processCpuMs(pid: number): number {
 }
 
 /** package.json's `config.nodeFlags`: the Node flags the daemon runs with (`npm start`, `/usr/bin/decisiond`). */
-function productionNodeFlags(): string[] {
-  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+function productionNodeFlags(root: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     config?: { nodeFlags?: string };
   };
   return (manifest.config?.nodeFlags ?? '').split(' ').filter((a) => a !== '');
