@@ -23,9 +23,9 @@ const SKIPPED_ON_POSTGRESQL = [
   // Removal at start of what a killed daemon left, single appliance; its PostgreSQL case (the hour's grace on
   // shared storage) is a test of its own in the same suite, which sets SERVICE_DATABASE_URL itself.
   'test/integration/leftover-files.spec.ts',
-  // The SQLite connection's statement cache and bound parameters.
-  'test/integration/sqlite-statement-cache.spec.ts',
-  'test/integration/sqlite-bound-params.spec.ts',
+  // The SQLite store driver: NUL-safe strings and the statements each connection keeps.
+  'test/integration/sqlite-store-driver.spec.ts',
+  'test/integration/sqlite-kept-statements.spec.ts',
   // A full disk under the data dir: the SQLite file is on it, PostgreSQL's files are not.
   'test/e2e/disk-full.e2e.spec.ts',
   // Audits every socket the daemon opens; on PostgreSQL that includes the store's own connection, which the egress

@@ -5,11 +5,10 @@ import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { AbstractSqlDriver, EntityManager } from '@mikro-orm/knex';
 import type { Options } from '@mikro-orm/sqlite';
-import { BoundSqliteDriver } from './bound-sqlite';
 import { registeredEntities } from './entity-registry';
 import { MIGRATIONS } from './migrations';
 import { migrateUnderLock } from './schema-migration';
-import { cacheStatements, CachingSqliteConnection } from './sqlite-statement-cache';
+import { SqliteStoreDriver, StatementKeepingSqliteDialect } from './sqlite-store-driver';
 
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
@@ -41,19 +40,15 @@ export function describeStore(location: StoreLocation): string {
   return `postgresql://${postgresServerOf(location.url)}`;
 }
 
-interface SqliteConnection extends CachingSqliteConnection {
+interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
 }
 
-/**
- * Each new connection keeps its statements (`cacheStatements`) and gets its pragmas: WAL for concurrent readers,
- * enforced foreign keys, and waiting instead of SQLITE_BUSY.
- */
+/** Each new connection gets its pragmas: WAL for concurrent readers, enforced foreign keys, and waiting instead of SQLITE_BUSY. */
 function prepareConnection(
   connection: SqliteConnection,
   done: (error: Error | null, c: SqliteConnection) => void,
 ): void {
-  cacheStatements(connection);
   connection.exec(
     `pragma journal_mode = wal; pragma foreign_keys = on; pragma busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; pragma synchronous = normal;`,
     (error) => done(error, connection),
@@ -70,13 +65,14 @@ const MIGRATION_OPTIONS = {
 
 export function ormOptions(databaseFile: string): Options {
   return {
-    driver: BoundSqliteDriver,
+    driver: SqliteStoreDriver,
     dbName: databaseFile,
     entities: registeredEntities(),
     discovery: { warnWhenNoEntities: false },
     extensions: [Migrator],
     migrations: MIGRATION_OPTIONS,
     pool: { min: 1, max: 1, idleTimeoutMillis: 2 ** 31 - 1, afterCreate: prepareConnection },
+    driverOptions: { client: StatementKeepingSqliteDialect },
     allowGlobalContext: false,
     debug: false,
   };

@@ -1,30 +1,10 @@
-import { EntityManager } from '@mikro-orm/knex';
-
-/** A node-sqlite3 connection, which keeps the statements it runs (`cacheStatements`). */
-interface SqliteConnection {
-  run(sql: string, params: readonly unknown[], callback: (error: Error | null) => void): unknown;
-  all(
-    sql: string,
-    params: readonly unknown[],
-    callback: (error: Error | null, rows: unknown[]) => void,
-  ): unknown;
-}
-
-/** The part of knex's client that lends out pooled connections. */
-interface ConnectionLender {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-}
-
-const isSqliteConnection = (connection: unknown): connection is SqliteConnection =>
-  typeof (connection as { prepare?: unknown } | null)?.prepare === 'function';
+import { BaseSqlitePlatform, EntityManager, type Knex } from '@mikro-orm/knex';
 
 /**
- * One write statement run straight on the pooled SQLite connection, which keeps it prepared (`cacheStatements`):
- * none of the ORM's query building, and one trip to the driver's thread per write (`returning` for one that answers
- * rows). The connection is borrowed from the ORM's pool, so the write waits for (and never joins) a transaction another unit
- * of work holds open; do not call it from inside one. Another driver runs the same SQL through `execute`. Either way
- * a failure is the ORM's exception (`UniqueConstraintViolationException`…), as `em.insert` would have thrown it.
+ * One write statement, written out once by its repository and run through the ORM's raw connection API: none of
+ * the ORM's query building or unit of work. Autocommitted, so it waits for
+ * (and never joins) a transaction another unit of work holds open; do not call it from inside one. A failure is the
+ * ORM's exception (`UniqueConstraintViolationException`…), as `em.insert` would have thrown it.
  */
 export class PreparedWrite {
   constructor(
@@ -33,38 +13,31 @@ export class PreparedWrite {
   ) {}
 
   /** Runs the statement; resolves once it has committed. */
-  run(params: readonly unknown[]): Promise<void> {
-    return this.runWhile(params, () => undefined);
+  async run(params: readonly unknown[]): Promise<void> {
+    await this.executed(params, 'run');
   }
 
   /**
-   * Runs the statement and, as soon as it is handed to the driver's thread, `meanwhile` on this one, so that work
-   * which must not be seen before the write commits can still be done while it runs. Resolves with what `meanwhile`
-   * returned once the statement has committed; a failed statement rejects with its error, whatever `meanwhile` did.
+   * Runs the statement and, once it is on the driver's thread, `meanwhile`, so that work which must not be seen
+   * before the write commits can be done while that thread writes. Resolves with what `meanwhile` returned once the statement
+   * has committed; a failed statement rejects with its error, whatever `meanwhile` did.
    */
-  runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
-    return this.onLentConnection(
-      async (connection, bound) => {
-        const written = new Promise<void>((done, fail) =>
-          connection.run(this.sql, bound, (error) => (error ? fail(this.converted(error)) : done())),
-        );
-        let value: T;
-        try {
-          value = meanwhile();
-        } catch (error) {
-          // The connection goes back to the pool only once its statement is done.
-          await written;
-          throw error;
-        }
-        await written;
-        return value;
-      },
-      async () => {
-        await this.executed(params, 'run');
-        return meanwhile();
-      },
-      params,
-    );
+  async runWhile<T>(params: readonly unknown[], meanwhile: () => T): Promise<T> {
+    const written = this.executed(params, 'run');
+    // Its failure is awaited below; handled now so that it cannot count as unhandled meanwhile.
+    written.catch(() => undefined);
+    // Reaching the driver's thread takes only promise steps: they are all done before the next turn of the loop.
+    await new Promise<void>((next) => setImmediate(next));
+    let value: T;
+    try {
+      value = meanwhile();
+    } catch (error) {
+      // Nothing is answered before the statement is done.
+      await written;
+      throw error;
+    }
+    await written;
+    return value;
   }
 
   /**
@@ -72,59 +45,24 @@ export class PreparedWrite {
    * SQLite a Date column is epoch milliseconds, on PostgreSQL a Date. Autocommitted, as `run` is.
    */
   returning<R>(params: readonly unknown[]): Promise<R[]> {
-    return this.onLentConnection(
-      (connection, bound) =>
-        new Promise<R[]>((done, fail) =>
-          connection.all(this.sql, bound, (error, rows) =>
-            error ? fail(this.converted(error)) : done(rows as R[]),
-          ),
-        ),
-      () => this.executed(params, 'all') as Promise<R[]>,
-      params,
-    );
+    return this.executed(params, 'all') as Promise<R[]>;
   }
 
   /**
-   * Borrows a connection from the ORM's pool: on SQLite runs `onSqlite` on it with the parameters as the ORM binds
-   * them, and gives the connection back once that is done; on another driver gives it back at once and runs
-   * `otherwise`.
+   * On SQLite through the ORM's knex (`em.getKnex().raw`) with the values bound, so the text is the same on every run
+   * and the connection runs it on its kept statement (`KeptStatements`); elsewhere through `execute`. Dates are bound
+   * as the platform stores them (epoch milliseconds on SQLite).
    */
-  private async onLentConnection<R>(
-    onSqlite: (connection: SqliteConnection, bound: unknown[]) => Promise<R>,
-    otherwise: () => Promise<R>,
-    params: readonly unknown[],
-  ): Promise<R> {
-    const lender = this.em.getConnection().getKnex().client as ConnectionLender;
-    const connection = await lender.acquireConnection();
-    if (!isSqliteConnection(connection)) {
-      await lender.releaseConnection(connection);
-      return otherwise();
-    }
-    try {
-      return await onSqlite(connection, this.bound(params));
-    } finally {
-      await lender.releaseConnection(connection);
-    }
-  }
-
-  /** The statement through the ORM's connection (another driver), failing with the ORM's exception. */
-  private executed(params: readonly unknown[], method: 'run' | 'all'): Promise<unknown> {
-    return this.em
-      .getConnection()
-      .execute(this.sql, [...params], method)
-      .catch((error: unknown) => {
-        throw this.converted(error);
-      });
-  }
-
-  /** As the ORM binds them: a Date is epoch milliseconds on SQLite (the driver would make it a float). */
-  private bound(params: readonly unknown[]): unknown[] {
+  private async executed(params: readonly unknown[], method: 'run' | 'all'): Promise<unknown> {
     const platform = this.em.getPlatform();
-    return params.map((param) => platform.processDateProperty(param));
-  }
-
-  /** The statement's failure as the ORM's exception; what `meanwhile` throws is left as it is. */
-  private converted(error: unknown): Error {
-    return this.em.getDriver().convertException(error as Error);
+    try {
+      if (!(platform instanceof BaseSqlitePlatform)) {
+        return await this.em.getConnection().execute(this.sql, [...params], method);
+      }
+      const bindings = params.map((param) => platform.processDateProperty(param)) as Knex.RawBinding[];
+      return await this.em.getKnex().raw(this.sql, bindings);
+    } catch (error) {
+      throw this.em.getDriver().convertException(error as Error);
+    }
   }
 }

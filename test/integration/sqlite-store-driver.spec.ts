@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import sqlite3 from 'sqlite3';
 import { EntitySchema } from '@mikro-orm/core';
 import { MikroORM, Options, SqliteDriver } from '@mikro-orm/sqlite';
 import { ormOptions } from '../../src/common/database/orm';
-import { BoundSqliteDriver } from '../../src/common/database/bound-sqlite';
+import { SqliteStoreDriver } from '../../src/common/database/sqlite-store-driver';
 
 interface Sample {
   id: string;
@@ -89,21 +89,29 @@ let dir: string;
 
 async function open(name: string, driver: Options['driver']): Promise<MikroORM> {
   const file = join(dir, `${name}.sqlite`);
-  const raw = new Database(file);
-  raw.exec(DDL);
-  raw.close();
+  await rawQuery(file, (db, done) => db.exec(DDL, done));
   return MikroORM.init({ ...ormOptions(file), driver, entities: [SampleSchema], extensions: [] });
 }
 
+/** One callback-style call on a connection of node-sqlite3's own, beside the ORM's. */
+function rawQuery<T>(
+  file: string,
+  call: (db: sqlite3.Database, done: (error: Error | null, result?: T) => void) => void,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, (opened) => {
+      if (opened) return reject(opened);
+      call(db, (error, result) => db.close(() => (error ? reject(error) : resolve(result as T))));
+    });
+  });
+}
+
 /** Every stored value with its SQLite storage class, read beside the ORM. */
-function stored(name: string): unknown[] {
-  const raw = new Database(join(dir, `${name}.sqlite`), { readonly: true });
-  try {
-    const select = COLUMNS.map((c) => `${c}, typeof(${c}) as ${c}_type`).join(', ');
-    return raw.prepare(`select ${select} from samples order by id`).all();
-  } finally {
-    raw.close();
-  }
+function stored(name: string): Promise<unknown[]> {
+  const select = COLUMNS.map((c) => `${c}, typeof(${c}) as ${c}_type`).join(', ');
+  return rawQuery(join(dir, `${name}.sqlite`), (db, done) =>
+    db.all(`select ${select} from samples order by id`, done),
+  );
 }
 
 async function writeEverything(orm: MikroORM): Promise<void> {
@@ -121,34 +129,34 @@ async function writeEverything(orm: MikroORM): Promise<void> {
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ds-bound-'));
+  dir = mkdtempSync(join(tmpdir(), 'ds-store-driver-'));
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('SQLite parameters bound instead of inlined', () => {
-  it('stores every value exactly as the inlining driver stored it', async () => {
-    const inlining = await open('inlined', SqliteDriver);
-    const binding = await open('bound', BoundSqliteDriver);
+describe('The SQLite store driver', () => {
+  it('stores every value exactly as the stock SQLite driver stores it', async () => {
+    const stock = await open('stock', SqliteDriver);
+    const store = await open('store', SqliteStoreDriver);
     try {
-      await writeEverything(inlining);
-      await writeEverything(binding);
+      await writeEverything(stock);
+      await writeEverything(store);
     } finally {
-      await inlining.close(true);
-      await binding.close(true);
+      await stock.close(true);
+      await store.close(true);
     }
-    const before = stored('inlined');
+    const before = await stored('stock');
     expect(before).toHaveLength(2);
     expect(before[0]).toMatchObject({
       seen_at: String(Date.parse('2026-11-26T10:15:30.123Z')),
       seen_at_type: 'text',
     });
-    expect(stored('bound')).toEqual(before);
+    expect(await stored('store')).toEqual(before);
   });
 
   it('stores, finds and updates strings holding a NUL byte whole', async () => {
-    const orm = await open('nul', BoundSqliteDriver);
+    const orm = await open('nul', SqliteStoreDriver);
     const label = 'before\u0000after';
     try {
       const em = orm.em.fork();
@@ -164,15 +172,14 @@ describe('SQLite parameters bound instead of inlined', () => {
     } finally {
       await orm.close(true);
     }
-    const raw = new Database(join(dir, 'nul.sqlite'), { readonly: true });
-    expect(raw.prepare('select hex(label) as h from samples').get()).toEqual({
-      h: Buffer.from(label).toString('hex').toUpperCase(),
-    });
-    raw.close();
+    const hex = await rawQuery(join(dir, 'nul.sqlite'), (db, done) =>
+      db.get('select hex(label) as h, typeof(label) as t from samples', done),
+    );
+    expect(hex).toEqual({ h: Buffer.from(label).toString('hex').toUpperCase(), t: 'text' });
   });
 
-  it('keeps identifier placeholders, and inlines as before when the text keeps a literal question mark', async () => {
-    const orm = await open('marks', BoundSqliteDriver);
+  it('keeps identifier placeholders and literal question marks beside a NUL string', async () => {
+    const orm = await open('marks', SqliteStoreDriver);
     try {
       const connection = orm.em.getConnection();
       expect(

@@ -1,14 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
-import {
-  CACHED_STATEMENTS,
-  cacheStatements,
-  CachingSqliteConnection,
-} from '../../src/common/database/sqlite-statement-cache';
+import { KEPT_STATEMENTS, KeptStatements } from '../../src/common/database/sqlite-store-driver';
 import { makeTempDir } from '../support/test-app';
 
-/** The connection as knex drives it, with every prepare counted. */
+/** A connection's kept statements as knex drives them, with every prepare counted. */
 interface Opened {
   readonly db: sqlite3.Database;
   readonly prepared: string[];
@@ -23,30 +19,37 @@ async function open(file: string): Promise<Opened> {
   });
   const prepared: string[] = [];
   const prepare = db.prepare.bind(db);
-  (db as unknown as CachingSqliteConnection).prepare = (sql, callback) => {
+  // Counts what the kept statements prepare (the test's own spy on its own connection).
+  db.prepare = ((sql: string, callback: (error: Error | null) => void) => {
     prepared.push(sql);
     return prepare(sql, callback);
-  };
-  cacheStatements(db);
+  }) as typeof db.prepare;
+  const kept = new KeptStatements(db);
   return {
     db,
     prepared,
     all: (sql, params = []) =>
       new Promise((resolve, reject) =>
-        db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as never))),
+        kept.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as never))),
       ),
     run: (sql, params = []) =>
       new Promise((resolve, reject) =>
-        db.run(sql, params, function (this: sqlite3.RunResult, error: Error | null) {
+        kept.run(sql, params, function (this: unknown, error: Error | null) {
           if (error) reject(error);
-          else resolve({ changes: this.changes, lastID: this.lastID });
+          else {
+            const { changes, lastID } = this as sqlite3.RunResult;
+            resolve({ changes, lastID });
+          }
         }),
       ),
-    close: () => new Promise((resolve, reject) => db.close((error) => (error ? reject(error) : resolve()))),
+    close: async () => {
+      await kept.finalizeAll();
+      await new Promise<void>((resolve, reject) => db.close((error) => (error ? reject(error) : resolve())));
+    },
   };
 }
 
-describe('SQLite statement cache', () => {
+describe('SQLite kept statements', () => {
   let dir: string;
   let c: Opened;
 
@@ -112,8 +115,8 @@ describe('SQLite statement cache', () => {
     await expect(c.run('insert into u (id) values (?)', [2])).resolves.toEqual({ changes: 1, lastID: 2 });
   });
 
-  it(`keeps at most ${CACHED_STATEMENTS} statements, and closes with every one finalized`, async () => {
-    const texts = Array.from({ length: CACHED_STATEMENTS + 40 }, (_, i) => `select ${i} as n`);
+  it(`keeps at most ${KEPT_STATEMENTS} statements, and closes with every one finalized`, async () => {
+    const texts = Array.from({ length: KEPT_STATEMENTS + 40 }, (_, i) => `select ${i} as n`);
     for (const text of texts) await c.all(text);
     // The oldest were finalized to make room: asked again, they prepare again and still answer.
     expect(await c.all(texts[0])).toEqual([{ n: 0 }]);
