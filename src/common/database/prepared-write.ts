@@ -1,4 +1,5 @@
-import { BaseSqlitePlatform, EntityManager, type Knex } from '@mikro-orm/knex';
+import { BaseSqlitePlatform, EntityManager } from '@mikro-orm/knex';
+import type { Knex } from 'knex';
 
 /**
  * One write statement, written out once by its repository and run through the ORM's raw connection API: none of
