@@ -45,8 +45,7 @@ async function parseAll(
 }
 
 /**
- * The built daemon's parse thread (`npm test` builds dist/ first): under ts-jest every thread would transpile its
- * sources, a cost the property would count against the input. Its errors are the built ConnectorError.
+ * The built daemon's parse thread (`npm test` builds dist/ first), so that its errors are the built ConnectorError.
  */
 const BUILT_FORMATS = join(REPO_ROOT, 'dist', 'modules', 'connectors');
 const requireBuilt = createRequire(__filename);

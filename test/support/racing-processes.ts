@@ -1,33 +1,18 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import * as ts from 'typescript';
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
-/**
- * Runs in each child: announces it is ready, blocks until the parent's go byte, then calls the export and prints its
- * JSON result. The go byte reaches every child at once, so their calls overlap instead of running one after another.
- */
-const CHILD = `
-const fs = require('node:fs');
-const [modulePath, exportName, argument] = process.argv.slice(1);
-const fn = require(modulePath)[exportName];
-process.stdout.write('ready\\n');
-fs.readSync(0, Buffer.alloc(1));
-let outcome;
-try { outcome = { ok: true, value: fn(argument) }; } catch (error) { outcome = { ok: false, error: String(error) }; }
-process.stdout.write(JSON.stringify(outcome) + '\\n');
-`;
+const CHILD = join(__dirname, 'racing-child.js');
 
 export type RaceOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
-/** The TypeScript file as one CommonJS file; it may import only Node's built-in modules. */
-function transpiled(sourceFile: string): string {
-  const source = readFileSync(sourceFile, 'utf8');
-  const options = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 };
-  const file = join(mkdtempSync(join(tmpdir(), 'ds-race-')), 'module.js');
-  writeFileSync(file, ts.transpileModule(source, { compilerOptions: options }).outputText);
+const ROOT = join(__dirname, '..', '..');
+
+/** The build's file of a source under src/ (jest's global setup builds dist/ first). */
+function built(sourceFile: string): string {
+  const file = join(ROOT, 'dist', relative(join(ROOT, 'src'), sourceFile)).replace(/\.ts$/, '.js');
+  if (!existsSync(file)) throw new Error(`${file} is missing: build the daemon first (npm run -s build)`);
   return file;
 }
 
@@ -42,16 +27,16 @@ function waitForReady(child: ReturnType<typeof spawn>, output: () => string): Pr
   });
 }
 
-/** Calls `exportName(argument)` of the TypeScript file `sourceFile` in `count` processes at the same moment. */
+/** Calls `exportName(argument)` of the built `sourceFile` (a path under src/) in `count` processes at the same moment. */
 export async function raceInProcesses(
   sourceFile: string,
   exportName: string,
   argument: string,
   count: number,
 ): Promise<RaceOutcome[]> {
-  const modulePath = transpiled(sourceFile);
+  const modulePath = built(sourceFile);
   const racers = Array.from({ length: count }, () => {
-    const child = spawn(process.execPath, ['-e', CHILD, modulePath, exportName, argument], {
+    const child = spawn(process.execPath, [CHILD, modulePath, exportName, argument], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     let text = '';

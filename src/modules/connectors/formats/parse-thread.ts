@@ -1,5 +1,5 @@
-import { extname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { compiledEntry } from '../../../common/runtime/compiled-entry';
 import { ConnectorError, ConnectorErrorType } from '../connector-error';
 import { DecodeBudget } from './decode-budget';
 import type { FileDescription, FileSource, FormatOptions } from './index';
@@ -32,32 +32,7 @@ export interface ParseRun {
   readonly signal?: AbortSignal;
 }
 
-/**
- * The built daemon runs parse-worker.js. Under ts-jest only the .ts sources exist: each thread transpiles them on
- * load, through a cache in the temp dir, since loading the compiler in every thread would cost seconds.
- */
-const ENTRY = join(__dirname, `parse-worker${extname(__filename)}`);
-const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-if (workerData.typescript) {
-  const { createHash } = require('node:crypto');
-  const { mkdirSync, readFileSync, writeFileSync, existsSync } = require('node:fs');
-  const { join } = require('node:path');
-  const cache = join(require('node:os').tmpdir(), 'decision-service-parse-worker');
-  mkdirSync(cache, { recursive: true });
-  require.extensions['.ts'] = (module, file) => {
-    const source = readFileSync(file, 'utf8');
-    const cached = join(cache, createHash('sha256').update(file).update(source).digest('hex') + '.js');
-    if (!existsSync(cached)) {
-      const ts = require(workerData.typescript);
-      const compilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true };
-      writeFileSync(cached, ts.transpileModule(source, { compilerOptions }).outputText);
-    }
-    module._compile(readFileSync(cached, 'utf8'), file);
-  };
-}
-require(workerData.entry);
-`;
+const ENTRY = compiledEntry(__dirname, 'parse-worker');
 
 const live = new Set<Worker>();
 const slots = new ParseSlots();
@@ -124,13 +99,8 @@ class ParseThread {
     job: ParseJob,
     private readonly run: ParseRun,
   ) {
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: {
-        entry: ENTRY,
-        typescript: ENTRY.endsWith('.ts') ? require.resolve('typescript') : undefined,
-        job,
-      },
+    this.worker = new Worker(ENTRY, {
+      workerData: { job },
       // A parse's garbage is a few chunks' strings and rows: a small young generation keeps the thread's memory low
       // (left to V8 it grew to about 50 MB on a 1M-row CSV). At 8 MB the rows waiting for the reader outlived
       // scavenges and were promoted; 16 MB took a fifth off the ingest's CPU time and no more memory.
