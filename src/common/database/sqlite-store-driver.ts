@@ -2,7 +2,7 @@ import type { Configuration } from '@mikro-orm/core';
 import { AbstractSqlDriver, SqliteKnexDialect } from '@mikro-orm/knex';
 import { SqliteConnection, SqlitePlatform } from '@mikro-orm/sqlite';
 import type { Database, Statement } from 'sqlite3';
-import { LruCache } from '../lru-cache';
+import { LRUCache } from 'lru-cache';
 
 /**
  * The ORM writes parameters into the SQL text, and SQLite stops reading that text at a NUL byte: a string holding
@@ -50,13 +50,14 @@ interface Kept {
  * would drop them silently) and is not kept.
  */
 export class KeptStatements {
-  private readonly kept = new LruCache<string, Kept>(
-    KEPT_STATEMENTS,
-    Number.POSITIVE_INFINITY,
-    Date.now,
+  private readonly kept = new LRUCache<string, Kept>({
+    max: KEPT_STATEMENTS,
+    // Only what it drops to make room: a failed prepare and finalizeAll let go of their statements themselves.
     // Queued behind any run still pending on it.
-    (dropped) => dropped.statement.finalize(() => undefined),
-  );
+    dispose: (dropped, _sql, reason) => {
+      if (reason === 'evict') dropped.statement.finalize(() => undefined);
+    },
+  });
 
   constructor(private readonly db: Database) {}
 
@@ -70,7 +71,7 @@ export class KeptStatements {
 
   /** Finalizes every kept statement: SQLite refuses to close a connection that still has one. */
   async finalizeAll(): Promise<void> {
-    const statements = this.kept.values().map((entry) => entry.statement);
+    const statements = [...this.kept.values()].map((entry) => entry.statement);
     this.kept.clear();
     await Promise.all(
       statements.map((statement) => new Promise<void>((done) => statement.finalize(() => done()))),

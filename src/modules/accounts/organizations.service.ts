@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { LruCache } from '../../common/lru-cache';
+import { LRUCache } from 'lru-cache';
 import { OrganizationEntity } from './account.entities';
 import { AccountsRepository } from './accounts.repository';
 import { Organization } from './accounts.types';
@@ -7,7 +7,7 @@ import { Organization } from './accounts.types';
 /** Organizations never change name or operator status after creation, so lookups are cached. */
 @Injectable()
 export class OrganizationsService {
-  private readonly cache = new LruCache<string, Organization>(10_000, 5 * 60_000);
+  private readonly cache = new LRUCache<string, Organization>({ max: 10_000, ttl: 5 * 60_000 });
 
   constructor(private readonly repository: AccountsRepository) {}
 

@@ -3,7 +3,7 @@ import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { ServerSecrets, signJwt, verifyJwt } from '../../common/crypto';
 import { AppError } from '../../common/errors';
-import { LruCache } from '../../common/lru-cache';
+import { LRUCache } from 'lru-cache';
 import { AccountsRepository } from './accounts.repository';
 import { SessionIdentity } from './accounts.types';
 
@@ -26,7 +26,7 @@ const FAILURE_MESSAGES = {
  */
 @Injectable()
 export class SessionsService {
-  private readonly cache = new LruCache<string, SessionIdentity>(10_000, CACHE_TTL_MS);
+  private readonly cache = new LRUCache<string, SessionIdentity>({ max: 10_000, ttl: CACHE_TTL_MS });
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the row before the commit). */
   private revocationEpoch = 0;
   private readonly isCacheAuthoritative: boolean;
@@ -82,6 +82,8 @@ export class SessionsService {
 
   forgetUser(userId: string): void {
     this.revocationEpoch += 1;
-    this.cache.deleteWhere((identity) => identity.userId === userId);
+    for (const [sid, identity] of [...this.cache.entries()]) {
+      if (identity.userId === userId) this.cache.delete(sid);
+    }
   }
 }

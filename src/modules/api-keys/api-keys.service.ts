@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../../common/config';
 import { hmacSha256Hex, ServerSecrets, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
-import { LruCache } from '../../common/lru-cache';
+import { LRUCache } from 'lru-cache';
 import { hasRole } from '../../common/auth/authorization';
 import { AuditService } from '../audit/audit.service';
 import { KEY_POLICY, KeyPolicy } from '../devices/devices.types';
@@ -32,7 +32,7 @@ const cacheIndexOf = sha256Hex;
 
 @Injectable()
 export class ApiKeysService {
-  private readonly cache = new LruCache<string, CachedKey>(CACHE_ENTRIES, CACHE_TTL_MS);
+  private readonly cache = new LRUCache<string, CachedKey>({ max: CACHE_ENTRIES, ttl: CACHE_TTL_MS });
   private readonly lastUsedWritten = new Map<string, number>();
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the key before the commit). */
   private revocationEpoch = 0;
@@ -145,7 +145,10 @@ export class ApiKeysService {
       );
     });
     this.revocationEpoch += 1;
-    this.cache.deleteWhere((entry) => entry.record.id === keyId);
+    // The cache is keyed by the raw key's digest, which the revoker does not have.
+    for (const [index, entry] of [...this.cache.entries()]) {
+      if (entry.record.id === keyId) this.cache.delete(index);
+    }
     await this.policy.onKeyRevoked?.(keyId);
     return { id: keyId, revokedAt };
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { SecretVault } from '../../common/crypto/secret-vault';
-import { LruCache } from '../../common/lru-cache';
+import { LRUCache } from 'lru-cache';
 import { generateSigningSecret, SigningSecrets } from './webhook-signer';
 import { WebhookSigningSecret } from './webhook-secret.entity';
 import { WebhookSecretRepository } from './webhook-secret.repository';
@@ -19,7 +19,7 @@ export class WebhookSecretsService {
    * Opened secrets by row slot and sealed text: every delivery reads the row, but decrypts only a value it has not
    * seen (a rotation writes new sealed text). A ciphertext moved to another row misses and fails to open as before.
    */
-  private readonly opened = new LruCache<string, string>(MAX_OPENED_SECRETS, Number.POSITIVE_INFINITY);
+  private readonly opened = new LRUCache<string, string>({ max: MAX_OPENED_SECRETS });
 
   constructor(
     private readonly secrets: WebhookSecretRepository,

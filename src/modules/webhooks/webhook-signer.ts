@@ -1,5 +1,5 @@
 import { createHmac, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
-import { LruCache } from '../../common/lru-cache';
+import { LRUCache } from 'lru-cache';
 
 export const SECRET_PREFIX = 'whsec_';
 
@@ -19,7 +19,7 @@ interface SecretKeys {
 }
 
 /** Two per organization signing at the moment; a key made from bytes is checked and copied on every use. */
-const keptKeys = new LruCache<string, SecretKeys>(1024, Number.POSITIVE_INFINITY);
+const keptKeys = new LRUCache<string, SecretKeys>({ max: 1024 });
 
 function keysOf(secret: string): SecretKeys {
   let keys = keptKeys.get(secret);
