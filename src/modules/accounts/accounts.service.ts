@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { PasswordHasher } from '../../common/crypto';
+import { transactionOf } from '../../common/database';
 import { AppError } from '../../common/errors';
 import { WindowCounter, WindowCounters } from '../../common/rate-limits';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
@@ -92,7 +93,7 @@ export class AccountsService {
         const apiKey = await this.apiKeys.issue(
           { orgId: org.id, role: 'owner', actor, ip: how.ip },
           { label: 'bootstrap', role: 'owner', deviceLimit: 0 },
-          tx,
+          transactionOf(tx),
         );
         await this.audit.record(
           {
@@ -103,7 +104,7 @@ export class AccountsService {
             target: { type: 'user', id: user.id },
             details: { organization: org.name, is_operator: org.isOperator },
           },
-          tx,
+          transactionOf(tx),
         );
         return { organization: toOrganization(org), user: toUserView(user), apiKey };
       });

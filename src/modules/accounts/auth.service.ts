@@ -3,6 +3,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { PasswordHasher, sha256Hex } from '../../common/crypto';
+import { transactionOf } from '../../common/database';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { AuditService } from '../audit/audit.service';
@@ -80,7 +81,7 @@ export class AuthService implements OnApplicationShutdown {
       await this.repository.markEmailVerified(userId, now, tx);
       await this.audit.record(
         { event: 'email_verified', orgId, actor: { type: 'user', id: userId }, ip },
-        tx,
+        transactionOf(tx),
       );
     });
   }
@@ -118,7 +119,7 @@ export class AuthService implements OnApplicationShutdown {
           ip,
           details: { sessions_revoked: ended },
         },
-        tx,
+        transactionOf(tx),
       );
     });
     this.sessions.forgetUser(userId);

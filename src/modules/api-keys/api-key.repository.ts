@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
-import { serializeTransactionsOn } from '../../common/database';
+import { serializeTransactionsOn, Transaction, transactionOf } from '../../common/database';
 import { ApiKeyEntity, ApiKeySchema } from './api-key.entity';
 
 @Injectable()
@@ -12,13 +12,15 @@ export class ApiKeyRepository {
     return this.em.fork().transactional(work);
   }
 
-  /** Persists in `tx` when given (committed with it), otherwise flushes at once. */
-  async insert(row: Omit<ApiKeyEntity, 'id'>, tx?: EntityManager): Promise<ApiKeyEntity> {
-    const em = tx ?? this.em.fork();
-    const entity = em.create(ApiKeySchema, { ...row, id: `key_${randomUUID().replace(/-/g, '')}` });
-    em.persist(entity);
-    if (tx) await tx.flush();
-    else await em.flush();
+  /** A transaction that only adds rows (this module's and other modules'), committed when `work` resolves. */
+  writeTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.em.fork().transactional((em) => work(transactionOf(em)));
+  }
+
+  /** Inserts in `tx`, committed with it. */
+  async insert(row: Omit<ApiKeyEntity, 'id'>, tx: Transaction): Promise<ApiKeyEntity> {
+    const entity: ApiKeyEntity = { ...row, id: `key_${randomUUID().replace(/-/g, '')}` };
+    await tx.insertAll(ApiKeySchema, [entity]);
     return entity;
   }
 

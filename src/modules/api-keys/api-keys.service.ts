@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../../common/config';
+import { Transaction, transactionOf } from '../../common/database';
 import { hmacSha256Hex, ServerSecrets, sha256Hex } from '../../common/crypto';
 import { AppError } from '../../common/errors';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
@@ -65,11 +65,11 @@ export class ApiKeysService {
     }
     const deviceLimit = input.deviceLimit ?? 0;
     await this.policy.checkNewKey({ orgId: by.orgId, role, deviceLimit });
-    return this.repository.transaction((tx) => this.issue(by, { ...input, role, deviceLimit }, tx));
+    return this.repository.writeTransaction((tx) => this.issue(by, { ...input, role, deviceLimit }, tx));
   }
 
   /** Writes a key inside `tx` (sign-up and provisioning create the org, its owner and the bootstrap key together). */
-  async issue(by: KeyActor, input: NewApiKey, tx: EntityManager): Promise<CreatedApiKey> {
+  async issue(by: KeyActor, input: NewApiKey, tx: Transaction): Promise<CreatedApiKey> {
     const rawKey = generateApiKey(this.config.apiKeyPrefix);
     const entity = await this.repository.insert(
       {
@@ -141,7 +141,7 @@ export class ApiKeysService {
           target: { type: 'api_key', id: keyId },
           details: { label: key.label, key_prefix: key.keyPrefix },
         },
-        tx,
+        transactionOf(tx),
       );
     });
     this.revocationEpoch += 1;

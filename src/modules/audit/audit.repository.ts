@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
+import type { Transaction } from '../../common/database';
 import { AuditEventEntity, AuditEventSchema } from './audit-event.entity';
 
 export interface AuditQuery {
@@ -15,10 +16,10 @@ export interface AuditQuery {
 export class AuditRepository {
   constructor(private readonly em: EntityManager) {}
 
-  async insert(row: Omit<AuditEventEntity, 'id' | 'seq'>, tx?: EntityManager): Promise<void> {
-    const em = tx ?? this.em.fork();
-    em.persist(em.create(AuditEventSchema, { ...row, id: `aud_${randomUUID().replace(/-/g, '')}` }));
-    if (!tx) await em.flush();
+  async insert(row: Omit<AuditEventEntity, 'id' | 'seq'>, tx?: Transaction): Promise<void> {
+    const event = { ...row, id: `aud_${randomUUID().replace(/-/g, '')}` };
+    if (tx) await tx.insertAll(AuditEventSchema, [event]);
+    else await this.em.fork().insert(AuditEventSchema, event);
   }
 
   async find(query: AuditQuery): Promise<AuditEventEntity[]> {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EntityManager } from '@mikro-orm/knex';
+import type { Transaction } from '../../common/database';
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { AuditEventEntity } from './audit-event.entity';
 import { AuditRepository } from './audit.repository';
@@ -12,8 +12,8 @@ export class AuditService {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
   ) {}
 
-  /** Pass the unit of work of the change it describes, so both commit together. */
-  async record(entry: AuditEntry, tx?: EntityManager): Promise<void> {
+  /** Pass the transaction of the change it describes, so both commit together. */
+  async record(entry: AuditEntry, tx?: Transaction): Promise<void> {
     await this.repository.insert(
       {
         orgId: entry.orgId ?? null,

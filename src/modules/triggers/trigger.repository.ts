@@ -259,7 +259,7 @@ export class TriggerRepository {
     orgId: string,
     fireId: string,
     outcome: OutcomeFields,
-    alsoWrite: (tx: EntityManager) => Promise<void>,
+    alsoWrite: (tx: Transaction) => Promise<void>,
   ): Promise<boolean> {
     return this.em.fork().transactional(async (tx) => {
       const updated = await tx.nativeUpdate(
@@ -268,7 +268,7 @@ export class TriggerRepository {
         outcome,
       );
       if (updated !== 1) return false;
-      await alsoWrite(tx);
+      await alsoWrite(transactionOf(tx));
       return true;
     });
   }
