@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { AppError, StartupError, toErrorBody } from '../../src/common/errors';
+import { MetricsService } from '../../src/common/metrics/metrics.service';
 import { EngineService } from '../../src/modules/engine/engine.service';
 import { SimulationService } from '../../src/modules/simulation/simulation.service';
 import { REPO_ROOT } from '../support/daemon-process';
+import { runningOneOf, servingWorkersUnder } from '../support/engine-processes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 // Real processes on a shared machine: start-up can take seconds under load.
@@ -225,7 +227,8 @@ describe('engine with the real binary', () => {
   });
 
   it('retries once on another worker when a worker is killed mid-request', async () => {
-    const { engine, simulation } = services(await boot({ ENGINE_POOL_SIZE: '2' }));
+    const t = await boot({ ENGINE_POOL_SIZE: '2' });
+    const { engine, simulation } = services(t);
     const body = {
       runs: 2_000_000,
       seed: 99,
@@ -237,15 +240,20 @@ describe('engine with the real binary', () => {
       },
     };
     const pending = simulation.simulate(ORG, body);
-    const busy = engine.workers().find((w) => w.state === 'busy');
-    expect(busy?.pid).toEqual(expect.any(Number));
-    process.kill(busy!.pid!, 'SIGKILL');
+    const workers = servingWorkersUnder(t.dataDir);
+    expect(workers).toHaveLength(2);
+    for (let i = 0; i < 250 && engine.status().pool.busy === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(engine.status().pool.busy).toBe(1);
+    const busy = await runningOneOf(workers);
+    expect(busy).toEqual(expect.any(Number));
+    process.kill(busy!, 'SIGKILL');
     const answered = await pending;
     expect(answered.engine_mode).toBe('pool');
     expect(engine.status().pool.restarts).toBe(1);
     const again = await simulation.simulate(ORG, body);
     expect(numbers(again as never)).toBe(numbers(answered as never));
-    expect(engine.workers().every((w) => w.pid !== busy!.pid)).toBe(true);
+    expect(servingWorkersUnder(t.dataDir)).not.toContain(busy);
   });
 
   it('answers engine_timeout when a computation overruns ENGINE_COMPUTE_TIMEOUT_S', async () => {
@@ -364,7 +372,11 @@ describe('engine failure paths with fake binaries', () => {
     expect(await codeOf(simulation.simulate(ORG, simple))).toBe('engine_busy');
     expect(await codeOf(stuck)).toBe('engine_timeout');
     expect(engine.status().pool.restarts).toBe(1);
-    for (let i = 0; i < 250 && !engine.workers().some((w) => w.state === 'idle'); i++) {
+    const live = t.app.get(MetricsService).registry.getSingleMetric('engine_workers_live')!;
+    // A replacement counts as live once it has said hello; with none busy, it is idle.
+    const isIdle = async () =>
+      engine.status().pool.busy === 0 && ((await live.get()).values[0]?.value ?? 0) >= 1;
+    for (let i = 0; i < 250 && !(await isIdle()); i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     const after = await simulation.simulate(ORG, simple);

@@ -1,14 +1,25 @@
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { CollisionLog, FileSource, FormatOptions, ParseLimits } from '../../src/modules/connectors/formats';
+import { MetricsService } from '../../src/common/metrics/metrics.service';
 import {
-  activeParseThreads,
   describeFileInThread,
-  queuedParses,
   readFileRecordsInThread,
 } from '../../src/modules/connectors/formats/parse-thread';
+import { ParseThreadMetrics } from '../../src/modules/connectors/parse-thread.metrics';
 import { parseLimits } from '../factories/parse-limits';
 import { xlsx } from '../factories/xlsx';
 import { connectorFailure } from '../support/connector-failure';
+
+const metrics = new MetricsService();
+new ParseThreadMetrics(metrics);
+
+/** A parse_threads_* gauge as the daemon's /metrics would show it now. */
+async function gauge(name: 'parse_threads_running' | 'parse_threads_queued'): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(name);
+  return (await metric!.get()).values[0]?.value ?? Number.NaN;
+}
+const activeParseThreads = () => gauge('parse_threads_running');
+const queuedParses = () => gauge('parse_threads_queued');
 
 function bytes(content: Buffer | string): FileSource {
   return { kind: 'bytes', bytes: Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8') };
@@ -34,7 +45,7 @@ function constantParquet(rows: number): Buffer {
 describe('parsing files on a parse thread, within limits', () => {
   const limits = parseLimits();
 
-  afterEach(() => expect(activeParseThreads()).toBe(0));
+  afterEach(async () => expect(await activeParseThreads()).toBe(0));
 
   it('reads and describes ordinary files, a __proto__ column included', async () => {
     expect(await readAll(bytes('id,__proto__\n1,a\n2,b\n'), { fileType: 'csv' }, limits)).toEqual([
@@ -97,10 +108,10 @@ describe('parsing files on a parse thread, within limits', () => {
       const first = [readers[0].next(), readers[1].next()];
       const third = readers[2].next();
       await Promise.all(first);
-      expect([activeParseThreads(), queuedParses()]).toEqual([2, 1]);
+      expect([await activeParseThreads(), await queuedParses()]).toEqual([2, 1]);
       await readers[0].return(undefined);
       expect((await third).value).toHaveLength(1000);
-      expect([activeParseThreads(), queuedParses()]).toEqual([2, 0]);
+      expect([await activeParseThreads(), await queuedParses()]).toEqual([2, 0]);
       await Promise.all(readers.map((reader) => reader.return(undefined)));
     }
     // A parse whose deadline passes while it waits leaves the queue with a timeout.
@@ -113,10 +124,10 @@ describe('parsing files on a parse thread, within limits', () => {
     const waiting = connectorFailure(
       describeFileInThread(csv, { fileType: 'csv' }, { limits: capped, signal: deadline.signal }),
     );
-    expect(queuedParses()).toBe(1);
+    expect(await queuedParses()).toBe(1);
     deadline.abort();
     expect((await waiting).errorType).toBe('timeout');
-    expect(queuedParses()).toBe(0);
+    expect(await queuedParses()).toBe(0);
     await holder.return(undefined);
   });
 
@@ -215,10 +226,10 @@ describe('parsing files on a parse thread, within limits', () => {
       { fileType: 'csv' },
       { limits, signal: controller.signal },
     );
-    while (activeParseThreads() === 0) await new Promise((resolve) => setImmediate(resolve));
+    while ((await activeParseThreads()) === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     const error = await connectorFailure(parse);
     expect(error.errorType).toBe('timeout');
-    expect(activeParseThreads()).toBe(0);
+    expect(await activeParseThreads()).toBe(0);
   });
 });

@@ -235,7 +235,7 @@ describe('file parsers under fuzzing: a typed ConnectorError or rows, never a ra
       outcomes.push(...(await Promise.all(parses)));
     }
     expect(outcomes.filter((outcome) => outcome !== '2')).toEqual([]);
-    expect(built.activeParseThreads()).toBe(0);
+    expect(built.parseThreadLoad().running).toBe(0);
   });
 
   // Parquet on its parse thread, as every ingest reads it: hyparquet's RLE decoder loops over a damaged run's claimed
@@ -250,6 +250,6 @@ describe('file parsers under fuzzing: a typed ConnectorError or rows, never a ra
       }),
       runsOf(0.1),
     );
-    expect(built.activeParseThreads()).toBe(0);
+    expect(built.parseThreadLoad().running).toBe(0);
   });
 });

@@ -24,3 +24,20 @@ export function servingWorkersUnder(dir: string): number[] {
       }
     });
 }
+
+/** The one of these processes that is running (computing) rather than asleep on its socket, once there is one. */
+export async function runningOneOf(pids: readonly number[]): Promise<number | undefined> {
+  for (let i = 0; i < 200; i++) {
+    const running = pids.filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2).startsWith('R');
+      } catch {
+        return false;
+      }
+    });
+    if (running.length === 1) return running[0];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return undefined;
+}

@@ -2,6 +2,7 @@ import { Inject, Module, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { FastifyInstance } from 'fastify';
 import { DatabaseModule } from '../../common/database';
+import { MetricsModule } from '../../common/metrics/metrics.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { StorageQuotaModule } from '../storage-quota/storage-quota.module';
@@ -12,6 +13,7 @@ import { ConnectorsController } from './connectors.controller';
 import { ConnectorsService } from './connectors.service';
 import { ImportAreas } from './import-areas';
 import { LeftoverFileSweeper } from './leftover-files';
+import { ParseThreadMetrics } from './parse-thread.metrics';
 import { PreviewRateLimiter } from './preview-rate-limiter';
 import { WindowCounters } from '../../common/rate-limits';
 
@@ -21,6 +23,7 @@ import { WindowCounters } from '../../common/rate-limits';
     DatabaseModule.forFeature([ConnectorSchema]),
     AccountsModule,
     StorageQuotaModule,
+    MetricsModule,
   ],
   controllers: [ConnectorsController],
   providers: [
@@ -31,6 +34,7 @@ import { WindowCounters } from '../../common/rate-limits';
     ConnectorUploads,
     LeftoverFileSweeper,
     ImportAreas,
+    ParseThreadMetrics,
   ],
   exports: [ConnectorsService],
 })

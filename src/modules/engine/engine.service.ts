@@ -125,11 +125,6 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     };
   }
 
-  /** The workers' pids and states, for operators' diagnostics and the integration tests. */
-  workers(): { slot: number; pid: number | undefined; state: string; served: number }[] {
-    return this.pool?.status().workers ?? [];
-  }
-
   /** Engine errors (503, 504) carry the engine_mode at the time, as every simulate answer does. */
   async simulate(request: EngineRequest, ticket: EngineTicket = INTERACTIVE_TICKET): Promise<EngineOutcome> {
     try {

@@ -37,14 +37,9 @@ const ENTRY = compiledEntry(__dirname, 'parse-worker');
 const live = new Set<Worker>();
 const slots = new ParseSlots();
 
-/** Parse threads running now (tests check that a deadline leaves none behind). */
-export function activeParseThreads(): number {
-  return live.size;
-}
-
-/** Parses waiting for a thread because the appliance-wide caps are reached. */
-export function queuedParses(): number {
-  return slots.queued;
+/** Parse threads running now, and parses waiting for one because the appliance-wide caps are reached. */
+export function parseThreadLoad(): { readonly running: number; readonly queued: number } {
+  return { running: live.size, queued: slots.queued };
 }
 
 const slotLimitsOf = (limits: ParseLimits) => ({
