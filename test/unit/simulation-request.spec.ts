@@ -243,6 +243,14 @@ describe('validateSimulationRequest', () => {
       'must contain at most 64 actions',
     ],
     [
+      withScenario((s) => {
+        for (let i = 0; i < 65; i++) s.variables[`v${i}`] = { low: 0, high: 1 };
+        s.correlations = Array.from({ length: 64 }, (_, i) => ({ a: `v${i}`, b: `v${i + 1}`, rank: 0.1 }));
+      }),
+      'scenario.correlations',
+      'may correlate at most 64 distinct variables',
+    ],
+    [
       withScenario((s) => (s.colour = 'red')),
       'scenario.colour',
       'is not a known field; allowed fields are objective, target, variables, correlations_from_data, model, actions, correlations, adjust_correlations',

@@ -233,30 +233,3 @@ export function engineDraws(seed: bigint, variables: readonly VariableSpec[], ru
   }
   return out;
 }
-
-/** Spearman's rank correlation (mid-ranks for ties), as the engine reports `achieved`. */
-export function spearman(x: readonly number[], y: readonly number[]): number {
-  const rank = (values: readonly number[]): number[] => {
-    const order = values.map((_, i) => i).sort((a, b) => values[a] - values[b] || a - b);
-    const ranks = new Array<number>(values.length);
-    for (let i = 0; i < order.length;) {
-      let j = i;
-      while (j + 1 < order.length && values[order[j + 1]] === values[order[i]]) j++;
-      for (let m = i; m <= j; m++) ranks[order[m]] = (i + j) / 2;
-      i = j + 1;
-    }
-    return ranks;
-  };
-  const rx = rank(x);
-  const ry = rank(y);
-  const mid = (x.length - 1) / 2;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < x.length; i++) {
-    sxy += (rx[i] - mid) * (ry[i] - mid);
-    sxx += (rx[i] - mid) ** 2;
-    syy += (ry[i] - mid) ** 2;
-  }
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
-}

@@ -46,6 +46,7 @@ import {
   DISTRIBUTIONS,
   MAX_ACTION_NAME_LENGTH,
   MAX_ACTIONS,
+  MAX_CORRELATED_VARIABLES,
   MAX_MAGNITUDE,
   MAX_MODEL_LENGTH,
   MAX_NAME_LENGTH,
@@ -314,7 +315,13 @@ export class ScenarioDto {
   actions?: readonly ActionDto[];
 
   @IfPresent()
-  @Problem((correlations) => (Array.isArray(correlations) ? undefined : 'must be an array of {a, b, rank}'))
+  @Problem((correlations) => {
+    if (!Array.isArray(correlations)) return 'must be an array of {a, b, rank}';
+    const named = new Set(correlations.flatMap((pair) => (isPlainObject(pair) ? [pair.a, pair.b] : [])));
+    return named.size > MAX_CORRELATED_VARIABLES
+      ? `may correlate at most ${MAX_CORRELATED_VARIABLES} distinct variables`
+      : undefined;
+  })
   @ValidateNested({ message: CORRELATION_PROBLEM })
   @RawField(toCorrelations)
   @ApiPropertyOptional({
