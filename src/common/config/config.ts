@@ -101,6 +101,8 @@ const SCHEMA = {
   importDir: ['SERVICE_IMPORT_DIR', optionalText()],
   importGrants: ['SERVICE_IMPORT_GRANTS', pathGrants()],
   queryTimeoutS: ['SERVICE_QUERY_TIMEOUT_S', seconds(30)],
+  queryMemoryMb: ['SERVICE_QUERY_MEMORY_MB', integer(512, { min: 64, max: 1_048_576 })],
+  queryThreads: ['SERVICE_QUERY_THREADS', integer(2, { min: 1, max: 256 })],
   sqlReportTimeoutS: ['SERVICE_SQL_REPORT_TIMEOUT_S', seconds(30)],
   sqlReportMaxRows: ['SERVICE_SQL_REPORT_MAX_ROWS', integer(10000, { min: 1, max: 1_000_000 })],
   sqlReportMaxBytes: [
@@ -151,6 +153,8 @@ export interface DerivedPaths {
   readonly keysDir: string;
   readonly mailOutboxDir: string;
   readonly datasetsDir: string;
+  /** Where DuckDB spills what does not fit SERVICE_QUERY_MEMORY_MB (queries and dataset builds). */
+  readonly queryTempDir: string;
   readonly importDir: string;
   readonly runDir: string;
   readonly tlsDir: string;
@@ -248,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     keysDir: abs(parsed.keysDir ?? join(dataDir, 'keys')),
     mailOutboxDir: join(dataDir, 'outbox', 'mail'),
     datasetsDir,
+    queryTempDir: join(dataDir, 'tmp', 'duckdb'),
     importDir: abs(parsed.importDir ?? defaultImportDir(parsed, dataDir, datasetsDir)),
     runDir,
     tlsDir: join(dataDir, 'tls'),

@@ -108,6 +108,10 @@ export const ERROR_CATALOGUE = {
   runtime_timeout: { status: 504, message: 'The runtime-library daemon did not answer in time.' },
   engine_timeout: { status: 504, message: 'The computation exceeded its time budget.' },
   query_timeout: { status: 504, message: 'The query exceeded its time budget.' },
+  query_too_expensive: {
+    status: 422,
+    message: 'The query needs more memory than the daemon grants one query (SERVICE_QUERY_MEMORY_MB).',
+  },
   insufficient_storage: {
     status: 507,
     message: 'The appliance or the organization has no storage left for this.',
