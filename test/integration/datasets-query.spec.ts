@@ -97,7 +97,7 @@ describe('datasets and queries (services over real files)', () => {
       measures: ['units', 'revenue'],
       time_columns: ['order_date'],
     });
-    expect(existsSync(join(t.config.datasetsDir, `${id}.sqlite`))).toBe(true);
+    expect(existsSync(join(t.config.datasetsDir, `${id}.duckdb`))).toBe(true);
   });
 
   it('answers select + limit in source order with a total-order plan', async () => {
@@ -257,7 +257,7 @@ describe('datasets and queries (services over real files)', () => {
     expect(report.truncated).toBe(true);
   });
 
-  it('defines formula columns that queries select, filter and aggregate inside SQLite', async () => {
+  it('defines formula columns that queries select, filter and aggregate inside DuckDB', async () => {
     const formulas = t.app.get(FormulasService);
     const schema = (await formulas.set(orgA, id, [
       { name: 'unit_revenue', expression: 'revenue / units' },
@@ -320,7 +320,7 @@ describe('datasets and queries (services over real files)', () => {
     expect(latest.map((d) => [d.dataset_name, d.version])).toEqual([['sales', 2]]);
     expect((await datasets.list(orgA, { allVersions: true })).map((d) => d.version)).toEqual([2, 1]);
     await datasets.delete(orgA, second.id);
-    expect(existsSync(join(t.config.datasetsDir, `${second.id}.sqlite`))).toBe(false);
+    expect(existsSync(join(t.config.datasetsDir, `${second.id}.duckdb`))).toBe(false);
     expect((await rejection(datasets.get(orgA, second.id))).code).toBe('dataset_not_found');
   });
 });

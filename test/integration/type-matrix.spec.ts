@@ -4,6 +4,7 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { readDatasetFile, TEST_BUILD } from '../support/dataset-files';
 import ExcelJS from 'exceljs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { createClient } from 'redis';
@@ -65,19 +66,17 @@ async function ingest<C>(
   selection: RowSelection,
   ctx: DriverContext,
 ): Promise<Record<string, Cell[]>> {
-  const path = join(scratch, `d${++files}.sqlite`);
-  const writer = DatasetFileWriter.create(path);
+  const path = join(scratch, `d${++files}.duckdb`);
+  const writer = await DatasetFileWriter.create(path, TEST_BUILD);
   const batches: AsyncIterable<RowBatch> = driver.readTables
     ? driver.readTables(config, selection, ctx)
     : driver.readRows(config, selection, ctx);
   for await (const batch of batches) await writer.addBatch(batch);
   const written = await writer.finish();
-  const db = new Database(path, { readonly: true });
-  const rows = db.prepare('select * from data order by _row').all() as Record<
+  const rows = (await readDatasetFile(path, 'select * from rows order by _row')) as Record<
     string,
     string | number | null
   >[];
-  db.close();
   return Object.fromEntries(
     written.columns.map((column) => [
       column.name,

@@ -282,8 +282,8 @@ describe.each([
     });
   });
 
-  describe('dataset summary builds', () => {
-    it('run once at a time per version: a replica finding another building skips, and builds once it is done', async () => {
+  describe('dataset file leases', () => {
+    it('run once at a time per version: a replica finding another converting skips, and converts once it is done', async () => {
       const a = new DatasetRepository(replicas.a.em);
       const b = new DatasetRepository(replicas.b.em);
       const builds: string[] = [];
@@ -293,7 +293,7 @@ describe.each([
       };
       if (replicas.a === replicas.b) {
         // SQLite: one daemon per file, whose builds run one at a time anyway.
-        expect(await a.whileHoldingSummaryBuild('ds_1', build('a'))).toBe(true);
+        expect(await a.whileHoldingFileLease('ds_1', build('a'))).toBe(true);
         expect(builds).toEqual(['a']);
         return;
       }
@@ -301,18 +301,18 @@ describe.each([
       const building = new Promise<void>((resolve) => (finish = resolve));
       let started!: () => void;
       const holding = new Promise<void>((resolve) => (started = resolve));
-      const first = a.whileHoldingSummaryBuild('ds_1', async () => {
+      const first = a.whileHoldingFileLease('ds_1', async () => {
         builds.push('a');
         started();
         await building;
       });
       await holding;
-      expect(await b.whileHoldingSummaryBuild('ds_1', build('b'))).toBe(false);
+      expect(await b.whileHoldingFileLease('ds_1', build('b'))).toBe(false);
       // Another version is not held up by it.
-      expect(await b.whileHoldingSummaryBuild('ds_2', build('b2'))).toBe(true);
+      expect(await b.whileHoldingFileLease('ds_2', build('b2'))).toBe(true);
       finish();
       expect(await first).toBe(true);
-      expect(await b.whileHoldingSummaryBuild('ds_1', build('b'))).toBe(true);
+      expect(await b.whileHoldingFileLease('ds_1', build('b'))).toBe(true);
       expect(builds).toEqual(['a', 'b2', 'b']);
     });
   });

@@ -1,6 +1,5 @@
 import { rmSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { TextTable } from '../../src/modules/connectors/connectors.types';
 import { DatasetFileWriter } from '../../src/modules/datasets/dataset-file-writer';
 import { DistinctCounter } from '../../src/modules/datasets/distinct-counter';
@@ -12,6 +11,7 @@ import {
   typeOfKinds,
 } from '../../src/modules/datasets/value-kinds';
 import { makeTempDir } from '../support/test-app';
+import { datasetColumnTypes, readDatasetFile, TEST_BUILD } from '../support/dataset-files';
 
 describe('value classification', () => {
   const classifier = new ValueClassifier();
@@ -158,8 +158,8 @@ describe('dataset file writer', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes typed rows with a row ordinal, profiles columns and leaves a read-only file', async () => {
-    const path = join(dir, 'd.sqlite');
-    const writer = DatasetFileWriter.create(path);
+    const path = join(dir, 'd.duckdb');
+    const writer = await DatasetFileWriter.create(path, TEST_BUILD);
     await writer.addBatch([
       { id: '1', region: 'West', revenue: '10.5', day: '2024-01-01', ok: 'true' },
       { id: '2', region: 'East', revenue: '3', day: '2024-01-03', ok: 'false' },
@@ -185,18 +185,26 @@ describe('dataset file writer', () => {
     expect(existsSync(`${path}.partial`)).toBe(false);
     expect(statSync(path).mode & 0o777).toBe(0o400);
 
-    const db = new Database(path, { readonly: true });
-    expect(db.prepare('select * from data order by _row').all()).toEqual([
+    expect(await readDatasetFile(path, 'select * from rows order by _row')).toEqual([
       { _row: 1, id: 1, region: 'West', revenue: 10.5, day: '2024-01-01', ok: 1, extra: null },
       { _row: 2, id: 2, region: 'East', revenue: 3, day: '2024-01-03', ok: 0, extra: null },
       { _row: 3, id: 3, region: '', revenue: 7.25, day: '2024-01-02', ok: 1, extra: 'late' },
     ]);
-    db.close();
+    expect(await datasetColumnTypes(path)).toEqual({
+      _row: 'BIGINT',
+      id: 'BIGINT',
+      region: 'VARCHAR',
+      revenue: 'DECIMAL(18,2)',
+      day: 'VARCHAR',
+      ok: 'BOOLEAN',
+      extra: 'VARCHAR',
+    });
+    expect(await readDatasetFile(path, 'select * from _ds_meta')).toEqual([{ key: 'layout', value: '1' }]);
   });
 
-  it('keeps order and values across many messages to the writer thread and a column that appears late', async () => {
-    const path = join(dir, 'd.sqlite');
-    const writer = DatasetFileWriter.create(path);
+  it('keeps order and values across many appends and a column that appears late', async () => {
+    const path = join(dir, 'd.duckdb');
+    const writer = await DatasetFileWriter.create(path, TEST_BUILD);
     for (let start = 0; start < 40_000; start += 1000) {
       await writer.addBatch(
         Array.from({ length: 1000 }, (_, i) => ({
@@ -217,44 +225,35 @@ describe('dataset file writer', () => {
       ['empty', 'string', 1],
       ['late', 'string', 40_000],
     ]);
-    const db = new Database(path, { readonly: true });
-    const mismatches = db
-      .prepare(
-        `select count(*) as c from data where _row <= 40000 and (_row <> n + 1 or half <> n + 0.5
-           or label <> 'row ' || n or typeof(n) <> 'integer' or (empty = '') <> (n % 3 = 0))`,
-      )
-      .get() as { c: number };
+    const [mismatches] = await readDatasetFile(
+      path,
+      `select count(*) as c from rows where _row <= 40000 and (_row <> n + 1 or half <> n + 0.5
+         or label <> 'row ' || n or (empty = '') <> (n % 3 = 0))`,
+    );
     expect(mismatches.c).toBe(0);
-    expect(
-      db.prepare('select typeof(half) as t, count(*) as c from data group by 1 order by 1').all(),
-    ).toEqual([
-      { t: 'null', c: 1 },
-      { t: 'real', c: 40_000 },
-    ]);
-    expect(db.prepare('select _row, n, late from data where late is not null').all()).toEqual([
+    expect(await datasetColumnTypes(path)).toMatchObject({ n: 'BIGINT', half: 'DECIMAL(18,1)' });
+    expect(await readDatasetFile(path, 'select count(half) as c from rows')).toEqual([{ c: 40_000 }]);
+    expect(await readDatasetFile(path, 'select _row, n, late from rows where late is not null')).toEqual([
       { _row: 40_001, n: 40_000, late: 'yes' },
     ]);
-    db.close();
   });
 
   it('widens a column that mixes numbers and text to text', async () => {
-    const path = join(dir, 'd.sqlite');
-    const writer = DatasetFileWriter.create(path);
+    const path = join(dir, 'd.duckdb');
+    const writer = await DatasetFileWriter.create(path, TEST_BUILD);
     await writer.addBatch([{ code: '10' }, { code: '2' }, { code: 'A7' }]);
     const written = await writer.finish();
     expect(written.columns[0]).toMatchObject({ type: 'string', min: '10', max: 'A7' });
-    const db = new Database(path, { readonly: true });
-    expect(db.prepare('select code, typeof(code) as t from data order by _row').all()).toEqual([
-      { code: '10', t: 'text' },
-      { code: '2', t: 'text' },
-      { code: 'A7', t: 'text' },
+    expect(await readDatasetFile(path, 'select code, typeof(code) as t from rows order by _row')).toEqual([
+      { code: '10', t: 'VARCHAR' },
+      { code: '2', t: 'VARCHAR' },
+      { code: 'A7', t: 'VARCHAR' },
     ]);
-    db.close();
   });
 
   it('gives colliding, empty and reserved names distinct column names', async () => {
-    const path = join(dir, 'd.sqlite');
-    const writer = DatasetFileWriter.create(path);
+    const path = join(dir, 'd.duckdb');
+    const writer = await DatasetFileWriter.create(path, TEST_BUILD);
     await writer.addBatch([{ Name: 'a', name: 'b', '': 'c', _row: 'd', 'a"b': 'e' }]);
     expect((await writer.finish()).columns.map((c) => c.name)).toEqual([
       'Name',
@@ -302,16 +301,14 @@ describe('dataset file writer', () => {
     ];
     const write = async (name: string, batches: (TextTable | Record<string, unknown>[])[]) => {
       const path = join(dir, name);
-      const writer = DatasetFileWriter.create(path);
+      const writer = await DatasetFileWriter.create(path, TEST_BUILD);
       for (const batch of batches) await writer.addBatch(batch);
       const written = await writer.finish();
-      const db = new Database(path, { readonly: true });
-      const rows = db.prepare('select *, typeof(price) as t from data order by _row').all();
-      db.close();
+      const rows = await readDatasetFile(path, 'select *, typeof(price) as t from rows order by _row');
       return { written, rows };
     };
-    const fromTables = await write('tables.sqlite', tables);
-    const fromRecords = await write('records.sqlite', records);
+    const fromTables = await write('tables.duckdb', tables);
+    const fromRecords = await write('records.duckdb', records);
     expect(fromTables).toEqual(fromRecords);
     expect(fromTables.rows[3]).toEqual({
       _row: 4,
@@ -321,7 +318,7 @@ describe('dataset file writer', () => {
       price: 7,
       ok: 1,
       late: 'x',
-      t: 'integer',
+      t: 'DECIMAL(18,3)',
     });
     expect(fromTables.written.columns.map((c) => [c.name, c.type])).toEqual([
       ['id', 'integer'],
@@ -334,8 +331,8 @@ describe('dataset file writer', () => {
   });
 
   it('leaves nothing behind when aborted', async () => {
-    const path = join(dir, 'd.sqlite');
-    const writer = DatasetFileWriter.create(path);
+    const path = join(dir, 'd.duckdb');
+    const writer = await DatasetFileWriter.create(path, TEST_BUILD);
     await writer.addBatch([{ a: 1 }]);
     await writer.abort();
     expect(existsSync(`${path}.partial`)).toBe(false);

@@ -1,43 +1,24 @@
-import { chmodSync, closeSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { isTextTable, RowBatch, TextTable } from '../connectors/connectors.types';
 import { ColumnProfile, ColumnSchema } from './column-profile';
 import { DATA_TABLE, identifierKey, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
-import { KIND_INTEGER, StoredValue, ValueClassifier } from './value-kinds';
-import {
-  PackedRows,
-  startWriteWorker,
-  TAG_INTEGER,
-  TAG_NULL,
-  TAG_REAL,
-  TAG_TEXT,
-  TextFixup,
-  WriterReply,
-  WriterRequest,
-} from './dataset-write-worker';
+import { KIND_INTEGER, KIND_BOOLEAN, StoredValue, ValueClassifier } from './value-kinds';
+import { storageTypeOf, STORE_META_TABLE, STORE_LAYOUT_VERSION } from './dataset-store-layout';
 
 export const MAX_COLUMNS = 1000;
 const MAX_NAME_LENGTH = 200;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
-const ROWS_PER_GROUP = 64;
-/** Below SQLite's default limit of 32766 bound parameters per statement. */
-const MAX_PARAMETERS = 30_000;
-/**
- * Values per message to the writer thread. Posting costs a fixed fraction of a millisecond, so messages are not
- * small; but the text values of a message live until it is posted, and bigger messages let them outlive young
- * collections, which grows the heap (1 << 17 peaked 100 MB higher than this on a 1M-row CSV).
- */
-const CELLS_PER_MESSAGE = 1 << 14;
-/** Messages posted to the writer thread and not yet written; beyond it the source waits (bounded memory). */
-const MAX_IN_FLIGHT = 3;
+/** Values buffered before they are appended; a batch is appended whole, after any column change it needs. */
+const CELLS_PER_FLUSH = 1 << 16;
 
 export class DatasetShapeError extends Error {}
 
 /**
- * Writing the dataset's own file failed (its SQLite code or errno in `code`): the data connect ends `failed`, or 507
+ * Writing the dataset's own file failed (errno or DuckDB's error in `code`): the data connect ends `failed`, or 507
  * for a full disk. Not a failure of the daemon's database, whatever its code says.
  */
 export class DatasetFileError extends Error {
@@ -55,89 +36,99 @@ export interface WrittenDataset {
   readonly bytes: number;
 }
 
-interface TextBounds {
-  readonly min: string | null;
-  readonly max: string | null;
+export interface DatasetBuildOptions {
+  readonly memoryMb: number;
+  readonly tempDir: string;
 }
+
+/** How a column is held while it is built: its values so far decide it, and it only ever widens. */
+const enum Held {
+  Nothing = 0,
+  BigInt = 1,
+  Double = 2,
+  Varchar = 3,
+}
+
+const HELD_SQL = ['varchar', 'bigint', 'double', 'varchar'] as const;
 
 interface ColumnSlot {
   readonly key: string;
   readonly profile: ColumnProfile;
+  held: Held;
 }
 
 /**
- * Builds one dataset version's SQLite file from row batches, streaming: nothing but running column statistics and a
- * few batches in flight are kept in memory. Rows are converted and profiled on the calling thread while a writer
- * thread inserts the previous batches (each in its own transaction), so parsing and SQLite work overlap. The file is
- * built under a temporary name with journaling off (a crash leaves only a partial file to delete), then made
- * durable, renamed into place and left read-only.
+ * Builds one dataset version's DuckDB file from row batches, streaming: nothing but running column statistics and
+ * one buffered batch are kept in memory; DuckDB spills to the temp dir beyond its memory limit. Columns are held in
+ * the narrowest type their values so far allow and widened (ALTER) when a value does not fit, then given their
+ * schema type at the end. The file is built under a temporary name (a crash leaves only a partial file to delete),
+ * checkpointed, made durable, renamed into place and left read-only. See docs/datasets.md for the layout.
  */
 export class DatasetFileWriter {
-  private readonly worker: Worker;
   private readonly classifier = new ValueClassifier();
   private readonly slots: ColumnSlot[] = [];
   private readonly byKey = new Map<string, ColumnSlot>();
   private readonly usedNames = new Set<string>([identifierKey(ROW_COLUMN)]);
   private rowCount = 0;
-  private pending: PendingRows | undefined;
-  private inFlight = 0;
-  private failure: Error | undefined;
-  private wake: (() => void) | undefined;
-  private finishing:
-    { resolve: (bounds: readonly TextBounds[]) => void; reject: (error: Error) => void } | undefined;
+  private appended = 0;
+  private readonly values: StoredValue[] = [];
+  private readonly integers: boolean[] = [];
+  private appender: DuckDBAppender | undefined;
+  /** The type each column has in the file now; `held` may be ahead of it until the next append. */
+  private readonly declared = new Map<ColumnSlot, Held>();
   private closed = false;
 
   private constructor(
     private readonly partialPath: string,
     private readonly finalPath: string,
-  ) {
-    rmSync(partialPath, { force: true });
-    this.worker = startWriteWorker({
-      path: partialPath,
-      table: DATA_TABLE,
-      maxParameters: MAX_PARAMETERS,
-      rowsPerGroup: ROWS_PER_GROUP,
-    });
-    this.worker.on('message', (reply: WriterReply) => this.onReply(reply));
-    this.worker.on('error', (error: Error) => this.fail(error));
-    this.worker.on('exit', (code) => {
-      if (!this.closed) this.fail(new Error(`The dataset writer thread stopped (exit code ${code}).`));
-    });
-    this.send({
-      op: 'exec',
-      sql: `create table ${DATA_TABLE} (${quoteIdentifier(ROW_COLUMN)} integer primary key)`,
-    });
-  }
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
 
-  static create(finalPath: string): DatasetFileWriter {
-    return new DatasetFileWriter(`${finalPath}.partial`, finalPath);
+  static async create(finalPath: string, options: DatasetBuildOptions): Promise<DatasetFileWriter> {
+    const partialPath = `${finalPath}.partial`;
+    removeBuildFiles(partialPath);
+    mkdirSync(options.tempDir, { recursive: true, mode: 0o700 });
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(partialPath, {
+        threads: '1',
+        memory_limit: `${options.memoryMb}MB`,
+        temp_directory: options.tempDir,
+        preserve_insertion_order: 'true',
+        autoinstall_known_extensions: 'false',
+        autoload_known_extensions: 'false',
+      });
+    } catch (error) {
+      throw duckError(error);
+    }
+    const connection = await instance.connect();
+    const writer = new DatasetFileWriter(partialPath, finalPath, instance, connection);
+    await writer.exec(`create table ${DATA_TABLE} (${quoteIdentifier(ROW_COLUMN)} bigint not null)`);
+    return writer;
   }
 
   get rows(): number {
     return this.rowCount;
   }
 
-  /** Converts and profiles a batch for the writer thread, and waits only when too many rows are in flight. */
+  /** Converts and profiles a batch, and appends what is buffered once enough has gathered. */
   async addBatch(batch: RowBatch | readonly Record<string, unknown>[]): Promise<void> {
-    this.throwIfFailed();
-    if (isTextTable(batch)) this.addTable(batch);
-    else this.addRecords(batch);
-    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) {
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-    }
-    this.throwIfFailed();
+    if (this.closed) throw new DatasetFileError('The dataset writer is closed.');
+    if (isTextTable(batch)) await this.addTable(batch);
+    else await this.addRecords(batch);
+    if (this.values.length >= CELLS_PER_FLUSH) await this.appendBuffered();
   }
 
   /** A text table's cells are read in place: no record per row, and a column given twice keeps its last cell. */
-  private addTable(table: TextTable): void {
+  private async addTable(table: TextTable): Promise<void> {
     if (table.rows === 0) return;
     const cellOf = new Map<string, number>();
-    table.columns.forEach((name, index) => {
-      if (!this.byKey.has(name)) this.addColumn(name);
+    for (let index = 0; index < table.columns.length; index++) {
+      const name = table.columns[index];
+      if (!this.byKey.has(name)) await this.addColumn(name);
       cellOf.set(name, index);
-    });
+    }
     const slots = this.slots;
     const width = slots.length;
     const cells = slots.map((slot) => cellOf.get(slot.key) ?? -1);
@@ -145,7 +136,6 @@ export class DatasetFileWriter {
     const { text, ends } = table;
     const classifier = this.classifier;
     for (let row = 0, base = 0; row < table.rows; row++, base += tableWidth) {
-      const pending = (this.pending ??= new PendingRows(this.rowCount + 1, width));
       for (let i = 0; i < width; i++) {
         const cell = cells[i];
         let value: StoredValue;
@@ -155,64 +145,126 @@ export class DatasetFileWriter {
         } else {
           value = classifier.convert(null);
         }
-        pending.push(slots[i].profile.record(value), classifier.kind === KIND_INTEGER);
+        this.buffer(slots[i], slots[i].profile.record(value));
       }
       this.rowCount++;
-      if (++pending.rows === pending.capacity) this.post();
     }
   }
 
-  private addRecords(rows: readonly Record<string, unknown>[]): void {
+  private async addRecords(rows: readonly Record<string, unknown>[]): Promise<void> {
     if (rows.length === 0) return;
-    for (const row of rows) this.discoverColumns(row);
+    for (const row of rows) {
+      for (const key in row) {
+        if (!this.byKey.has(key)) await this.addColumn(key);
+      }
+    }
     const slots = this.slots;
     const width = slots.length;
-    const classifier = this.classifier;
     for (const row of rows) {
-      const pending = (this.pending ??= new PendingRows(this.rowCount + 1, width));
-      for (let i = 0; i < width; i++) {
-        const value = slots[i].profile.observe(row[slots[i].key]);
-        pending.push(value, classifier.kind === KIND_INTEGER);
-      }
+      for (let i = 0; i < width; i++) this.buffer(slots[i], slots[i].profile.observe(row[slots[i].key]));
       this.rowCount++;
-      if (++pending.rows === pending.capacity) this.post();
     }
   }
 
-  private post(): void {
-    const pending = this.pending;
-    if (!pending) return;
-    this.pending = undefined;
-    this.inFlight++;
-    const request = pending.toRequest();
-    this.worker.postMessage(request, [request.tags.buffer, request.numbers.buffer]);
+  /** Keeps a converted value for the next append and widens the column's held type when the value needs it. */
+  private buffer(slot: ColumnSlot, value: StoredValue): void {
+    const kind = this.classifier.kind;
+    const integer = kind === KIND_INTEGER || kind === KIND_BOOLEAN;
+    this.values.push(value);
+    this.integers.push(integer);
+    if (value === null) return;
+    const needed = typeof value === 'string' ? Held.Varchar : integer ? Held.BigInt : Held.Double;
+    if (needed > slot.held) slot.held = needed;
+  }
+
+  /** Appends the buffered rows, first giving every column the type they need (a column only ever widens). */
+  private async appendBuffered(): Promise<void> {
+    const width = this.slots.length;
+    const rows = width === 0 ? 0 : this.values.length / width;
+    if (rows === 0) return;
+    await this.applyHeldTypes();
+    const appender = (this.appender ??= await this.connection.createAppender(DATA_TABLE));
+    const slots = this.slots;
+    const { values, integers } = this;
+    try {
+      for (let row = 0, cell = 0; row < rows; row++) {
+        appender.appendBigInt(BigInt(this.appended + row + 1));
+        for (let i = 0; i < width; i++, cell++) {
+          const value = values[cell];
+          if (value === null) appender.appendNull();
+          else if (typeof value === 'string') appender.appendVarchar(value);
+          else if (slots[i].held === Held.Varchar) appender.appendVarchar(String(value));
+          else if (slots[i].held === Held.Double || !integers[cell]) appender.appendDouble(value);
+          else appender.appendBigInt(BigInt(value));
+        }
+        appender.endRow();
+      }
+      appender.flushSync();
+    } catch (error) {
+      throw duckError(error);
+    }
+    this.appended += rows;
+    values.length = 0;
+    integers.length = 0;
+  }
+
+  /** Columns whose held type changed since the last append are altered; the appender is reopened after. */
+  private async applyHeldTypes(): Promise<void> {
+    const changes = this.slots.filter(
+      (slot) => slot.held !== Held.Nothing && this.declared.get(slot) !== slot.held,
+    );
+    if (changes.length === 0) return;
+    this.closeAppender();
+    for (const slot of changes) {
+      await this.exec(
+        `alter table ${DATA_TABLE} alter ${quoteIdentifier(slot.profile.name)} type ${HELD_SQL[slot.held]}`,
+      );
+      this.declared.set(slot, slot.held);
+    }
+  }
+
+  private closeAppender(): void {
+    const appender = this.appender;
+    this.appender = undefined;
+    if (!appender) return;
+    try {
+      appender.closeSync();
+    } catch (error) {
+      throw duckError(error);
+    }
   }
 
   /** Finishes the file and returns its profile; the writer cannot be used afterwards. */
   async finish(): Promise<WrittenDataset> {
-    this.throwIfFailed();
-    this.post();
-    const fixups: TextFixup[] = [];
+    await this.appendBuffered();
+    this.closeAppender();
+    const columns: ColumnSchema[] = [];
     for (const slot of this.slots) {
-      if (!slot.profile.needsTextFixup) continue;
-      const column = quoteIdentifier(slot.profile.name);
-      fixups.push({
-        update: `update ${DATA_TABLE} set ${column} = cast(${column} as text) where typeof(${column}) in ('integer', 'real')`,
-        bounds: `select min(${column}) as min, max(${column}) as max from ${DATA_TABLE}`,
-      });
+      const profile = slot.profile;
+      const column = quoteIdentifier(profile.name);
+      const type = profile.type;
+      const target = await storageTypeOf(type, slot.held === Held.Nothing, (sql) => this.one(sql), column);
+      if (target !== HELD_SQL[slot.held] || slot.held === Held.Nothing) {
+        await this.exec(`alter table ${DATA_TABLE} alter ${column} type ${target}`);
+      }
+      if (profile.needsTextFixup) {
+        const bounds = await this.one(
+          `select min(${column})::varchar as min, max(${column})::varchar as max from ${DATA_TABLE}`,
+        );
+        columns.push(
+          profile.toSchema(this.rowCount, {
+            min: (bounds.min as string | null) ?? null,
+            max: (bounds.max as string | null) ?? null,
+          }),
+        );
+      } else {
+        columns.push(profile.toSchema(this.rowCount));
+      }
     }
-    const bounds = await new Promise<readonly TextBounds[]>((resolve, reject) => {
-      this.finishing = { resolve, reject };
-      this.send({ op: 'finish', fixups });
-    });
-    this.closed = true;
-    await this.worker.terminate();
-    let fixed = 0;
-    const columns = this.slots.map((slot) =>
-      slot.profile.needsTextFixup
-        ? slot.profile.toSchema(this.rowCount, bounds[fixed++])
-        : slot.profile.toSchema(this.rowCount),
-    );
+    await this.exec(`create table ${STORE_META_TABLE} (key varchar, value varchar)`);
+    await this.exec(`insert into ${STORE_META_TABLE} values ('layout', '${STORE_LAYOUT_VERSION}')`);
+    await this.exec('checkpoint');
+    this.close();
     try {
       syncFile(this.partialPath);
       chmodSync(this.partialPath, 0o400);
@@ -231,69 +283,66 @@ export class DatasetFileWriter {
     }
   }
 
-  /** Stops the writer thread and drops the partial file (after a failed source, for example). */
-  async abort(): Promise<void> {
+  /** Closes the file and drops it (after a failed source, for example). */
+  abort(): Promise<void> {
+    try {
+      this.close();
+    } catch {
+      // The file is dropped whatever state DuckDB was left in.
+    }
+    removeBuildFiles(this.partialPath);
+    return Promise.resolve();
+  }
+
+  private close(): void {
+    if (this.closed) return;
     this.closed = true;
-    await this.worker.terminate();
-    // A write that failed mid-transaction can leave a rollback journal beside the file, journaling off or not.
-    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(this.partialPath + suffix, { force: true });
-  }
-
-  private send(request: WriterRequest): void {
-    this.worker.postMessage(request);
-  }
-
-  private onReply(reply: WriterReply): void {
-    switch (reply.op) {
-      case 'written':
-        this.inFlight--;
-        break;
-      case 'finished':
-        this.finishing?.resolve(reply.bounds);
-        return;
-      case 'failed':
-        // The SQLite code survives the thread boundary, so a full disk is answered as one (507), not as a bug.
-        this.fail(new DatasetFileError(`Writing the dataset file failed: ${reply.message}`, reply.code));
-        return;
-    }
-    this.signal();
-  }
-
-  private fail(error: Error): void {
-    this.failure ??= error;
-    this.finishing?.reject(this.failure);
-    this.signal();
-  }
-
-  private signal(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure) throw this.failure;
-  }
-
-  private discoverColumns(row: Record<string, unknown>): void {
-    for (const key in row) {
-      if (!this.byKey.has(key)) this.addColumn(key);
+    try {
+      this.appender?.closeSync();
+    } finally {
+      this.appender = undefined;
+      this.connection.closeSync();
+      this.instance.closeSync();
     }
   }
 
-  private addColumn(key: string): void {
+  private async exec(sql: string): Promise<void> {
+    try {
+      await this.connection.run(sql);
+    } catch (error) {
+      throw duckError(error);
+    }
+  }
+
+  private async one(sql: string): Promise<Record<string, unknown>> {
+    try {
+      const reader = await this.connection.runAndReadAll(sql);
+      return reader.getRowObjectsJS()[0];
+    } catch (error) {
+      throw duckError(error);
+    }
+  }
+
+  private async addColumn(key: string): Promise<void> {
     if (this.slots.length >= MAX_COLUMNS) {
       throw new DatasetShapeError(`The source has more than ${MAX_COLUMNS} columns.`);
     }
     const name = this.uniqueName(key);
-    const slot = { key, profile: new ColumnProfile(name, this.classifier, this.rowCount) };
-    this.post();
-    this.send({ op: 'exec', sql: `alter table ${DATA_TABLE} add column ${quoteIdentifier(name)}` });
+    // Rows buffered so far have no cell for it: they go out first, and the column is null on them.
+    await this.appendBuffered();
+    this.closeAppender();
+    const slot: ColumnSlot = {
+      key,
+      profile: new ColumnProfile(name, this.classifier, this.rowCount),
+      held: Held.Nothing,
+    };
+    await this.exec(`alter table ${DATA_TABLE} add column ${quoteIdentifier(name)} varchar`);
+    this.declared.set(slot, Held.Varchar);
     this.slots.push(slot);
     this.byKey.set(key, slot);
   }
 
-  /** SQLite compares column names case-insensitively: a later name that collides gets a numeric suffix. */
+  /** Column names compare case-insensitively in DuckDB too: a later name that collides gets a numeric suffix. */
   private uniqueName(key: string): string {
     let base = key.replace(CONTROL_CHARACTERS, '_').trim().slice(0, MAX_NAME_LENGTH);
     if (base === '') base = `column_${this.slots.length + 1}`;
@@ -304,48 +353,18 @@ export class DatasetFileWriter {
   }
 }
 
-/** Rows being packed for the writer thread: posted when full, and before the columns change. */
-class PendingRows {
-  rows = 0;
-  readonly capacity: number;
-  private cell = 0;
-  private readonly tags: Uint8Array<ArrayBuffer>;
-  private readonly numbers: Float64Array<ArrayBuffer>;
-  private readonly texts: string[] = [];
+function removeBuildFiles(partialPath: string): void {
+  for (const suffix of ['', '.wal', '.tmp']) rmSync(partialPath + suffix, { force: true, recursive: true });
+}
 
-  constructor(
-    private readonly first: number,
-    private readonly width: number,
-  ) {
-    this.capacity = Math.max(1, Math.floor(CELLS_PER_MESSAGE / Math.max(1, width)));
-    this.tags = new Uint8Array(this.capacity * width);
-    this.numbers = new Float64Array(this.capacity * width);
-  }
-
-  push(value: StoredValue, isInteger: boolean): void {
-    const cell = this.cell++;
-    if (value === null) this.tags[cell] = TAG_NULL;
-    else if (typeof value === 'number') {
-      this.tags[cell] = isInteger ? TAG_INTEGER : TAG_REAL;
-      this.numbers[cell] = value;
-    } else {
-      this.tags[cell] = TAG_TEXT;
-      this.numbers[cell] = value.length;
-      this.texts.push(value);
-    }
-  }
-
-  toRequest(): PackedRows {
-    return {
-      op: 'rows',
-      first: this.first,
-      rows: this.rows,
-      width: this.width,
-      tags: this.tags.subarray(0, this.cell),
-      numbers: this.numbers.subarray(0, this.cell),
-      text: this.texts.join(''),
-    };
-  }
+/** DuckDB reports a full disk in its message only; the errno is recovered so it is answered 507. */
+function duckError(error: unknown): DatasetFileError {
+  if (error instanceof DatasetFileError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = /No space left on device/i.test(message) ? 'ENOSPC' : undefined;
+  // DuckDB's messages name the file: the client must not learn the data dir's paths.
+  const first = message.split('\n')[0].replace(/"\/[^"]*"/g, '"<dataset file>"');
+  return new DatasetFileError(`Writing the dataset file failed: ${first}`, code);
 }
 
 /**

@@ -34,12 +34,12 @@ export class DatasetRepository {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * Runs `work` (a version's summary build) while holding that version's build lease, and returns whether it ran.
-   * On PostgreSQL the lease is a transaction-scoped advisory lock taken without waiting: a replica that finds another
-   * building returns false at once, and a replica that dies drops the lock with its session, so the next one to need
-   * the summaries builds them. SQLite has one daemon per file: the work just runs.
+   * Runs `work` (a version's file conversion) while holding that version's lease, and returns whether it ran. On
+   * PostgreSQL the lease is a transaction-scoped advisory lock taken without waiting: a replica that finds another
+   * converting returns false at once, and a replica that dies drops the lock with its session, so the next start
+   * converts it. SQLite has one daemon per data dir: the work just runs.
    */
-  async whileHoldingSummaryBuild(datasetId: string, work: () => Promise<void>): Promise<boolean> {
+  async whileHoldingFileLease(datasetId: string, work: () => Promise<void>): Promise<boolean> {
     const em = this.em.fork();
     if (dialectOf(em.getPlatform()) !== 'postgresql') {
       await work();
@@ -48,12 +48,27 @@ export class DatasetRepository {
     return em.transactional(async (tx) => {
       const [lock] = await tx.execute<{ held: boolean }[]>(
         'select pg_try_advisory_xact_lock(hashtext(?)) as held',
-        [`dataset-summaries:${datasetId}`],
+        [`dataset-file:${datasetId}`],
       );
       if (!lock?.held) return false;
       await work();
       return true;
     });
+  }
+
+  /** Points a version at its converted file; only a row still naming `from` changes (another replica may be first). */
+  async replaceFileName(id: string, from: string, to: string): Promise<void> {
+    await this.em
+      .fork()
+      .getConnection()
+      .execute('update datasets set file_name = ? where id = ? and file_name = ?', [to, id, from]);
+  }
+
+  /** Versions whose file is still in the previous (SQLite) format. */
+  async withFileSuffix(suffix: string): Promise<DatasetRecord[]> {
+    return this.em
+      .fork()
+      .find(DatasetSchema, { fileName: { $like: `%${suffix}` } }, { orderBy: { id: 'asc' } });
   }
 
   async insert(record: DatasetRecord): Promise<void> {

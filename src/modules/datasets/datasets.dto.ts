@@ -16,6 +16,8 @@ import {
 } from 'class-validator';
 import { COLUMN_ROLES, ColumnRole, ColumnSchema, ColumnValue } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
+import { formulaSql } from './formula-sql';
+import { parseExpression } from '../../common/expression/expression';
 import { COLUMN_TYPES, ColumnType, EXACT_NUMERICS, ExactNumeric } from './value-kinds';
 import { ReadingStatement, toNestedDto } from '../../common/validation';
 
@@ -389,8 +391,15 @@ export function parseSchema(record: DatasetRecord): StoredSchema {
   return JSON.parse(record.schemaJson) as StoredSchema;
 }
 
+/**
+ * The stored formulas, their SQL translated again from their expression: a version written before the DuckDB
+ * dialect holds SQLite's text.
+ */
 export function parseFormulas(record: DatasetRecord): StoredFormula[] {
-  return JSON.parse(record.formulasJson) as StoredFormula[];
+  const stored = JSON.parse(record.formulasJson) as StoredFormula[];
+  if (stored.length === 0) return stored;
+  const names = new Set(parseSchema(record).columns.map((c) => c.name));
+  return stored.map((f) => ({ ...f, sql: formulaSql(parseExpression(f.expression, names)) }));
 }
 
 export function parseSource(record: DatasetRecord): DatasetSourceResponse {

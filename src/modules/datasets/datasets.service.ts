@@ -16,7 +16,6 @@ import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
 import { DatasetReaders } from './dataset-readers';
 import { DatasetFileWriter } from './dataset-file-writer';
-import { DatasetSummaries, ReadySummaries } from './dataset-summaries';
 import {
   CompactDatasetResponse,
   DatasetResponse,
@@ -33,6 +32,7 @@ import {
 } from './datasets.dto';
 import { queryHints } from './query-hints';
 import { ReadOnlyDatabase } from './readonly-database';
+import { DATASET_FILE_EXTENSION } from './dataset-store-layout';
 
 export interface IngestRequest {
   readonly orgId: string;
@@ -60,8 +60,6 @@ export interface OpenDataset {
   readonly columns: readonly ColumnSchema[];
   readonly formulas: readonly StoredFormula[];
   reader(): Promise<ReadOnlyDatabase>;
-  /** Its complete per-dimension summaries, or null while they are being built. */
-  summaries(): Promise<ReadySummaries | null>;
 }
 
 export class EmptySourceError extends Error {
@@ -70,37 +68,50 @@ export class EmptySourceError extends Error {
   }
 }
 
-/** What a build writes before its rename (summaries add `-<random>`), and SQLite's journal files beside it. */
-const PARTIAL_FILE = /\.partial(-[0-9a-f]{12})?(-journal|-wal|-shm)?$/;
-/** A version's own files: its rows (`ds_<id>.sqlite`) and its summaries (`ds_<id>.summaries.sqlite`). */
-const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(summaries\.)?sqlite$/;
+/**
+ * What a build writes before its rename and what sits beside it while open: DuckDB's `.wal`, and the previous
+ * format's summaries (`-<random>`) and SQLite journals.
+ */
+const PARTIAL_FILE = /\.partial(-[0-9a-f]{12})?(-journal|-wal|-shm|\.wal|\.tmp)?$/;
+/** A version's own files: its rows (`ds_<id>.duckdb`, `ds_<id>.sqlite` before conversion), and old summaries. */
+const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(duckdb|sqlite|summaries\.sqlite)$/;
+/** The previous format's precomputed summaries: DuckDB scans faster than they were read (docs/query.md). */
+const OLD_SUMMARIES_FILE = /^ds_[0-9a-f]{24}\.summaries\.sqlite$/;
 
 /** The dataset catalogue and files: ingest snapshots, list, describe, delete, formulas. */
 @Injectable()
 export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
-  private readonly readers = new DatasetReaders();
-  private readonly summaries = new DatasetSummaries(
-    this.readers,
-    (id, error) =>
-      this.logger.warn(
-        { event: 'dataset_summaries_failed', dataset_id: id, error: String(error) },
-        'dataset summaries failed',
-      ),
-    (id, build) => this.datasets.whileHoldingSummaryBuild(id, build),
-  );
+  private readonly readers: DatasetReaders;
 
   constructor(
     private readonly datasets: DatasetRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     private readonly quota: StorageQuotaService,
-  ) {}
+  ) {
+    this.readers = new DatasetReaders(this.queryBudget(), config.queryTimeoutS * 1000);
+  }
+
+  private queryBudget(): { memoryMb: number; threads: number; tempDir: string } {
+    return {
+      memoryMb: this.config.queryMemoryMb,
+      threads: this.config.queryThreads,
+      tempDir: this.config.queryTempDir,
+    };
+  }
 
   async onModuleInit(): Promise<void> {
     this.quota.registerSource('datasets', (orgId) => this.bytesOnDisk(orgId));
     mkdirSync(this.config.datasetsDir, { recursive: true, mode: 0o700 });
     this.removePartialFiles();
     await this.removeUncataloguedFiles();
+    this.removeOldSummaries();
+  }
+
+  private removeOldSummaries(): void {
+    for (const name of readdirSync(this.config.datasetsDir)) {
+      if (OLD_SUMMARIES_FILE.test(name)) rmSync(join(this.config.datasetsDir, name), { force: true });
+    }
   }
 
   /**
@@ -152,7 +163,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.summaries.stop();
     await this.readers.closeAll();
   }
 
@@ -166,9 +176,12 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   ): Promise<DatasetRecord> {
     await this.quota.assertRoomFor(request.orgId, 1);
     const id = `ds_${randomBytes(12).toString('hex')}`;
-    const fileName = `${id}.sqlite`;
+    const fileName = `${id}${DATASET_FILE_EXTENSION}`;
     const started = process.hrtime.bigint();
-    const writer = DatasetFileWriter.create(join(this.config.datasetsDir, fileName));
+    const writer = await DatasetFileWriter.create(join(this.config.datasetsDir, fileName), {
+      memoryMb: this.config.queryMemoryMb,
+      tempDir: this.config.queryTempDir,
+    });
     let written;
     try {
       for await (const batch of batches) await writer.addBatch(batch);
@@ -206,7 +219,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       rmSync(join(this.config.datasetsDir, fileName), { force: true });
       throw error;
     }
-    this.summaries.schedule(id, join(this.config.datasetsDir, fileName), written.columns);
     this.logger.info(
       {
         event: 'dataset_ingested',
@@ -227,7 +239,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   /** Bytes on disk of every dataset version the org owns: its file and whatever sits beside it (summaries). */
   private async bytesOnDisk(orgId: string): Promise<number> {
     const owned = new Set(
-      (await this.datasets.fileNamesOfOrg(orgId)).map((name) => name.replace(/\.sqlite$/, '')),
+      (await this.datasets.fileNamesOfOrg(orgId)).map((name) => name.slice(0, name.indexOf('.'))),
     );
     if (owned.size === 0) return 0;
     let total = 0;
@@ -281,12 +293,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
 
   async schema(principal: Principal, id: string): Promise<DatasetSchemaResponse> {
     const record = await this.visible(principal.orgId, id);
-    const summaries = await this.summaries.readyDimensions(
-      record.id,
-      join(this.config.datasetsDir, record.fileName),
-      parseSchema(record).columns,
-    );
-    return { ...toSchemaResponse(record), summaries };
+    return { ...toSchemaResponse(record), summaries: [] };
   }
 
   /** Every version of the dataset's name, newest first. */
@@ -305,7 +312,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     await this.datasets.delete(record.id);
     this.readers.evict(record.id);
     rmSync(join(this.config.datasetsDir, record.fileName), { force: true });
-    this.summaries.forget(record.id, join(this.config.datasetsDir, record.fileName));
     this.logger.info(
       { event: 'dataset_deleted', dataset_id: record.id, org_id: record.orgId },
       'dataset deleted',
@@ -323,7 +329,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       columns,
       formulas: parseFormulas(record),
       reader: () => this.readers.get(record.id, filePath),
-      summaries: () => this.summaries.find(record.id, filePath, columns),
     };
   }
 

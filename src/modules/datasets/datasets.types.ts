@@ -4,8 +4,6 @@
  */
 export type { ColumnRole } from './column-profile';
 export { presentValue } from './column-profile';
-export type { ReadySummaries } from './dataset-summaries';
-export { SUMMARY_KEY, SUMMARY_ROWS, summaryColumn } from './dataset-summaries';
 export type { Row } from './readonly-database';
 export { isInterrupted, ReadOnlyDatabase } from './readonly-database';
 export { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';

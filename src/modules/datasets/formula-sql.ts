@@ -18,29 +18,35 @@ export function formulaType(expression: Expression): 'number' | 'boolean' {
 }
 
 /**
- * Translates an engine expression to one SQLite expression over the stored columns, so filters and aggregates on a
- * formula run inside SQLite. Names were checked by the parser against the dataset's columns; numbers are printed
- * from parsed values, so nothing of the request text reaches the SQL. Division is real division, as in the engine;
- * where the engine would give Infinity or NaN (division by zero, log of a negative) SQLite gives NULL.
+ * Translates an engine expression to one DuckDB expression over the stored columns, so filters and aggregates on a
+ * formula run inside DuckDB. Names were checked by the parser against the dataset's columns; numbers are printed
+ * from parsed values, so nothing of the request text reaches the SQL. Arithmetic is in doubles (booleans count as
+ * 1/0), as in the engine; where the engine would give Infinity or NaN (division by zero, log of a negative) the
+ * formula is NULL, as it was on SQLite.
  */
 export function formulaSql(expression: Expression): string {
+  const sql = termSql(expression);
+  return formulaType(expression) === 'number' ? `(case when isfinite(${sql}) then ${sql} end)` : sql;
+}
+
+function termSql(expression: Expression): string {
   switch (expression.kind) {
     case 'number':
       return Number.isInteger(expression.value) ? `${expression.value}.0` : String(expression.value);
     case 'name':
-      return quoteIdentifier(expression.name);
+      return `cast(${quoteIdentifier(expression.name)} as double)`;
     case 'negate':
-      return `(-${formulaSql(expression.operand)})`;
+      return `(-${termSql(expression.operand)})`;
     case 'binary': {
-      const left = formulaSql(expression.left);
-      const right = formulaSql(expression.right);
+      const left = termSql(expression.left);
+      const right = termSql(expression.right);
       switch (expression.operator) {
         case '+':
         case '-':
         case '*':
           return `(${left} ${expression.operator} ${right})`;
         case '/':
-          return `(cast(${left} as real) / ${right})`;
+          return `(${left} / nullif(${right}, 0))`;
         case '^':
           return `pow(${left}, ${right})`;
         case '<':
@@ -54,22 +60,24 @@ export function formulaSql(expression: Expression): string {
       break;
     }
     case 'call': {
-      const args = expression.args.map(formulaSql);
+      const args = expression.args.map(termSql);
       switch (expression.fn) {
         case 'if':
-          return `(case when ${args[0]} <> 0 then ${args[1]} else ${args[2]} end)`;
+          return `(case when cast(${args[0]} as double) <> 0 then ${args[1]} else ${args[2]} end)`;
         case 'min':
         case 'max':
-          // One-argument min/max would be SQLite's aggregate; the engine's is the identity.
-          return args.length === 1 ? args[0] : `${expression.fn}(${args.join(', ')})`;
+          // min/max are aggregates in DuckDB; the engine's are of their arguments (one: the identity).
+          return args.length === 1
+            ? args[0]
+            : `${expression.fn === 'min' ? 'least' : 'greatest'}(${args.join(', ')})`;
         case 'abs':
           return `abs(${args[0]})`;
         case 'sqrt':
-          return `sqrt(${args[0]})`;
+          return `(case when ${args[0]} >= 0 then sqrt(${args[0]}) end)`;
         case 'exp':
           return `exp(${args[0]})`;
         case 'log':
-          return `ln(${args[0]})`;
+          return `(case when ${args[0]} > 0 then ln(${args[0]}) end)`;
       }
     }
   }

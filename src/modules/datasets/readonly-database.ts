@@ -1,97 +1,92 @@
-import sqlite3 from 'sqlite3';
+import { mkdirSync } from 'node:fs';
+import { DuckDBDecimalValue, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import { AppError } from '../../common/errors';
+import { quoteIdentifier } from './sql-identifiers';
 
 export type Row = Record<string, unknown>;
+export type PlainValue = number | string | null;
 
-/** SQLite's result code for an interrupted statement, as node-sqlite3 reports it. */
-export function isInterrupted(error: unknown): boolean {
-  return sqliteCode(error) === 'SQLITE_INTERRUPT';
+export interface QueryBudget {
+  readonly memoryMb: number;
+  readonly threads: number;
+  readonly tempDir: string;
 }
 
-/** The SQLite result code of a driver error; native errors may come from another realm, so no instanceof. */
-export function sqliteCode(error: unknown): string | undefined {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+/** DuckDB's message for a statement stopped by `interrupt()`. */
+export function isInterrupted(error: unknown): boolean {
+  return error instanceof Error && /^INTERRUPT Error/i.test(error.message);
+}
+
+function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && /^Out of Memory Error/i.test(error.message);
 }
 
 /**
- * A read-only connection to dataset files through node-sqlite3: statements run on libuv's thread pool, so a long
- * query never blocks the event loop, and `interrupt()` stops one from a timer.
+ * Values as the query module's callers have always received them: numbers (64-bit integers and decimals as the
+ * double they were stored from), text, and booleans as 1/0.
+ */
+export function plainValue(value: DuckDBValue): PlainValue {
+  if (value === null) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  // JSON has no Infinity or NaN; the engine's answers carry them as null too.
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string') return value;
+  // The decimal's own digits, parsed once: the double the value was stored from, whatever its scale.
+  return value instanceof DuckDBDecimalValue ? Number(value.toString()) : value.toString();
+}
+
+/**
+ * One dataset version attached to the daemon's query instance. Each statement runs on a connection of its own, so
+ * a timeout interrupts exactly that statement; DuckDB runs it off the event loop.
  */
 export class ReadOnlyDatabase {
-  private constructor(private readonly db: sqlite3.Database) {}
+  constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly alias: string,
+    private readonly timeoutMs: number,
+    /** Columns stored as integers, decimals or booleans: sums over them are exact in any order. */
+    readonly exactColumns: ReadonlySet<string>,
+  ) {}
 
-  static open(file: string): Promise<ReadOnlyDatabase> {
-    return new Promise((resolve, reject) => {
-      const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => {
-        if (error) reject(error);
-        else resolve(new ReadOnlyDatabase(db));
+  async all<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const connection = await this.instance.connect();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      connection.interrupt();
+    }, this.timeoutMs);
+    try {
+      await connection.run(`use ${quoteIdentifier(this.alias)}`);
+      const reader = await connection.runAndReadAll(sql, params as DuckDBValue[]);
+      const names = reader.columnNames();
+      return reader.getRows().map((values) => {
+        const row: Row = {};
+        for (let i = 0; i < names.length; i++) row[names[i]] = plainValue(values[i]);
+        return row as T;
       });
-    });
+    } catch (error) {
+      if (timedOut && isInterrupted(error)) {
+        throw new AppError('query_timeout', `The query exceeded its ${this.timeoutMs / 1000} s budget.`);
+      }
+      if (isOutOfMemory(error)) throw new AppError('query_too_expensive');
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      connection.closeSync();
+    }
   }
+}
 
-  all<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    return new Promise((resolve, reject) => {
-      this.db.all(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as T[])));
-    });
-  }
-
-  exec(sql: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.db.exec(sql, (error) => (error ? reject(error) : resolve()));
-    });
-  }
-
-  run(sql: string, params: readonly unknown[] = []): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.db.run(sql, params, (error) => (error ? reject(error) : resolve()));
-    });
-  }
-
-  /**
-   * Streams rows to `onRow` until it returns false; the statement is then interrupted, so a huge result costs no
-   * more than the rows taken. Resolves with whether the statement ran to its end.
-   */
-  each(sql: string, params: readonly unknown[], onRow: (row: Row) => boolean): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      let stopped = false;
-      let failure: Error | null = null;
-      // node-sqlite3 reports a failing step to the row callback, not always to the completion callback.
-      this.db.each(
-        sql,
-        params,
-        (error: Error | null, row: Row) => {
-          if (error) {
-            failure ??= error;
-            return;
-          }
-          if (stopped) return;
-          if (!onRow(row)) {
-            stopped = true;
-            this.db.interrupt();
-          }
-        },
-        (error: Error | null) => {
-          // The failing step's report can arrive just after completion: decide one turn later.
-          setImmediate(() => {
-            const problem = error ?? failure;
-            if (stopped && (!problem || isInterrupted(problem))) resolve(false);
-            else if (problem) reject(problem);
-            else resolve(true);
-          });
-        },
-      );
-    });
-  }
-
-  limitAttachedDatabases(count: number): void {
-    this.db.configure('limit', sqlite3.LIMIT_ATTACHED, count);
-  }
-
-  interrupt(): void {
-    this.db.interrupt();
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => this.db.close(() => resolve()));
-  }
+/** The daemon's one DuckDB instance for dataset queries: its memory, threads and spill directory are the budget. */
+export async function openQueryInstance(budget: QueryBudget): Promise<DuckDBInstance> {
+  mkdirSync(budget.tempDir, { recursive: true, mode: 0o700 });
+  return DuckDBInstance.create(':memory:', {
+    threads: String(budget.threads),
+    memory_limit: `${budget.memoryMb}MB`,
+    max_temp_directory_size: '10GB',
+    temp_directory: budget.tempDir,
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
 }

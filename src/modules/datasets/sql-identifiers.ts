@@ -1,14 +1,14 @@
 /** The table holding a dataset's rows inside its file, and the row-ordinal column that gives every query a total
  * order. */
-export const DATA_TABLE = 'data';
+export const DATA_TABLE = 'rows';
 export const ROW_COLUMN = '_row';
 
-/** Quotes an identifier for SQLite. Only names taken from a stored schema are ever quoted, never request text. */
+/** Quotes an identifier for DuckDB (and SQLite). Only names taken from a stored schema are ever quoted, never request text. */
 export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-/** Column names as SQLite compares them (case-insensitively, ASCII only). */
+/** Column names as DuckDB and SQLite compare them (case-insensitively, ASCII only). */
 export function identifierKey(name: string): string {
   return name.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }

@@ -1,7 +1,7 @@
 import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from '../datasets/datasets.types';
 import { Condition, OrderTerm, QuerySpec, ScalarValue } from './query-grammar';
 
-export type SqlParam = string | number;
+export type SqlParam = string | number | boolean;
 
 export interface CompiledQuery {
   readonly sql: string;
@@ -12,9 +12,16 @@ export interface CompiledQuery {
 
 /** Resolves a validated column name to its SQL: a quoted stored column, or a formula's translated expression. */
 export type ColumnSql = (name: string) => string;
+/** Whether a column's sums are exact (integers, decimals): then the order DuckDB adds them in changes nothing. */
+export type IsExact = (name: string) => boolean;
 
-function bind(value: ScalarValue): SqlParam {
-  return typeof value === 'boolean' ? (value ? 1 : 0) : value;
+/**
+ * `sum`/`avg` of doubles depend on the order of the additions, which DuckDB's threads vary: over a double column or
+ * a formula they add the values in row order, one list per group, so the answer is the same at any thread count.
+ */
+function aggregateSql(fn: string, argument: string, exact: boolean): string {
+  if (exact || (fn !== 'sum' && fn !== 'avg')) return `${fn}(${argument})`;
+  return `list_${fn}(list(${argument} order by ${quoteIdentifier(ROW_COLUMN)}))`;
 }
 
 function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): string {
@@ -22,33 +29,33 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
   const scalar = c.value as ScalarValue;
   switch (c.op) {
     case 'eq':
-      params.push(bind(scalar));
+      params.push(scalar);
       return `${column} = ?`;
     case 'ne':
-      params.push(bind(scalar));
+      params.push(scalar);
       return `(${column} <> ? or ${column} is null)`;
     case 'lt':
-      params.push(bind(scalar));
+      params.push(scalar);
       return `${column} < ?`;
     case 'lte':
-      params.push(bind(scalar));
+      params.push(scalar);
       return `${column} <= ?`;
     case 'gt':
-      params.push(bind(scalar));
+      params.push(scalar);
       return `${column} > ?`;
     case 'gte':
-      params.push(bind(scalar));
+      params.push(scalar);
       return `${column} >= ?`;
     case 'in': {
       const values = c.value as readonly ScalarValue[];
-      for (const value of values) params.push(bind(value));
+      for (const value of values) params.push(value);
       return `${column} in (${values.map(() => '?').join(', ')})`;
     }
     case 'contains':
-      params.push(scalar as string);
+      params.push(scalar);
       return `instr(${column}, ?) > 0`;
     case 'starts_with':
-      params.push(scalar as string, scalar as string);
+      params.push(scalar, scalar);
       return `substr(${column}, 1, length(?)) = ?`;
     case 'is_null':
       return `${column} is null`;
@@ -62,15 +69,20 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
  * `columnSql`), every value is a bound parameter, and the ORDER BY always ends in a total order: the row ordinal for
  * row queries, every group key for grouped ones. It asks for one row more than the limit to detect truncation.
  */
-export function compileQuery(spec: QuerySpec, columnSql: ColumnSql): CompiledQuery {
+export function compileQuery(
+  spec: QuerySpec,
+  columnSql: ColumnSql,
+  isExact: IsExact = () => true,
+): CompiledQuery {
   const params: SqlParam[] = [];
   const grouped = spec.groupBy.length > 0 || spec.aggregates.length > 0;
   const outputs = grouped
     ? [
         ...spec.groupBy.map((name) => `${columnSql(name)} as ${quoteIdentifier(name)}`),
         ...spec.aggregates.map((a) => {
-          const argument = a.column === undefined ? '*' : columnSql(a.column);
-          return `${a.function}(${argument}) as ${quoteIdentifier(a.as)}`;
+          if (a.column === undefined) return `${a.function}(*) as ${quoteIdentifier(a.as)}`;
+          const sql = aggregateSql(a.function, columnSql(a.column), isExact(a.column));
+          return `${sql} as ${quoteIdentifier(a.as)}`;
         }),
       ]
     : spec.select.map((name) => `${columnSql(name)} as ${quoteIdentifier(name)}`);
@@ -87,14 +99,15 @@ export function compileQuery(spec: QuerySpec, columnSql: ColumnSql): CompiledQue
   const orderSql = orderBy.map((term) => {
     const expression =
       grouped || term.column === ROW_COLUMN ? quoteIdentifier(term.column) : columnSql(term.column);
-    return `${expression} ${term.direction}`;
+    // SQLite's order, which answers have always had: nulls before every value ascending, after it descending.
+    return `${expression} ${term.direction} nulls ${term.direction === 'asc' ? 'first' : 'last'}`;
   });
 
   let sql = `select ${outputs.length > 0 ? outputs.join(', ') : 'count(*) as "count_rows"'} from ${DATA_TABLE}`;
   if (where.length > 0) sql += ` where ${where.join(' and ')}`;
   if (spec.groupBy.length > 0) sql += ` group by ${spec.groupBy.map((name) => columnSql(name)).join(', ')}`;
   if (orderSql.length > 0) sql += ` order by ${orderSql.join(', ')}`;
-  sql += ' limit ? offset ?';
-  params.push(spec.limit + 1, spec.offset);
+  // Validated integers, written into the text: DuckDB would bind a JavaScript number as a double.
+  sql += ` limit ${spec.limit + 1} offset ${spec.offset}`;
   return { sql, params, orderBy };
 }

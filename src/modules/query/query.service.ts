@@ -6,12 +6,9 @@ import { Principal } from '../../common/auth/principal';
 import {
   ColumnRole,
   DATA_TABLE,
-  isInterrupted,
   presentValue,
   quoteIdentifier,
-  ReadOnlyDatabase,
   ROW_COLUMN,
-  Row,
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
 import { compileQuery } from './query-compiler';
@@ -29,7 +26,6 @@ import {
 } from './query.dto';
 import { Interpretation, QueryNotUnderstoodError, resolveNaturalLanguage } from './nl-resolver';
 import { ResultCache } from './result-cache';
-import { compileSummaryQuery } from './summary-query';
 import { ReportProcesses } from './report-processes';
 import { ReportSlots } from './report-slots';
 import { runSqlReport } from './sql-report';
@@ -51,8 +47,6 @@ export interface NumericColumns {
   /** True when rowsMatching exceeded the maximum and `values` holds the evenly spaced sample. */
   readonly sampled: boolean;
 }
-
-const MAX_BYSTANDER_RUNS = 3;
 
 interface QueryColumnInfo extends QueryableColumn {
   readonly role: ColumnRole;
@@ -211,25 +205,21 @@ export class QueryService implements OnApplicationShutdown {
     const compiled = compileQuery(spec, (name) =>
       name === ROW_COLUMN ? quoteIdentifier(ROW_COLUMN) : (byName.get(name) as QueryColumnInfo).sql,
     );
-    const reader = dataset.reader();
-    const [{ n }] = (await this.run(
-      reader,
+    const reader = await dataset.reader();
+    const [{ n }] = await reader.all<{ n: number | bigint }>(
       `select count(*) as n from (${compiled.sql})`,
       compiled.params,
-    )) as {
-      n: number;
-    }[];
+    );
     const rowsMatching = Number(n);
     const sampled = rowsMatching > maxRows;
     const names = columns.map((_, i) => `v${i}`);
     const outputs = columns.map((name, i) => `${quoteIdentifier(name)} as ${names[i]}`).join(', ');
     const rows = sampled
-      ? await this.run(
-          reader,
+      ? await reader.all(
           `select ${names.join(', ')} from (select ${outputs}, row_number() over (order by ${quoteIdentifier(ROW_COLUMN)}) - 1 as r from (${compiled.sql})) where (r * ?) % ? < ? order by r`,
           [...compiled.params, maxRows, rowsMatching, maxRows],
         )
-      : await this.run(reader, `select ${outputs} from (${compiled.sql})`, compiled.params);
+      : await reader.all(`select ${outputs} from (${compiled.sql})`, compiled.params);
     const values = names.map((name) => Float64Array.from(rows, (row) => Number(row[name])));
     return {
       datasetId: dataset.record.id,
@@ -349,43 +339,10 @@ export class QueryService implements OnApplicationShutdown {
   ): Promise<string> {
     const reader = await dataset.reader();
     const rows = await reader.all<{ value: string }>(
-      `select distinct ${column.sql} as value from ${DATA_TABLE} where ${column.sql} = ? collate nocase limit 2`,
+      `select distinct ${column.sql} as value from ${DATA_TABLE} where lower(${column.sql}) = lower(?) order by 1 limit 2`,
       [value],
     );
     return rows.length === 1 ? rows[0].value : value;
-  }
-
-  /**
-   * Runs one statement on the dataset's shared connection within the query budget. A timeout interrupts every
-   * statement running on that connection, so a statement interrupted while its own budget was not spent was a
-   * bystander of another's timeout: it runs again (a few times at most).
-   */
-  private async run(
-    connection: Promise<ReadOnlyDatabase>,
-    sql: string,
-    params: readonly unknown[],
-  ): Promise<Row[]> {
-    const reader = await connection;
-    for (let attempt = 1; ; attempt++) {
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        reader.interrupt();
-      }, this.config.queryTimeoutS * 1000);
-      try {
-        return await reader.all(sql, params);
-      } catch (error) {
-        if (!isInterrupted(error) || (!timedOut && attempt >= MAX_BYSTANDER_RUNS)) throw error;
-        if (timedOut) {
-          throw new AppError(
-            'query_timeout',
-            `The query exceeded its ${this.config.queryTimeoutS} s budget.`,
-          );
-        }
-      } finally {
-        clearTimeout(timer);
-      }
-    }
   }
 
   private async execute(
@@ -395,22 +352,16 @@ export class QueryService implements OnApplicationShutdown {
     interpretation?: Interpretation,
   ): Promise<QueryResult> {
     const byName = new Map(columns.map((c) => [c.name, c]));
-    const compiled = compileQuery(spec, (name) => (byName.get(name) as QueryColumnInfo).sql);
-    const summaries = spec.where.length === 0 && spec.groupBy.length === 1 ? await dataset.summaries() : null;
-    const fromSummary =
-      summaries &&
-      compileSummaryQuery(
-        spec,
-        compiled,
-        summaries,
-        (name) => byName.get(name)?.sql === quoteIdentifier(name),
-      );
-    const executed = fromSummary || compiled;
-    const cacheKey = ResultCache.key(dataset.record.id, executed.sql, executed.params);
+    const reader = await dataset.reader();
+    const compiled = compileQuery(
+      spec,
+      (name) => (byName.get(name) as QueryColumnInfo).sql,
+      (name) => reader.exactColumns.has(name),
+    );
+    const cacheKey = ResultCache.key(dataset.record.id, compiled.sql, compiled.params);
     let raw = this.results.get(cacheKey);
     if (!raw) {
-      const reader = fromSummary && summaries ? summaries.reader() : dataset.reader();
-      raw = await this.run(reader, executed.sql, executed.params);
+      raw = await reader.all(compiled.sql, compiled.params);
       this.results.set(cacheKey, raw);
     }
     const truncated = raw.length > spec.limit;
@@ -447,7 +398,7 @@ export class QueryService implements OnApplicationShutdown {
       limit: spec.limit,
       offset: spec.offset,
       sql: compiled.sql,
-      answered_from: fromSummary ? 'summary' : 'dataset',
+      answered_from: 'dataset',
       ...(interpretation ? { interpretation } : {}),
     };
     return { rows, columns: output, plan, row_count: rows.length, truncated };
