@@ -1,4 +1,6 @@
 import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { ColumnSchema } from './column-profile';
+import { attachPreviousFormat, SQLITE_FILE_EXTENSION } from './dataset-conversion';
 import { openQueryInstance, QueryBudget, ReadOnlyDatabase } from './readonly-database';
 
 const MAX_ATTACHED = 32;
@@ -10,7 +12,8 @@ function sqlString(text: string): string {
 /**
  * Keeps recently queried dataset files attached, read-only, to the daemon's one query instance, so a query pays no
  * open (about 13 ms) and shares one memory and thread budget with every other. Files are immutable, so an attached
- * file never goes stale; a deleted dataset is detached.
+ * file never goes stale; a deleted dataset is detached. A version still in the previous SQLite format (its conversion
+ * failed at start) is copied into memory instead.
  */
 export class DatasetReaders {
   private instance: Promise<DuckDBInstance> | undefined;
@@ -22,14 +25,14 @@ export class DatasetReaders {
     private readonly timeoutMs: number,
   ) {}
 
-  get(id: string, file: string): Promise<ReadOnlyDatabase> {
+  get(id: string, file: string, columns: readonly ColumnSchema[]): Promise<ReadOnlyDatabase> {
     const existing = this.attached.get(id);
     if (existing) {
       this.attached.delete(id);
       this.attached.set(id, existing);
       return existing;
     }
-    const opening = this.attach(id, file);
+    const opening = this.attach(id, file, columns);
     this.attached.set(id, opening);
     opening.catch(() => this.attached.delete(id));
     while (this.attached.size > MAX_ATTACHED) {
@@ -39,15 +42,20 @@ export class DatasetReaders {
     return opening;
   }
 
-  private async attach(id: string, file: string): Promise<ReadOnlyDatabase> {
+  private async attach(
+    id: string,
+    file: string,
+    columns: readonly ColumnSchema[],
+  ): Promise<ReadOnlyDatabase> {
     const instance = await (this.instance ??= openQueryInstance(this.budget));
     const control = await (this.control ??= instance.connect());
-    await control.run(`attach if not exists ${sqlString(file)} as "${id}" (read_only)`);
-    const columns = await control.runAndReadAll(
+    if (file.endsWith(SQLITE_FILE_EXTENSION)) await attachPreviousFormat(instance, id, file, columns);
+    else await control.run(`attach if not exists ${sqlString(file)} as "${id}" (read_only)`);
+    const described = await control.runAndReadAll(
       `select column_name, data_type from duckdb_columns() where database_name = ${sqlString(id)} and table_name = 'rows'`,
     );
     const exact = new Set<string>();
-    for (const [name, type] of columns.getRows()) {
+    for (const [name, type] of described.getRows()) {
       if (/^(BIGINT|BOOLEAN|DECIMAL)/.test(String(type))) exact.add(String(name));
     }
     return new ReadOnlyDatabase(instance, id, this.timeoutMs, exact);

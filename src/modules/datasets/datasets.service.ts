@@ -33,6 +33,7 @@ import {
 import { queryHints } from './query-hints';
 import { ReadOnlyDatabase } from './readonly-database';
 import { DATASET_FILE_EXTENSION } from './dataset-store-layout';
+import { convertSqliteVersions } from './dataset-conversion';
 
 export interface IngestRequest {
   readonly orgId: string;
@@ -106,6 +107,12 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     this.removePartialFiles();
     await this.removeUncataloguedFiles();
     this.removeOldSummaries();
+    await convertSqliteVersions({
+      datasetsDir: this.config.datasetsDir,
+      repository: this.datasets,
+      logger: this.logger,
+      build: this.queryBudget(),
+    });
   }
 
   private removeOldSummaries(): void {
@@ -328,7 +335,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       filePath,
       columns,
       formulas: parseFormulas(record),
-      reader: () => this.readers.get(record.id, filePath),
+      reader: () => this.readers.get(record.id, filePath, columns),
     };
   }
 
