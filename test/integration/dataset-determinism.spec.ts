@@ -29,6 +29,8 @@ async function* measurements(): AsyncGenerator<Record<string, unknown>[]> {
         // A fixed-point amount: stored as a decimal.
         amount: ((i * 7919) % 100_000) / 100,
         count: i % 11,
+        // Too large for a fixed-point sum of every row: added in row order instead.
+        huge: Math.cos(i) * 1e33,
       });
     }
     yield batch;
@@ -56,6 +58,8 @@ const QUERIES: Record<string, unknown>[] = [
       { function: 'avg', column: 'reading' },
       { function: 'sum', column: 'amount' },
       { function: 'avg', column: 'scaled' },
+      { function: 'sum', column: 'huge' },
+      { function: 'avg', column: 'huge' },
       { function: 'min', column: 'reading' },
       { function: 'max', column: 'amount' },
     ],
@@ -93,6 +97,7 @@ describe('query answers do not depend on DuckDB threads or restarts', () => {
       ['reading', 'number'],
       ['amount', 'number'],
       ['count', 'integer'],
+      ['huge', 'number'],
     ]);
     const oneThread = await answers(t, record.id);
     await t.close(true);

@@ -12,16 +12,28 @@ export interface CompiledQuery {
 
 /** Resolves a validated column name to its SQL: a quoted stored column, or a formula's translated expression. */
 export type ColumnSql = (name: string) => string;
-/** Whether a column's sums are exact (integers, decimals): then the order DuckDB adds them in changes nothing. */
-export type IsExact = (name: string) => boolean;
-
 /**
- * `sum`/`avg` of doubles depend on the order of the additions, which DuckDB's threads vary: over a double column or
- * a formula they add the values in row order, one list per group, so the answer is the same at any thread count.
+ * How `sum` and `avg` add a column's values. Doubles added in different orders differ in their last digits, and
+ * DuckDB's threads vary the order, so a column that is not stored exact is added as a fixed-point DECIMAL(38, scale)
+ * (exact in any order; the scale leaves room for the column's largest value times its rows), or, when that may
+ * overflow, in row order: one list per group, slower and held in memory.
  */
-function aggregateSql(fn: string, argument: string, exact: boolean): string {
-  if (exact || (fn !== 'sum' && fn !== 'avg')) return `${fn}(${argument})`;
-  return `list_${fn}(list(${argument} order by ${quoteIdentifier(ROW_COLUMN)}))`;
+export type SumForm =
+  | { readonly kind: 'exact' }
+  | { readonly kind: 'fixed'; readonly scale: number }
+  | { readonly kind: 'ordered' };
+export type SumFormOf = (name: string) => SumForm;
+
+function aggregateSql(fn: string, argument: string, form: SumForm): string {
+  if (fn !== 'sum' && fn !== 'avg') return `${fn}(${argument})`;
+  switch (form.kind) {
+    case 'exact':
+      return `${fn}(${argument})`;
+    case 'fixed':
+      return `${fn}(cast(${argument} as decimal(38, ${form.scale})))`;
+    case 'ordered':
+      return `list_${fn}(list(${argument} order by ${quoteIdentifier(ROW_COLUMN)}))`;
+  }
 }
 
 function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): string {
@@ -72,7 +84,7 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
 export function compileQuery(
   spec: QuerySpec,
   columnSql: ColumnSql,
-  isExact: IsExact = () => true,
+  sumForm: SumFormOf = () => ({ kind: 'exact' }),
 ): CompiledQuery {
   const params: SqlParam[] = [];
   const grouped = spec.groupBy.length > 0 || spec.aggregates.length > 0;
@@ -81,7 +93,7 @@ export function compileQuery(
         ...spec.groupBy.map((name) => `${columnSql(name)} as ${quoteIdentifier(name)}`),
         ...spec.aggregates.map((a) => {
           if (a.column === undefined) return `${a.function}(*) as ${quoteIdentifier(a.as)}`;
-          const sql = aggregateSql(a.function, columnSql(a.column), isExact(a.column));
+          const sql = aggregateSql(a.function, columnSql(a.column), sumForm(a.column));
           return `${sql} as ${quoteIdentifier(a.as)}`;
         }),
       ]

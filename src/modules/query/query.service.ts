@@ -11,7 +11,7 @@ import {
   ROW_COLUMN,
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
-import { compileQuery } from './query-compiler';
+import { compileQuery, SumForm } from './query-compiler';
 import { aggregateType, Condition, QueryableColumn, QuerySpec, ScalarValue } from './query-grammar';
 import {
   MAX_REPORT_DATASETS,
@@ -51,6 +51,33 @@ export interface NumericColumns {
 interface QueryColumnInfo extends QueryableColumn {
   readonly role: ColumnRole;
   readonly sql: string;
+}
+
+/** Digits a formula's values may have after the point when they are summed as fixed-point decimals. */
+const FORMULA_SUM_SCALE = 20;
+
+/**
+ * How sums over a column are added (query-compiler's SumForm): exactly when it is stored exact, else as a decimal
+ * whose scale leaves room for the largest value the profile saw, times the rows, within 38 digits.
+ */
+function sumFormOf(name: string, exactColumns: ReadonlySet<string>, dataset: OpenDataset): SumForm {
+  if (exactColumns.has(name)) return { kind: 'exact' };
+  const column = dataset.columns.find((c) => c.name === name);
+  if (!column) return { kind: 'fixed', scale: FORMULA_SUM_SCALE };
+  const largest = Math.max(Math.abs(Number(column.min ?? 0)), Math.abs(Number(column.max ?? 0)), 1);
+  const digits = Math.ceil(Math.log10(largest * Math.max(dataset.record.rowCount, 1)));
+  const scale = 37 - digits;
+  return Number.isFinite(scale) && scale >= 0
+    ? { kind: 'fixed', scale: Math.min(scale, 30) }
+    : { kind: 'ordered' };
+}
+
+/** A value or a sum that does not fit the fixed-point form: answered by adding in row order instead. */
+function isFixedPointOverflow(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    /^(Conversion Error: Could not cast|Out of Range Error: Overflow)/.test(error.message)
+  );
 }
 
 /** Governed queries over datasets: the typed grammar, natural language resolved to it, batches and SQL reports. */
@@ -353,15 +380,20 @@ export class QueryService implements OnApplicationShutdown {
   ): Promise<QueryResult> {
     const byName = new Map(columns.map((c) => [c.name, c]));
     const reader = await dataset.reader();
-    const compiled = compileQuery(
-      spec,
-      (name) => (byName.get(name) as QueryColumnInfo).sql,
-      (name) => reader.exactColumns.has(name),
-    );
+    const columnSql = (name: string): string => (byName.get(name) as QueryColumnInfo).sql;
+    let compiled = compileQuery(spec, columnSql, (name) => sumFormOf(name, reader.exactColumns, dataset));
     const cacheKey = ResultCache.key(dataset.record.id, compiled.sql, compiled.params);
     let raw = this.results.get(cacheKey);
     if (!raw) {
-      raw = await reader.all(compiled.sql, compiled.params);
+      try {
+        raw = await reader.all(compiled.sql, compiled.params);
+      } catch (error) {
+        if (!isFixedPointOverflow(error)) throw error;
+        compiled = compileQuery(spec, columnSql, (name) =>
+          reader.exactColumns.has(name) ? { kind: 'exact' } : { kind: 'ordered' },
+        );
+        raw = await reader.all(compiled.sql, compiled.params);
+      }
       this.results.set(cacheKey, raw);
     }
     const truncated = raw.length > spec.limit;
