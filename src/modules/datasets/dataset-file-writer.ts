@@ -5,6 +5,7 @@ import { isTextTable, RowBatch, TextTable } from '../connectors/connectors.types
 import { ColumnProfile, ColumnSchema } from './column-profile';
 import { DATA_TABLE, identifierKey, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 import { KIND_INTEGER, KIND_BOOLEAN, StoredValue, ValueClassifier } from './value-kinds';
+import { duckMessage } from './readonly-database';
 import { storageTypeOf, STORE_META_TABLE, STORE_LAYOUT_VERSION } from './dataset-store-layout';
 
 export const MAX_COLUMNS = 1000;
@@ -360,7 +361,7 @@ function removeBuildFiles(partialPath: string): void {
 /** DuckDB reports a full disk in its message only; the errno is recovered so it is answered 507. */
 function duckError(error: unknown): DatasetFileError {
   if (error instanceof DatasetFileError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = duckMessage(error) || String(error);
   const code = /No space left on device/i.test(message) ? 'ENOSPC' : undefined;
   // DuckDB's messages name the file: the client must not learn the data dir's paths.
   const first = message.split('\n')[0].replace(/"\/[^"]*"/g, '"<dataset file>"');

@@ -5,7 +5,7 @@
 export type { ColumnRole } from './column-profile';
 export { presentValue } from './column-profile';
 export type { Row } from './readonly-database';
-export { isInterrupted, ReadOnlyDatabase } from './readonly-database';
+export { duckMessage, isInterrupted, ReadOnlyDatabase } from './readonly-database';
 export { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 export type { ColumnType } from './value-kinds';
 export {

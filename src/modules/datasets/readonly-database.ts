@@ -12,13 +12,20 @@ export interface QueryBudget {
   readonly tempDir: string;
 }
 
+/** A DuckDB error's message; native errors may come from another realm, so no instanceof. */
+export function duckMessage(error: unknown): string {
+  const message =
+    typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : '';
+}
+
 /** DuckDB's message for a statement stopped by `interrupt()`. */
 export function isInterrupted(error: unknown): boolean {
-  return error instanceof Error && /^INTERRUPT Error/i.test(error.message);
+  return /^INTERRUPT Error/i.test(duckMessage(error));
 }
 
 function isOutOfMemory(error: unknown): boolean {
-  return error instanceof Error && /^Out of Memory Error/i.test(error.message);
+  return /^Out of Memory Error/i.test(duckMessage(error));
 }
 
 /**
