@@ -19,6 +19,8 @@ describe('files left by a killed daemon', () => {
     const uploads = join(dataDir, 'imports', 'uploads', 'org_1');
     const orgUploads = join(dataDir, 'imports', 'orgs', 'org_2', 'uploads');
     const gone = [
+      place(join(datasets, 'ds_0a1b.duckdb.partial')),
+      place(join(datasets, 'ds_0a1b.duckdb.partial.wal')),
       place(join(datasets, 'ds_0a1b.sqlite.partial')),
       place(join(datasets, 'ds_0a1b.sqlite.partial-journal')),
       place(join(datasets, 'ds_0a1b.summaries.sqlite.partial-journal')),
@@ -74,6 +76,8 @@ describe('files left by a killed daemon', () => {
     await first.close(true);
     const orphanId = `ds_${'ab'.repeat(12)}`;
     const orphans = [
+      place(join(dataDir, 'datasets', `${orphanId}.duckdb`)),
+      // The previous format's files of a version no catalogue row names: removed the same way.
       place(join(dataDir, 'datasets', `${orphanId}.sqlite`)),
       place(join(dataDir, 'datasets', `${orphanId}.summaries.sqlite`)),
     ];
@@ -81,7 +85,7 @@ describe('files left by a killed daemon', () => {
     const second = await startTestApp({}, dataDir);
     try {
       expect(orphans.filter((path) => existsSync(path))).toEqual([]);
-      expect(existsSync(join(dataDir, 'datasets', `${kept.body.dataset_id}.sqlite`))).toBe(true);
+      expect(existsSync(join(dataDir, 'datasets', `${kept.body.dataset_id}.duckdb`))).toBe(true);
       const query = await second.request('POST', '/v1/query', {
         token: key,
         body: { dataset_id: kept.body.dataset_id, select: ['a'] },
