@@ -4,21 +4,29 @@ import { parseExpression } from '../../src/common/expression/expression';
 const columns = ['revenue', 'units', 'cost'];
 const sql = (text: string) => formulaSql(parseExpression(text, columns));
 
-describe('formula translation to SQLite', () => {
+describe('formula translation to DuckDB', () => {
+  const finite = (e: string) => `(case when isfinite(${e}) then ${e} end)`;
+  const d = (name: string) => `cast("${name}" as double)`;
   it.each([
-    ['revenue - cost', '("revenue" - "cost")'],
-    ['revenue / units', '(cast("revenue" as real) / "units")'],
-    ['units ^ 2', 'pow("units", 2.0)'],
-    ['-revenue * 1.5', '((-"revenue") * 1.5)'],
-    ['min(revenue, cost, 3)', 'min("revenue", "cost", 3.0)'],
-    ['max(units)', '"units"'],
+    ['revenue - cost', finite(`(${d('revenue')} - ${d('cost')})`)],
+    ['revenue / units', finite(`(${d('revenue')} / nullif(${d('units')}, 0))`)],
+    ['units ^ 2', finite(`pow(${d('units')}, 2.0)`)],
+    ['-revenue * 1.5', finite(`((-${d('revenue')}) * 1.5)`)],
+    ['min(revenue, cost, 3)', finite(`least(${d('revenue')}, ${d('cost')}, 3.0)`)],
+    ['max(units)', finite(d('units'))],
     [
-      'log(revenue) + exp(1) + sqrt(units) + abs(cost)',
-      '(((ln("revenue") + exp(1.0)) + sqrt("units")) + abs("cost"))',
+      'log(revenue) + exp(1) + sqrt(units)',
+      finite(
+        `(((case when ${d('revenue')} > 0 then ln(${d('revenue')}) end) + exp(1.0)) + ` +
+          `(case when ${d('units')} >= 0 then sqrt(${d('units')}) end))`,
+      ),
     ],
-    ['if(units > 3, revenue, 0)', '(case when ("units" > 3.0) <> 0 then "revenue" else 0.0 end)'],
-    ['revenue == cost', '("revenue" = "cost")'],
-    ['revenue != cost', '("revenue" <> "cost")'],
+    [
+      'if(units > 3, revenue, 0)',
+      finite(`(case when cast((${d('units')} > 3.0) as double) <> 0 then ${d('revenue')} else 0.0 end)`),
+    ],
+    ['revenue == cost', `(${d('revenue')} = ${d('cost')})`],
+    ['revenue != cost', `(${d('revenue')} <> ${d('cost')})`],
   ])('%s', (text, expected) => {
     expect(sql(text)).toBe(expected);
   });

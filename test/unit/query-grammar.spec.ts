@@ -222,10 +222,10 @@ describe('query compiler', () => {
       sql,
     );
     expect(compiled.sql).toBe(
-      'select "region" as "region", "revenue" as "revenue" from data where "region" = ? and ("flag" <> ? or "flag" is null) ' +
-        'and substr("region", 1, length(?)) = ? order by "revenue" desc, "_row" asc limit ? offset ?',
+      'select "region" as "region", "revenue" as "revenue" from rows where "region" = ? and ("flag" <> ? or "flag" is null) ' +
+        'and substr("region", 1, length(?)) = ? order by "revenue" desc nulls last, "_row" asc nulls first limit 6 offset 10',
     );
-    expect(compiled.params).toEqual(["West'; drop table data; --", 1, 'W', 'W', 6, 10]);
+    expect(compiled.params).toEqual(["West'; drop table data; --", true, 'W', 'W']);
     expect(compiled.orderBy).toEqual([
       { column: 'revenue', direction: 'desc' },
       { column: '_row', direction: 'asc' },
@@ -243,8 +243,26 @@ describe('query compiler', () => {
       sql,
     );
     expect(compiled.sql).toBe(
-      'select "region" as "region", "day" as "day", sum("revenue") as "sum_revenue" from data group by "region", "day" ' +
-        'order by "sum_revenue" desc, "region" asc, "day" asc limit ? offset ?',
+      'select "region" as "region", "day" as "day", sum("revenue") as "sum_revenue" from rows group by "region", "day" ' +
+        'order by "sum_revenue" desc nulls last, "region" asc nulls first, "day" asc nulls first limit 11 offset 0',
+    );
+  });
+
+  it('adds sums of doubles as fixed-point decimals, or in row order when they would not fit', () => {
+    const spec = validate({
+      aggregates: [
+        { function: 'sum', column: 'revenue' },
+        { function: 'avg', column: 'revenue' },
+        { function: 'max', column: 'revenue' },
+      ],
+    });
+    expect(compileQuery(spec, sql, () => ({ kind: 'fixed', scale: 24 })).sql).toBe(
+      'select sum(cast("revenue" as decimal(38, 24))) as "sum_revenue", avg(cast("revenue" as decimal(38, 24))) ' +
+        'as "avg_revenue", max("revenue") as "max_revenue" from rows limit 101 offset 0',
+    );
+    expect(compileQuery(spec, sql, () => ({ kind: 'ordered' })).sql).toBe(
+      'select list_sum(list("revenue" order by "_row")) as "sum_revenue", list_avg(list("revenue" order by "_row")) ' +
+        'as "avg_revenue", max("revenue") as "max_revenue" from rows limit 101 offset 0',
     );
   });
 });
