@@ -144,24 +144,26 @@ describe('per-organization storage quota (SERVICE_ORG_STORAGE_QUOTA_MB=1)', () =
   });
 
   it('refuses a data connect over the quota with 507 and keeps no file; deleting a dataset frees room', async () => {
-    const first = await connect(keyA, 'first', csv(8000));
+    // An organization with nothing stored yet: a DuckDB file takes at least ~0.8 MB (256 KiB blocks).
+    const { key } = await signup('d@example.com');
+    const first = await connect(key, 'first', csv(8000));
     expect(first.status).toBe(200);
     expect(first.body.status).toBe('ready');
-    const firstBytes = statSync(join(t.config.datasetsDir, `${first.body.dataset_id}.sqlite`)).size;
-    expect(300 * 1024 + 2 * firstBytes).toBeGreaterThan(MB);
-    expect(datasetFiles().filter((f) => !f.startsWith(`${first.body.dataset_id}.`))).toEqual([]);
+    const firstBytes = statSync(join(t.config.datasetsDir, `${first.body.dataset_id}.duckdb`)).size;
+    expect(2 * firstBytes).toBeGreaterThan(MB);
+    const others = datasetFiles();
 
-    const second = await connect(keyA, 'second', csv(8000));
+    const second = await connect(key, 'second', csv(8000));
     expect([second.status, second.body.error?.code]).toEqual([507, 'insufficient_storage']);
     const inUse = Number(/(\d+) bytes are in use/.exec(second.body.error.message)?.[1]);
-    expect(inUse).toBeGreaterThanOrEqual(300 * 1024 + firstBytes);
-    expect(datasetFiles().filter((f) => !f.startsWith(`${first.body.dataset_id}.`))).toEqual([]);
-    const listed = await t.request('GET', '/v1/data', { token: keyA });
+    expect(inUse).toBeGreaterThanOrEqual(firstBytes);
+    expect(datasetFiles()).toEqual(others);
+    const listed = await t.request('GET', '/v1/data', { token: key });
     expect(listed.body.datasets.map((d: { dataset_name: string }) => d.dataset_name)).toEqual(['first']);
 
-    const deleted = await t.request('DELETE', `/v1/data/${first.body.dataset_id}`, { token: keyA });
+    const deleted = await t.request('DELETE', `/v1/data/${first.body.dataset_id}`, { token: key });
     expect(deleted.status).toBe(204);
-    const again = await connect(keyA, 'second', csv(8000));
+    const again = await connect(key, 'second', csv(8000));
     expect(again.status).toBe(200);
     expect(again.body.status).toBe('ready');
   });
