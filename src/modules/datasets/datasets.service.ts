@@ -93,6 +93,17 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     this.readers = new DatasetReaders(this.queryBudget(), config.queryTimeoutS * 1000);
   }
 
+  /**
+   * A build appends and writes finished row groups as it goes, so it needs far less than a query: half the query
+   * budget (at least 64 MB, which held a 2M-row, 8-column build), beside the query instance's own.
+   */
+  private buildBudget(): { memoryMb: number; tempDir: string } {
+    return {
+      memoryMb: Math.max(64, Math.floor(this.config.queryMemoryMb / 2)),
+      tempDir: this.config.queryTempDir,
+    };
+  }
+
   private queryBudget(): { memoryMb: number; threads: number; tempDir: string } {
     return {
       memoryMb: this.config.queryMemoryMb,
@@ -111,7 +122,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       datasetsDir: this.config.datasetsDir,
       repository: this.datasets,
       logger: this.logger,
-      build: this.queryBudget(),
+      build: this.buildBudget(),
     });
   }
 
@@ -185,10 +196,10 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     const id = `ds_${randomBytes(12).toString('hex')}`;
     const fileName = `${id}${DATASET_FILE_EXTENSION}`;
     const started = process.hrtime.bigint();
-    const writer = await DatasetFileWriter.create(join(this.config.datasetsDir, fileName), {
-      memoryMb: this.config.queryMemoryMb,
-      tempDir: this.config.queryTempDir,
-    });
+    const writer = await DatasetFileWriter.create(
+      join(this.config.datasetsDir, fileName),
+      this.buildBudget(),
+    );
     let written;
     try {
       for await (const batch of batches) await writer.addBatch(batch);
