@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Appliance, sleep } from '../support/appliance';
 import { seededRandom } from '../support/seeded-random';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { servingWorkersUnder } from '../support/engine-processes';
 import { httpRequest, makeTempDir } from '../support/test-app';
 import { waitUntil } from '../support/wait';
+import { readDatasetFile } from '../support/dataset-files';
 import { SMALL_SIMULATION } from '../factories/simulations';
 import { IntegrityChecker, leftoverFiles } from './support/data-dir';
 
@@ -63,17 +63,12 @@ interface BatchStats {
   l: number;
 }
 
-function statsOfFile(path: string): BatchStats {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare(
-        'select count(*) n, sum(id) ids, min(batch) lo, max(batch) hi, sum(value) v, sum(length(label)) l from data',
-      )
-      .get() as BatchStats;
-  } finally {
-    db.close();
-  }
+async function statsOfFile(path: string): Promise<BatchStats> {
+  const [stats] = await readDatasetFile(
+    path,
+    'select count(*) n, sum(id) ids, min(batch) lo, max(batch) hi, sum(value) v, sum(length(label)) l from rows',
+  );
+  return stats as unknown as BatchStats;
 }
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -240,8 +235,8 @@ describe('crash consistency under SIGKILL', () => {
       for (const dataset of listed.body.datasets as { id: string; dataset_name: string; rows: number }[]) {
         ids.add(dataset.id);
         const k = Number(/^batch-(\d+)$/.exec(dataset.dataset_name)?.[1]);
-        const file = join(dataDir, 'datasets', `${dataset.id}.sqlite`);
-        const stats = existsSync(file) ? statsOfFile(file) : 'missing';
+        const file = join(dataDir, 'datasets', `${dataset.id}.duckdb`);
+        const stats = existsSync(file) ? await statsOfFile(file) : 'missing';
         expect({ when, dataset: dataset.id, rows: dataset.rows, stats }).toEqual({
           when,
           dataset: dataset.id,

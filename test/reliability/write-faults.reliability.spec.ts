@@ -11,12 +11,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import Database from 'better-sqlite3';
 import { Appliance } from '../support/appliance';
 import { seededRandom } from '../support/seeded-random';
 import { ImmutableDatabase, immutableFlagHolds } from '../support/immutable-files';
 import { httpRequest, HttpResult, makeTempDir } from '../support/test-app';
 import { waitUntil } from '../support/wait';
+import { readDatasetFile } from '../support/dataset-files';
 import { IntegrityChecker } from './support/data-dir';
 import { seedOfThisRun } from './support/property';
 
@@ -77,17 +77,12 @@ const CSV = [
 ].join('\n');
 const EXPECTED = { n: ROWS, ids: (ROWS * (ROWS - 1)) / 2, amount: (3 * ROWS * (ROWS - 1)) / 2 + 0.5 * ROWS };
 
-function contentsOf(file: string): { n: number; ids: number; amount: number } {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('select count(*) n, sum(id) ids, sum(amount) amount from data').get() as {
-      n: number;
-      ids: number;
-      amount: number;
-    };
-  } finally {
-    db.close();
-  }
+async function contentsOf(file: string): Promise<{ n: number; ids: number; amount: number }> {
+  const [contents] = await readDatasetFile(
+    file,
+    'select count(*) n, sum(id) ids, sum(amount) amount from rows',
+  );
+  return contents as { n: number; ids: number; amount: number };
 }
 
 /** What the catalogue error body of DESIGN.md §3 must look like for a refused write. */
@@ -263,7 +258,7 @@ afterAll(() => {
       const listed = await listedIds();
       if (outcome === 'ready') {
         const id = res.body.dataset_id as string;
-        expect({ when, contents: contentsOf(join(datasetsDir, `${id}.sqlite`)) }).toEqual({
+        expect({ when, contents: await contentsOf(join(datasetsDir, `${id}.duckdb`)) }).toEqual({
           when,
           contents: EXPECTED,
         });
@@ -295,7 +290,7 @@ afterAll(() => {
         outcome: 'ready',
       });
       const id = again.body.dataset_id as string;
-      expect({ when, contents: contentsOf(join(datasetsDir, `${id}.sqlite`)) }).toEqual({
+      expect({ when, contents: await contentsOf(join(datasetsDir, `${id}.duckdb`)) }).toEqual({
         when,
         contents: EXPECTED,
       });
