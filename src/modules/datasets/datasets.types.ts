@@ -1,11 +1,11 @@
 /**
- * What other modules (the query module above all) may use of a dataset: its SQLite table layout, column kinds and
- * roles, ready summaries and the read-only handle. Everything else in this folder is the datasets module's own.
+ * What other modules (the query module above all) may use of a dataset: its DuckDB table layout, column kinds and
+ * roles, and how to read DuckDB's errors. Everything else in this folder is the datasets module's own.
  */
 export type { ColumnRole } from './column-profile';
 export { presentValue } from './column-profile';
 export type { Row } from './readonly-database';
-export { duckMessage, isInterrupted, ReadOnlyDatabase } from './readonly-database';
+export { duckMessage } from './readonly-database';
 export { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 export type { ColumnType } from './value-kinds';
 export {

@@ -20,7 +20,7 @@ export function duckMessage(error: unknown): string {
 }
 
 /** DuckDB's message for a statement stopped by `interrupt()`. */
-export function isInterrupted(error: unknown): boolean {
+function isInterrupted(error: unknown): boolean {
   return /^INTERRUPT Error/i.test(duckMessage(error));
 }
 

@@ -6,6 +6,7 @@ import { Principal } from '../../common/auth/principal';
 import {
   ColumnRole,
   DATA_TABLE,
+  duckMessage,
   presentValue,
   quoteIdentifier,
   ROW_COLUMN,
@@ -74,10 +75,7 @@ function sumFormOf(name: string, exactColumns: ReadonlySet<string>, dataset: Ope
 
 /** A value or a sum that does not fit the fixed-point form: answered by adding in row order instead. */
 function isFixedPointOverflow(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    /^(Conversion Error: Could not cast|Out of Range Error: Overflow)/.test(error.message)
-  );
+  return /^(Conversion Error: Could not cast|Out of Range Error: Overflow)/.test(duckMessage(error));
 }
 
 /** Governed queries over datasets: the typed grammar, natural language resolved to it, batches and SQL reports. */
