@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
@@ -36,6 +37,10 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/**
+ * Through ingest and HTTP: these pass once dataset versions are written as DuckDB files (the duckdb-store branch);
+ * test/integration/sql-report-duckdb.spec.ts covers the report processes on DuckDB files built directly.
+ */
 describe('SQL reports run apart from the daemon, within limits', () => {
   let t: TestApp;
   let owner: string;
@@ -131,8 +136,15 @@ describe('SQL reports run apart from the daemon, within limits', () => {
     expect(fifth.body.error.message).toContain('At most 4 SQL reports may run at once per organization');
     expect(fifth.headers.get('retry-after')).not.toBeNull();
 
-    const health = await t.request('GET', '/v1/health');
-    expect(health.status).toBe(200);
+    const healthMs: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const asked = performance.now();
+      const health = await t.request('GET', '/v1/health');
+      healthMs.push(performance.now() - asked);
+      expect(health.status).toBe(200);
+    }
+    healthMs.sort((x, y) => x - y);
+    expect(healthMs[4]).toBeLessThan(50);
     const read = await t.request('GET', `/v1/data/${datasetId}`, { token: a });
     expect(read.status).toBe(200);
     expect(read.body.id).toBe(datasetId);
@@ -158,10 +170,7 @@ describe('SQL reports run apart from the daemon, within limits', () => {
 
   it('refuses results over the byte cap with 422 result_too_large naming the limit', async () => {
     const cap = 16 * 1024 * 1024;
-    const bigRows = await report(
-      owner,
-      "with recursive r(i) as (select 1 union all select i + 1 from r where i < 450) select i, printf('%.*c', 1000000, 'x') as big from r",
-    );
+    const bigRows = await report(owner, "select i, repeat('x', 1000000) as big from range(450) t(i)");
     expect(bigRows.status).toBe(422);
     expect(bigRows.body.error.code).toBe('result_too_large');
     expect(bigRows.body.error.message).toContain(`${cap} bytes`);
@@ -169,19 +178,29 @@ describe('SQL reports run apart from the daemon, within limits', () => {
       { field: 'sql', problem: `the result exceeds ${cap} bytes (SERVICE_SQL_REPORT_MAX_BYTES)` },
     ]);
 
-    const oneHugeValue = await report(
-      owner,
-      "select replace(printf('%.*c', 10000000, 'x'), 'x', 'yy') as huge",
-    );
+    const oneHugeValue = await report(owner, "select replace(repeat('x', 10000000), 'x', 'yy') as huge");
     expect(oneHugeValue.status).toBe(422);
     expect(oneHugeValue.body.error.code).toBe('result_too_large');
 
     const underTheCap = await report(
       owner,
-      "with recursive r(i) as (select 1 union all select i + 1 from r where i < 2000) select i, printf('%.*c', 4000, 'x') as s from r",
+      "select i, repeat('x', 4000) as s from range(1, 2001) t(i) order by i",
     );
     expect(underTheCap.status).toBe(200);
     expect(underTheCap.body.row_count).toBe(2000);
     expect(underTheCap.body.rows[1999]).toEqual({ i: 2000, s: 'x'.repeat(4000) });
   }, 60_000);
+
+  it.each([
+    ["select * from sniff_csv('/etc/passwd')", 'sniff_csv'],
+    ['select path from duckdb_databases()', 'duckdb_databases'],
+    ["select * from read_csv('/etc/passwd')", 'read_csv'],
+    ["copy sales to '/tmp/sales.csv'", 'COPY'],
+  ])('refuses %s with the error body of a 422 read_only_violation', async (sql, named) => {
+    const res = await report(owner, sql);
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('read_only_violation');
+    expect(res.body.error.message).toContain(named);
+    expect(res.body.error.message).not.toContain('/datasets/');
+  });
 });

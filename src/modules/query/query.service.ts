@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, toAppError } from '../../common/errors';
@@ -95,7 +96,11 @@ export class QueryService implements OnApplicationShutdown {
       total: config.sqlReportsTotal,
     });
     // Room for the rows as JavaScript values (several times their JSON bytes) above Node's own baseline.
-    this.reportProcesses = new ReportProcesses(64 + 8 * Math.ceil(config.sqlReportMaxBytes / 1024 ** 2));
+    this.reportProcesses = new ReportProcesses(64 + 8 * Math.ceil(config.sqlReportMaxBytes / 1024 ** 2), {
+      memoryMb: config.queryMemoryMb,
+      threads: config.queryThreads,
+      spillDir: join(config.queryTempDir, 'reports'),
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 import { ChildProcess } from 'node:child_process';
-import { ReportReply, ReportRequest, spawnReportProcess } from './sql-report-process';
+import { ReportProcessSettings, ReportReply, ReportRequest, spawnReportProcess } from './sql-report-process';
 
 type Ended = { readonly kind: 'timeout' } | { readonly kind: 'crashed'; readonly exit: string };
 
@@ -14,7 +14,7 @@ const START_TIMEOUT_MS = 15_000;
 /**
  * The processes SQL reports run in. A finished process is kept (up to two) for the next report, which then pays
  * no start-up; a process whose report overran its budget is killed with SIGKILL, which is what really stops a
- * statement busy inside SQLite, and the outcome is reported only once it has exited.
+ * statement busy inside DuckDB, and the outcome is reported only once it has exited.
  */
 export class ReportProcesses {
   private readonly idle: ChildProcess[] = [];
@@ -22,7 +22,11 @@ export class ReportProcesses {
 
   constructor(
     private readonly maxHeapMb: number,
-    private readonly spawn: (maxHeapMb: number) => ChildProcess = spawnReportProcess,
+    private readonly settings: ReportProcessSettings,
+    private readonly spawn: (
+      maxHeapMb: number,
+      settings: ReportProcessSettings,
+    ) => ChildProcess = spawnReportProcess,
   ) {}
 
   /**
@@ -31,7 +35,7 @@ export class ReportProcesses {
    */
   async run(request: ReportRequest, timeoutMs: number): Promise<ReportOutcome> {
     const reused = this.idle.pop();
-    const child = reused ?? this.spawn(this.maxHeapMb);
+    const child = reused ?? this.spawn(this.maxHeapMb, this.settings);
     this.busy.add(child);
     try {
       if (!reused) {

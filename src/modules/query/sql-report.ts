@@ -1,7 +1,8 @@
 import { AppError } from '../../common/errors';
 import { readingStatementProblem } from '../../common/validation';
-import { DATA_TABLE, quoteIdentifier, Row } from '../datasets/datasets.types';
+import { quoteIdentifier, Row } from '../datasets/datasets.types';
 import { ReportProcesses } from './report-processes';
+import { MAX_EXPRESSION_DEPTH } from './sql-report-process';
 
 export interface ReportTable {
   readonly datasetId: string;
@@ -24,8 +25,16 @@ export interface ReportResult {
   readonly truncated: boolean;
 }
 
-function schemaName(index: number): string {
-  return index === 0 ? 'main' : `ds${index}`;
+/** The table holding a dataset version's rows in its DuckDB file (docs/datasets.md, "Storage"). */
+const ROWS_TABLE = 'rows';
+
+function catalogName(index: number): string {
+  return `ds${index}`;
+}
+
+/** The version's DuckDB file: the catalogue may still name the `.sqlite` file it replaces, at the same path. */
+export function duckdbFileOf(filePath: string): string {
+  return filePath.replace(/\.sqlite$/, '.duckdb');
 }
 
 function viewStatements(tables: readonly ReportTable[]): string[] {
@@ -34,7 +43,7 @@ function viewStatements(tables: readonly ReportTable[]): string[] {
     const extra = table.formulas.map((f) => `, (${f.sql}) as ${quoteIdentifier(f.name)}`).join('');
     for (const name of table.names) {
       statements.push(
-        `create temp view ${quoteIdentifier(name)} as select *${extra} from ${quoteIdentifier(schemaName(index))}.${DATA_TABLE}`,
+        `create temp view ${quoteIdentifier(name)} as select *${extra} from ${catalogName(index)}.main.${ROWS_TABLE}`,
       );
     }
   });
@@ -45,27 +54,6 @@ function violation(reason: string): AppError {
   return new AppError('read_only_violation', `Only one read-only SELECT statement is allowed: ${reason}.`);
 }
 
-/**
- * Reads the statement's leading keyword: only reading statements are sent on. The PRAGMA table functions
- * (`pragma_database_list`) are refused anywhere in the text: they show the server's file paths.
- */
-function checkLeadingKeyword(sql: string): void {
-  const problem = readingStatementProblem(sql);
-  if (problem !== undefined) throw violation(problem);
-  if (/\bpragma_\w/i.test(sql)) throw violation('PRAGMA table functions (pragma_*) are not allowed');
-}
-
-/** SQLite's refusal to prepare the statement, as the caller's error. */
-function prepareError(message: string): AppError {
-  if (/more than one statement/i.test(message)) return violation('the text holds more than one statement');
-  if (/cannot modify|readonly|read-only|may not be modified/i.test(message)) {
-    return violation('the statement would write');
-  }
-  if (/empty|no statement/i.test(message))
-    return AppError.validation([{ field: 'sql', problem: 'is empty' }]);
-  return AppError.validation([{ field: 'sql', problem: message }]);
-}
-
 function tooLarge(maxBytes: number): AppError {
   return new AppError(
     'result_too_large',
@@ -74,25 +62,53 @@ function tooLarge(maxBytes: number): AppError {
   );
 }
 
-/**
- * Runs one read-only statement over dataset files in a report process (see sql-report-process.ts). SQLite itself
- * decides whether the text is one statement and whether it reads only: it is prepared against the same views
- * (refusing a second statement), and sqlite3_stmt_readonly and whether it returns rows are checked. Read-only by
- * construction: the connection is opened SQLITE_OPEN_READONLY, `query_only` is on, no further database can be
- * attached, only `maxRows` rows and `maxBytes` bytes of rows are taken, and the process is killed at the budget.
- */
+function tooExpensive(): AppError {
+  return new AppError(
+    'query_too_expensive',
+    'The SQL report needs more memory than one report may use (SERVICE_QUERY_MEMORY_MB): aggregate, filter or select less.',
+  );
+}
+
+/** DuckDB's own refusal of the statement (a binder, parser or conversion error), as the caller's error. */
+function statementError(message: string): AppError {
+  // The first line is DuckDB's finding; the lines after it point into the text or suggest catalog names.
+  const clean = message.split('\n')[0].trim();
+  if (/^Out of Memory Error/i.test(clean)) return tooExpensive();
+  if (/max expression depth/i.test(clean)) {
+    return AppError.validation([
+      { field: 'sql', problem: `nests expressions more than ${MAX_EXPRESSION_DEPTH} levels deep` },
+    ]);
+  }
+  if (/^(Permission|Invalid Input) Error: .*(disabled|locked|external access)/i.test(clean)) {
+    return violation('the statement reaches outside its datasets');
+  }
+  if (/^[A-Z][A-Za-z ]* Error: /.test(clean)) {
+    return AppError.validation([{ field: 'sql', problem: clean }]);
+  }
+  return AppError.validation([{ field: 'sql', problem: clean || 'could not be run' }]);
+}
+
+/** Internal failures of DuckDB or of the process are not the caller's: they stay 500. */
+const DUCKDB_USER_ERROR =
+  /^(Parser|Binder|Catalog|Conversion|Invalid Input|Out of Range|Out of Memory|Permission|Not implemented|Constraint|Syntax|Interrupt|Dependency|Sequence|Invalid type) Error/i;
+
 export async function runSqlReport(
   sql: string,
   tables: readonly ReportTable[],
   limits: ReportLimits,
   processes: ReportProcesses,
 ): Promise<ReportResult> {
-  checkLeadingKeyword(sql);
+  const problem = readingStatementProblem(sql);
+  if (problem !== undefined) throw violation(problem);
   const outcome = await processes.run(
     {
       op: 'report',
-      files: tables.map((table, index) => ({ path: table.filePath, schema: schemaName(index) })),
+      files: tables.map((table, index) => ({
+        path: duckdbFileOf(table.filePath),
+        schema: catalogName(index),
+      })),
       views: viewStatements(tables),
+      tableNames: tables.flatMap((table) => table.names),
       sql,
       maxRows: limits.maxRows,
       maxBytes: limits.maxBytes,
@@ -102,29 +118,23 @@ export async function runSqlReport(
   if (outcome.kind === 'timeout') {
     throw new AppError('query_timeout', `The SQL report exceeded its ${limits.timeoutMs / 1000} s budget.`);
   }
-  if (outcome.kind === 'crashed') throw new Error(`The SQL report process ended: ${outcome.exit}`);
+  if (outcome.kind === 'crashed') {
+    // A report process that aborts mid-report ran out of its heap (V8 aborts at --max-old-space-size).
+    if (outcome.exit === 'SIGABRT' || outcome.exit === 'exit code 134') throw tooExpensive();
+    throw new Error(`The SQL report process ended: ${outcome.exit}`);
+  }
   const reply = outcome.reply;
   switch (reply.op) {
     case 'rows':
       return { columns: reply.columns, rows: reply.rows, truncated: reply.truncated };
     case 'too_large':
       throw tooLarge(limits.maxBytes);
+    case 'not_allowed':
+      throw violation(reply.reason);
     case 'refused':
-      throw prepareError(reply.message);
-    case 'not_read_only':
-      throw violation(
-        reply.reader
-          ? 'the statement would write'
-          : 'the statement returns no rows (writes, ATTACH and PRAGMA are refused)',
-      );
-    case 'failed': {
-      if (reply.code === 'SQLITE_TOOBIG') throw tooLarge(limits.maxBytes);
-      if (reply.code === 'SQLITE_READONLY') throw violation('the statement would write');
-      if (/too many attached databases/i.test(reply.message)) throw violation('ATTACH is not allowed');
-      if (reply.code?.startsWith('SQLITE_')) {
-        throw AppError.validation([{ field: 'sql', problem: reply.message.replace(/^SQLITE_\w+: /, '') }]);
-      }
+      throw statementError(reply.message);
+    case 'failed':
+      if (DUCKDB_USER_ERROR.test(reply.message)) throw statementError(reply.message);
       throw new Error(`The SQL report failed: ${reply.message}`);
-    }
   }
 }
