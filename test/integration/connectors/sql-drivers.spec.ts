@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import sqlite3 from 'sqlite3';
 import mysql from 'mysql2/promise';
 import { Client } from 'pg';
 import { SqliteConfig, SqlServerConfig } from '../../../src/modules/connectors/connector-config';
@@ -297,15 +297,26 @@ describe('sqlite driver', () => {
   let importDir: string;
   let outside: string;
 
-  beforeAll(() => {
+  /** Writes a database file with node-sqlite3, the driver the connector reads with. */
+  function writeDatabase(path: string, sql: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const db = new sqlite3.Database(path);
+      db.exec(sql, (error) => db.close(() => (error ? reject(error) : resolve())));
+    });
+  }
+
+  beforeAll(async () => {
     importDir = mkdtempSync(join(tmpdir(), 'conn-import-'));
     outside = mkdtempSync(join(tmpdir(), 'conn-outside-'));
-    const db = new Database(join(importDir, 'shop.db'));
-    db.exec(
+    await writeDatabase(
+      join(importDir, 'shop.db'),
       'create table orders (id integer primary key, total real, big integer); insert into orders values (1, 9.5, 9007199254740993), (2, 3, 2); create view big_orders as select * from orders where total > 5',
     );
-    db.close();
-    new Database(join(outside, 'secret.db')).close();
+    await writeDatabase(
+      join(importDir, 'many.db'),
+      'create table n (x integer); with recursive s(v) as (select 1 union all select v + 1 from s where v < 45) insert into n select v from s',
+    );
+    await writeDatabase(join(outside, 'secret.db'), 'create table t (a)');
     symlinkSync(join(outside, 'secret.db'), join(importDir, 'link.db'));
     writeFileSync(join(importDir, 'not.db'), 'hello');
   });
@@ -367,6 +378,43 @@ describe('sqlite driver', () => {
         )
       ).errorType,
     ).toBe('invalid_config');
+  });
+
+  it('reads a query past several windows of rows, in its order, and each row once', async () => {
+    const rows = await readAll(
+      sqliteDriver,
+      config({ path: 'many.db' }),
+      { query: 'select x, x * 2 as y from n where x > 3 order by x desc;' },
+      context([], importDir),
+    );
+    expect(rows).toEqual(Array.from({ length: 42 }, (_, i) => ({ x: 45 - i, y: 2 * (45 - i) })));
+  });
+
+  it.each([
+    ['select 1; delete from orders'],
+    ['select 1; select 2'],
+    ["select ';' as s; drop table orders -- ;"],
+    ['update orders set total = 0'],
+    ['pragma writable_schema = 1'],
+  ])('refuses %s as invalid_config and leaves the file as it was', async (query) => {
+    const failure = await connectorFailure(
+      readAll(sqliteDriver, config({ path: 'shop.db' }), { query }, context([], importDir)),
+    );
+    expect(failure.errorType).toBe('invalid_config');
+    expect(
+      await readAll(sqliteDriver, config({ path: 'shop.db' }), { table: 'orders' }, context([], importDir)),
+    ).toHaveLength(2);
+  });
+
+  it('keeps a semicolon inside a string literal, a quoted name or a comment', async () => {
+    expect(
+      await readAll(
+        sqliteDriver,
+        config({ path: 'shop.db' }),
+        { query: `select ';' as "a;b" /* ; */ from orders where id = 1 -- ;` },
+        context([], importDir),
+      ),
+    ).toEqual([{ 'a;b': ';' }]);
   });
 
   it('refuses paths outside the import dir, also through symlinks', async () => {
