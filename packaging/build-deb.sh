@@ -151,7 +151,8 @@ if (missing.length > 0) {
 EOF
 
 say "stripping native code"
-find "$APP" -name '*.node' -exec strip --strip-unneeded {} +
+# Addons, and the shared libraries beside them (DuckDB's libduckdb.so, which its duckdb.node finds through $ORIGIN).
+find "$APP" \( -name '*.node' -o -name '*.so' \) -exec strip --strip-unneeded {} +
 strip --strip-unneeded "$APP/node/bin/node"
 for binary in simulate runtime; do
   [ -f "$APP/engine_build/$binary" ] && strip --strip-unneeded "$APP/engine_build/$binary"
@@ -214,7 +215,7 @@ for script in postinst prerm postrm; do
   install -m 0755 "packaging/debian/$script" "$STAGE/DEBIAN/$script"
 done
 install -m 0644 packaging/debian/conffiles "$STAGE/DEBIAN/conffiles"
-mapfile -t elves < <(find "$STAGE" -path "$STAGE/DEBIAN" -prune -o -type f \( -name '*.node' -o -perm -u+x \) -print |
+mapfile -t elves < <(find "$STAGE" -path "$STAGE/DEBIAN" -prune -o -type f \( -name '*.node' -o -name '*.so' -o -perm -u+x \) -print |
   while read -r f; do [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] && echo "$f"; done | sort)
 install -d "$WORK/shlibs/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: amd64\n' "$PKG" "$PKG" >"$WORK/shlibs/debian/control"

@@ -290,6 +290,9 @@ describeIf('the .deb package', () => {
       '-name',
       '*.node',
       '-o',
+      '-name',
+      '*.so',
+      '-o',
       '-perm',
       '-u+x',
       ')',
@@ -303,11 +306,19 @@ describeIf('the .deb package', () => {
           readFileSync(f).subarray(0, 4).toString('latin1') === '\x7fELF',
       )
       .map((f) => f.slice(root.length));
+    const duckdb = '/usr/lib/decision-service/node_modules/@duckdb/node-bindings-linux-x64';
     for (const file of [
       '/usr/lib/decision-service/node/bin/node',
       '/usr/lib/decision-service/engine_build/sd_notify.node',
+      `${duckdb}/duckdb.node`,
+      `${duckdb}/libduckdb.so`,
     ])
       expect(shipped).toContain(file);
+    // DuckDB's library ships as its npm package, listed with its version (dataset files and SQL reports need it).
+    expect(listed.get('node_modules/@duckdb/node-bindings-linux-x64')).toMatchObject({
+      name: '@duckdb/node-bindings-linux-x64',
+      version: lock.packages['node_modules/@duckdb/node-bindings-linux-x64'].version,
+    });
     for (const file of shipped) expect([file, hashed.get(file)]).toEqual([file, sha256(join(root, file))]);
     const node = sbom.components.find((c) => c.name === 'node');
     expect(node).toMatchObject({
