@@ -41,7 +41,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const REQUESTS = Number(process.env.N ?? 200);
 const QUIET_LOAD = Number(process.env.QUIET_LOAD ?? 1.5);
 const ENGINE = process.env.ENGINE_LABEL ?? 'SQLite (main)';
-const WORK = resolve(__dirname, '..', '..', '..', 'var', 'bench-scale');
+const WORK = resolve('var', 'bench-scale');
 
 const REGIONS = [
   'North',
