@@ -58,7 +58,7 @@ class ApiKeyResponse(TypedDict):
 
 
 class _AuditActorResponseRequired(TypedDict):
-    type: Literal['user', 'api_key', 'cli', 'anonymous']
+    type: Literal['user', 'api_key', 'cli', 'system', 'anonymous']
 
 
 class AuditActorResponse(_AuditActorResponseRequired, total=False):
@@ -69,7 +69,7 @@ class AuditEventResponse(TypedDict):
     actor: AuditActorResponse
     created_at: str
     details: Dict[str, Optional[Union[str, float, bool]]]
-    event: Literal['signup', 'provisioned', 'login_succeeded', 'login_failed', 'login_throttled', 'login_backstop_engaged', 'email_verified', 'password_reset_requested', 'password_reset', 'key_created', 'key_revoked', 'api_key_rejected', 'api_key_throttled', 'role_changed', 'outcome_reported']
+    event: Literal['signup', 'provisioned', 'login_succeeded', 'login_failed', 'login_throttled', 'login_backstop_engaged', 'email_verified', 'password_reset_requested', 'password_reset', 'key_created', 'key_revoked', 'api_key_rejected', 'api_key_throttled', 'role_changed', 'outcome_reported', 'datasets_read']
     id: str
     ip: Optional[str]
     org_id: Optional[str]
@@ -217,6 +217,15 @@ class ColumnResponse(TypedDict):
     values_truncated: bool
 
 
+class _ColumnSourceDtoRequired(TypedDict):
+    column: str
+    dataset_id: str
+
+
+class ColumnSourceDto(_ColumnSourceDtoRequired, total=False):
+    where: List[WhereDto]
+
+
 class CompactDatasetResponse(TypedDict):
     columns: int
     dataset_name: str
@@ -337,6 +346,23 @@ class ConnectorTypesResponse(TypedDict):
     types: List[Literal['postgres', 'mysql', 'mssql', 'sqlite', 'clickhouse', 'redshift', 'snowflake', 'bigquery', 's3', 'gcs', 'azure', 'rest', 'file', 'neo4j', 'redis', 'elasticsearch', 'github_repo', 'gitlab_repo', 'bitbucket_repo', 'local_repo', 'repo_archive', 'postgresql', 'rest_api', 'file_upload', 'csv', 'tsv', 'json', 'excel', 'xlsx', 'xls', 'parquet', 'elastic']]
 
 
+class CorrelationDto(TypedDict):
+    a: str
+    b: str
+    rank: float
+
+
+class _CorrelationResponseRequired(TypedDict):
+    a: str
+    achieved: float
+    b: str
+    target: float
+
+
+class CorrelationResponse(_CorrelationResponseRequired, total=False):
+    adjusted: float
+
+
 class _CreateApiKeyDtoRequired(TypedDict):
     label: str
 
@@ -397,6 +423,12 @@ class DataConnectResponse(_DataConnectResponseRequired, total=False):
     message: str
     schema_summary: SchemaSummaryResponse
     version: int
+
+
+DataVariableDto = TypedDict('DataVariableDto', {
+    'distribution': "Literal['fit', 'empirical', 'normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']",
+    'from': 'ColumnSourceDto',
+}, total=False)
 
 
 class DatasetArguments(TypedDict):
@@ -559,6 +591,11 @@ class EmailVerifiedResponse(TypedDict):
     verified: Literal[True]
 
 
+class EmpiricalVariableDto(TypedDict):
+    distribution: Literal['empirical']
+    values: List[float]
+
+
 class EnginePoolResponse(TypedDict):
     busy: int
     queued: int
@@ -576,7 +613,7 @@ class ErrorDetailDto(TypedDict):
 
 
 class _ErrorObjectDtoRequired(TypedDict):
-    code: Literal['invalid_json', 'malformed_request', 'cannot_revoke_last_key', 'invalid_token', 'invalid_idempotency_key', 'authentication_required', 'invalid_api_key', 'invalid_session', 'invalid_credentials', 'invalid_signature', 'device_binding_required', 'device_binding_token_required', 'device_limit_reached', 'insufficient_role', 'forbidden', 'signup_disabled', 'not_entitled', 'device_identity_mismatch', 'invalid_device_binding_token', 'origin_not_allowed', 'not_found', 'api_key_not_found', 'device_not_found', 'dataset_not_found', 'provider_key_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'email_taken', 'encryption_key_required', 'not_connected', 'conflict', 'idempotency_key_in_use', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'validation_failed', 'invalid_cursor', 'result_too_large', 'invalid_type', 'idempotency_key_reused', 'invalid_device_id', 'query_not_understood', 'read_only_violation', 'runtime_execution_failed', 'rate_limited', 'headers_too_large', 'internal_error', 'connector_failed', 'engine_unavailable', 'engine_busy', 'runtime_unavailable', 'store_unavailable', 'mcp_session_limit_reached', 'runtime_timeout', 'engine_timeout', 'query_timeout', 'query_too_expensive', 'insufficient_storage']
+    code: Literal['invalid_json', 'malformed_request', 'cannot_revoke_last_key', 'invalid_token', 'invalid_idempotency_key', 'authentication_required', 'invalid_api_key', 'invalid_session', 'invalid_credentials', 'invalid_signature', 'device_binding_required', 'device_binding_token_required', 'device_limit_reached', 'insufficient_role', 'forbidden', 'signup_disabled', 'not_entitled', 'device_identity_mismatch', 'invalid_device_binding_token', 'origin_not_allowed', 'not_found', 'api_key_not_found', 'device_not_found', 'dataset_not_found', 'provider_key_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'email_taken', 'encryption_key_required', 'not_connected', 'conflict', 'idempotency_key_in_use', 'payload_too_large', 'uri_too_long', 'unsupported_media_type', 'validation_failed', 'correlation_matrix_invalid', 'invalid_cursor', 'result_too_large', 'insufficient_data', 'column_not_numeric', 'invalid_type', 'idempotency_key_reused', 'invalid_device_id', 'query_not_understood', 'read_only_violation', 'runtime_execution_failed', 'rate_limited', 'headers_too_large', 'internal_error', 'connector_failed', 'engine_unavailable', 'engine_busy', 'runtime_unavailable', 'store_unavailable', 'mcp_session_limit_reached', 'runtime_timeout', 'engine_timeout', 'query_timeout', 'query_too_expensive', 'insufficient_storage']
     message: str
     request_id: str
 
@@ -667,6 +704,45 @@ class FireTriggerArguments(_FireTriggerArgumentsRequired, total=False):
 
 class FireTriggerDto(TypedDict, total=False):
     current_value: float
+
+
+class FitCandidateResponse(TypedDict):
+    aic: float
+    family: Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']
+    ks_statistic: float
+    params: Dict[str, float]
+
+
+class _FitDistributionArgumentsRequired(TypedDict):
+    column: str
+    dataset_id: str
+
+
+class FitDistributionArguments(_FitDistributionArgumentsRequired, total=False):
+    families: List[Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']]
+    where: List[WhereDto]
+
+
+class _FitRequestRequired(TypedDict):
+    column: str
+
+
+class FitRequest(_FitRequestRequired, total=False):
+    families: List[Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']]
+    where: List[WhereDto]
+
+
+class FitResponse(TypedDict):
+    best: FitCandidateResponse
+    candidates: List[FitCandidateResponse]
+    column: str
+    dataset_id: str
+    dataset_name: str
+    n: float
+    rows_matching: float
+    sampled: bool
+    version: float
+    where: List[WhereDto]
 
 
 class ForgotPasswordDto(TypedDict):
@@ -768,6 +844,32 @@ class InfrastructureResponse(TypedDict):
 class InlineConnectorRequest(TypedDict, total=False):
     config: Union[PostgresConnectorConfig, MysqlConnectorConfig, MssqlConnectorConfig, SqliteConnectorConfig, ClickhouseConnectorConfig, RedshiftConnectorConfig, SnowflakeConnectorConfig, BigqueryConnectorConfig, S3ConnectorConfig, GcsConnectorConfig, AzureConnectorConfig, RestConnectorConfig, FileConnectorConfig, Neo4jConnectorConfig, RedisConnectorConfig, ElasticsearchConnectorConfig, GithubRepoConnectorConfig, GitlabRepoConnectorConfig, BitbucketRepoConnectorConfig, LocalRepoConnectorConfig, RepoArchiveConnectorConfig]
     connector_type: str
+
+
+class InputFitResponse(TypedDict):
+    aic: float
+    ks_statistic: float
+
+
+class _InputProvenanceResponseRequired(TypedDict):
+    distribution: str
+    source: InputSourceResponse
+
+
+class InputProvenanceResponse(_InputProvenanceResponseRequired, total=False):
+    fit: InputFitResponse
+    params: Dict[str, float]
+
+
+class InputSourceResponse(TypedDict):
+    column: str
+    dataset_id: str
+    dataset_name: str
+    rows_matching: float
+    rows_used: float
+    sampled: bool
+    version: float
+    where: List[WhereDto]
 
 
 class InterpretationResponse(TypedDict):
@@ -977,6 +1079,11 @@ class OutcomeResponse(TypedDict):
     reported_at: str
     reported_by: Optional[ReporterResponse]
     trigger_id: str
+
+
+class ParamsVariableDto(TypedDict):
+    distribution: Literal['normal', 'lognormal', 'gamma', 'weibull', 'exponential', 'uniform', 'triangular', 'pert']
+    params: Dict[str, float]
 
 
 class PasswordResetRequestedResponse(TypedDict):
@@ -1466,11 +1573,14 @@ class S3ConnectorConfig(_S3ConnectorConfigRequired, total=False):
 
 class _ScenarioDtoRequired(TypedDict):
     objective: Literal['maximize_net_value', 'maximize_value', 'minimize_cost']
-    variables: Dict[str, RangeDto]
+    variables: Dict[str, Union[RangeDto, ParamsVariableDto, EmpiricalVariableDto, DataVariableDto]]
 
 
 class ScenarioDto(_ScenarioDtoRequired, total=False):
     actions: List[ActionDto]
+    adjust_correlations: bool
+    correlations: List[CorrelationDto]
+    correlations_from_data: bool
     model: str
     target: float
 
@@ -1537,7 +1647,7 @@ class SimulateRequest(_SimulateRequestRequired, total=False):
     seed: Union[int, str]
 
 
-class SimulationResponse(TypedDict):
+class _SimulationResponseRequired(TypedDict):
     actions: List[ActionStatisticsResponse]
     compute_ms: float
     confidence: float
@@ -1551,6 +1661,12 @@ class SimulationResponse(TypedDict):
     runs: float
     seed: Union[int, str]
     sensitivity: List[SensitivityResponse]
+
+
+class SimulationResponse(_SimulationResponseRequired, total=False):
+    correlations: List[CorrelationResponse]
+    correlations_adjusted: bool
+    inputs: Dict[str, InputProvenanceResponse]
 
 
 class SnowflakeConnectorConfig(TypedDict, total=False):
@@ -1745,6 +1861,7 @@ OPERATIONS: Dict[str, Operation] = {
     'Connectors_update': Operation('PATCH', '/v1/connectors/{id}', 'UpdateConnectorRequest', 'ConnectorResponse'),
     'Connectors_upload': Operation('POST', '/v1/connectors/uploads', None, 'UploadedFile'),
     'Contract_document': Operation('GET', '/v1/openapi.json', None, 'Dict[str, Any]'),
+    'DataFit_fit': Operation('POST', '/v1/data/{id}/fit', 'FitRequest', 'FitResponse'),
     'Datasets_connect': Operation('POST', '/v1/data/connect', 'ConnectDataDto', 'DataConnectResponse'),
     'Datasets_delete': Operation('DELETE', '/v1/data/{id}', None, None),
     'Datasets_get': Operation('GET', '/v1/data/{id}', None, 'DatasetResponse'),

@@ -656,6 +656,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/data/{id}/fit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fit distributions to a numeric column
+         * @description Maximum-likelihood fits of each family to the column's non-null values under `where`, with AIC and the Kolmogorov–Smirnov statistic, lowest AIC first. At least 10 values (422 `insufficient_data`); above 1000000 rows an evenly spaced sample of them (`sampled`). Same access as a query.
+         *
+         *     Needs the `datasets` entitlement of the license (else 403 `not_entitled`).
+         */
+        post: operations["DataFit_fit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/data/{id}/formulas": {
         parameters: {
             query?: never;
@@ -1639,7 +1661,7 @@ export interface components {
             /** @description The user or key id; absent for the CLI and anonymous callers. */
             id?: string;
             /** @enum {string} */
-            type: "user" | "api_key" | "cli" | "anonymous";
+            type: "user" | "api_key" | "cli" | "system" | "anonymous";
         };
         AuditEventResponse: {
             actor: components["schemas"]["AuditActorResponse"];
@@ -1655,7 +1677,7 @@ export interface components {
                 [key: string]: string | number | boolean | null;
             };
             /** @enum {string} */
-            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed" | "outcome_reported";
+            event: "signup" | "provisioned" | "login_succeeded" | "login_failed" | "login_throttled" | "login_backstop_engaged" | "email_verified" | "password_reset_requested" | "password_reset" | "key_created" | "key_revoked" | "api_key_rejected" | "api_key_throttled" | "role_changed" | "outcome_reported" | "datasets_read";
             id: string;
             ip: string | null;
             /** @description Null for an event of no organization. */
@@ -1872,6 +1894,14 @@ export interface components {
             /** @description True when min, max or a sample value is longer than 1 KiB of UTF-8: it is then shown cut to its first 1 KiB, on a character boundary. */
             values_truncated: boolean;
         };
+        ColumnSourceDto: {
+            /** @example units */
+            column: string;
+            /** @example ds_3kq9v1m2x7 */
+            dataset_id: string;
+            /** @description The typed query's conditions (docs/query.md). */
+            where?: components["schemas"]["WhereDto"][];
+        };
         CompactDatasetResponse: {
             columns: number;
             /** @example sales */
@@ -2039,6 +2069,32 @@ export interface components {
             /** @description Canonical types, then aliases. */
             types: ("postgres" | "mysql" | "mssql" | "sqlite" | "clickhouse" | "redshift" | "snowflake" | "bigquery" | "s3" | "gcs" | "azure" | "rest" | "file" | "neo4j" | "redis" | "elasticsearch" | "github_repo" | "gitlab_repo" | "bitbucket_repo" | "local_repo" | "repo_archive" | "postgresql" | "rest_api" | "file_upload" | "csv" | "tsv" | "json" | "excel" | "xlsx" | "xls" | "parquet" | "elastic")[];
         };
+        CorrelationDto: {
+            /** @example price */
+            a: string;
+            /** @example demand */
+            b: string;
+            /** @example -0.6 */
+            rank: number;
+        };
+        CorrelationResponse: {
+            /** @example price */
+            a: string;
+            /**
+             * @description Spearman's rank correlation of the draws.
+             * @example -0.598
+             */
+            achieved: number;
+            /** @description With adjust_correlations and an invalid matrix: the value of the nearest valid matrix, used instead. */
+            adjusted?: number;
+            /** @example demand */
+            b: string;
+            /**
+             * @description As requested (0 for a pair the adjustment added).
+             * @example -0.6
+             */
+            target: number;
+        };
         CreateApiKeyDto: {
             device_limit?: number;
             expires_at?: string;
@@ -2128,6 +2184,14 @@ export interface components {
             status: "ready" | "failed";
             /** @description When ready. */
             version?: number;
+        };
+        DataVariableDto: {
+            /**
+             * @description `fit`: every family by maximum likelihood, the lowest AIC drawn; a family name: that family fitted; `empirical`: the values resampled.
+             * @enum {string}
+             */
+            distribution: "fit" | "empirical" | "normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert";
+            from: components["schemas"]["ColumnSourceDto"];
         };
         DatasetArguments: {
             /** @description Dataset id, as returned by list_data. */
@@ -2343,6 +2407,11 @@ export interface components {
             /** @enum {boolean} */
             verified: true;
         };
+        EmpiricalVariableDto: {
+            /** @enum {string} */
+            distribution: "empirical";
+            values: number[];
+        };
         EnginePoolResponse: {
             busy: number;
             /** @description Requests waiting for a free worker. */
@@ -2372,7 +2441,7 @@ export interface components {
              * @description Stable snake_case code from the error catalogue.
              * @enum {string}
              */
-            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "invalid_cursor" | "result_too_large" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "query_too_expensive" | "insufficient_storage";
+            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "correlation_matrix_invalid" | "invalid_cursor" | "result_too_large" | "insufficient_data" | "column_not_numeric" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "query_too_expensive" | "insufficient_storage";
             /** @description One entry per invalid field (validation_failed). */
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @description A sentence for people; never parse it. */
@@ -2499,6 +2568,66 @@ export interface components {
         };
         FireTriggerDto: {
             current_value?: number;
+        };
+        FitCandidateResponse: {
+            /** @description Akaike information criterion, 2k − 2 ln L: lower is better. */
+            aic: number;
+            /** @enum {string} */
+            family: "normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert";
+            /** @description Kolmogorov–Smirnov statistic: the largest gap between the data and the fitted CDF. */
+            ks_statistic: number;
+            /**
+             * @description normal {mean, sd}, lognormal {meanlog, sdlog}, gamma and weibull {shape, scale}, exponential {rate}, uniform {min, max}, triangular and pert {min, mode, max}.
+             * @example {
+             *       "mean": 102.4,
+             *       "sd": 17.9
+             *     }
+             */
+            params: {
+                [key: string]: number;
+            };
+        };
+        FitDistributionArguments: {
+            /**
+             * @description A numeric column (or numeric formula) of the dataset.
+             * @example units
+             */
+            column: string;
+            /** @description Dataset id, as returned by list_data. */
+            dataset_id: string;
+            /** @description The families to fit (default: all of them). */
+            families?: ("normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert")[];
+            /** @description Only the rows where all these hold: the typed query's `where` (docs/query.md). */
+            where?: components["schemas"]["WhereDto"][];
+        };
+        FitRequest: {
+            /**
+             * @description A numeric column (or numeric formula) of the dataset.
+             * @example units
+             */
+            column: string;
+            /** @description The families to fit (default: all of them). */
+            families?: ("normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert")[];
+            /** @description Only the rows where all these hold: the typed query's `where` (docs/query.md). */
+            where?: components["schemas"]["WhereDto"][];
+        };
+        FitResponse: {
+            /** @description The first candidate. */
+            best: components["schemas"]["FitCandidateResponse"];
+            /** @description Every family that can describe the data, lowest AIC first (ties by family name). */
+            candidates: components["schemas"]["FitCandidateResponse"][];
+            column: string;
+            dataset_id: string;
+            dataset_name: string;
+            /** @description The number of values fitted. */
+            n: number;
+            /** @description The rows under `where` holding a number in the column. */
+            rows_matching: number;
+            /** @description True when more than 1000000 rows matched and an evenly spaced sample of them was fitted. */
+            sampled: boolean;
+            version: number;
+            /** @description The conditions as applied. */
+            where: components["schemas"]["WhereDto"][];
         };
         ForgotPasswordDto: {
             /** Format: email */
@@ -2656,6 +2785,54 @@ export interface components {
              */
             config?: components["schemas"]["PostgresConnectorConfig"] | components["schemas"]["MysqlConnectorConfig"] | components["schemas"]["MssqlConnectorConfig"] | components["schemas"]["SqliteConnectorConfig"] | components["schemas"]["ClickhouseConnectorConfig"] | components["schemas"]["RedshiftConnectorConfig"] | components["schemas"]["SnowflakeConnectorConfig"] | components["schemas"]["BigqueryConnectorConfig"] | components["schemas"]["S3ConnectorConfig"] | components["schemas"]["GcsConnectorConfig"] | components["schemas"]["AzureConnectorConfig"] | components["schemas"]["RestConnectorConfig"] | components["schemas"]["FileConnectorConfig"] | components["schemas"]["Neo4jConnectorConfig"] | components["schemas"]["RedisConnectorConfig"] | components["schemas"]["ElasticsearchConnectorConfig"] | components["schemas"]["GithubRepoConnectorConfig"] | components["schemas"]["GitlabRepoConnectorConfig"] | components["schemas"]["BitbucketRepoConnectorConfig"] | components["schemas"]["LocalRepoConnectorConfig"] | components["schemas"]["RepoArchiveConnectorConfig"];
             connector_type?: string;
+        };
+        InputFitResponse: {
+            aic: number;
+            ks_statistic: number;
+        };
+        InputProvenanceResponse: {
+            /**
+             * @description The family drawn from (the fitted one for `fit`), or `empirical`.
+             * @example gamma
+             */
+            distribution: string;
+            /** @description How well the family fits (absent for `empirical`). */
+            fit?: components["schemas"]["InputFitResponse"];
+            /**
+             * @description The fitted parameters (absent for `empirical`).
+             * @example {
+             *       "scale": 41.7,
+             *       "shape": 2.4
+             *     }
+             */
+            params?: {
+                [key: string]: number;
+            };
+            source: components["schemas"]["InputSourceResponse"];
+        };
+        InputSourceResponse: {
+            /** @example units */
+            column: string;
+            /** @example ds_3kq9v1m2x7 */
+            dataset_id: string;
+            /** @example orders */
+            dataset_name: string;
+            /**
+             * @description The rows under `where` holding a number in the column.
+             * @example 4180
+             */
+            rows_matching: number;
+            /**
+             * @description The values fitted or resampled.
+             * @example 4180
+             */
+            rows_used: number;
+            /** @description True when rows_matching exceeded 1,000,000 and an evenly spaced sample was used. */
+            sampled: boolean;
+            /** @example 3 */
+            version: number;
+            /** @description The conditions as applied. */
+            where: components["schemas"]["WhereDto"][];
         };
         InterpretationResponse: {
             dates: components["schemas"]["DateInterpretationResponse"][];
@@ -2937,6 +3114,20 @@ export interface components {
             /** @description Who reported the outcome. */
             reported_by: components["schemas"]["ReporterResponse"] | null;
             trigger_id: string;
+        };
+        ParamsVariableDto: {
+            /** @enum {string} */
+            distribution: "normal" | "lognormal" | "gamma" | "weibull" | "exponential" | "uniform" | "triangular" | "pert";
+            /**
+             * @description normal {mean, sd}, lognormal {meanlog, sdlog} (of the logarithm), gamma {shape, scale}, weibull {shape, scale}, exponential {rate}, uniform {min, max}, triangular and pert {min, mode, max}.
+             * @example {
+             *       "scale": 3,
+             *       "shape": 2.5
+             *     }
+             */
+            params: {
+                [key: string]: number;
+            };
         };
         PasswordResetRequestedResponse: {
             /** @example If an account exists for this address, a password reset link has been sent. */
@@ -3683,12 +3874,18 @@ export interface components {
         ScenarioDto: {
             /** @description The choices compared on the same draws. */
             actions?: components["schemas"]["ActionDto"][];
+            /** @description Use the nearest valid correlation matrix instead of refusing one that is not positive semi-definite. */
+            adjust_correlations?: boolean;
+            /** @description Spearman rank-correlation targets between variables, imposed by Iman–Conover (each marginal unchanged). */
+            correlations?: components["schemas"]["CorrelationDto"][];
+            /** @description Correlate the variables drawn from the same dataset and `where` by the Spearman rank correlation of their rows (a pair in `correlations` keeps the caller's value). */
+            correlations_from_data?: boolean;
             model?: string;
             /** @enum {string} */
             objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
             target?: number;
             /**
-             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*), each a range to draw from.
+             * @description The uncertain inputs by name ([A-Za-z_][A-Za-z0-9_]*): a range {low, high, ...}, a family by its parameters {distribution, params}, an empirical sample {distribution: "empirical", values}, or a column of a dataset {from, distribution}.
              * @example {
              *       "cost": {
              *         "distribution": "triangular",
@@ -3703,7 +3900,7 @@ export interface components {
              *     }
              */
             variables: {
-                [key: string]: components["schemas"]["RangeDto"];
+                [key: string]: components["schemas"]["RangeDto"] | components["schemas"]["ParamsVariableDto"] | components["schemas"]["EmpiricalVariableDto"] | components["schemas"]["DataVariableDto"];
             };
         };
         ScheduleDto: {
@@ -3766,6 +3963,10 @@ export interface components {
              * @example 0.93
              */
             confidence: number;
+            /** @description With scenario.correlations: each target and the Spearman rank correlation of the draws. */
+            correlations?: components["schemas"]["CorrelationResponse"][];
+            /** @description With scenario.correlations: whether the nearest valid matrix was used. */
+            correlations_adjusted?: boolean;
             /**
              * @example pool
              * @enum {string}
@@ -3780,6 +3981,10 @@ export interface components {
             evpi: number;
             /** @example 3.01 */
             expected_value: number;
+            /** @description The variables drawn from datasets, by name, with where their values came from. */
+            inputs?: {
+                [key: string]: components["schemas"]["InputProvenanceResponse"];
+            };
             /** @enum {string} */
             objective: "maximize_net_value" | "maximize_value" | "minimize_cost";
             /** @example proceed */
@@ -8941,6 +9146,185 @@ export interface operations {
             };
         };
     };
+    DataFit_fit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FitRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FitResponse"];
+                };
+            };
+            /** @description invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_json" | "malformed_request";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description authentication_required, device_binding_required, device_binding_token_required, invalid_api_key, invalid_session */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "authentication_required" | "device_binding_required" | "device_binding_token_required" | "invalid_api_key" | "invalid_session";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_limit_reached */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_limit_reached";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description device_identity_mismatch, invalid_device_binding_token, not_entitled */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "device_identity_mismatch" | "invalid_device_binding_token" | "not_entitled";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "payload_too_large";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unsupported_media_type";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description column_not_numeric, insufficient_data, invalid_device_id, validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "column_not_numeric" | "insufficient_data" | "invalid_device_id" | "validation_failed";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description query_timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "query_timeout";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description headers_too_large, insufficient_storage, internal_error, malformed_request, request_timeout, store_unavailable, uri_too_long */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "headers_too_large" | "insufficient_storage" | "internal_error" | "malformed_request" | "request_timeout" | "store_unavailable" | "uri_too_long";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     Datasets_setFormulas: {
         parameters: {
             query?: never;
@@ -10873,7 +11257,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10882,7 +11266,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -12966,6 +13350,20 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description dataset_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -12994,7 +13392,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, validation_failed */
+            /** @description column_not_numeric, correlation_matrix_invalid, insufficient_data, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13003,7 +13401,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "validation_failed";
+                            code?: "column_not_numeric" | "correlation_matrix_invalid" | "insufficient_data" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13325,7 +13723,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13334,7 +13732,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -13798,7 +14196,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description invalid_device_id, query_not_understood, validation_failed */
+            /** @description correlation_matrix_invalid, invalid_device_id, query_not_understood, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13807,7 +14205,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "invalid_device_id" | "query_not_understood" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "invalid_device_id" | "query_not_understood" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
@@ -14282,7 +14680,7 @@ export interface operations {
                     } & components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description idempotency_key_reused, invalid_device_id, validation_failed */
+            /** @description correlation_matrix_invalid, idempotency_key_reused, invalid_device_id, validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -14291,7 +14689,7 @@ export interface operations {
                     "application/json": {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
+                            code?: "correlation_matrix_invalid" | "idempotency_key_reused" | "invalid_device_id" | "validation_failed";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };
