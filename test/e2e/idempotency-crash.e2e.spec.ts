@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { loadConfig } from '../../src/common/config';
 import { pushTrigger } from '../factories/triggers';
 import { SMALL_SIMULATION } from '../factories/simulations';
@@ -60,14 +60,14 @@ describe('Idempotency-Key retried after the daemon died between the commit and t
       );
       return rows.length;
     }
-    const db = new Database(loadConfig({ NODE_ENV: 'test', SERVICE_DATA_DIR: dataDir }).databaseFile);
+    const db = new DatabaseSync(loadConfig({ NODE_ENV: 'test', SERVICE_DATA_DIR: dataDir }).databaseFile);
     try {
       return db
         .prepare(
           `update idempotency_keys set state = 'in_flight', status_code = null, response_sealed = null,
              lease_until = ?`,
         )
-        .run(lapsed.getTime()).changes;
+        .run(lapsed.getTime()).changes as number;
     } finally {
       db.close();
     }

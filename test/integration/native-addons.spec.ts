@@ -1,6 +1,6 @@
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DuckDBInstance } from '@duckdb/node-api';
 import sqlite3 from 'sqlite3';
 
 const ROOT = join(__dirname, '..', '..');
@@ -23,23 +23,27 @@ describe('native addons', () => {
     expect(String(variables.node_module_version)).toBe(process.versions.modules);
   });
 
-  it('better-sqlite3 is 13 or later: Node-API, whose objects Node 24 can finalize after its environment is gone', () => {
-    const manifest = JSON.parse(
-      readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8'),
-    ) as { version: string; dependencies?: Record<string, string> };
-    expect(Number(manifest.version.split('.')[0])).toBeGreaterThanOrEqual(13);
-    expect(Object.keys(manifest.dependencies ?? {})).toContain('node-addon-api');
+  it('the tree holds one SQLite driver: sqlite3, not better-sqlite3', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    const declared = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies });
+    expect(
+      ['sqlite3', 'better-sqlite3', '@mikro-orm/better-sqlite'].filter((name) => declared.includes(name)),
+    ).toEqual(['sqlite3']);
+    expect(existsSync(join(ROOT, 'node_modules', 'better-sqlite3'))).toBe(false);
   });
 
-  it('better-sqlite3 loads and runs SQL on this runtime', () => {
-    const db = new Database(':memory:');
+  it('DuckDB loads and runs SQL on this runtime', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
     try {
-      expect(db.prepare('SELECT sqlite_version() AS v, 6 * 7 AS answer').get()).toEqual({
-        v: expect.stringMatching(/^3\.\d+\.\d+$/),
-        answer: 42,
-      });
+      const reader = await connection.runAndReadAll('select 6 * 7 as answer');
+      expect(reader.getRowObjectsJson()).toEqual([{ answer: 42 }]);
     } finally {
-      db.close();
+      connection.closeSync();
+      instance.closeSync();
     }
   });
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 import { readDatasetFile, TEST_BUILD } from '../support/dataset-files';
 import ExcelJS from 'exceljs';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -306,7 +306,7 @@ describe('SQLite connector types', () => {
 
   beforeAll(async () => {
     const dir = mkdtempSync(join(scratch, 'sqlite-'));
-    const db = new Database(join(dir, 'matrix.db'));
+    const db = new DatabaseSync(join(dir, 'matrix.db'));
     db.exec(`create table matrix (ord integer, d date, ts datetime, ts_offset datetime, t time, num text,
       price numeric, big integer, flag boolean, id text, doc json, bin blob, empty text, nan real, inf real,
       ninf real, real_value real, emoji text)`);

@@ -28,7 +28,7 @@ export function isStorageExhausted(error: unknown): boolean {
 
 const STORAGE_EXHAUSTED = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 const DISK_WRITE_FAILURES = new Set(['EIO', 'EROFS']);
-/** node-sqlite3 names the primary code (`SQLITE_IOERR`), better-sqlite3 the extended one (`SQLITE_IOERR_WRITE`). */
+/** The primary code (`SQLITE_IOERR`) or an extended one (`SQLITE_IOERR_WRITE`). */
 const SQLITE_WRITE_FAILURE = /^SQLITE_(IOERR|READONLY)(_[A-Z_]+)?$/;
 
 /** libuv has no name for some errnos (EDQUOT), so those are read from the number. */

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { DatabaseSync } from 'node:sqlite';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0');
 /** What a write in progress leaves: partial builds and uploads, staged renames, rollback journals. */
@@ -42,9 +42,9 @@ export class IntegrityChecker {
       const stat = statSync(path);
       const identity = `${path} ${stat.ino} ${stat.size} ${stat.mtimeMs}`;
       if (this.sound.has(identity)) continue;
-      const db = new Database(path, { readonly: true, fileMustExist: true });
+      const db = new DatabaseSync(path, { readOnly: true });
       try {
-        const rows = db.pragma('integrity_check') as { integrity_check: string }[];
+        const rows = db.prepare('pragma integrity_check').all() as { integrity_check: string }[];
         const result = rows.map((r) => r.integrity_check).join('; ');
         this.checked++;
         if (result !== 'ok') problems.push(`${path}: ${result}`);
