@@ -179,6 +179,7 @@ describe('request/response examples in docs/ against a booted daemon', () => {
         'docs/query.md typed',
         'docs/query.md natural-language',
         'docs/licensing.md license',
+        'docs/triggers.md create',
       ]),
     );
   });
