@@ -46,6 +46,28 @@ describe('SQL cells of the other drivers', () => {
       });
     });
 
+    it('a DECIMAL of at most 15 significant digits is kept exactly; a longer one stops the ingest naming its column', () => {
+      const decimals = {
+        price: { type: sql.Decimal, scale: 2 },
+        amount: { type: sql.Numeric, scale: 10 },
+        cash: { type: sql.Money },
+      };
+      expect(
+        mssqlRecord({ price: 1234.5, amount: 12345.0000000001, cash: 922337203.5807 }, decimals, sql),
+      ).toEqual({
+        price: 1234.5,
+        amount: 12345.0000000001,
+        cash: 922337203.5807,
+      });
+      expect(() => mssqlRecord({ price: Number('99999999999999.99') }, decimals, sql)).toThrow(
+        expect.objectContaining({
+          errorType: 'invalid_payload',
+          message: expect.stringContaining('"price"'),
+        }),
+      );
+      expect(() => mssqlRecord({ amount: 123456 + 1e-10 }, decimals, sql)).toThrow(/"amount"/);
+    });
+
     it('NULL stays null whatever the column type', () => {
       expect(mssqlRecord({ d: null, t: null }, columns, sql)).toEqual({ d: null, t: null });
     });

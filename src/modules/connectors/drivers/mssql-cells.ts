@@ -1,12 +1,33 @@
+import { ConnectorError } from '../connector-error';
 import { sqlCell } from './sql-common';
 
-/** The mssql type functions a column's metadata names (`sql.Date`, `sql.Time`), compared by identity. */
-export interface MssqlTemporalTypes {
+/** The mssql type functions a column's metadata names (`sql.Date`, `sql.Decimal`), compared by identity. */
+export interface MssqlColumnTypes {
   readonly Date: unknown;
   readonly Time: unknown;
+  readonly Decimal: unknown;
+  readonly Numeric: unknown;
+  readonly Money: unknown;
 }
 
-export type MssqlColumns = Readonly<Record<string, { readonly type?: unknown }>>;
+export type MssqlColumns = Readonly<Record<string, { readonly type?: unknown; readonly scale?: number }>>;
+
+/** A double holds every decimal of at most 15 significant digits exactly enough to print it back. */
+const EXACT_DIGITS = 15;
+
+/**
+ * tedious reads DECIMAL, NUMERIC and MONEY as doubles. A value of at most 15 significant digits comes back exact
+ * when printed at the column's scale; a longer one has already been rounded, so the ingest stops naming the column
+ * rather than store a changed number.
+ */
+function exactDecimal(name: string, value: number, scale: number): number {
+  if (Math.abs(value) < 10 ** (EXACT_DIGITS - scale)) return Number(value.toFixed(scale));
+  throw new ConnectorError(
+    'invalid_payload',
+    `Column "${name}" holds ${value} with more than ${EXACT_DIGITS} significant digits, which SQL Server's driver ` +
+      `rounds: cast it to text in the query (CAST("${name}" AS varchar(40))) to keep it exact.`,
+  );
+}
 
 /**
  * A SQL Server row as cells. tedious (useUTC) gives a DATE as a Date at UTC midnight and a TIME as a Date on
@@ -16,12 +37,15 @@ export type MssqlColumns = Readonly<Record<string, { readonly type?: unknown }>>
 export function mssqlRecord(
   row: Record<string, unknown>,
   columns: MssqlColumns | undefined,
-  types: MssqlTemporalTypes,
+  types: MssqlColumnTypes,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
-    const type = columns?.[key]?.type;
-    if (value instanceof Date && !Number.isNaN(value.getTime()) && type === types.Date) {
+    const column = columns?.[key];
+    const type = column?.type;
+    if (typeof value === 'number' && Number.isFinite(value) && isDecimalType(type, types)) {
+      out[key] = exactDecimal(key, value, type === types.Money ? 4 : (column?.scale ?? 0));
+    } else if (value instanceof Date && !Number.isNaN(value.getTime()) && type === types.Date) {
       out[key] = value.toISOString().slice(0, 10);
     } else if (value instanceof Date && !Number.isNaN(value.getTime()) && type === types.Time) {
       out[key] = value.toISOString().slice(11, 23);
@@ -30,4 +54,8 @@ export function mssqlRecord(
     }
   }
   return out;
+}
+
+function isDecimalType(type: unknown, types: MssqlColumnTypes): boolean {
+  return type === types.Decimal || type === types.Numeric || type === types.Money;
 }
