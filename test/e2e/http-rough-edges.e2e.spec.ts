@@ -123,7 +123,7 @@ describe('HTTP answers a new user meets on mistakes', () => {
     expect(unknownNested.body.error.details).toContainEqual({
       field: 'scenario.colour',
       problem:
-        'is not a known field; allowed fields are objective, target, variables, model, actions, correlations, adjust_correlations',
+        'is not a known field; allowed fields are objective, target, variables, correlations_from_data, model, actions, correlations, adjust_correlations',
     });
 
     const providerKey = await t.request('POST', '/v1/provider-keys', {
