@@ -16,7 +16,7 @@ export const REGIONS = [
 ];
 
 /** xorshift32: a fixed generator, so every run benchmarks the same bytes. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let x = seed >>> 0 || 1;
   return () => {
     x ^= x << 13;

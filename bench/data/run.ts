@@ -25,7 +25,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, writeSection } from '../support/daemon';
+import { call, startDaemon, writeSection } from '../support/daemon';
 import { spread } from '../support/stats';
 import { generateCsv, REGIONS } from './generate-csv';
 
@@ -35,20 +35,6 @@ const WARMUP = 30;
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 /** A round counts as taken on a quiet machine when the load average stays at most this. */
 const QUIET_LOAD = cpus().length;
-
-async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed;
-}
 
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -33,7 +33,8 @@ import {
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startDaemon, writeSection } from '../support/daemon';
+import { call, startDaemon, writeSection } from '../support/daemon';
+import { random, REGIONS } from './generate-csv';
 import { spread } from '../support/stats';
 
 const ROWS = Number(process.env.ROWS ?? 10_000_000);
@@ -44,33 +45,8 @@ const QUIET_LOAD = Number(process.env.QUIET_LOAD ?? 1.5);
 const ENGINE = process.env.ENGINE_LABEL ?? 'SQLite (main)';
 const WORK = resolve('var', 'bench-scale');
 
-const REGIONS = [
-  'North',
-  'South',
-  'East',
-  'West',
-  'Central',
-  'Nordics',
-  'Iberia',
-  'Benelux',
-  'Alps',
-  'Baltics',
-];
 const PRODUCTS = 200;
 const CUSTOMERS = 200_000;
-
-/** xorshift32 with a fixed seed: every run benchmarks the same bytes. */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 0x100000000;
-  };
-}
 
 async function generateCsv(path: string, rows: number): Promise<void> {
   const next = random(37);
@@ -115,20 +91,6 @@ async function csvOf(rows: number, make: (path: string) => Promise<void>): Promi
     spawnSync('mv', [`${path}.partial`, path]);
   }
   return path;
-}
-
-async function call(url: string, method: string, path: string, token?: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const parsed = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed;
 }
 
 /** VmRSS in MB of `pid` and every process under it. */

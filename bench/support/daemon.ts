@@ -188,3 +188,24 @@ export function writeSection(name: string, lines: readonly string[]): void {
       : `${doc.trimEnd()}\n\n${section}\n`;
   writeFileSync(file, doc);
 }
+
+/** One JSON call to the daemon; a non-2xx answer throws with its body. */
+export async function call(
+  url: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<any> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const parsed = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+  return parsed;
+}
