@@ -101,11 +101,16 @@ export class DatasetFileWriter {
         autoload_known_extensions: 'false',
       });
     } catch (error) {
+      removeBuildFiles(partialPath);
       throw duckError(error);
     }
-    const connection = await instance.connect();
-    const writer = new DatasetFileWriter(partialPath, finalPath, instance, connection);
-    await writer.exec(`create table ${DATA_TABLE} (${quoteIdentifier(ROW_COLUMN)} bigint not null)`);
+    const writer = new DatasetFileWriter(partialPath, finalPath, instance, await instance.connect());
+    try {
+      await writer.exec(`create table ${DATA_TABLE} (${quoteIdentifier(ROW_COLUMN)} bigint not null)`);
+    } catch (error) {
+      await writer.abort();
+      throw error;
+    }
     return writer;
   }
 
