@@ -156,7 +156,7 @@ class ResourcesTest(unittest.TestCase):
         self.assertEqual(self.client.data.query(dataset_id=dataset_id, select=["region"], limit=1)["rows"], [{"region": "north"}])
         batch = self.client.query.batch(queries=[{"dataset_id": dataset_id, "select": ["units"], "limit": 1}])
         self.assertEqual(len(batch["results"]), 1)
-        report = self.client.query.sql(dataset_id=dataset_id, sql="SELECT region FROM data ORDER BY units DESC LIMIT 1")
+        report = self.client.query.sql(dataset_id=dataset_id, sql="SELECT region FROM dataset ORDER BY units DESC LIMIT 1")
         self.assertEqual(report["rows"], [{"region": "south"}])
 
         self.assertIsNone(self.client.data.delete(dataset_id))
