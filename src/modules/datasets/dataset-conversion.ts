@@ -1,18 +1,22 @@
 import { createHash, Hash } from 'node:crypto';
-import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import sqlite3 from 'sqlite3';
 import type { AppLogger } from '../../common/logging';
 import { ColumnSchema } from './column-profile';
+import {
+  DatasetBuildOptions,
+  firstRow,
+  openBuildInstance,
+  publishBuild,
+  removeBuildFiles,
+  syncFile,
+  writeLayoutMeta,
+} from './dataset-build-files';
 import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
-import {
-  DATASET_FILE_EXTENSION,
-  STORE_LAYOUT_VERSION,
-  STORE_META_TABLE,
-  storageTypeOf,
-} from './dataset-store-layout';
+import { DATASET_FILE_EXTENSION, storageTypeOf } from './dataset-store-layout';
 import { parseSchema } from './datasets.dto';
 import { PlainValue, plainValue } from './readonly-database';
 import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
@@ -26,7 +30,7 @@ export interface ConversionOptions {
   readonly datasetsDir: string;
   readonly repository: DatasetRepository;
   readonly logger: AppLogger;
-  readonly build: { readonly memoryMb: number; readonly tempDir: string };
+  readonly build: DatasetBuildOptions;
 }
 
 /** Row count and one digest per column, over values in the form query answers give them. */
@@ -125,14 +129,7 @@ async function convertVersion(record: DatasetRecord, options: ConversionOptions)
     return 0;
   }
   const columns = parseSchema(record).columns;
-  for (const suffix of ['', '.wal']) rmSync(partialPath + suffix, { force: true });
-  const instance = await DuckDBInstance.create(partialPath, {
-    threads: '1',
-    memory_limit: `${options.build.memoryMb}MB`,
-    temp_directory: options.build.tempDir,
-    autoinstall_known_extensions: 'false',
-    autoload_known_extensions: 'false',
-  });
+  const instance = await openBuildInstance(partialPath, options.build);
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
@@ -143,13 +140,9 @@ async function convertVersion(record: DatasetRecord, options: ConversionOptions)
     } finally {
       await new Promise<void>((resolve) => source.close(() => resolve()));
     }
-    for (const column of columns) {
-      const quoted = quoteIdentifier(column.name);
-      const target = await storageTypeOf(column.type, false, (sql) => firstRow(connection!, sql), quoted);
-      await connection.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
-    }
-    await connection.run(`create table ${STORE_META_TABLE} (key varchar, value varchar)`);
-    await connection.run(`insert into ${STORE_META_TABLE} values ('layout', '${STORE_LAYOUT_VERSION}')`);
+    await applyStorageTypes(connection, columns);
+    const built = connection;
+    await writeLayoutMeta((sql) => built.run(sql));
     const after = await fingerprintDuckDb(connection, columns);
     if (after.rows !== before.rows) {
       throw new Error(`row counts differ: ${before.rows} in the SQLite file, ${after.rows} converted`);
@@ -162,9 +155,7 @@ async function convertVersion(record: DatasetRecord, options: ConversionOptions)
     connection.closeSync();
     connection = undefined;
     instance.closeSync();
-    syncFile(partialPath);
-    chmodSync(partialPath, 0o400);
-    renameSync(partialPath, finalPath);
+    publishBuild(partialPath, finalPath);
     syncFile(options.datasetsDir);
     await options.repository.replaceFileName(record.id, record.fileName, newName);
     rmSync(oldPath, { force: true });
@@ -176,7 +167,7 @@ async function convertVersion(record: DatasetRecord, options: ConversionOptions)
     } catch {
       // Closing a failed build: the partial file is removed either way.
     }
-    for (const suffix of ['', '.wal']) rmSync(partialPath + suffix, { force: true });
+    removeBuildFiles(partialPath);
     throw error;
   }
 }
@@ -202,11 +193,7 @@ export async function attachPreviousFormat(
     } finally {
       await new Promise<void>((resolve) => source.close(() => resolve()));
     }
-    for (const column of columns) {
-      const quoted = quoteIdentifier(column.name);
-      const target = await storageTypeOf(column.type, false, (sql) => firstRow(connection, sql), quoted);
-      await connection.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
-    }
+    await applyStorageTypes(connection, columns);
   } catch (error) {
     await connection.run(`detach database if exists ${quoteIdentifier(id)}`).catch(() => undefined);
     throw error;
@@ -295,16 +282,14 @@ async function fingerprintDuckDb(
   return print;
 }
 
-async function firstRow(connection: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {
-  const reader = await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJS()[0];
-}
-
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+/** Gives each column the type a version's file stores it with, decided from the copied values. */
+async function applyStorageTypes(
+  connection: DuckDBConnection,
+  columns: readonly ColumnSchema[],
+): Promise<void> {
+  for (const column of columns) {
+    const quoted = quoteIdentifier(column.name);
+    const target = await storageTypeOf(column.type, false, (sql) => firstRow(connection, sql), quoted);
+    await connection.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
   }
 }

@@ -1,12 +1,20 @@
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DuckDBAppender, DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import {
+  DatasetBuildOptions,
+  openBuildInstance,
+  publishBuild,
+  removeBuildFiles,
+  syncFile,
+  writeLayoutMeta,
+} from './dataset-build-files';
 import { isTextTable, RowBatch, TextTable } from '../connectors/connectors.types';
 import { ColumnProfile, ColumnSchema } from './column-profile';
 import { DATA_TABLE, identifierKey, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 import { KIND_INTEGER, KIND_BOOLEAN, StoredValue, ValueClassifier } from './value-kinds';
 import { duckMessage } from './readonly-database';
-import { storageTypeOf, STORE_META_TABLE, STORE_LAYOUT_VERSION } from './dataset-store-layout';
+import { storageTypeOf } from './dataset-store-layout';
 
 export const MAX_COLUMNS = 1000;
 const MAX_NAME_LENGTH = 200;
@@ -35,11 +43,6 @@ export interface WrittenDataset {
   readonly rowCount: number;
   readonly columns: readonly ColumnSchema[];
   readonly bytes: number;
-}
-
-export interface DatasetBuildOptions {
-  readonly memoryMb: number;
-  readonly tempDir: string;
 }
 
 /** How a column is held while it is built: its values so far decide it, and it only ever widens. */
@@ -88,20 +91,10 @@ export class DatasetFileWriter {
 
   static async create(finalPath: string, options: DatasetBuildOptions): Promise<DatasetFileWriter> {
     const partialPath = `${finalPath}.partial`;
-    removeBuildFiles(partialPath);
-    mkdirSync(options.tempDir, { recursive: true, mode: 0o700 });
     let instance: DuckDBInstance;
     try {
-      instance = await DuckDBInstance.create(partialPath, {
-        threads: '1',
-        memory_limit: `${options.memoryMb}MB`,
-        temp_directory: options.tempDir,
-        preserve_insertion_order: 'true',
-        autoinstall_known_extensions: 'false',
-        autoload_known_extensions: 'false',
-      });
+      instance = await openBuildInstance(partialPath, options);
     } catch (error) {
-      removeBuildFiles(partialPath);
       throw duckError(error);
     }
     const writer = new DatasetFileWriter(partialPath, finalPath, instance, await instance.connect());
@@ -267,14 +260,11 @@ export class DatasetFileWriter {
         columns.push(profile.toSchema(this.rowCount));
       }
     }
-    await this.exec(`create table ${STORE_META_TABLE} (key varchar, value varchar)`);
-    await this.exec(`insert into ${STORE_META_TABLE} values ('layout', '${STORE_LAYOUT_VERSION}')`);
+    await writeLayoutMeta((sql) => this.exec(sql));
     await this.exec('checkpoint');
     this.close();
     try {
-      syncFile(this.partialPath);
-      chmodSync(this.partialPath, 0o400);
-      renameSync(this.partialPath, this.finalPath);
+      publishBuild(this.partialPath, this.finalPath);
     } catch (error) {
       throw fileError(error);
     }
@@ -359,10 +349,6 @@ export class DatasetFileWriter {
   }
 }
 
-function removeBuildFiles(partialPath: string): void {
-  for (const suffix of ['', '.wal', '.tmp']) rmSync(partialPath + suffix, { force: true, recursive: true });
-}
-
 /** DuckDB reports a full disk in its message only; the errno is recovered so it is answered 507. */
 function duckError(error: unknown): DatasetFileError {
   if (error instanceof DatasetFileError) return error;
@@ -382,13 +368,4 @@ function fileError(error: unknown): DatasetFileError {
   return typeof code === 'string'
     ? new DatasetFileError(`Writing the dataset file failed: ${code}.`, code)
     : new DatasetFileError(`Writing the dataset file failed: ${String(error)}`);
-}
-
-function syncFile(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
