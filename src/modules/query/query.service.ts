@@ -236,20 +236,15 @@ export class QueryService implements OnApplicationShutdown {
       name === ROW_COLUMN ? quoteIdentifier(ROW_COLUMN) : (byName.get(name) as QueryColumnInfo).sql,
     );
     const reader = await dataset.reader();
-    const [{ n }] = await reader.all<{ n: number | bigint }>(
-      `select count(*) as n from (${compiled.sql})`,
-      compiled.params,
-    );
-    const rowsMatching = Number(n);
-    const sampled = rowsMatching > maxRows;
     const names = columns.map((_, i) => `v${i}`);
     const outputs = columns.map((name, i) => `${quoteIdentifier(name)} as ${names[i]}`).join(', ');
-    const rows = sampled
-      ? await reader.all(
-          `select ${names.join(', ')} from (select ${outputs}, row_number() over (order by ${quoteIdentifier(ROW_COLUMN)}) - 1 as r from (${compiled.sql})) where (r * ?) % ? < ? order by r`,
-          [...compiled.params, maxRows, rowsMatching, maxRows],
-        )
-      : await reader.all(`select ${outputs} from (${compiled.sql})`, compiled.params);
+    // One scan: every row while they fit, else the evenly spaced sample; (r·max) mod n < max keeps all when n ≤ max.
+    const rows = await reader.all(
+      `select ${names.join(', ')}, n from (select ${outputs}, row_number() over (order by ${quoteIdentifier(ROW_COLUMN)}) - 1 as r, count(*) over () as n from (${compiled.sql})) where (r * ?) % n < ? order by r`,
+      [...compiled.params, maxRows, maxRows],
+    );
+    const rowsMatching = rows.length > 0 ? Number(rows[0].n) : 0;
+    const sampled = rowsMatching > maxRows;
     const values = names.map((name) => Float64Array.from(rows, (row) => Number(row[name])));
     return {
       datasetId: dataset.record.id,
