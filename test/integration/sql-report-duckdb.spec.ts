@@ -40,10 +40,9 @@ describe('SQL reports on DuckDB files, locked down', () => {
     dir = mkdtempSync(join(tmpdir(), 'sql-report-duckdb-'));
     await writeDataset(join(dir, 'ds_sales.duckdb'), 1000);
     await writeDataset(join(dir, 'ds_returns.duckdb'), 10);
-    // The catalogue names the .sqlite file until the store moves: the report reads the .duckdb beside it.
     sales = {
       datasetId: 'ds_sales',
-      filePath: join(dir, 'ds_sales.sqlite'),
+      filePath: join(dir, 'ds_sales.duckdb'),
       names: ['sales', 'dataset'],
       formulas: [],
     };

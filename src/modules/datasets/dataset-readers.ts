@@ -2,12 +2,9 @@ import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ColumnSchema } from './column-profile';
 import { attachPreviousFormat, SQLITE_FILE_EXTENSION } from './dataset-conversion';
 import { openQueryInstance, QueryBudget, ReadOnlyDatabase } from './readonly-database';
+import { DATA_TABLE, quoteIdentifier, quoteString } from './sql-identifiers';
 
 const MAX_ATTACHED = 32;
-
-function sqlString(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 /**
  * Keeps recently queried dataset files attached, read-only, to the daemon's one query instance, so a query pays no
@@ -50,9 +47,9 @@ export class DatasetReaders {
     const instance = await (this.instance ??= openQueryInstance(this.budget));
     const control = await (this.control ??= instance.connect());
     if (file.endsWith(SQLITE_FILE_EXTENSION)) await attachPreviousFormat(instance, id, file, columns);
-    else await control.run(`attach if not exists ${sqlString(file)} as "${id}" (read_only)`);
+    else await control.run(`attach if not exists ${quoteString(file)} as ${quoteIdentifier(id)} (read_only)`);
     const described = await control.runAndReadAll(
-      `select column_name, data_type from duckdb_columns() where database_name = ${sqlString(id)} and table_name = 'rows'`,
+      `select column_name, data_type from duckdb_columns() where database_name = ${quoteString(id)} and table_name = ${quoteString(DATA_TABLE)}`,
     );
     const exact = new Set<string>();
     for (const [name, type] of described.getRows()) {
@@ -67,7 +64,7 @@ export class DatasetReaders {
     this.attached.delete(id);
     // A statement still reading it keeps DuckDB's handle alive; the detach only drops the name.
     attached
-      .then(async () => (await this.control)?.run(`detach database if exists "${id}"`))
+      .then(async () => (await this.control)?.run(`detach database if exists ${quoteIdentifier(id)}`))
       .catch(() => undefined);
   }
 

@@ -8,6 +8,11 @@ export function quoteIdentifier(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** Quotes a string literal for DuckDB (a file path, a database name). */
+export function quoteString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
 /** Column names as DuckDB and SQLite compare them (case-insensitively, ASCII only). */
 export function identifierKey(name: string): string {
   return name.replace(/[A-Z]/g, (c) => c.toLowerCase());

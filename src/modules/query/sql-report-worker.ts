@@ -18,6 +18,7 @@ import {
   ReportReply,
   ReportRequest,
 } from './sql-report-process';
+import { quoteIdentifier, quoteString } from '../datasets/datasets.types';
 import { statementProblem } from './sql-report-statement';
 
 /**
@@ -68,7 +69,7 @@ async function openLocked(
   const connection = await instance.connect();
   try {
     for (const file of request.files) {
-      await connection.run(`attach '${file.path.replace(/'/g, "''")}' as "${file.schema}" (read_only)`);
+      await connection.run(`attach ${quoteString(file.path)} as ${quoteIdentifier(file.schema)} (read_only)`);
     }
     for (const view of request.views) await connection.run(view);
     // After these two nothing the statement calls can reach a file, the network or a setting.

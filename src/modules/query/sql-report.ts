@@ -1,6 +1,6 @@
 import { AppError } from '../../common/errors';
 import { readingStatementProblem } from '../../common/validation';
-import { quoteIdentifier, Row } from '../datasets/datasets.types';
+import { DATA_TABLE, quoteIdentifier, Row } from '../datasets/datasets.types';
 import { ReportProcesses } from './report-processes';
 import { MAX_EXPRESSION_DEPTH } from './sql-report-process';
 
@@ -25,16 +25,8 @@ export interface ReportResult {
   readonly truncated: boolean;
 }
 
-/** The table holding a dataset version's rows in its DuckDB file (docs/datasets.md, "Storage"). */
-const ROWS_TABLE = 'rows';
-
 function catalogName(index: number): string {
   return `ds${index}`;
-}
-
-/** The version's DuckDB file: the catalogue may still name the `.sqlite` file it replaces, at the same path. */
-export function duckdbFileOf(filePath: string): string {
-  return filePath.replace(/\.sqlite$/, '.duckdb');
 }
 
 function viewStatements(tables: readonly ReportTable[]): string[] {
@@ -43,7 +35,7 @@ function viewStatements(tables: readonly ReportTable[]): string[] {
     const extra = table.formulas.map((f) => `, (${f.sql}) as ${quoteIdentifier(f.name)}`).join('');
     for (const name of table.names) {
       statements.push(
-        `create temp view ${quoteIdentifier(name)} as select *${extra} from ${catalogName(index)}.main.${ROWS_TABLE}`,
+        `create temp view ${quoteIdentifier(name)} as select *${extra} from ${catalogName(index)}.main.${DATA_TABLE}`,
       );
     }
   });
@@ -104,7 +96,7 @@ export async function runSqlReport(
     {
       op: 'report',
       files: tables.map((table, index) => ({
-        path: duckdbFileOf(table.filePath),
+        path: table.filePath,
         schema: catalogName(index),
       })),
       views: viewStatements(tables),
