@@ -84,6 +84,9 @@ export class AccountsService {
         }
         if (await this.repository.findUserByEmail(email, tx)) throw new AppError('email_taken');
         const org = await this.repository.insertOrganization(input.organizationName ?? input.name, tx);
+        if (how.requireFirst && !org.isOperator) {
+          throw new AppError('conflict', 'An operator organization already exists on this appliance.');
+        }
         const user = await this.repository.insertUser(
           { orgId: org.id, email, name: input.name, role: 'owner', passwordHash, emailVerifiedAt: null },
           tx,
@@ -109,11 +112,16 @@ export class AccountsService {
         return { organization: toOrganization(org), user: toUserView(user), apiKey };
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw new AppError('email_taken');
+      if (error instanceof UniqueConstraintViolationException && USERS_EMAIL_INDEX.test(error.message)) {
+        throw new AppError('email_taken');
+      }
       throw error;
     }
   }
 }
+
+/** The unique index on users' e-mail, as SQLite (`users.email`) and PostgreSQL (`"users_email"`) name it. */
+const USERS_EMAIL_INDEX = /users[._]email/;
 
 export function toUserView(user: UserEntity): UserView {
   return {
