@@ -12,16 +12,16 @@ export interface MssqlColumnTypes {
 
 export type MssqlColumns = Readonly<Record<string, { readonly type?: unknown; readonly scale?: number }>>;
 
-/** A double holds every decimal of at most 15 significant digits exactly enough to print it back. */
+/** tedious divides the exact integer by 10^scale; within 15 digits that double is the decimal's nearest. */
 const EXACT_DIGITS = 15;
 
 /**
- * tedious reads DECIMAL, NUMERIC and MONEY as doubles. A value of at most 15 significant digits comes back exact
- * when printed at the column's scale; a longer one has already been rounded, so the ingest stops naming the column
- * rather than store a changed number.
+ * tedious reads DECIMAL, NUMERIC and MONEY as doubles. A value of at most 15 significant digits is kept as the
+ * decimal's nearest double; a longer one has already been rounded, so the ingest stops naming the column rather
+ * than store a changed number.
  */
 function exactDecimal(name: string, value: number, scale: number): number {
-  if (Math.abs(value) < 10 ** (EXACT_DIGITS - scale)) return Number(value.toFixed(scale));
+  if (Math.abs(value) < 10 ** (EXACT_DIGITS - scale)) return value;
   throw new ConnectorError(
     'invalid_payload',
     `Column "${name}" holds ${value} with more than ${EXACT_DIGITS} significant digits, which SQL Server's driver ` +
