@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { AppError } from '../../src/common/errors';
+import { rejection } from '../support/rejection';
 import { RuntimeLibraryService } from '../../src/modules/runtime-library/runtime-library.service';
 import { signupAccount } from '../factories/accounts';
 import { DaemonProcess, spawnDaemon, waitForLogEvent, waitForStart } from '../support/daemon-process';
@@ -7,16 +7,6 @@ import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
 const MODULES = ['stats', 'finance', 'decision', 'distributions'];
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function until<T>(
   probe: () => Promise<T>,

@@ -1,15 +1,8 @@
+import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 
 jest.setTimeout(60_000);
-
-async function signUp(t: TestApp): Promise<string> {
-  const res = await t.request('POST', '/auth/signup', {
-    body: { email: `fam-${Date.now()}@example.com`, password: 'a-long-enough-password', name: 'Families' },
-  });
-  expect(res.status).toBe(201);
-  return res.body.api_key.raw_key as string;
-}
 
 const runs = 40_000;
 const variables = {
@@ -30,7 +23,7 @@ describe('POST /v1/simulate with parametric, empirical and correlated variables 
   let key: string;
   beforeAll(async () => {
     t = await startTestApp({ ENGINE_POOL_SIZE: '1' });
-    key = await signUp(t);
+    key = (await signupAccount(t, { name: 'Families' })).apiKey;
   });
   afterAll(async () => {
     await t.close();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/daemon-process';
+import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait';
 import { pushTrigger } from '../factories/triggers';
@@ -27,18 +28,6 @@ const CSV = [
   ),
 ].join('\n');
 
-async function signUp(t: TestApp): Promise<string> {
-  const res = await t.request('POST', '/auth/signup', {
-    body: {
-      email: `fit-${Date.now()}-${Math.random()}@example.com`,
-      password: 'a-long-enough-password',
-      name: 'Fit',
-    },
-  });
-  expect(res.status).toBe(201);
-  return res.body.api_key.raw_key as string;
-}
-
 const mean = (xs: readonly number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length;
 
 describe('simulation variables from a dataset over HTTP', () => {
@@ -49,8 +38,8 @@ describe('simulation variables from a dataset over HTTP', () => {
 
   beforeAll(async () => {
     t = await startTestApp({ ENGINE_POOL_SIZE: '1' });
-    token = await signUp(t);
-    other = await signUp(t);
+    token = (await signupAccount(t, { name: 'Fit' })).apiKey;
+    other = (await signupAccount(t, { name: 'Fit' })).apiKey;
     const connector = await t.request('POST', '/v1/connectors', {
       token,
       body: { name: 'orders', connector_type: 'file', config: { file_type: 'csv', content: CSV } },

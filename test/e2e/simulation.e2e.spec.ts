@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../support/daemon-process';
+import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const gitHead = (): string =>
@@ -21,20 +22,12 @@ const body = {
   },
 };
 
-async function signUp(t: TestApp): Promise<string> {
-  const res = await t.request('POST', '/auth/signup', {
-    body: { email: `sim-${Date.now()}@example.com`, password: 'a-long-enough-password', name: 'Sim' },
-  });
-  expect(res.status).toBe(201);
-  return res.body.api_key.raw_key as string;
-}
-
 describe('POST /v1/simulate and GET /v1/infrastructure over HTTP', () => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
     t = await startTestApp({ ENGINE_POOL_SIZE: '1' });
-    key = await signUp(t);
+    key = (await signupAccount(t, { name: 'Sim' })).apiKey;
   });
   afterAll(async () => {
     await t.close();
@@ -114,7 +107,7 @@ describe('engine routes when the engine is unavailable', () => {
       RUNTIME_FALLBACK_MODE: 'allow',
     });
     try {
-      const key = await signUp(t);
+      const key = (await signupAccount(t, { name: 'Sim' })).apiKey;
       const res = await t.request('POST', '/v1/simulate', { body, token: key });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('engine_unavailable');
@@ -136,7 +129,7 @@ describe.each([
   let key: string;
   beforeAll(async () => {
     t = await startTestApp(env);
-    key = await signUp(t);
+    key = (await signupAccount(t, { name: 'Sim' })).apiKey;
   });
   afterAll(async () => {
     await t.close();

@@ -1,4 +1,4 @@
-import { AppError } from '../../src/common/errors';
+import { rejection } from '../support/rejection';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { DataFitService } from '../../src/modules/query/data-fit.service';
 import { QueryService } from '../../src/modules/query/query.service';
@@ -25,16 +25,6 @@ function row(i: number): Record<string, unknown> {
 
 async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
   yield Array.from({ length: ROWS }, (_, i) => row(i));
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
 }
 
 describe('fits from dataset columns (services over real files)', () => {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError } from '../../src/common/errors';
+import { rejection } from '../support/rejection';
 import { Principal } from '../../src/common/auth/principal';
 import { DatasetsService } from '../../src/modules/datasets/datasets.service';
 import { FormulasService } from '../../src/modules/datasets/formulas.service';
@@ -45,16 +45,6 @@ async function* salesRows(count = 1000): AsyncGenerator<Record<string, unknown>[
     }
   }
   if (batch.length > 0) yield batch;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
 }
 
 describe('datasets and queries (services over real files)', () => {

@@ -1,19 +1,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { compiledEntry } from './compiled-entry';
 
 const CHILD = join(__dirname, 'racing-child.js');
 
 export type RaceOutcome = { ok: true; value: unknown } | { ok: false; error: string };
 
-const ROOT = join(__dirname, '..', '..');
-
 /** The build's file of a source under src/ (jest's global setup builds dist/ first). */
 function built(sourceFile: string): string {
-  const file = join(ROOT, 'dist', relative(join(ROOT, 'src'), sourceFile)).replace(/\.ts$/, '.js');
-  if (!existsSync(file)) throw new Error(`${file} is missing: build the daemon first (npm run -s build)`);
-  return file;
+  return compiledEntry(dirname(sourceFile), basename(sourceFile, '.ts'));
 }
 
 function waitForReady(child: ReturnType<typeof spawn>, output: () => string): Promise<void> {
