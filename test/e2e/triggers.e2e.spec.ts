@@ -251,4 +251,19 @@ describe('active scheduled triggers per organization (SERVICE_ORG_MAX_TRIGGERS)'
     const theirs = await stockDataset(t, other.apiKey, [80]);
     expect((await create(queryTrigger(theirs), other.apiKey)).status).toBe(201);
   });
+
+  it('gives the last slots to exactly as many of many concurrent creations', async () => {
+    const owner = await signupAccount(t);
+    const datasetId = await stockDataset(t, owner.apiKey, [80]);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        t.request('POST', '/v1/triggers', {
+          body: queryTrigger(datasetId, { name: `c${i}` }),
+          token: owner.apiKey,
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, 201, 409, 409, 409, 409, 409, 409]);
+  });
 });

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { FilterQuery } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
-import { Lease, sharedWrite, skippingLockedRows, Transaction, transactionOf } from '../../common/database';
+import {
+  Lease,
+  serializeTransactionsOn,
+  sharedWrite,
+  skippingLockedRows,
+  Transaction,
+  transactionOf,
+} from '../../common/database';
 import { pageOf, rowsToFetch, timeOrderedCursor } from '../../common/http/cursor-page';
 import { timeOrderedId } from '../../common/time-ordered-id';
 import { Trigger, TriggerFire, TriggerFireSchema, TriggerSchema } from './trigger.entity';
@@ -27,6 +34,10 @@ export interface FirePage {
 }
 
 export type FireRows = (tx: Transaction, fire: TriggerFire) => Promise<void>;
+
+/** What a create or update answers when it would schedule one trigger past the organization's cap. */
+export const NO_SCHEDULED_ROOM = 'no_scheduled_room';
+type NoScheduledRoom = typeof NO_SCHEDULED_ROOM;
 
 export interface EvaluationRecord {
   readonly changes: TriggerChanges;
@@ -57,24 +68,34 @@ export interface TriggerPage {
 export class TriggerRepository {
   constructor(private readonly em: EntityManager) {}
 
-  async create(fields: NewTrigger, now: Date): Promise<Trigger> {
-    const em = this.em.fork();
-    const trigger = em.create(TriggerSchema, {
-      ...fields,
-      id: timeOrderedId('trg', now.getTime()),
-      createdAt: now,
-      updatedAt: now,
+  /**
+   * `scheduledCap`, when given, is checked in the same transaction as the write, serialised per organization, so
+   * concurrent requests (or replicas) cannot both take the last slot.
+   */
+  async create(fields: NewTrigger, now: Date): Promise<Trigger>;
+  async create(fields: NewTrigger, now: Date, scheduledCap?: number): Promise<Trigger | NoScheduledRoom>;
+  async create(fields: NewTrigger, now: Date, scheduledCap?: number): Promise<Trigger | NoScheduledRoom> {
+    return this.em.fork().transactional(async (em) => {
+      if (scheduledCap !== undefined && !(await this.hasScheduledRoom(em, fields.orgId, scheduledCap)))
+        return NO_SCHEDULED_ROOM;
+      const trigger = em.create(TriggerSchema, {
+        ...fields,
+        id: timeOrderedId('trg', now.getTime()),
+        createdAt: now,
+        updatedAt: now,
+      });
+      await em.persistAndFlush(trigger);
+      return trigger;
     });
-    await em.persistAndFlush(trigger);
-    return trigger;
   }
 
   findByIdempotency(orgId: string, idempotencyId: string): Promise<Trigger | null> {
     return this.em.fork().findOne(TriggerSchema, { orgId, idempotencyId });
   }
 
-  countScheduled(orgId: string): Promise<number> {
-    return this.em.fork().count(TriggerSchema, { orgId, nextEvaluationAt: { $ne: null } });
+  private async hasScheduledRoom(em: EntityManager, orgId: string, cap: number): Promise<boolean> {
+    await serializeTransactionsOn(em, `triggers.scheduled:${orgId}`);
+    return (await em.count(TriggerSchema, { orgId, nextEvaluationAt: { $ne: null } })) < cap;
   }
 
   findForOrg(orgId: string, id: string): Promise<Trigger | null> {
@@ -92,10 +113,18 @@ export class TriggerRepository {
     return { triggers: page.items, nextCursor: page.nextCursor };
   }
 
-  async update(orgId: string, id: string, changes: TriggerChanges): Promise<Trigger | null> {
-    const em = this.em.fork();
-    const updated = await em.nativeUpdate(TriggerSchema, { id, orgId }, changes);
-    return updated === 1 ? em.findOne(TriggerSchema, { id }, { refresh: true }) : null;
+  async update(
+    orgId: string,
+    id: string,
+    changes: TriggerChanges,
+    scheduledCap?: number,
+  ): Promise<Trigger | NoScheduledRoom | null> {
+    return this.em.fork().transactional(async (em) => {
+      if (scheduledCap !== undefined && !(await this.hasScheduledRoom(em, orgId, scheduledCap)))
+        return NO_SCHEDULED_ROOM;
+      const updated = await em.nativeUpdate(TriggerSchema, { id, orgId }, changes);
+      return updated === 1 ? em.findOne(TriggerSchema, { id }, { refresh: true }) : null;
+    });
   }
 
   /** Deletes the trigger and its fire history; queued webhooks stay in the outbox and are still delivered. */

@@ -19,6 +19,7 @@ import { TriggerReader } from './trigger-reader';
 import { Judgement, judgeOutcome, Prediction } from './trigger-calibration';
 import {
   FirePage,
+  NO_SCHEDULED_ROOM,
   OutcomeFields,
   TriggerChanges,
   TriggerPage,
@@ -63,7 +64,6 @@ export class TriggersService {
     await this.checkSource(orgId, condition);
     const schedule = toStoredSchedule(body.schedule);
     const enabled = body.enabled ?? true;
-    if (enabled && scheduledInterval(condition, schedule) !== null) await this.assertScheduledRoom(orgId);
     const now = this.clock.now();
     const created = await this.triggers.create(
       {
@@ -90,21 +90,22 @@ export class TriggersService {
         idempotencyId: idempotencyId ?? null,
       },
       now,
+      enabled && scheduledInterval(condition, schedule) !== null ? this.scheduledCap() : undefined,
     );
+    if (created === NO_SCHEDULED_ROOM) throw this.noScheduledRoom();
     this.evaluator.wake();
     return created;
   }
 
-  /**
-   * Scheduled evaluations run on the appliance's engine pool, so one organization keeps at most
-   * SERVICE_ORG_MAX_TRIGGERS active.
-   */
-  private async assertScheduledRoom(orgId: string): Promise<void> {
-    const cap = this.config.orgMaxTriggers;
-    if (cap === 0 || (await this.triggers.countScheduled(orgId)) < cap) return;
-    throw new AppError(
+  /** Scheduled evaluations run on the appliance's engine pool, so one organization keeps at most this many active. */
+  private scheduledCap(): number | undefined {
+    return this.config.orgMaxTriggers === 0 ? undefined : this.config.orgMaxTriggers;
+  }
+
+  private noScheduledRoom(): AppError {
+    return new AppError(
       'conflict',
-      `The organization already has ${cap} active scheduled triggers (SERVICE_ORG_MAX_TRIGGERS): disable or delete one first.`,
+      `The organization already has ${this.config.orgMaxTriggers} active scheduled triggers (SERVICE_ORG_MAX_TRIGGERS): disable or delete one first.`,
     );
   }
 
@@ -140,9 +141,8 @@ export class TriggersService {
       throw AppError.validation([{ field: 'schedule', problem: 'is required for a query source' }]);
     }
     const enabled = body.enabled ?? current.enabled;
-    const isScheduled = current.nextEvaluationAt !== null;
-    if (!isScheduled && enabled && scheduledInterval(condition, schedule) !== null)
-      await this.assertScheduledRoom(orgId);
+    const becomesScheduled =
+      current.nextEvaluationAt === null && enabled && scheduledInterval(condition, schedule) !== null;
     const isRedefined = body.condition !== undefined || body.simulation !== undefined;
     const isRescheduled =
       enabled !== current.enabled || (schedule?.interval_s ?? null) !== (current.intervalS ?? null);
@@ -175,7 +175,13 @@ export class TriggersService {
         : {}),
       updatedAt: now,
     };
-    const updated = await this.triggers.update(orgId, id, changes);
+    const updated = await this.triggers.update(
+      orgId,
+      id,
+      changes,
+      becomesScheduled ? this.scheduledCap() : undefined,
+    );
+    if (updated === NO_SCHEDULED_ROOM) throw this.noScheduledRoom();
     if (!updated) throw new AppError('not_found', 'No trigger with this id.');
     this.evaluator.wake();
     return updated;
