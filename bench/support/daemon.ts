@@ -1,6 +1,6 @@
 /** Shared pieces of the benchmarks: the built daemon as a real process, an API key, and docs/BENCHMARKS.md. */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -143,12 +143,12 @@ async function startedAddress(logFile: string): Promise<string> {
   }
 }
 
-export async function signupKey(url: string): Promise<string> {
+export async function signupKey(url: string, email = `bench-${randomUUID()}@example.com`): Promise<string> {
   const response = await fetch(`${url}/auth/signup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      email: `bench-${Date.now()}@example.com`,
+      email,
       password: 'benchmark-password-1',
       name: 'Bench',
     }),

@@ -1,8 +1,12 @@
-import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { machineLine, quantile, startDaemon, writeSection } from '../support/daemon';
+import { queryTrigger, pushTrigger, TRIGGER_SIMULATION } from '../../test/factories/trigger-requests';
+import { REORDER_SIMULATION } from '../../test/factories/simulations';
+import { HttpResult } from '../../test/support/http-result';
+import { requestFrom } from '../../test/support/source-address';
+import { machineLine, quantile, signupKey, startDaemon, writeSection } from '../support/daemon';
 import { spread } from '../support/stats';
 
 /**
@@ -23,51 +27,14 @@ function option(name: string): string | undefined {
   return index > 0 ? process.argv[index + 1] : undefined;
 }
 
-interface Answer {
-  readonly status: number;
-  readonly body: any;
-}
-
+/** Every client request as from a chosen loopback address (logins come from 20 of them). */
 function call(
   url: string,
   method: string,
   path: string,
   options: { body?: unknown; token?: string; from?: string } = {},
-): Promise<Answer> {
-  const target = new URL(path, url);
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((done, fail) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: `${target.pathname}${target.search}`,
-        method,
-        localAddress: options.from,
-        agent: false,
-        headers: {
-          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown = text;
-          try {
-            body = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            // not JSON: kept as text
-          }
-          done({ status: res.statusCode ?? 0, body });
-        });
-      },
-    );
-    req.on('error', fail);
-    req.end(payload);
-  });
+): Promise<HttpResult<any>> {
+  return requestFrom(url, options.from ?? '127.0.0.1', method, path, options);
 }
 
 interface Receiver {
@@ -99,39 +66,6 @@ async function receiver(answers: boolean): Promise<Receiver> {
       server.closeAllConnections();
       return new Promise((r) => server.close(() => r()));
     },
-  };
-}
-
-const TRIGGER_SIMULATION = {
-  runs: 2000,
-  seed: 7,
-  scenario: {
-    variables: { current_value: { low: 0, high: 0 }, demand: { low: 80, high: 120 } },
-    objective: 'maximize_net_value',
-    actions: [
-      { name: 'reorder', model: 'demand * 2 - current_value' },
-      { name: 'wait', model: 'current_value - demand' },
-    ],
-  },
-};
-
-const QUIET_SIMULATION = {
-  runs: 1000,
-  seed: 3,
-  scenario: {
-    variables: { demand: { low: 80, high: 120 } },
-    objective: 'maximize_net_value',
-    actions: [{ name: 'reorder', model: 'demand * 2' }],
-  },
-};
-
-function pushTrigger(webhookUrl: string) {
-  return {
-    name: 'reorder when stock is low',
-    condition: { source: { kind: 'push' }, operator: 'lt', threshold: 100 },
-    simulation: TRIGGER_SIMULATION,
-    webhook_url: webhookUrl,
-    plans: { reorder: [{ name: 'create_purchase_order', params: { quantity: 500 } }] },
   };
 }
 
@@ -172,23 +106,20 @@ async function main(): Promise<void> {
   const loginStatuses: number[] = [];
   let logins: Promise<unknown> = Promise.resolve();
   try {
-    const signup = async (email: string) => {
-      const res = await call(daemon.url, 'POST', '/auth/signup', {
-        body: { email, password: 'correct horse battery staple', name: 'Fairness' },
-      });
-      if (res.status !== 201) throw new Error(`signup: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.api_key.raw_key as string;
-    };
-    const quietKey = await signup('quiet@example.test');
-    const floodKey = await signup('flood@example.test');
+    const quietKey = await signupKey(daemon.url, 'quiet@example.test');
+    const floodKey = await signupKey(daemon.url, 'flood@example.test');
     const ok = async (key: string, method: string, path: string, body: unknown, status = 201) => {
       const res = await call(daemon.url, method, path, { token: key, body });
       if (res.status !== status)
         throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     };
-    const quietTrigger = (await ok(quietKey, 'POST', '/v1/triggers', pushTrigger(`${fast.url}/quiet`))).id;
-    const floodTrigger = (await ok(floodKey, 'POST', '/v1/triggers', pushTrigger(`${slow.url}/flood`))).id;
+    const quietTrigger = (
+      await ok(quietKey, 'POST', '/v1/triggers', pushTrigger({ webhook_url: `${fast.url}/quiet` }))
+    ).id;
+    const floodTrigger = (
+      await ok(floodKey, 'POST', '/v1/triggers', pushTrigger({ webhook_url: `${slow.url}/flood` }))
+    ).id;
     const connector = await ok(floodKey, 'POST', '/v1/connectors', {
       name: 'stock',
       connector_type: 'file',
@@ -210,7 +141,7 @@ async function main(): Promise<void> {
         const simulate = i % 8 === 7;
         const started = performance.now();
         const res = simulate
-          ? await call(daemon.url, 'POST', '/v1/simulate', { token: quietKey, body: QUIET_SIMULATION })
+          ? await call(daemon.url, 'POST', '/v1/simulate', { token: quietKey, body: REORDER_SIMULATION })
           : await call(daemon.url, 'GET', '/v1/connectors?limit=1', { token: quietKey });
         (simulate ? simulates : reads).push(performance.now() - started);
         if (res.status !== 200) failed++;
@@ -239,22 +170,17 @@ async function main(): Promise<void> {
     };
     logins = Promise.all(Array.from({ length: 5 }, (_, loop) => loginLoop(loop)));
     for (let i = 0; i < 8; i++) {
-      await ok(floodKey, 'POST', '/v1/triggers', {
-        ...pushTrigger(`${slow.url}/flood`),
-        name: `heavy ${i}`,
-        condition: {
-          source: {
-            kind: 'query',
-            dataset_id: dataset.dataset_id,
-            query: { select: ['stock'], limit: 1 },
-            value: { column: 'stock' },
-          },
-          operator: 'lt',
-          threshold: 100,
-        },
-        schedule: { interval_s: 10 },
-        simulation: { ...TRIGGER_SIMULATION, runs: 1_000_000 },
-      });
+      await ok(
+        floodKey,
+        'POST',
+        '/v1/triggers',
+        queryTrigger(dataset.dataset_id, {
+          name: `heavy ${i}`,
+          webhook_url: `${slow.url}/flood`,
+          schedule: { interval_s: 10 },
+          simulation: { ...TRIGGER_SIMULATION, runs: 1_000_000 },
+        }),
+      );
     }
     await Promise.all(
       Array.from({ length: 40 }, () =>

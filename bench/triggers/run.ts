@@ -22,6 +22,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { Pool } from 'undici';
+import { TRIGGER_SIMULATION } from '../../test/factories/trigger-requests';
 import { machineLine, quantile, signupKey, startDaemon, writeSection } from '../support/daemon';
 
 const TRIGGERS = Number(process.env.TRIGGERS ?? 1000);
@@ -34,19 +35,6 @@ const ME_CONNECTIONS = 8;
 const ME_WINDOW_S = INTERVAL_S;
 const CPU_WINDOW_S = Number(process.env.CPU_WINDOW_S ?? INTERVAL_S);
 const CLOCK_TICKS = 100;
-
-const SIMULATION = {
-  runs: 2000,
-  seed: 7,
-  scenario: {
-    variables: { current_value: { low: 0, high: 0 }, demand: { low: 80, high: 120 } },
-    objective: 'maximize_net_value',
-    actions: [
-      { name: 'reorder', model: 'demand * 2 - current_value' },
-      { name: 'wait', model: 'current_value - demand' },
-    ],
-  },
-};
 
 interface TriggerView {
   readonly id: string;
@@ -226,7 +214,7 @@ async function main(): Promise<void> {
         },
         schedule: { interval_s: INTERVAL_S },
         cooldown_s: COOLDOWN_S,
-        simulation: SIMULATION,
+        simulation: TRIGGER_SIMULATION,
         ...(fires ? { webhook_url: `http://127.0.0.1:${port}/fired` } : {}),
       });
     }

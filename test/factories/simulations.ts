@@ -7,3 +7,14 @@ export const SMALL_SIMULATION = {
     objective: 'maximize_net_value',
   },
 };
+
+/** One action over one variable, 1,000 runs: a quiet tenant's small simulation beside another's flood. */
+export const REORDER_SIMULATION = {
+  runs: 1000,
+  seed: 3,
+  scenario: {
+    variables: { demand: { low: 80, high: 120 } },
+    objective: 'maximize_net_value',
+    actions: [{ name: 'reorder', model: 'demand * 2' }],
+  },
+};

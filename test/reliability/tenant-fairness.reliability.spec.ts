@@ -2,6 +2,7 @@ import { ServerResponse } from 'node:http';
 import { Appliance } from '../support/appliance';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { pushTrigger, queryTrigger, TRIGGER_SIMULATION } from '../factories/triggers';
+import { REORDER_SIMULATION } from '../factories/simulations';
 import { requestFrom } from '../support/source-address';
 import { httpRequest, makeTempDir } from '../support/test-app';
 import { waitUntil } from '../support/wait';
@@ -66,15 +67,7 @@ describe('one tenant flooding webhooks, triggers and logins', () => {
     ).body.id as string;
     const datasetId = await appliance.stockDataset('sku,stock\nsku0,80');
 
-    const simulation = {
-      runs: 1000,
-      seed: 3,
-      scenario: {
-        variables: { demand: { low: 80, high: 120 } },
-        objective: 'maximize_net_value',
-        actions: [{ name: 'reorder', model: 'demand * 2' }],
-      },
-    };
+    const simulation = REORDER_SIMULATION;
     const quietRequests = async () => {
       const latencies: number[] = [];
       const statuses: number[] = [];

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { HttpResult } from './test-app';
+import { HttpResult } from './http-result';
 
 /**
  * One JSON request from a chosen loopback source address (any 127.x.y.z on Linux), so a test can play clients

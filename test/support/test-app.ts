@@ -7,14 +7,10 @@ import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/common/config';
 import { createLogger } from '../../src/common/logging';
 import { expectMatchesContract, operationFor } from './contract';
+import { HttpResult } from './http-result';
 import { createTestDatabase, sharedSecretsEnv, TestDatabase } from './postgres';
 
-export interface HttpResult<T = unknown> {
-  readonly status: number;
-  readonly headers: Headers;
-  readonly body: T;
-  readonly text: string;
-}
+export type { HttpResult };
 
 export interface RequestOptions {
   readonly body?: unknown;
