@@ -6,39 +6,12 @@
 #include "../common/rng.hpp"
 #include "../engine/engine.hpp"
 #include "check.hpp"
+#include "engine_run.hpp"
 
 using ds::json::Value;
+using namespace ds::test;
 
 namespace {
-
-struct Outcome {
-  bool ok;
-  Value result;
-  ds::engine::Error error;
-};
-
-Outcome run(const std::string& text) {
-  Outcome o;
-  o.ok = ds::engine::simulate(ds::json::parse(text), {}, o.result, o.error);
-  return o;
-}
-
-const Value& action(const Value& r, size_t i) { return r.find("actions")->as_array()[i]; }
-double num(const Value& v, const char* key) { return v.find(key)->as_number(); }
-std::string str(const Value& v, const char* key) { return v.find(key)->as_string(); }
-
-std::string without_compute_ms(Value v) {
-  auto& o = v.as_object();
-  for (size_t i = 0; i < o.size(); ++i)
-    if (o[i].first == "compute_ms") o.erase(o.begin() + static_cast<long>(i));
-  return ds::json::serialize(v);
-}
-
-bool has_problem(const Outcome& o, const std::string& field, const std::string& needle) {
-  for (const auto& d : o.error.details)
-    if (d.field == field && d.problem.find(needle) != std::string::npos) return true;
-  return false;
-}
 
 void dump_problems(const Outcome& o) {
   for (const auto& d : o.error.details) std::fprintf(stderr, "      problem: %s: %s\n", d.field.c_str(), d.problem.c_str());

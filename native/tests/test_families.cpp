@@ -11,40 +11,14 @@
 #include "../engine/correlate.hpp"
 #include "../engine/engine.hpp"
 #include "check.hpp"
+#include "engine_run.hpp"
 
 using ds::json::Value;
+using namespace ds::test;
 using namespace ds::dist;
 namespace corr = ds::engine::corr;
 
 namespace {
-
-struct Outcome {
-  bool ok;
-  Value result;
-  ds::engine::Error error;
-};
-
-Outcome run(const std::string& text) {
-  Outcome o;
-  o.ok = ds::engine::simulate(ds::json::parse(text), {}, o.result, o.error);
-  return o;
-}
-
-const Value& action(const Value& r, size_t i) { return r.find("actions")->as_array()[i]; }
-double num(const Value& v, const char* key) { return v.find(key)->as_number(); }
-
-std::string strip_ms(Value v) {
-  auto& o = v.as_object();
-  for (size_t i = 0; i < o.size(); ++i)
-    if (o[i].first == "compute_ms") o.erase(o.begin() + static_cast<long>(i));
-  return ds::json::serialize(v);
-}
-
-bool has_problem(const Outcome& o, const std::string& field, const std::string& needle) {
-  for (const auto& d : o.error.details)
-    if (d.field == field && d.problem.find(needle) != std::string::npos) return true;
-  return false;
-}
 
 // One variable `x` with the given spec, one action whose model is x.
 Outcome one(const std::string& spec, long runs, int seed) {
@@ -114,7 +88,7 @@ TEST(params_forms_of_range_families_draw_the_same_numbers) {
   for (const auto& [range, params] : same) {
     auto a = one(range, 5000, 3), b = one(params, 5000, 3);
     CHECK(a.ok && b.ok);
-    CHECK_EQ_STR(strip_ms(a.result), strip_ms(b.result));
+    CHECK_EQ_STR(without_compute_ms(a.result), without_compute_ms(b.result));
   }
 }
 
@@ -129,7 +103,7 @@ TEST(empirical_resamples_the_values) {
   CHECK_NEAR(num(a, "max"), 10.0, 0);
   CHECK_NEAR(num(a, "p50"), 2.5, 0.5 + 1e-12);  // type-7 median of a sample of {1,2,3,10}: 2, 2.5 or 3
   auto sorted = one(R"({"distribution":"empirical","values":[1,2,3,10]})", 2000, 5);
-  CHECK_EQ_STR(strip_ms(sorted.result), strip_ms(one(R"({"distribution":"empirical","values":[10,3,1,2]})", 2000, 5).result));
+  CHECK_EQ_STR(without_compute_ms(sorted.result), without_compute_ms(one(R"({"distribution":"empirical","values":[10,3,1,2]})", 2000, 5).result));
   auto constant = one(R"({"distribution":"empirical","values":[7]})", 100, 1);
   CHECK(constant.ok);
   CHECK_NEAR(num(action(constant.result, 0), "std_dev"), 0.0, 0);
@@ -284,7 +258,7 @@ TEST(engine_correlations_keep_marginals_and_report_achieved) {
   CHECK(num(action(withc.result, 4), "mean") < num(action(plain.result, 4), "mean"));
   // Reproducible from the seed.
   auto again = run(correlated(R"(,"correlations":[{"a":"price","b":"demand","rank":-0.6},{"a":"cost","b":"demand","rank":0.3}])"));
-  CHECK_EQ_STR(strip_ms(again.result), strip_ms(withc.result));
+  CHECK_EQ_STR(without_compute_ms(again.result), without_compute_ms(withc.result));
 }
 
 TEST(engine_refuses_or_adjusts_an_invalid_correlation_matrix) {
