@@ -317,7 +317,8 @@ describe('datasets and queries (services over real files)', () => {
 
 describe('SQL report budget', () => {
   it('interrupts a statement that runs past SERVICE_SQL_REPORT_TIMEOUT_S with 504 query_timeout', async () => {
-    const t = await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '0.3' });
+    // Long enough for the report after it to start a fresh worker on a loaded machine; the recursion never ends.
+    const t = await startTestApp({ SERVICE_SQL_REPORT_TIMEOUT_S: '3' });
     try {
       const record = await ingestRows(t.app.get(DatasetsService), orgA.orgId, 'tiny', salesRows(5));
       const endless =
