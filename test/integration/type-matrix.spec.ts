@@ -105,7 +105,8 @@ describe('PostgreSQL (pg) types', () => {
       await client.query(`create table ${table} (
         ord int, d date, ts timestamp, ts_dst timestamptz, ts_chatham timestamptz, t time, tz_t timetz,
         num numeric(38,10), price numeric(12,2), big bigint, small bigint, flag boolean, id uuid, doc jsonb,
-        bin bytea, empty text, nan float8, inf float8, ninf float8, real float8, emoji text, days date[])`);
+        bin bytea, empty text, nan float8, inf float8, ninf float8, real float8, emoji text, days date[],
+        digits text, day_text varchar(10), flag_text char(4))`);
       // The session zone of the insert is not the reader's: timestamptz values keep their instant.
       await client.query(`set time zone 'Asia/Kolkata'`);
       await client.query(
@@ -113,9 +114,9 @@ describe('PostgreSQL (pg) types', () => {
           '2026-11-01 01:30:00-04', '2026-11-02 00:30:00+13:45', '10:30:00', '10:30:00+05:30',
           99999999999999.999999, 1234.50, 9007199254740993, 42, true, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
           '{"n": 9007199254740993}', '\\x00ff', '', 'NaN', 'Infinity', '-Infinity', 1.5, '😀 𝄞',
-          '{2026-11-02,2026-11-03}'),
+          '{2026-11-02,2026-11-03}', '123', '2026-01-02', 'true'),
           (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-          null, null, null, null, null)`,
+          null, null, null, null, null, null, null, null)`,
       );
     } finally {
       await client.end();
@@ -163,6 +164,10 @@ describe('PostgreSQL (pg) types', () => {
       real: ['number', 1.5],
       emoji: ['string', '😀 𝄞'],
       days: ['string', '["2026-11-02","2026-11-03"]'],
+      // A declared text column stays text, whatever its values look like.
+      digits: ['string', '123'],
+      day_text: ['string', '2026-01-02'],
+      flag_text: ['string', 'true'],
     });
   });
 
@@ -242,15 +247,16 @@ describe('MariaDB (mysql2) types', () => {
       await connection.query(`create table ${table} (
         ord int, d date, dt datetime(6), ts timestamp(3) null, t time, num decimal(38,10), price decimal(12,2),
         big bigint, small bigint, flag boolean, id uuid, doc json, bin varbinary(8), bits bit(8), empty text,
-        real_value double, emoji text) character set utf8mb4`);
+        real_value double, emoji text, digits varchar(10), day_text text, flag_text char(4)) character set utf8mb4`);
       // TIMESTAMP is kept in UTC and shown in the session's zone: written at +05:30, read at UTC.
       await connection.query(`set time_zone = '+05:30'`);
       await connection.query(
         `insert into ${table} values (1, '2026-11-02', '2026-11-02 10:00:00.123456', '2026-11-02 01:00:00.250',
           '10:30:00', 99999999999999.999999, 1234.50, 9007199254740993, 42, true,
           'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"n": 9007199254740993}', x'00ff', b'00000101', '', 1.5,
-          '😀 𝄞'),
-          (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null)`,
+          '😀 𝄞', '123', '2026-01-02', 'true'),
+          (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+          null, null)`,
       );
     } finally {
       await connection.end();
@@ -290,6 +296,9 @@ describe('MariaDB (mysql2) types', () => {
       empty: ['string', ''],
       real_value: ['number', 1.5],
       emoji: ['string', '😀 𝄞'],
+      digits: ['string', '123'],
+      day_text: ['string', '2026-01-02'],
+      flag_text: ['string', 'true'],
     });
   });
 
@@ -309,12 +318,12 @@ describe('SQLite connector types', () => {
     const db = new DatabaseSync(join(dir, 'matrix.db'));
     db.exec(`create table matrix (ord integer, d date, ts datetime, ts_offset datetime, t time, num text,
       price numeric, big integer, flag boolean, id text, doc json, bin blob, empty text, nan real, inf real,
-      ninf real, real_value real, emoji text)`);
+      ninf real, real_value real, emoji text, digits text, day_text varchar(10), free)`);
     db.exec(`insert into matrix values (1, '2026-11-02', '2026-11-02 10:00:00.123456', '2026-11-02T01:00:00+05:30',
       '10:30:00', '99999999999999.9999990000', 1234.50, 9007199254740993, true,
       'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{"n": 9007199254740993}', x'00ff', '', 0.0 / 0, 1e999, -1e999, 1.5,
-      '😀 𝄞'), (2, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-      null)`);
+      '😀 𝄞', '123', '2026-01-02', '2026-01-02'), (2, null, null, null, null, null, null, null, null, null, null, null,
+      null, null, null, null, null, null, null, null, null)`);
     db.close();
     const config = normalizeConfig({ type: 'sqlite' }, { path: 'matrix.db' }).values as never;
     dataset = await ingest(sqliteDriver, config, { table: 'matrix' }, context([], dir));
@@ -327,7 +336,7 @@ describe('SQLite connector types', () => {
       ts: ['timestamp', '2026-11-02T10:00:00.123456Z'],
       ts_offset: ['timestamp', '2026-11-01T19:30:00.000Z'],
       t: ['string', '10:30:00'],
-      num: ['string/decimal', '99999999999999.9999990000'],
+      num: ['string', '99999999999999.9999990000'],
       price: ['number', 1234.5],
       big: ['string/integer', '9007199254740993'],
       flag: ['integer', 1],
@@ -341,6 +350,10 @@ describe('SQLite connector types', () => {
       ninf: ['string', '-Infinity'],
       real_value: ['number', 1.5],
       emoji: ['string', '😀 𝄞'],
+      // Text affinity (a declared type naming CHAR, CLOB or TEXT) keeps text; an untyped column is read by shape.
+      digits: ['string', '123'],
+      day_text: ['string', '2026-01-02'],
+      free: ['date', '2026-01-02'],
     });
   });
 

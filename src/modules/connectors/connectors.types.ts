@@ -1,4 +1,4 @@
 export { OBJECT_STORE_TYPES, selectionProblems, SQL_TYPES } from './connector-types';
 
-export { isTextTable } from './formats/records';
+export { DeclaredText, isTextTable } from './formats/records';
 export type { RowBatch, TextTable } from './formats/records';

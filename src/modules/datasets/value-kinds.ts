@@ -1,3 +1,4 @@
+import { DeclaredText } from '../connectors/connectors.types';
 /** Column types of a dataset (the wire names). */
 export const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date', 'timestamp'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
@@ -61,6 +62,7 @@ export class ValueClassifier {
           this.kind = 0;
           return null;
         }
+        if (raw instanceof DeclaredText) return this.text(raw.text);
         if (raw instanceof Date) {
           if (Number.isNaN(raw.getTime())) return this.text(String(raw));
           this.kind = KIND_TIMESTAMP;

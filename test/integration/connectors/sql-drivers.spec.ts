@@ -35,6 +35,7 @@ function context(rules: string[], importDir = '/nonexistent'): DriverContext {
   };
 }
 
+/** The rows as JSON: a declared text cell (DeclaredText) is its text. */
 async function readAll<C>(
   driver: ConnectorDriver<C>,
   config: C,
@@ -43,7 +44,7 @@ async function readAll<C>(
 ): Promise<Record<string, unknown>[]> {
   const out: Record<string, unknown>[] = [];
   for await (const batch of driver.readRows(config, selection, ctx)) out.push(...batch);
-  return out;
+  return JSON.parse(JSON.stringify(out)) as Record<string, unknown>[];
 }
 
 describe('postgres driver (local PostgreSQL)', () => {

@@ -8,6 +8,7 @@ export interface MssqlColumnTypes {
   readonly Decimal: unknown;
   readonly Numeric: unknown;
   readonly Money: unknown;
+  readonly BigInt: unknown;
 }
 
 export type MssqlColumns = Readonly<Record<string, { readonly type?: unknown; readonly scale?: number }>>;
@@ -32,7 +33,8 @@ function exactDecimal(name: string, value: number, scale: number): number {
 /**
  * A SQL Server row as cells. tedious (useUTC) gives a DATE as a Date at UTC midnight and a TIME as a Date on
  * 1970-01-01, which a dataset would take for timestamps: they become `YYYY-MM-DD` and `HH:MM:SS.fff`. DATETIME2 is
- * read as UTC and DATETIMEOFFSET as its instant, both stored in UTC by sqlCell.
+ * read as UTC and DATETIMEOFFSET as its instant, both stored in UTC by sqlCell. Its only strings that are not the
+ * column's text are BIGINTs.
  */
 export function mssqlRecord(
   row: Record<string, unknown>,
@@ -50,7 +52,7 @@ export function mssqlRecord(
     } else if (value instanceof Date && !Number.isNaN(value.getTime()) && type === types.Time) {
       out[key] = value.toISOString().slice(11, 23);
     } else {
-      out[key] = sqlCell(value);
+      out[key] = sqlCell(value, column === undefined || type === types.BigInt);
     }
   }
   return out;

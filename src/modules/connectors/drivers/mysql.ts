@@ -1,5 +1,5 @@
 import { connect as netConnect } from 'node:net';
-import type { Connection, ConnectionOptions } from 'mysql2';
+import type { Connection, ConnectionOptions, FieldPacket } from 'mysql2';
 import { SqlServerConfig } from '../connector-config';
 import {
   BrowseResult,
@@ -136,6 +136,15 @@ const BROWSE_SQL = `select c.table_schema as table_schema, c.table_name as table
   where c.table_schema = database()
   order by c.table_name, c.ordinal_position`;
 
+/** DECIMAL, TIMESTAMP, BIGINT, DATE, DATETIME, NEWDATE, NEWDECIMAL: typed values mysql2 gives as text. */
+const READ_BY_SHAPE = [0, 7, 8, 10, 12, 14, 246];
+
+function shapedColumns(fields: readonly FieldPacket[]): ReadonlySet<string> {
+  return new Set(
+    fields.filter((field) => READ_BY_SHAPE.includes(field.columnType ?? field.type ?? -1)).map((f) => f.name),
+  );
+}
+
 export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
   async test(config, ctx) {
     return withConnection(config, ctx, async (connection, endpoint) => {
@@ -170,12 +179,15 @@ export const mysqlDriver: ConnectorDriver<SqlServerConfig> = {
       const { connection, endpoint } = await open(config, ctx);
       try {
         await query(connection, 'START TRANSACTION READ ONLY');
-        const stream = connection.query(sql).stream({ highWaterMark: ctx.batchSize }) as AsyncIterable<
+        const running = connection.query(sql);
+        let shaped: ReadonlySet<string> = new Set();
+        running.on('fields', (fields: FieldPacket[]) => (shaped = shapedColumns(fields)));
+        const stream = running.stream({ highWaterMark: ctx.batchSize }) as AsyncIterable<
           Record<string, unknown>
         >;
         let batch: Record<string, unknown>[] = [];
         for await (const row of stream) {
-          batch.push(sqlRecord(row));
+          batch.push(sqlRecord(row, shaped));
           if (batch.length >= ctx.batchSize) {
             yield batch;
             batch = [];

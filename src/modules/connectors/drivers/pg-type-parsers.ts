@@ -18,6 +18,14 @@ const KEPT_AS_TEXT = [
   20, // int8: exact digits
 ];
 
+/** Oids whose text is a typed value the dataset reads by its shape; any other text stays text. */
+const READ_BY_SHAPE = [1082, 1114, 1184, 1700, 20];
+
+/** The columns of a result whose strings are typed values (dates, timestamps, decimals, 64-bit integers). */
+export function shapedColumns(fields: readonly { name: string; dataTypeID: number }[]): ReadonlySet<string> {
+  return new Set(fields.filter((field) => READ_BY_SHAPE.includes(field.dataTypeID)).map((f) => f.name));
+}
+
 /** Arrays of dates and timestamps: the elements as text, like an array of text (the default makes local Dates). */
 const ARRAYS_AS_TEXT = [1182, 1115, 1185, 1183, 1270];
 const TEXT_ARRAY_OID = 1009;

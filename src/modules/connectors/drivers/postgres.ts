@@ -23,7 +23,7 @@ import {
 } from './sql-common';
 import { refuseSideEffects } from './sql-side-effects';
 import { defineConnector } from '../connector-descriptor';
-import { exactTypeParsers } from './pg-type-parsers';
+import { exactTypeParsers, shapedColumns } from './pg-type-parsers';
 import { SSL_MODES, SqlServerFields, unlessDsn } from '../connector-config';
 import { ConfigEnum, ConfigPort } from '../config-fields';
 
@@ -218,14 +218,10 @@ function pgDriver(flavor: Flavor): ConnectorDriver<SqlServerConfig> {
             queryMode: 'extended',
           };
           await client.query(declare);
-          yield* pullBatches(
-            async () =>
-              (await client.query(`FETCH FORWARD ${FETCH_ROWS} FROM ds_read`)).rows as Record<
-                string,
-                unknown
-              >[],
-            FETCH_ROWS,
-          );
+          yield* pullBatches(async () => {
+            const result = await client.query(`FETCH FORWARD ${FETCH_ROWS} FROM ds_read`);
+            return { rows: result.rows as Record<string, unknown>[], shaped: shapedColumns(result.fields) };
+          }, FETCH_ROWS);
           await client.query('ROLLBACK');
         } catch (error) {
           throw classifyPgError(error, label);

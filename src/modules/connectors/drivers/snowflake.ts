@@ -207,7 +207,7 @@ export const snowflakeDriver: ConnectorDriver<SnowflakeConfig> = {
       try {
         const records = await execute(connection, query);
         for (let i = 0; i < records.length; i += ctx.batchSize)
-          yield records.slice(i, i + ctx.batchSize).map(sqlRecord);
+          yield records.slice(i, i + ctx.batchSize).map((row) => sqlRecord(row));
       } catch (error) {
         throw classifySnowflakeError(error, label, proxy);
       } finally {

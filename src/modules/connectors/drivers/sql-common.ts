@@ -1,6 +1,7 @@
 import { SqlServerConfig } from '../connector-config';
 import { BrowseItem, RowSelection } from '../connector-driver';
 import { ConnectorError } from '../connector-error';
+import { DeclaredText } from '../formats/records';
 
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const FETCH_ROWS = 1000;
@@ -111,23 +112,37 @@ export function assertReadOnlyQuery(sql: string): void {
   }
 }
 
-export function sqlCell(value: unknown): unknown {
+/**
+ * A SQL value as a cell. Bytes and structured values become text that is never read as a number or a date; a string
+ * is the column's declared text unless `shaped` (the server's text of a date, a decimal, a 64-bit integer, which the
+ * dataset reads by its shape).
+ */
+export function sqlCell(value: unknown, shaped = true): unknown {
   if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return shaped ? value : new DeclaredText(value);
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
       : value.toString();
   }
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (Buffer.isBuffer(value) || value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (Buffer.isBuffer(value) || value instanceof Uint8Array)
+    return new DeclaredText(Buffer.from(value).toString('base64'));
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') return new DeclaredText(JSON.stringify(value));
   return value;
 }
 
-export function sqlRecord(row: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A row as cells. `shaped` names the columns whose strings are typed values written as text; a driver that knows its
+ * columns' types gives it, so every other string stays text. Without it every string is read by its shape.
+ */
+export function sqlRecord(
+  row: Record<string, unknown>,
+  shaped?: ReadonlySet<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) out[key] = sqlCell(value);
+  for (const [key, value] of Object.entries(row)) out[key] = sqlCell(value, shaped?.has(key) ?? true);
   return out;
 }
 
@@ -163,12 +178,12 @@ export function tablesFromColumns(rows: readonly ColumnRow[]): BrowseItem[] {
 }
 
 export async function* pullBatches(
-  fetch: () => Promise<Record<string, unknown>[]>,
+  fetch: () => Promise<{ rows: Record<string, unknown>[]; shaped?: ReadonlySet<string> }>,
   size: number,
 ): AsyncGenerator<Record<string, unknown>[]> {
   for (;;) {
-    const rows = await fetch();
-    if (rows.length > 0) yield rows.map(sqlRecord);
+    const { rows, shaped } = await fetch();
+    if (rows.length > 0) yield rows.map((row) => sqlRecord(row, shaped));
     if (rows.length < size) return;
   }
 }

@@ -158,9 +158,13 @@ const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /**
  * The selection as a temp view (a view can only be a SELECT, so this is also the read-only check), and a query over
- * it that gives integers beyond ±2^53 as their exact text: node-sqlite3 reads every integer as a double.
+ * it that gives integers beyond ±2^53 as their exact text: node-sqlite3 reads every integer as a double. `shaped`:
+ * the columns without text affinity, whose text (dates by convention) is read by its shape.
  */
-async function selectionQuery(db: SourceFile, selection: RowSelection): Promise<string> {
+async function selectionQuery(
+  db: SourceFile,
+  selection: RowSelection,
+): Promise<{ query: string; shaped: ReadonlySet<string> }> {
   let source: string;
   if (selection.query !== undefined && selection.query.trim() !== '') {
     source = selection.query.trim().replace(/;\s*$/, '');
@@ -181,15 +185,23 @@ async function selectionQuery(db: SourceFile, selection: RowSelection): Promise<
     }
     throw error;
   }
-  const columns = await db.all<{ name: string }>('select name from pragma_table_info(?, ?)', [
-    'selection',
-    'temp',
-  ]);
+  const columns = await db.all<{ name: string; type: string }>(
+    'select name, type from pragma_table_info(?, ?)',
+    ['selection', 'temp'],
+  );
   const exact = columns.map(({ name }) => {
     const column = quoteIdent(name, 'ansi');
     return `case when typeof(${column}) = 'integer' and (${column} > ${SAFE_INTEGER} or ${column} < -${SAFE_INTEGER}) then cast(${column} as text) else ${column} end as ${column}`;
   });
-  return `select ${exact.join(', ')} from temp.selection`;
+  return {
+    query: `select ${exact.join(', ')} from temp.selection`,
+    shaped: new Set(columns.filter(({ type }) => !hasTextAffinity(type)).map(({ name }) => name)),
+  };
+}
+
+/** SQLite's own affinity rule: a declared type naming INT is an integer; else CHAR, CLOB or TEXT make it text. */
+function hasTextAffinity(declared: string): boolean {
+  return !/INT/i.test(declared) && /CHAR|CLOB|TEXT/i.test(declared);
 }
 
 export const sqliteDriver: ConnectorDriver<SqliteConfig> = {
@@ -229,14 +241,14 @@ export const sqliteDriver: ConnectorDriver<SqliteConfig> = {
     async function* rows(): AsyncGenerator<Record<string, unknown>[]> {
       const { db } = await openDatabase(config, ctx);
       try {
-        const query = await selectionQuery(db, selection);
+        const { query, shaped } = await selectionQuery(db, selection);
         // Windows of the selection, read whole: node-sqlite3 streams no rows on demand, and a window is re-read
         // from its offset by SQLite (same file, same plan, same order).
         const window = ctx.batchSize * WINDOW_BATCHES;
         for (let offset = 0; ; offset += window) {
           const page = await db.all(`${query} limit ? offset ?`, [window, offset]);
           for (let start = 0; start < page.length; start += ctx.batchSize) {
-            yield page.slice(start, start + ctx.batchSize).map(sqlRecord);
+            yield page.slice(start, start + ctx.batchSize).map((row) => sqlRecord(row, shaped));
           }
           if (page.length < window) break;
         }

@@ -10,6 +10,18 @@ export function emptyRecord(): ParsedRecord {
 }
 
 /**
+ * A value a typed source declares as text (a PostgreSQL `text`, a SQLite `TEXT` column): stored as text whatever it
+ * looks like. Only untyped sources' text (CSV, JSON strings) is read by its shape.
+ */
+export class DeclaredText {
+  constructor(readonly text: string) {}
+
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/**
  * Turns a value from any parser into a JSON-safe cell: integers beyond 2^53 stay exact as strings, dates become
  * RFC 3339 strings, bytes become base64.
  */
