@@ -1,5 +1,7 @@
 import sql from 'mssql';
+import SfTimestamp from 'snowflake-sdk/dist/lib/connection/result/sf_timestamp';
 import { mssqlRecord } from '../../../src/modules/connectors/drivers/mssql-cells';
+import { snowflakeRecord, SnowflakeColumn } from '../../../src/modules/connectors/drivers/snowflake-cells';
 import { sqlCell } from '../../../src/modules/connectors/drivers/sql-common';
 import { DeclaredText } from '../../../src/modules/connectors/formats/records';
 import { ValueClassifier } from '../../../src/modules/datasets/value-kinds';
@@ -108,6 +110,59 @@ describe('SQL cells of the other drivers', () => {
       expect(Object.fromEntries(Object.entries(record).map(([k, v]) => [k, stored(v)]))).toEqual({
         code: ['string', '123'],
         big: ['string/integer', '9007199254740993'],
+      });
+    });
+  });
+
+  describe('Snowflake (snowflake-sdk values)', () => {
+    const column = (name: string, type: string, scale = 0): SnowflakeColumn => ({
+      getName: () => name,
+      getType: () => type,
+      getScale: () => scale,
+    });
+    const columns = new Map(
+      [
+        column('d', 'date'),
+        column('t', 'time', 3),
+        column('ntz', 'timestamp_ntz', 9),
+        column('ltz', 'timestamp_ltz', 6),
+        column('tz', 'timestamp_tz', 3),
+        column('code', 'text'),
+        column('n', 'fixed'),
+      ].map((c) => [c.getName(), c] as const),
+    );
+    // The SDK's own value classes, built as its converters build them from the wire (epoch seconds, nanoseconds).
+    const sfDate = (seconds: number, nanos: number, scale: number, zone: string | number): unknown =>
+      new SfTimestamp(seconds, nanos, scale, zone, 'YYYY-MM-DD HH24:MI:SS.FF9 TZHTZM').toSfDate();
+    const row = {
+      d: sfDate(Date.UTC(2026, 10, 2) / 1000, 0, 0, 'UTC'),
+      t: new SfTimestamp(37800, 250000000, 3, 'UTC', 'HH24:MI:SS.FF3').toSfTime(),
+      ntz: sfDate(Date.UTC(2026, 10, 2, 10) / 1000, 123456789, 9, 'UTC'),
+      // 2026-11-01 01:30 at -04:00 (New York before the DST change) and 2026-11-02 00:30 at +13:45 (Chatham).
+      ltz: sfDate(Date.UTC(2026, 10, 1, 5, 30) / 1000, 123456000, 6, 'America/New_York'),
+      tz: sfDate(Date.UTC(2026, 10, 1, 10, 45) / 1000, 0, 3, 13 * 60 + 45),
+      code: '2026-01-02',
+      n: 42,
+    };
+
+    it('DATE stays a date, TIME a time, timestamps keep their instant and digits, in any host zone', () => {
+      const record = snowflakeRecord(row, columns);
+      expect(Object.fromEntries(Object.entries(record).map(([k, v]) => [k, stored(v)]))).toEqual({
+        d: ['date', '2026-11-02'],
+        t: ['string', '10:30:00.250'],
+        ntz: ['timestamp', '2026-11-02T10:00:00.123456789Z'],
+        ltz: ['timestamp', '2026-11-01T05:30:00.123456Z'],
+        tz: ['timestamp', '2026-11-01T10:45:00.000Z'],
+        code: ['string', '2026-01-02'],
+        n: ['integer', 42],
+      });
+    });
+
+    it('NULL stays null, and a column the result does not describe is read as before', () => {
+      expect(snowflakeRecord({ d: null, t: null, other: '7' }, columns)).toEqual({
+        d: null,
+        t: null,
+        other: '7',
       });
     });
   });

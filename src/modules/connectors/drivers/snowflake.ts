@@ -11,7 +11,8 @@ import { ConnectorError } from '../connector-error';
 import { GuardedProxy, startGuardedProxy } from '../guarded-proxy';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
-import { assertReadOnlyQuery, selectionSql, sqlRecord, tablesFromColumns } from './sql-common';
+import { assertReadOnlyQuery, selectionSql, tablesFromColumns } from './sql-common';
+import { SnowflakeColumn, snowflakeRecord } from './snowflake-cells';
 import { defineConnector } from '../connector-descriptor';
 import { httpUrl } from '../connector-config';
 import { ConfigString, ConnectorConfig, storedFields } from '../config-fields';
@@ -142,11 +143,21 @@ async function open(
 }
 
 function execute(connection: Connection, sqlText: string): Promise<Record<string, unknown>[]> {
+  return executeWithColumns(connection, sqlText).then(({ rows }) => rows);
+}
+
+function executeWithColumns(
+  connection: Connection,
+  sqlText: string,
+): Promise<{ rows: Record<string, unknown>[]; columns: ReadonlyMap<string, SnowflakeColumn> }> {
   return new Promise((resolve, reject) =>
     connection.execute({
       sqlText,
-      complete: (error, _statement, rows) =>
-        error ? reject(error) : resolve((rows ?? []) as Record<string, unknown>[]),
+      complete: (error, statement, rows) => {
+        if (error) return reject(error);
+        const columns = new Map((statement.getColumns() ?? []).map((c) => [c.getName(), c] as const));
+        resolve({ rows: (rows ?? []) as Record<string, unknown>[], columns });
+      },
     }),
   );
 }
@@ -205,9 +216,9 @@ export const snowflakeDriver: ConnectorDriver<SnowflakeConfig> = {
       if (selection.query) assertReadOnlyQuery(query);
       const { connection, proxy, label } = await open(config, ctx);
       try {
-        const records = await execute(connection, query);
+        const { rows: records, columns } = await executeWithColumns(connection, query);
         for (let i = 0; i < records.length; i += ctx.batchSize)
-          yield records.slice(i, i + ctx.batchSize).map((row) => sqlRecord(row));
+          yield records.slice(i, i + ctx.batchSize).map((row) => snowflakeRecord(row, columns));
       } catch (error) {
         throw classifySnowflakeError(error, label, proxy);
       } finally {

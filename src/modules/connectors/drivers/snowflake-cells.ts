@@ -1,0 +1,69 @@
+import { DeclaredText } from '../formats/records';
+import { sqlCell } from './sql-common';
+
+/** What a result column says of itself (snowflake-sdk's `Column`). */
+export interface SnowflakeColumn {
+  getName(): string;
+  getType(): string;
+  getScale(): number;
+}
+
+/** snowflake-sdk's date and timestamp values: a Date that also carries the exact instant. */
+interface SfDate {
+  getEpochSeconds(): number;
+  getNanoSeconds(): number;
+}
+
+interface SfTime {
+  getMidnightSeconds(): number;
+  getNanoSeconds(): number;
+}
+
+const TEXT_TYPES = new Set(['text', 'variant', 'object', 'array', 'map']);
+
+function hasMethod<T>(value: unknown, name: keyof T): value is T {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Record<string, unknown>)[name as string] === 'function'
+  );
+}
+
+/** Seconds since the epoch and nanoseconds as `YYYY-MM-DDTHH:MM:SS[.f…]Z`, the fraction cut to the column's scale. */
+function instantText(seconds: number, nanos: number, scale: number): string {
+  const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
+  const fraction = String(nanos)
+    .padStart(9, '0')
+    .slice(0, Math.min(Math.max(scale, 0), 9));
+  return `${whole}${fraction === '' ? '' : `.${fraction}`}Z`;
+}
+
+/**
+ * One Snowflake value as a cell, by its column's type. The SDK's Dates are made from the exact epoch seconds and
+ * nanoseconds, which are read here: the Date itself keeps milliseconds only, a DATE would be a timestamp at UTC
+ * midnight and a TIME is an object whose JSON is its formatted text. Text columns stay text.
+ */
+export function snowflakeCell(value: unknown, column: SnowflakeColumn | undefined): unknown {
+  if (value === null || value === undefined || column === undefined) return sqlCell(value);
+  const type = column.getType();
+  if (type === 'date' && hasMethod<SfDate>(value, 'getEpochSeconds')) {
+    return new Date(value.getEpochSeconds() * 1000).toISOString().slice(0, 10);
+  }
+  if (type.startsWith('timestamp') && hasMethod<SfDate>(value, 'getEpochSeconds')) {
+    return instantText(value.getEpochSeconds(), value.getNanoSeconds(), column.getScale());
+  }
+  if (type === 'time' && hasMethod<SfTime>(value, 'getMidnightSeconds')) {
+    const text = instantText(value.getMidnightSeconds(), value.getNanoSeconds(), column.getScale());
+    return new DeclaredText(text.slice(11, -1));
+  }
+  return sqlCell(value, !TEXT_TYPES.has(type));
+}
+
+export function snowflakeRecord(
+  row: Record<string, unknown>,
+  columns: ReadonlyMap<string, SnowflakeColumn>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[key] = snowflakeCell(value, columns.get(key));
+  return out;
+}
