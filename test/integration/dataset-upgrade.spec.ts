@@ -121,6 +121,16 @@ describe('upgrade: dataset versions in the previous SQLite format', () => {
       expect(existsSync(join(t.config.datasetsDir, `${third.id}.sqlite`))).toBe(true);
       expect(existsSync(join(t.config.datasetsDir, `${third.id}.duckdb.partial`))).toBe(false);
       expect(await answers(t, third.id)).toBe(before);
+      // A SQL report cannot attach the old file: a clear 409, not a failure of the daemon.
+      await expect(
+        t.app
+          .get(QueryService)
+          .sqlReport(owner, { dataset_id: third.id, sql: 'select count(*) from dataset' }),
+      ).rejects.toMatchObject({
+        code: 'dataset_not_converted',
+        status: 409,
+        message: expect.stringContaining('Restart the daemon to retry the conversion'),
+      });
     } finally {
       await t.close(true);
     }

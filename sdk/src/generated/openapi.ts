@@ -2441,7 +2441,7 @@ export interface components {
              * @description Stable snake_case code from the error catalogue.
              * @enum {string}
              */
-            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "correlation_matrix_invalid" | "invalid_cursor" | "result_too_large" | "insufficient_data" | "column_not_numeric" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "query_too_expensive" | "insufficient_storage";
+            code: "invalid_json" | "malformed_request" | "cannot_revoke_last_key" | "invalid_token" | "invalid_idempotency_key" | "authentication_required" | "invalid_api_key" | "invalid_session" | "invalid_credentials" | "invalid_signature" | "device_binding_required" | "device_binding_token_required" | "device_limit_reached" | "insufficient_role" | "forbidden" | "signup_disabled" | "not_entitled" | "device_identity_mismatch" | "invalid_device_binding_token" | "origin_not_allowed" | "not_found" | "api_key_not_found" | "device_not_found" | "dataset_not_found" | "provider_key_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "email_taken" | "encryption_key_required" | "not_connected" | "conflict" | "dataset_not_converted" | "idempotency_key_in_use" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "validation_failed" | "correlation_matrix_invalid" | "invalid_cursor" | "result_too_large" | "insufficient_data" | "column_not_numeric" | "invalid_type" | "idempotency_key_reused" | "invalid_device_id" | "query_not_understood" | "read_only_violation" | "runtime_execution_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "connector_failed" | "engine_unavailable" | "engine_busy" | "runtime_unavailable" | "store_unavailable" | "mcp_session_limit_reached" | "runtime_timeout" | "engine_timeout" | "query_timeout" | "query_too_expensive" | "insufficient_storage";
             /** @description One entry per invalid field (validation_failed). */
             details?: components["schemas"]["ErrorDetailDto"][];
             /** @description A sentence for people; never parse it. */
@@ -12980,6 +12980,20 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "dataset_not_found";
+                        };
+                    } & components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description dataset_not_converted */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "dataset_not_converted";
                         };
                     } & components["schemas"]["ErrorBody"];
                 };

@@ -56,6 +56,11 @@ export const ERROR_CATALOGUE = {
   },
   not_connected: { status: 409, message: 'The connector is not live: test it successfully first.' },
   conflict: { status: 409, message: 'The request conflicts with the current state of the resource.' },
+  dataset_not_converted: {
+    status: 409,
+    message:
+      'The dataset version is still in the previous SQLite format (its conversion to DuckDB failed): SQL reports need the converted file.',
+  },
   idempotency_key_in_use: {
     status: 409,
     message: 'A request with this Idempotency-Key is still being processed: retry later.',

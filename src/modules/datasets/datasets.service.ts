@@ -33,7 +33,7 @@ import {
 import { queryHints } from './query-hints';
 import { ReadOnlyDatabase } from './readonly-database';
 import { DATASET_FILE_EXTENSION } from './dataset-store-layout';
-import { convertSqliteVersions } from './dataset-conversion';
+import { convertSqliteVersions, SQLITE_FILE_EXTENSION } from './dataset-conversion';
 
 export interface IngestRequest {
   readonly orgId: string;
@@ -60,6 +60,8 @@ export interface OpenDataset {
   readonly filePath: string;
   readonly columns: readonly ColumnSchema[];
   readonly formulas: readonly StoredFormula[];
+  /** Still the previous SQLite file (its conversion failed at start): typed queries copy it, reports cannot. */
+  readonly isPreviousFormat: boolean;
   reader(): Promise<ReadOnlyDatabase>;
 }
 
@@ -346,6 +348,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
       filePath,
       columns,
       formulas: parseFormulas(record),
+      isPreviousFormat: filePath.endsWith(SQLITE_FILE_EXTENSION),
       reader: () => this.readers.get(record.id, filePath, columns),
     };
   }

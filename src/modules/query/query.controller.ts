@@ -47,7 +47,13 @@ export class QueryController {
   @HttpCode(200)
   @RequireEntitlement('sql_reports')
   @ApiOkResponse({ type: SqlReportResponse })
-  @ApiErrors('dataset_not_found', 'read_only_violation', 'result_too_large', 'query_timeout')
+  @ApiErrors(
+    'dataset_not_found',
+    'dataset_not_converted',
+    'read_only_violation',
+    'result_too_large',
+    'query_timeout',
+  )
   @ApiOperation({
     summary: 'Run a read-only SQL report on a dataset',
     description: 'One read-only SELECT statement; anything else answers 422 `read_only_violation`.',

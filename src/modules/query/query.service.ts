@@ -144,6 +144,13 @@ export class QueryService implements OnApplicationShutdown {
     const ids = this.reportDatasetIds(request);
     const opened: OpenDataset[] = [];
     for (const id of ids) opened.push(await this.datasets.open(principal.orgId, id));
+    const unconverted = opened.find((dataset) => dataset.isPreviousFormat);
+    if (unconverted) {
+      throw new AppError(
+        'dataset_not_converted',
+        `Dataset version ${unconverted.record.id} is still in the previous SQLite format (its conversion to DuckDB failed; the log says why under dataset_conversion_failed): typed and natural-language queries read it, SQL reports need the converted file. Restart the daemon to retry the conversion, or connect the source again for a new version.`,
+      );
+    }
     const seen = new Set<string>();
     const tables = opened.map((dataset, index) => {
       const names = [dataset.record.datasetName, ...(index === 0 ? ['dataset'] : [])].filter(
