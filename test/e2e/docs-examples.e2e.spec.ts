@@ -19,9 +19,10 @@ const DOCS = join(__dirname, '..', '..', 'docs');
  * - `connector`: a file connector holding test/fixtures/docs/sales.csv (`con_…`);
  * - `dataset`: that connector ingested as the dataset `sales` (`ds_…`);
  * - `license`: the example runs on a daemon with the license docs/licensing.md shows (ACME Corp, enterprise,
- *   50 devices, 5 per key, expiring 2027-12-31), signed by the test license key.
+ *   50 devices, 5 per key, expiring 2027-12-31), signed by the test license key;
+ * - `trigger`: the trigger of docs/triggers.md's `create` example, on that dataset (`trg_…`).
  */
-const SETUPS = ['connector', 'dataset', 'license'] as const;
+const SETUPS = ['connector', 'dataset', 'license', 'trigger'] as const;
 type Setup = (typeof SETUPS)[number];
 
 interface DocExample {
@@ -130,7 +131,8 @@ async function setUp({ app, token }: Daemon, setup: readonly Setup[]): Promise<R
     return res.body;
   };
   const ids: Record<string, string> = {};
-  if (setup.includes('connector') || setup.includes('dataset')) {
+  const needsDataset = setup.includes('dataset') || setup.includes('trigger');
+  if (setup.includes('connector') || needsDataset) {
     ids['con_…'] = (
       await ok('POST', '/v1/connectors', {
         name: `sales-${Date.now()}-${Math.random()}`,
@@ -139,7 +141,7 @@ async function setUp({ app, token }: Daemon, setup: readonly Setup[]): Promise<R
       })
     ).id;
   }
-  if (setup.includes('dataset')) {
+  if (needsDataset) {
     ids['ds_…'] = (
       await ok('POST', '/v1/data/connect', {
         connection_type: 'file',
@@ -148,6 +150,11 @@ async function setUp({ app, token }: Daemon, setup: readonly Setup[]): Promise<R
         visibility: 'private',
       })
     ).dataset_id;
+  }
+  if (setup.includes('trigger')) {
+    const create = EXAMPLES.find((e) => e.where === 'docs/triggers.md create');
+    if (!create) throw new Error('setup trigger: docs/triggers.md has no create example');
+    ids['trg_…'] = (await ok(create.method, create.path, withIds(create.request, ids))).id;
   }
   return ids;
 }
@@ -180,6 +187,9 @@ describe('request/response examples in docs/ against a booted daemon', () => {
         'docs/query.md natural-language',
         'docs/licensing.md license',
         'docs/triggers.md create',
+        'docs/triggers.md fire',
+        'docs/query.md sql-report',
+        'docs/query.md sql-report-dataset',
       ]),
     );
   });
@@ -208,7 +218,9 @@ describe('request/response examples in docs/ against a booted daemon', () => {
         ]),
       );
       expect(checked).toEqual(
-        Object.fromEntries(example.checked.map((field) => [field, at(example.response, field)])),
+        Object.fromEntries(
+          example.checked.map((field) => [field, at(withIds(example.response, ids), field)]),
+        ),
       );
       const shapes = (body: Record<string, unknown>) =>
         Object.fromEntries(Object.keys(example.response).map((key) => [key, jsonType(body[key])]));
