@@ -64,16 +64,23 @@ export class DatasetReaders {
     this.attached.delete(id);
     // A statement still reading it keeps DuckDB's handle alive; the detach only drops the name.
     attached
-      .then(async () => (await this.control)?.run(`detach database if exists ${quoteIdentifier(id)}`))
+      .then(async (database) => {
+        database.close();
+        await (await this.control)?.run(`detach database if exists ${quoteIdentifier(id)}`);
+      })
       .catch(() => undefined);
   }
 
   async closeAll(): Promise<void> {
     const instance = this.instance;
     const control = this.control;
+    const attached = [...this.attached.values()];
     this.instance = undefined;
     this.control = undefined;
     this.attached.clear();
+    for (const database of await Promise.allSettled(attached)) {
+      if (database.status === 'fulfilled') database.value.close();
+    }
     if (!instance) return;
     try {
       (await control)?.closeSync();

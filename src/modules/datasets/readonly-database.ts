@@ -1,5 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { DuckDBDecimalValue, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBConnection,
+  DuckDBDecimalValue,
+  DuckDBInstance,
+  DuckDBValue,
+} from '@duckdb/node-api';
 import { AppError } from '../../common/errors';
 import { quoteIdentifier } from './sql-identifiers';
 
@@ -43,11 +48,17 @@ export function plainValue(value: DuckDBValue): PlainValue {
   return value instanceof DuckDBDecimalValue ? Number(value.toString()) : value.toString();
 }
 
+const MAX_IDLE_CONNECTIONS = 4;
+
 /**
- * One dataset version attached to the daemon's query instance. Each statement runs on a connection of its own, so
- * a timeout interrupts exactly that statement; DuckDB runs it off the event loop.
+ * One dataset version attached to the daemon's query instance. A statement runs alone on its connection, so a
+ * timeout interrupts exactly that statement; connections already switched to the version are kept for the next
+ * statement (an interrupted or failed one is closed).
  */
 export class ReadOnlyDatabase {
+  private readonly idle: DuckDBConnection[] = [];
+  private closed = false;
+
   constructor(
     private readonly instance: DuckDBInstance,
     private readonly alias: string,
@@ -57,14 +68,7 @@ export class ReadOnlyDatabase {
   ) {}
 
   async all<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    const connection = await this.instance.connect();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      connection.interrupt();
-    }, this.timeoutMs);
-    try {
-      await connection.run(`use ${quoteIdentifier(this.alias)}`);
+    return this.run(async (connection) => {
       const reader = await connection.runAndReadAll(sql, params as DuckDBValue[]);
       const names = reader.columnNames();
       return reader.getRows().map((values) => {
@@ -72,6 +76,48 @@ export class ReadOnlyDatabase {
         for (let i = 0; i < names.length; i++) row[names[i]] = plainValue(values[i]);
         return row as T;
       });
+    });
+  }
+
+  /** Every column of the answer as numbers (null as NaN), without building a row object per row. */
+  async columns(sql: string, params: readonly unknown[] = []): Promise<Float64Array[]> {
+    return this.run(async (connection) => {
+      const result = await connection.run(sql, params as DuckDBValue[]);
+      const chunks = Array.from({ length: result.chunkCount }, (_, c) => result.getChunk(c));
+      const rows = chunks.reduce((sum, chunk) => sum + chunk.rowCount, 0);
+      const out = Array.from({ length: result.columnCount }, () => new Float64Array(rows));
+      let offset = 0;
+      for (const chunk of chunks) {
+        for (let column = 0; column < out.length; column++) {
+          const vector = chunk.getColumnVector(column);
+          for (let i = 0; i < chunk.rowCount; i++) {
+            const item = vector.getItem(i);
+            out[column][offset + i] = item === null ? NaN : Number(item);
+          }
+        }
+        offset += chunk.rowCount;
+      }
+      return out;
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const connection of this.idle.splice(0)) connection.closeSync();
+  }
+
+  private async run<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const connection = this.idle.pop() ?? (await this.connect());
+    let timedOut = false;
+    let reusable = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      connection.interrupt();
+    }, this.timeoutMs);
+    try {
+      const answer = await work(connection);
+      reusable = !timedOut;
+      return answer;
     } catch (error) {
       if (timedOut && isInterrupted(error)) {
         throw new AppError('query_timeout', `The query exceeded its ${this.timeoutMs / 1000} s budget.`);
@@ -80,8 +126,15 @@ export class ReadOnlyDatabase {
       throw error;
     } finally {
       clearTimeout(timer);
-      connection.closeSync();
+      if (reusable && !this.closed && this.idle.length < MAX_IDLE_CONNECTIONS) this.idle.push(connection);
+      else connection.closeSync();
     }
+  }
+
+  private async connect(): Promise<DuckDBConnection> {
+    const connection = await this.instance.connect();
+    await connection.run(`use ${quoteIdentifier(this.alias)}`);
+    return connection;
   }
 }
 
