@@ -76,6 +76,16 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
   }
 }
 
+/** The `where` clause (with its leading space, or empty) of validated conditions, every value a bound parameter. */
+export function compileWhere(
+  conditions: readonly Condition[],
+  columnSql: ColumnSql,
+): { readonly sql: string; readonly params: readonly SqlParam[] } {
+  const params: SqlParam[] = [];
+  const terms = conditions.map((c) => condition(c, columnSql, params));
+  return { sql: terms.length > 0 ? ` where ${terms.join(' and ')}` : '', params };
+}
+
 /**
  * Turns a validated query into one parameterised SELECT. Identifiers come only from the schema (through
  * `columnSql`), every value is a bound parameter, and the ORDER BY always ends in a total order: the row ordinal for
@@ -98,7 +108,8 @@ export function compileQuery(
         }),
       ]
     : spec.select.map((name) => `${columnSql(name)} as ${quoteIdentifier(name)}`);
-  const where = spec.where.map((c) => condition(c, columnSql, params));
+  const where = compileWhere(spec.where, columnSql);
+  params.push(...where.params);
 
   const orderBy: OrderTerm[] = [...spec.orderBy];
   if (grouped) {
@@ -116,7 +127,7 @@ export function compileQuery(
   });
 
   let sql = `select ${outputs.length > 0 ? outputs.join(', ') : 'count(*) as "count_rows"'} from ${DATA_TABLE}`;
-  if (where.length > 0) sql += ` where ${where.join(' and ')}`;
+  sql += where.sql;
   if (spec.groupBy.length > 0) sql += ` group by ${spec.groupBy.map((name) => columnSql(name)).join(', ')}`;
   if (orderSql.length > 0) sql += ` order by ${orderSql.join(', ')}`;
   // Validated integers, written into the text: DuckDB would bind a JavaScript number as a double.

@@ -13,7 +13,7 @@ import {
   ROW_COLUMN,
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
-import { compileQuery, SumForm } from './query-compiler';
+import { compileQuery, compileWhere, SumForm } from './query-compiler';
 import { aggregateType, Condition, QueryableColumn, QuerySpec, ScalarValue } from './query-grammar';
 import {
   MAX_REPORT_DATASETS,
@@ -72,6 +72,11 @@ function sumFormOf(name: string, exactColumns: ReadonlySet<string>, dataset: Ope
   return Number.isFinite(scale) && scale >= 0
     ? { kind: 'fixed', scale: Math.min(scale, 30) }
     : { kind: 'ordered' };
+}
+
+function isAscending(values: Float64Array): boolean {
+  for (let i = 1; i < values.length; i++) if (!(values[i - 1] < values[i])) return false;
+  return true;
 }
 
 /** A value or a sum that does not fit the fixed-point form: answered by adding in row order instead. */
@@ -233,26 +238,29 @@ export class QueryService implements OnApplicationShutdown {
       }
     }
     const checked = toQuerySpec({ select: [...columns], ...(where ? { where } : {}) }, queryable);
-    const spec: QuerySpec = {
-      ...checked,
-      select: [...columns, ROW_COLUMN],
-      where: [...checked.where, ...columns.map((column) => ({ column, op: 'not_null' as const }))],
-      limit: Number.MAX_SAFE_INTEGER - 1,
-    };
-    const compiled = compileQuery(spec, (name) =>
-      name === ROW_COLUMN ? quoteIdentifier(ROW_COLUMN) : (byName.get(name) as QueryColumnInfo).sql,
+    const filter = compileWhere(
+      [...checked.where, ...columns.map((column) => ({ column, op: 'not_null' as const }))],
+      (name) => (byName.get(name) as QueryColumnInfo).sql,
     );
     const reader = await dataset.reader();
-    const names = columns.map((_, i) => `v${i}`);
-    const outputs = columns.map((name, i) => `${quoteIdentifier(name)} as ${names[i]}`).join(', ');
-    // One scan: every row while they fit, else the evenly spaced sample; (r·max) mod n < max keeps all when n ≤ max.
-    const rows = await reader.all(
-      `select ${names.join(', ')}, n from (select ${outputs}, row_number() over (order by ${quoteIdentifier(ROW_COLUMN)}) - 1 as r, count(*) over () as n from (${compiled.sql})) where (r * ?) % n < ? order by r`,
-      [...compiled.params, maxRows, maxRows],
+    const [count] = await reader.all<{ n: number }>(
+      `select count(*) as n from ${DATA_TABLE}${filter.sql}`,
+      filter.params,
     );
-    const rowsMatching = rows.length > 0 ? Number(rows[0].n) : 0;
+    const rowsMatching = count.n;
     const sampled = rowsMatching > maxRows;
-    const values = names.map((name) => Float64Array.from(rows, (row) => Number(row[name])));
+    const row = quoteIdentifier(ROW_COLUMN);
+    const outputs = columns.map((name, i) => `cast(${byName.get(name)?.sql} as double) as v${i}`);
+    // Row r of the matching rows, counted from 0, is kept when (r * max) mod n < max: all of them when n <= max.
+    const read = (numbering: string, order: string): Promise<Float64Array[]> =>
+      reader.columns(
+        `select ${columns.map((_, i) => `v${i}`).join(', ')}, ${row} from (select ${outputs.join(', ')}, ${row}, row_number() over (${numbering}) - 1 as r from ${DATA_TABLE}${filter.sql})${sampled ? ' where (r * ?) % ? < ?' : ''}${order}`,
+        [...filter.params, ...(sampled ? [maxRows, rowsMatching, maxRows] : [])],
+      );
+    // A scan numbers rows in insertion order, which is row order; checked, and numbered by sorting if it is not.
+    let columnsRead = await read('', '');
+    if (!isAscending(columnsRead[columns.length])) columnsRead = await read(`order by ${row}`, ' order by r');
+    const values = columnsRead.slice(0, columns.length);
     return {
       datasetId: dataset.record.id,
       datasetName: dataset.record.datasetName,
