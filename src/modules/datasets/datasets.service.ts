@@ -15,13 +15,13 @@ import { ColumnSchema } from './column-profile';
 import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
 import { DatasetReaders } from './dataset-readers';
+import { DatasetShapes } from './dataset-shapes';
 import { DatasetFileWriter } from './dataset-file-writer';
 import {
   CompactDatasetResponse,
   DatasetResponse,
   DatasetSchemaResponse,
   DatasetSummaryResponse,
-  parseFormulas,
   parseSchema,
   StoredFormula,
   toCompactDatasetResponse,
@@ -85,6 +85,7 @@ const OLD_SUMMARIES_FILE = /^ds_[0-9a-f]{24}\.summaries\.sqlite$/;
 @Injectable()
 export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   private readonly readers: DatasetReaders;
+  private readonly shapes = new DatasetShapes();
 
   constructor(
     private readonly datasets: DatasetRepository,
@@ -342,12 +343,12 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   async open(orgId: string, id: string): Promise<OpenDataset> {
     const record = await this.visible(orgId, id);
     const filePath = join(this.config.datasetsDir, record.fileName);
-    const columns = parseSchema(record).columns;
+    const { columns, formulas } = this.shapes.of(record);
     return {
       record,
       filePath,
       columns,
-      formulas: parseFormulas(record),
+      formulas,
       isPreviousFormat: filePath.endsWith(SQLITE_FILE_EXTENSION),
       reader: () => this.readers.get(record.id, filePath, columns),
     };
