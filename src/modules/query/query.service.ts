@@ -55,6 +55,8 @@ interface QueryColumnInfo extends QueryableColumn {
   readonly sql: string;
 }
 
+const MAX_ORDERED_SUMS = 10_000;
+
 /** Digits a formula's values may have after the point when they are summed as fixed-point decimals. */
 const FORMULA_SUM_SCALE = 20;
 
@@ -88,6 +90,8 @@ function isFixedPointOverflow(error: unknown): boolean {
 @Injectable()
 export class QueryService implements OnApplicationShutdown {
   private readonly results = new ResultCache();
+  /** Columns of a dataset version whose fixed-point sum overflowed once: later queries add them in row order. */
+  private readonly orderedSums = new Set<string>();
   private readonly reportSlots: ReportSlots;
   private readonly reportProcesses: ReportProcesses;
 
@@ -394,20 +398,25 @@ export class QueryService implements OnApplicationShutdown {
     const byName = new Map(columns.map((c) => [c.name, c]));
     const reader = await dataset.reader();
     const columnSql = (name: string): string => (byName.get(name) as QueryColumnInfo).sql;
-    let compiled = compileQuery(spec, columnSql, (name) => sumFormOf(name, reader.exactColumns, dataset));
-    const cacheKey = ResultCache.key(dataset.record.id, compiled.sql, compiled.params);
-    let raw = this.results.get(cacheKey);
+    const sumForm = (name: string): SumForm =>
+      this.orderedSums.has(`${dataset.record.id}\u0000${name}`) && !reader.exactColumns.has(name)
+        ? { kind: 'ordered' }
+        : sumFormOf(name, reader.exactColumns, dataset);
+    let compiled = compileQuery(spec, columnSql, sumForm);
+    let raw = this.results.get(ResultCache.key(dataset.record.id, compiled.sql, compiled.params));
     if (!raw) {
       try {
         raw = await reader.all(compiled.sql, compiled.params);
       } catch (error) {
         if (!isFixedPointOverflow(error)) throw error;
-        compiled = compileQuery(spec, columnSql, (name) =>
-          reader.exactColumns.has(name) ? { kind: 'exact' } : { kind: 'ordered' },
-        );
+        if (this.orderedSums.size >= MAX_ORDERED_SUMS) this.orderedSums.clear();
+        for (const a of spec.aggregates) {
+          if (a.column !== undefined) this.orderedSums.add(`${dataset.record.id}\u0000${a.column}`);
+        }
+        compiled = compileQuery(spec, columnSql, sumForm);
         raw = await reader.all(compiled.sql, compiled.params);
       }
-      this.results.set(cacheKey, raw);
+      this.results.set(ResultCache.key(dataset.record.id, compiled.sql, compiled.params), raw);
     }
     const truncated = raw.length > spec.limit;
     if (truncated) raw = raw.slice(0, spec.limit);
