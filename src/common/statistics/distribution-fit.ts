@@ -1,11 +1,5 @@
 import { betaI, digamma, gammaP, logGamma, normalCdf, trigamma } from './special-functions';
 
-/**
- * Maximum-likelihood fits of the simulation's parametric families to a sample, with AIC and the Kolmogorov–Smirnov
- * statistic of each fit. docs/simulation.md ("Fitting") states the estimators; the triangular and PERT bounds are
- * the one choice that is not a plain maximum of the likelihood (see `widenedBounds`).
- */
-
 export const FIT_FAMILIES = [
   'normal',
   'lognormal',
@@ -22,31 +16,26 @@ export type FitParams = Readonly<Record<string, number>>;
 
 export interface FittedFamily {
   readonly family: FitFamily;
-  /** In the order of docs/simulation.md: normal {mean, sd}, gamma {shape, scale}, triangular {min, mode, max}, … */
   readonly params: FitParams;
   readonly logLikelihood: number;
   readonly aic: number;
   readonly ksStatistic: number;
 }
 
-/** Why a family cannot describe a sample (a value outside its support, or no spread); the caller words the error. */
 export class FamilyNotApplicable extends Error {
   constructor(
     readonly family: FitFamily,
     reason: string,
-    /** Every value of the sample is the same: no family has a spread to fit. */
     readonly isConstant = false,
   ) {
     super(reason);
   }
 }
 
-/** A sample sorted ascending, with the sums every fit reuses. */
 export interface Sample {
   readonly sorted: Float64Array;
   readonly n: number;
   readonly mean: number;
-  /** Σ ln x, or NaN when some value is ≤ 0. */
   readonly sumLog: number;
 }
 
@@ -72,7 +61,6 @@ const PARAMETER_COUNT: Readonly<Record<FitFamily, number>> = {
   pert: 3,
 };
 
-/** The maximum-likelihood fit of one family; throws FamilyNotApplicable when the sample lies outside its support. */
 export function fitFamily(family: FitFamily, sample: Sample): FittedFamily {
   const { params, logLikelihood } = estimate(family, sample);
   return {
@@ -84,7 +72,6 @@ export function fitFamily(family: FitFamily, sample: Sample): FittedFamily {
   };
 }
 
-/** Every applicable family's fit, lowest AIC first (ties by family name); families that do not apply are left out. */
 export function fitCandidates(families: readonly FitFamily[], sample: Sample): FittedFamily[] {
   const fits: FittedFamily[] = [];
   for (const family of families) {
@@ -163,10 +150,7 @@ function fitExponential({ n, mean }: Sample): Estimate {
   return { params: { rate }, logLikelihood: n * Math.log(rate) - n };
 }
 
-/**
- * The shape solves ln k − ψ(k) = ln x̄ − mean(ln x) (the score equations with the scale x̄/k substituted); the left
- * side falls from +∞ to 0, so Newton from Minka's starting value, kept inside a shrinking bracket, converges.
- */
+/** ln k − ψ(k) = ln x̄ − mean(ln x) falls from +∞ to 0 in k, so bracketed Newton from Minka's start converges. */
 function fitGamma({ sorted, n, mean, sumLog }: Sample): Estimate {
   const s = Math.log(mean) - sumLog / n;
   if (!(s > 0)) throw new FamilyNotApplicable('gamma', 'the values have no spread on the log scale');
@@ -182,10 +166,7 @@ function fitGamma({ sorted, n, mean, sumLog }: Sample): Estimate {
   };
 }
 
-/**
- * The shape solves Σ xᵏ ln x / Σ xᵏ − 1/k − mean(ln x) = 0, increasing in k; the values are divided by the largest
- * first so that xᵏ cannot overflow (the equation does not change), and the scale follows as (Σ xᵏ / n)^(1/k).
- */
+/** Values are divided by the largest first so that xᵏ cannot overflow; the shape's equation does not change. */
 function fitWeibull({ sorted, n, sumLog }: Sample): Estimate {
   const largest = sorted[n - 1];
   const logs = new Float64Array(n);
@@ -222,10 +203,7 @@ function fitWeibull({ sorted, n, sumLog }: Sample): Estimate {
   };
 }
 
-/**
- * The root in (0, ∞) of a monotone function (its value and slope at x) by Newton steps, falling back to bisection of the bracket found so far
- * whenever a step leaves it. Stops when a step changes the root by less than 1e-15 relative.
- */
+/** Newton steps, falling back to bisection of the bracket found so far whenever a step leaves it. */
 function solveMonotone(
   step: (x: number) => [value: number, slope: number],
   start: number,
@@ -248,20 +226,15 @@ function solveMonotone(
 }
 
 /**
- * Triangular and PERT: the sample extremes are where the density of both is 0, so the plain maximum of the
- * likelihood does not exist at them; the bounds are the extremes widened by one mean spacing, (max − min)/(n − 1),
- * on each side (the spacing by which an order statistic undershoots the true bound on average), and the mode is the
- * maximum-likelihood mode for those bounds.
+ * The likelihood of triangular and PERT has no maximum at the sample extremes (the density is 0 there), so the bounds
+ * are the extremes widened by one mean spacing, by which an order statistic undershoots the bound on average.
  */
 function widenedBounds({ sorted, n }: Sample): { min: number; max: number } {
   const spacing = (sorted[n - 1] - sorted[0]) / (n - 1);
   return { min: sorted[0] - spacing, max: sorted[n - 1] + spacing };
 }
 
-/**
- * With the bounds fixed the likelihood's maximum over the mode lies at an observation (Oliver 1972): each one is
- * tried with prefix sums of ln(x − min) and suffix sums of ln(max − x), so the search is linear after the sort.
- */
+/** With the bounds fixed the best mode lies at an observation (Oliver 1972); prefix sums keep the search linear. */
 function fitTriangular(sample: Sample): Estimate {
   const { sorted, n } = sample;
   const { min, max } = widenedBounds(sample);
@@ -289,11 +262,7 @@ function fitTriangular(sample: Sample): Estimate {
   };
 }
 
-/**
- * PERT is Beta(1 + 4t, 5 − 4t) on [min, max] with t = (mode − min)/(max − min). With the bounds fixed the
- * log-likelihood is concave in t and its derivative is 4(Σ ln y − Σ ln(1 − y)) − 4n(ψ(1 + 4t) − ψ(5 − 4t)), so the
- * mode is the root of that, found by bisection to double precision.
- */
+/** PERT is Beta(1 + 4t, 5 − 4t) on [min, max]; with the bounds fixed the log-likelihood is concave in t. */
 function fitPert(sample: Sample): Estimate {
   const { sorted, n } = sample;
   const { min, max } = widenedBounds(sample);
@@ -322,7 +291,6 @@ function fitPert(sample: Sample): Estimate {
   };
 }
 
-/** The cumulative distribution function of a family with its parameters. */
 export function cdfOf(family: FitFamily, p: FitParams): (x: number) => number {
   switch (family) {
     case 'normal':

@@ -19,14 +19,12 @@ import {
 } from './data-fit.dto';
 import { NumericColumns, QueryService } from './query.service';
 
-/** Where a variable's values come from: a numeric column of a dataset version, under a typed `where`. */
 export interface ColumnSource {
   readonly dataset_id: string;
   readonly column: string;
   readonly where?: readonly unknown[];
 }
 
-/** The provenance of values read from a dataset, as the answer and the stored run carry it. */
 export interface SourceProvenance {
   readonly dataset_id: string;
   readonly dataset_name: string;
@@ -38,7 +36,6 @@ export interface SourceProvenance {
   readonly sampled: boolean;
 }
 
-/** A column turned into a distribution: fitted parameters, or the values themselves for `empirical`. */
 export type ResolvedColumn =
   | {
       readonly source: SourceProvenance;
@@ -52,15 +49,10 @@ export type ResolvedColumn =
       readonly values: Float64Array;
     };
 
-/** Distributions fitted to dataset columns, resamples of them and rank correlations between them. */
 @Injectable()
 export class DataFitService {
   constructor(private readonly queries: QueryService) {}
 
-  /**
-   * `POST /v1/data/{dataset_id}/fit`. Throws AppError dataset_not_found, validation_failed, column_not_numeric,
-   * insufficient_data, query_timeout.
-   */
   async fit(orgId: string, datasetId: string, request: FitRequest): Promise<FitResponse> {
     const read = await this.read(orgId, { dataset_id: datasetId, ...request }, [request.column]);
     const families = request.families ?? FIT_FAMILIES;
@@ -80,11 +72,6 @@ export class DataFitService {
     };
   }
 
-  /**
-   * A column as a simulation input: `empirical` keeps its values, `fit` the family of lowest AIC, a family name
-   * that family's fit. Throws as `fit`; validation_failed names `distribution` when the family cannot describe
-   * the data (a lognormal of values ≤ 0).
-   */
   async resolve(
     orgId: string,
     source: ColumnSource,
@@ -109,10 +96,6 @@ export class DataFitService {
     };
   }
 
-  /**
-   * Spearman's rank correlation of two columns over the rows under `where` that hold a number in both (the same
-   * evenly spaced sample above MAX_FIT_VALUES rows). Throws as `fit`.
-   */
   async rankCorrelation(
     orgId: string,
     source: Omit<ColumnSource, 'column'>,

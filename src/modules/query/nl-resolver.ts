@@ -25,7 +25,6 @@ export interface NlContext {
   readonly snapshotTime: Date;
 }
 
-/** The typed query the text resolved to, in the wire shape of docs/query.md. */
 export interface ResolvedQuery {
   select?: string[];
   where?: { column: string; op: WhereOperator; value?: ScalarValue | ScalarValue[] }[];
@@ -68,7 +67,6 @@ export interface NlResolution {
   readonly interpretation: Interpretation;
 }
 
-/** The text cannot be resolved to exactly one query; `hints` say what would work. */
 export class QueryNotUnderstoodError extends Error {
   constructor(
     message: string,
@@ -229,8 +227,6 @@ class Parser {
     return { query, pattern };
   }
 
-  // ---- heads ----
-
   private head(): { query: ResolvedQuery; pattern: NlPattern } {
     const word = this.peek()?.lower;
     if (word === 'top' || word === 'bottom') return this.topHead(word);
@@ -381,8 +377,6 @@ class Parser {
     }
     return { query: { select }, pattern: 'select' };
   }
-
-  // ---- filters ----
 
   private filters(): Condition[] {
     const conditions: Condition[] = [];
@@ -577,8 +571,6 @@ class Parser {
     return [{ column: column.name, op, value: this.value(column) }];
   }
 
-  // ---- dates ----
-
   private startsDatePhrase(): boolean {
     const word = this.peek()?.lower ?? '';
     const second = this.peek(1);
@@ -602,7 +594,6 @@ class Parser {
     }
   }
 
-  /** The only time column, when the text names none. */
   private timeColumn(): string {
     const time = this.context.columns.filter((c) => c.role === 'time' || isTemporalType(c.type));
     if (time.length === 0) this.fail('the dataset has no date column for a date phrase');
@@ -681,8 +672,6 @@ class Parser {
     return conditions;
   }
 
-  // ---- trailing clauses ----
-
   private atOrderOrLimit(): boolean {
     const word = this.peek()?.lower;
     return word === 'order' || word === 'sort' || word === 'sorted' || word === 'ordered' || word === 'limit';
@@ -721,8 +710,6 @@ class Parser {
     this.pos++;
     query.limit = this.positiveInteger(this.next('a number after limit'));
   }
-
-  // ---- columns and values ----
 
   private namesColumnHere(): boolean {
     const token = this.peek();
@@ -873,8 +860,6 @@ class Parser {
     ].includes(token.lower);
   }
 
-  // ---- token helpers ----
-
   private positiveInteger(token: Token): number {
     const value = Number(token.text);
     if (!Number.isInteger(value) || value < 1 || value > 10_000) {
@@ -929,11 +914,7 @@ class Parser {
   }
 }
 
-/**
- * Resolves natural-language query text to one typed query by deterministic rules: no model, no network, the same
- * text and schema always give the same plan. Every token must be consumed by a rule; anything left over, ambiguous
- * or unknown is refused with hints rather than guessed.
- */
+/** Every token must be consumed by a rule; anything left over, ambiguous or unknown is refused, never guessed. */
 export function resolveNaturalLanguage(text: string, context: NlContext): NlResolution {
   const trimmed = text.trim();
   const columns = context.columns.map((c) => c.name);

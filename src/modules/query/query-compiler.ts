@@ -6,17 +6,13 @@ export type SqlParam = string | number | boolean;
 export interface CompiledQuery {
   readonly sql: string;
   readonly params: readonly SqlParam[];
-  /** The order actually applied: the requested terms, then the tiebreak that makes it total. */
   readonly orderBy: readonly OrderTerm[];
 }
 
-/** Resolves a validated column name to its SQL: a quoted stored column, or a formula's translated expression. */
 export type ColumnSql = (name: string) => string;
 /**
- * How `sum` and `avg` add a column's values. Doubles added in different orders differ in their last digits, and
- * DuckDB's threads vary the order, so a column that is not stored exact is added as a fixed-point DECIMAL(38, scale)
- * (exact in any order; the scale leaves room for the column's largest value times its rows), or, when that may
- * overflow, in row order: one list per group, slower and held in memory.
+ * DuckDB's threads vary the order in which doubles are added, so an inexact column is summed as a fixed-point
+ * DECIMAL(38, scale) (exact in any order), or, when that may overflow, in row order (one list per group).
  */
 export type SumForm =
   | { readonly kind: 'exact' }
@@ -76,7 +72,6 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
   }
 }
 
-/** The `where` clause (with its leading space, or empty) of validated conditions, every value a bound parameter. */
 export function compileWhere(
   conditions: readonly Condition[],
   columnSql: ColumnSql,
@@ -86,11 +81,7 @@ export function compileWhere(
   return { sql: terms.length > 0 ? ` where ${terms.join(' and ')}` : '', params };
 }
 
-/**
- * Turns a validated query into one parameterised SELECT. Identifiers come only from the schema (through
- * `columnSql`), every value is a bound parameter, and the ORDER BY always ends in a total order: the row ordinal for
- * row queries, every group key for grouped ones. It asks for one row more than the limit to detect truncation.
- */
+/** The ORDER BY always ends in a total order; one row more than the limit is asked for to detect truncation. */
 export function compileQuery(
   spec: QuerySpec,
   columnSql: ColumnSql,

@@ -38,11 +38,7 @@ import {
   WhereOperator,
 } from './query-grammar';
 
-/**
- * The typed query of docs/query.md as DTOs. What can be checked without the dataset (shapes, operators, ranges) is
- * checked by the pipe; what needs its columns (names, types) by `toQuerySpec`, which runs the same rules again with
- * the columns bound, so a request checked only here (a batch item, a test) still lists every problem at once.
- */
+/** `toQuerySpec` runs the pipe's rules again with the columns bound, so every problem is listed at once. */
 
 const MAX_IN_VALUES = 1000;
 const MAX_TEXT_VALUE = 10_000;
@@ -64,7 +60,6 @@ function describe(value: unknown): string {
 const COLUMNS = new WeakMap<object, ReadonlyMap<string, QueryableColumn>>();
 const OWNER = new WeakMap<object, QueryRequest>();
 
-/** The dataset's columns the rules of `dto` check names against; none while only the shape is checked. */
 function columnsOf(dto: object): ReadonlyMap<string, QueryableColumn> | undefined {
   const owner = OWNER.get(dto) ?? dto;
   return COLUMNS.get(owner);
@@ -74,7 +69,6 @@ function ownerOf(item: object): QueryRequest | undefined {
   return OWNER.get(item);
 }
 
-/** `must be a column name`, then (with the columns bound) `unknown column`. */
 function columnProblem(value: unknown, dto: object): string | undefined {
   if (typeof value !== 'string' || value === '') {
     return `must be a column name (a string), got ${describe(value)}`;
@@ -88,7 +82,6 @@ function listProblem(value: unknown): string | undefined {
   return value.length > MAX_TERMS ? `must have at most ${MAX_TERMS} entries` : undefined;
 }
 
-/** A list of column names: each a known column, none twice. */
 function columnListItem(
   name: unknown,
   index: number,
@@ -107,18 +100,13 @@ function usableNames(list: unknown, dto: object): string[] {
   return items.filter((name, i): name is string => columnListItem(name, i, items, dto) === undefined);
 }
 
-/** The typed fields cannot be given beside a natural-language `query`. */
 function NotWithNaturalLanguage(): PropertyDecorator {
   return Problem<QueryRequest>((_, dto) =>
     dto.query !== undefined ? 'cannot be combined with a natural-language query' : undefined,
   );
 }
 
-/**
- * A list of nested DTOs, the owning request remembered on each so its rules can reach the columns. An item that
- * is not an object is refused here: class-validator walks an array item as a list of its own, so `[[]]` would
- * otherwise pass.
- */
+/** class-validator walks an array item as a list of its own, so `[[]]` would pass unless refused here. */
 function NestedList<T extends object>(
   dto: ClassConstructor<T>,
   message: string,
@@ -176,7 +164,6 @@ function scalarProblem(column: QueryableColumn, op: WhereOperator, value: unknow
 const isOperator = (op: unknown): op is WhereOperator =>
   typeof op === 'string' && (WHERE_OPERATORS as readonly string[]).includes(op);
 
-/** The condition's column, when it names one of the bound columns. */
 function conditionColumn(condition: WhereDto): QueryableColumn | undefined {
   return typeof condition.column === 'string' ? columnsOf(condition)?.get(condition.column) : undefined;
 }
@@ -277,7 +264,6 @@ export class AggregateDto {
   column?: string;
 }
 
-/** An aggregate's output name when it is a usable term. */
 function aggregateOutput(item: unknown, owner: object): string | undefined {
   if (!(item instanceof AggregateDto) || !isAggregateFunction(item.function)) return undefined;
   const column = item.column ?? undefined;
@@ -343,7 +329,6 @@ function isIntegerIn(min: number, max: number): (value: unknown) => string | und
   };
 }
 
-/** The body of `POST /v1/query`: a typed query, or a natural-language `query` with `limit`/`offset`. */
 export class QueryRequest {
   @Problem((id) => (isDatasetId(id) ? undefined : DATASET_ID_PROBLEM))
   @ApiProperty({ description: 'Dataset id, as returned by GET /v1/data.', example: 'ds_3kq9v1m2x7' })
@@ -447,10 +432,6 @@ export class QueryRequest {
   offset?: number;
 }
 
-/**
- * The request checked against the dataset's columns (every rule, with names and types bound) and turned into a
- * spec; throws one 422 validation_failed listing every problem.
- */
 export function toQuerySpec(request: object, columns: readonly QueryableColumn[]): QuerySpec {
   const dto = toDto(QueryRequest, { dataset_id: 'resolved', ...request });
   COLUMNS.set(dto, new Map(columns.map((column) => [column.name, column])));
@@ -501,17 +482,13 @@ function specOf(dto: QueryRequest, columns: readonly QueryableColumn[]): QuerySp
   };
 }
 
-/**
- * A timestamp column holds `YYYY-MM-DDTHH:MM:SS.fffZ` text, compared as text: a timestamp value is brought to the
- * same form (its offset applied), so `10:00:00+05:30` and `04:30:00Z` find the same rows. A bare date stays as is.
- */
+/** Timestamps are stored as `YYYY-MM-DDTHH:MM:SS.fffZ` text and compared as text: values are brought to it. */
 function storedTimestamps(value: ScalarValue | ScalarValue[]): ScalarValue | ScalarValue[] {
   const stored = (item: ScalarValue): ScalarValue =>
     typeof item === 'string' && !isDateText(item) ? (utcTimestamp(item) ?? item) : item;
   return Array.isArray(value) ? value.map(stored) : stored(value);
 }
 
-/** The body of `POST /v1/query/batch`; each query is checked on its own, so one bad query fails alone. */
 export class QueryBatchRequest {
   @Problem((queries) =>
     Array.isArray(queries) && queries.length > 0 && queries.length <= MAX_BATCH
@@ -522,7 +499,6 @@ export class QueryBatchRequest {
   queries!: unknown[];
 }
 
-/** The body of `POST /v1/query/sql`: one read-only statement over one or more datasets. */
 export class SqlReportRequest {
   @DependsOnOtherFields()
   @Problem<SqlReportRequest>((id, report) => {
@@ -621,7 +597,6 @@ export class DateInterpretationResponse {
   to?: string;
 }
 
-/** How a natural-language query was read. */
 export class InterpretationResponse {
   @ApiProperty({ example: 'top_n' })
   pattern!: string;
@@ -640,7 +615,6 @@ export class InterpretationResponse {
   snapshot_time!: string;
 }
 
-/** The query as it ran: every default filled in, the SQL and where the answer came from. */
 export class QueryPlanResponse {
   @ApiProperty({ example: 'ds_3kq9v1m2x7' })
   dataset_id!: string;
@@ -693,7 +667,6 @@ export class QueryResponse {
   truncated!: boolean;
 }
 
-/** A batch item that failed: the error body of DESIGN.md §3 without request_id (the batch has one). */
 export class BatchErrorObject {
   @ApiProperty({ example: 'dataset_not_found' })
   code!: string;

@@ -32,21 +32,15 @@ import { ReportProcesses } from './report-processes';
 import { ReportSlots } from './report-slots';
 import { runSqlReport } from './sql-report';
 
-/** One query's answer (kept under this name for the callers that run queries: triggers, tests). */
 export type QueryResult = QueryResponse;
 
-/** The non-null numbers of some columns of a dataset, row by row, as `numericColumns` reads them. */
 export interface NumericColumns {
   readonly datasetId: string;
   readonly datasetName: string;
   readonly version: number;
-  /** The conditions as checked (timestamps brought to their stored form). */
   readonly where: readonly Condition[];
-  /** One array per requested column, aligned: entry i of each is the same row. */
   readonly values: readonly Float64Array[];
-  /** Rows under `where` with every requested column non-null. */
   readonly rowsMatching: number;
-  /** True when rowsMatching exceeded the maximum and `values` holds the evenly spaced sample. */
   readonly sampled: boolean;
 }
 
@@ -57,13 +51,9 @@ interface QueryColumnInfo extends QueryableColumn {
 
 const MAX_ORDERED_SUMS = 10_000;
 
-/** Digits a formula's values may have after the point when they are summed as fixed-point decimals. */
 const FORMULA_SUM_SCALE = 20;
 
-/**
- * How sums over a column are added (query-compiler's SumForm): exactly when it is stored exact, else as a decimal
- * whose scale leaves room for the largest value the profile saw, times the rows, within 38 digits.
- */
+/** The decimal's scale leaves room for the largest value the profile saw, times the rows, within 38 digits. */
 function sumFormOf(name: string, exactColumns: ReadonlySet<string>, dataset: OpenDataset): SumForm {
   if (exactColumns.has(name)) return { kind: 'exact' };
   const column = dataset.columns.find((c) => c.name === name);
@@ -81,16 +71,13 @@ function isAscending(values: Float64Array): boolean {
   return true;
 }
 
-/** A value or a sum that does not fit the fixed-point form: answered by adding in row order instead. */
 function isFixedPointOverflow(error: unknown): boolean {
   return /^(Conversion Error: Could not cast|Out of Range Error: Overflow)/.test(duckMessage(error));
 }
 
-/** Governed queries over datasets: the typed grammar, natural language resolved to it, batches and SQL reports. */
 @Injectable()
 export class QueryService implements OnApplicationShutdown {
   private readonly results = new ResultCache();
-  /** Columns of a dataset version whose fixed-point sum overflowed once: later queries add them in row order. */
   private readonly orderedSums = new Set<string>();
   private readonly reportSlots: ReportSlots;
   private readonly reportProcesses: ReportProcesses;
@@ -116,10 +103,6 @@ export class QueryService implements OnApplicationShutdown {
     await this.reportProcesses.closeAll();
   }
 
-  /**
-   * A query whose shape is checked (the pipe, parseWire); its names and types are checked here, on the dataset.
-   * Reads for `principal.orgId`: a request's principal, or a trigger evaluating for its organization.
-   */
   async query(principal: Pick<Principal, 'orgId'>, request: QueryRequest): Promise<QueryResult> {
     const dataset = await this.datasets.open(principal.orgId, request.dataset_id);
     const columns = this.queryableColumns(dataset);
@@ -127,7 +110,6 @@ export class QueryService implements OnApplicationShutdown {
     return this.execute(dataset, columns, toQuerySpec(request, columns));
   }
 
-  /** Runs each query in order; a failing one (its shape included) yields its error in place and does not stop the others. */
   async batch(principal: Principal, request: QueryBatchRequest): Promise<QueryBatchResponse> {
     const results: QueryBatchResponse['results'] = [];
     for (const query of request.queries) {
@@ -210,14 +192,7 @@ export class QueryService implements OnApplicationShutdown {
     };
   }
 
-  /**
-   * The rows of a dataset under a typed `where` (docs/query.md) that hold a number in every one of `columns`, each
-   * column's values in row order. Above `maxRows` matching rows it keeps `maxRows` of them evenly spaced in row order
-   * (row r of N, counted from 0, is kept when r * maxRows mod N < maxRows), so the same dataset version, columns and
-   * `where` always give the same values. Throws AppError dataset_not_found (404, an unknown dataset and another
-   * organization's alike), validation_failed (an unknown column, a bad `where`; fields as in a query's body),
-   * column_not_numeric (422), query_timeout.
-   */
+  /** Above `maxRows` matching rows, `maxRows` of them evenly spaced in row order, the same ones every time. */
   async numericColumns(
     orgId: string,
     datasetId: string,
@@ -348,10 +323,7 @@ export class QueryService implements OnApplicationShutdown {
     return this.execute(dataset, columns, { ...spec, where }, resolution.interpretation);
   }
 
-  /**
-   * Natural-language text values match stored values regardless of case ("region is west" finds "West"), but only
-   * when that names exactly one stored value; otherwise the text is used as written.
-   */
+  /** "region is west" finds "West" only when that names exactly one stored value. */
   private async matchTextValues(
     dataset: OpenDataset,
     columns: readonly QueryColumnInfo[],

@@ -11,11 +11,7 @@ type ProcessEvent = { readonly kind: 'message'; readonly reply: ReportReply } | 
 const MAX_IDLE = 2;
 const START_TIMEOUT_MS = 15_000;
 
-/**
- * The processes SQL reports run in. A finished process is kept (up to two) for the next report, which then pays
- * no start-up; a process whose report overran its budget is killed with SIGKILL, which is what really stops a
- * statement busy inside DuckDB, and the outcome is reported only once it has exited.
- */
+/** An overrunning report's process gets SIGKILL: only that really stops a statement busy inside DuckDB. */
 export class ReportProcesses {
   private readonly idle: ChildProcess[] = [];
   private readonly busy = new Set<ChildProcess>();
@@ -29,10 +25,7 @@ export class ReportProcesses {
     ) => ChildProcess = spawnReportProcess,
   ) {}
 
-  /**
-   * Runs one report whose statement gets `timeoutMs`. Starting a fresh process is the appliance's cost, not the
-   * caller's, so it has its own bound and does not eat into the report's budget (a loaded machine takes a second).
-   */
+  /** Starting a process is the appliance's cost, not the caller's: it has its own bound, outside the budget. */
   async run(request: ReportRequest, timeoutMs: number): Promise<ReportOutcome> {
     const reused = this.idle.pop();
     const child = reused ?? this.spawn(this.maxHeapMb, this.settings);
@@ -57,7 +50,6 @@ export class ReportProcesses {
     }
   }
 
-  /** Kills every process, idle or busy, and waits for them to exit. */
   async closeAll(): Promise<void> {
     const all = [...this.idle, ...this.busy];
     this.idle.length = 0;
@@ -71,7 +63,6 @@ export class ReportProcesses {
     return event.kind === 'message' ? { kind: 'crashed', exit: `unexpected ${event.reply.op}` } : event;
   }
 
-  /** The next message of `child`, or how it ended, or the deadline. */
   private next(child: ChildProcess, deadline: number): Promise<ProcessEvent> {
     return new Promise((resolve) => {
       const finish = (outcome: ProcessEvent): void => {

@@ -1,8 +1,6 @@
 /**
- * What a SQL report may call, judged on DuckDB's own parse tree (`json_serialize_sql`), so no spelling, comment or
- * quoting can hide a name from it. The lock-down of the report's DuckDB instance already refuses files, the network,
- * extensions and settings; this keeps a report from reading the instance itself: its settings (the spill path),
- * its attached files (their paths), its catalog, or SQL text run from a string (`query`, `json_execute_serialized_sql`).
+ * Judged on DuckDB's own parse tree, so no spelling, comment or quoting can hide a name. The instance's lock-down
+ * refuses files, network, extensions and settings; this keeps a report from reading the instance itself.
  */
 
 /** Table functions a report may select from: they compute rows and read nothing. */
@@ -19,7 +17,6 @@ const REFUSED_FUNCTIONS = new Set([
   'stats',
 ]);
 
-/** Table references a report may use besides the tables and the CTEs it names. */
 const TABLE_REF_TYPES = new Set([
   'BASE_TABLE',
   'JOIN',
@@ -58,10 +55,6 @@ function cteNames(node: unknown, into: Set<string>): Set<string> {
   return into;
 }
 
-/**
- * The reason `ast` (json_serialize_sql's answer for the report's text) may not run, or undefined. `tables` are the
- * names the report's datasets are visible under.
- */
 export function statementProblem(ast: unknown, tables: readonly string[]): StatementVerdict | undefined {
   if (!isNode(ast)) return { kind: 'invalid', message: 'the statement could not be read' };
   if (ast.error === true) {
