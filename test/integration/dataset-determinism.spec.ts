@@ -80,6 +80,14 @@ async function answers(t: TestApp, id: string): Promise<string> {
     const result = await queries.query(owner, parseWire(QueryRequest, { dataset_id: id, ...query }));
     out.push(result.rows);
   }
+  const read = await queries.numericColumns(
+    owner.orgId,
+    id,
+    ['reading'],
+    [{ column: 'count', op: 'eq', value: 3 }],
+    1000,
+  );
+  out.push({ rows: read.rowsMatching, sampled: read.sampled, values: Array.from(read.values[0]) });
   return JSON.stringify(out);
 }
 
@@ -87,7 +95,7 @@ describe('query answers do not depend on DuckDB threads or restarts', () => {
   const dataDir = makeTempDir();
   afterAll(() => removeTestData(dataDir));
 
-  it('gives byte-identical rows at 1 and 4 threads, floating-point sums included', async () => {
+  it('gives byte-identical rows and fit samples at 1 and 4 threads, floating-point sums included', async () => {
     let t = await startTestApp({ SERVICE_QUERY_THREADS: '1' }, dataDir);
     const record = await ingestRows(t.app.get(DatasetsService), owner.orgId, 'readings', measurements());
     await t.app.get(FormulasService).set(owner, record.id, [
@@ -115,6 +123,14 @@ describe('query answers do not depend on DuckDB threads or restarts', () => {
         Array.from({ length: ROWS }, (_, i) => ((i * 7919) % 100_000) / 100).reduce((a, b) => a + b, 0),
         2,
       );
+      const matching = Array.from({ length: ROWS }, (_, i) => i).filter((i) => i % 11 === 3);
+      expect(parsed[3]).toEqual({
+        rows: matching.length,
+        sampled: true,
+        values: matching
+          .filter((_, r) => (r * 1000) % matching.length < 1000)
+          .map((i) => Math.sin(i) * 1000 + 1 / (i + 3)),
+      });
     } finally {
       await t.close(true);
     }
