@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { EgressGuardService } from '../../src/modules/egress/egress-guard.service';
+import { EgressDecisionRepository } from '../../src/modules/egress/egress-decision.repository';
 import { Receiver, startReceiver } from '../support/egress-fixtures';
+import { PinnedDestinations } from '../support/pinned-destinations';
 import { SocketAudit } from '../support/socket-audit';
 import { signupAccount } from '../factories/accounts';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -98,7 +99,7 @@ function connectorModes(base: string): [string, string, Record<string, unknown>]
  */
 describe('outbound sockets of the daemon', () => {
   let audit: SocketAudit;
-  let guard: EgressGuardService | undefined;
+  const pinned = new PinnedDestinations();
   let t: TestApp;
   /** The first account on the appliance: the operator organization, which may read the privacy report. */
   let operatorToken: string;
@@ -108,13 +109,13 @@ describe('outbound sockets of the daemon', () => {
   beforeAll(async () => {
     allowed = await startReceiver();
     forbidden = await startReceiver();
-    audit = new SocketAudit((address, port) => guard?.isPinned(address, port) ?? false);
+    audit = new SocketAudit((address, port) => pinned.has(address, port));
     audit.start();
     t = await startTestApp({
       SERVICE_EGRESS_ALLOW: `127.0.0.1:${allowed.port}`,
       SERVICE_PREVIEW_RATE_LIMIT: '1000',
     });
-    guard = t.app.get(EgressGuardService);
+    pinned.watch(t.app.get(EgressDecisionRepository));
     operatorToken = (await signupAccount(t)).apiKey;
   });
 

@@ -182,8 +182,8 @@ describe('egress guard against hostile URLs', () => {
     const response = await h.guard.fetch(`${open.url}/hello`, {}, context);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('open');
-    expect(h.guard.isPinned('127.0.0.1', open.port)).toBe(true);
-    expect(h.guard.isPinned('127.0.0.1', forbidden.port)).toBe(false);
+    expect(h.pinned.has('127.0.0.1', open.port)).toBe(true);
+    expect(h.pinned.has('127.0.0.1', forbidden.port)).toBe(false);
   });
 
   it('sends one request through the guard: the status and headers, the body read and dropped', async () => {

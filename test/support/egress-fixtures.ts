@@ -14,6 +14,7 @@ import {
 } from '../../src/modules/egress/egress-guard.service';
 import { EgressPolicy } from '../../src/modules/egress/egress-policy';
 import { parseRules } from '../../src/modules/egress/egress-rules';
+import { PinnedDestinations } from './pinned-destinations';
 
 /** A loopback HTTP server that counts TCP connections and records requests. */
 export interface Receiver {
@@ -68,6 +69,8 @@ export interface GuardHarness {
   readonly orm: StoreOrm;
   readonly decisions: EgressDecisionRepository;
   readonly counter: Counter<'purpose' | 'decision'>;
+  /** What the guard allowed and pinned, from its recorded decisions. */
+  readonly pinned: PinnedDestinations;
   close(): Promise<void>;
 }
 
@@ -80,7 +83,8 @@ export async function startGuard(
 ): Promise<GuardHarness> {
   registerEntities([EgressDecisionSchema]);
   const orm = await openDatabase(join(dir, 'service.sqlite'));
-  const decisions = new EgressDecisionRepository(orm.em);
+  const pinned = new PinnedDestinations();
+  const decisions = pinned.watch(new EgressDecisionRepository(orm.em));
   const counter = new Counter({
     name: 'egress_decisions_total',
     help: 'test',
@@ -100,6 +104,7 @@ export async function startGuard(
     orm,
     decisions,
     counter,
+    pinned,
     async close() {
       await guard.close();
       await orm.close(true);

@@ -58,7 +58,6 @@ export class EgressGuardService implements EgressGuard {
   private readonly connectTimeoutMs: number;
   private readonly now: () => Date;
   private readonly agents = new Map<string, Agent>();
-  private readonly pinned = new Set<string>();
   private readonly ca: string[] | undefined;
 
   constructor(private readonly options: EgressGuardOptions) {
@@ -100,7 +99,6 @@ export class EgressGuardService implements EgressGuard {
     if (!verdict.allowed) return this.refuse(context, target.text, port, address, verdict.reason);
     const chosen = verdict.address as IpAddress;
     await this.record(context, target.text, port, address, verdict);
-    this.pinned.add(pinKey(formatIp(chosen), port));
     return {
       host: target.text,
       port,
@@ -200,12 +198,6 @@ export class EgressGuardService implements EgressGuard {
         resolve(socket);
       });
     });
-  }
-
-  /** Whether the guard allowed (and pinned) a connection to this address and port; for the socket audit test. */
-  isPinned(address: string, port: number): boolean {
-    const ip = parseIp(address.replace(/^::ffff:(?=\d+\.)/, ''));
-    return ip !== undefined && this.pinned.has(pinKey(formatIp(ip), port));
   }
 
   async close(): Promise<void> {
@@ -335,10 +327,6 @@ export class EgressGuardService implements EgressGuard {
       reason: verdict.reason,
     });
   }
-}
-
-function pinKey(address: string, port: number): string {
-  return `${address}|${port}`;
 }
 
 function truncate(text: string): string {

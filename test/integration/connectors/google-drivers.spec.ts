@@ -373,7 +373,7 @@ describe('outbound sockets of the Google SDKs', () => {
     expect(direct.length).toBeGreaterThanOrEqual(4);
     expect(
       direct
-        .filter((o) => !allowing.guard.isPinned(o.remote as string, o.port as number))
+        .filter((o) => !allowing.pinned.has(o.remote as string, o.port as number))
         .map((o) => `${o.remote}:${o.port}`),
     ).toEqual([]);
   });

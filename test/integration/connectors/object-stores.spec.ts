@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 
 /** The audit's predicate: a socket is fine when one of these guards checked and pinned its address. */
 function pinnedByAny(guards: GuardHarness[]): (address: string, port: number) => boolean {
-  return (address, port) => guards.some((g) => g.guard.isPinned(address, port));
+  return (address, port) => guards.some((g) => g.pinned.has(address, port));
 }
 
 function context(guard: GuardHarness): DriverContext {

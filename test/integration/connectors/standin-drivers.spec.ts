@@ -196,7 +196,7 @@ describe('clickhouse (stand-in)', () => {
     if (typeof withPort.port === 'string') withPort.port = Number(withPort.port);
     const c = config({ user: 'reader', password: 'right', database: 'sales', ...withPort });
     expect(c.host).toBe('::1');
-    const audit = new SocketAudit((address, port) => allowing.guard.isPinned(address, port));
+    const audit = new SocketAudit((address, port) => allowing.pinned.has(address, port));
     audit.start();
     let outcome: Awaited<ReturnType<typeof clickhouseDriver.test>>;
     try {
