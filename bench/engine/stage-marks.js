@@ -45,7 +45,7 @@ const wrap = (proto, method, before, after) => {
     return value;
   };
 };
-wrap(fromDist('modules/simulation/simulation.service.js').SimulationService.prototype, 'compute', 'service');
+wrap(fromDist('modules/simulation/simulation.service.js').SimulationService.prototype, 'simulate', 'service');
 const { FramedSocket } = fromDist('common/framed-socket.js');
 wrap(FramedSocket.prototype, 'send', 'frame', 'written');
 wrap(FramedSocket.prototype, 'receive', 'reply');

@@ -2,10 +2,24 @@ import { join } from 'node:path';
 import { AppError, StartupError, toErrorBody } from '../../src/common/errors';
 import { MetricsService } from '../../src/common/metrics/metrics.service';
 import { EngineService } from '../../src/modules/engine/engine.service';
+import { parseSimulation, storedSimulation } from '../../src/modules/simulation/simulation.types';
+import { SimulationRuns } from '../../src/modules/simulation/simulation-runs.service';
 import { SimulationService } from '../../src/modules/simulation/simulation.service';
+import { SimulationResponse } from '../../src/modules/simulation/simulation.dto';
 import { REPO_ROOT } from '../support/daemon-process';
 import { runningOneOf, servingWorkersUnder } from '../support/engine-processes';
 import { startTestApp, TestApp } from '../support/test-app';
+
+/** What POST /v1/simulate does, without HTTP: parse the body, simulate, record the run. */
+function simulationOf(t: TestApp) {
+  const service = t.app.get(SimulationService);
+  const runs = t.app.get(SimulationRuns);
+  return {
+    simulate: async (orgId: string, body: unknown): Promise<SimulationResponse> =>
+      runs.record(await service.simulate(parseSimulation(body), { orgId })),
+    findRun: (orgId: string, runId: string) => runs.find(orgId, runId),
+  };
+}
 
 // Real processes on a shared machine: start-up can take seconds under load.
 jest.setTimeout(60_000);
@@ -88,7 +102,7 @@ describe('engine with the real binary', () => {
   };
   const services = (t: TestApp) => ({
     engine: t.app.get(EngineService),
-    simulation: t.app.get(SimulationService),
+    simulation: simulationOf(t),
   });
 
   it('gives byte-identical numbers on pool sizes 1 and 2 and on the subprocess fallback', async () => {
@@ -202,7 +216,7 @@ describe('engine with the real binary', () => {
     expect(Number.isSafeInteger(first.seed)).toBe(true);
     expect(first.seed).not.toBe(second.seed);
     // Seeds are drawn from the CSPRNG a batch at a time: more than one batch, all distinct and exact.
-    const picked = Array.from({ length: 300 }, () => simulation.stored(simulation.parse(body), true).seed);
+    const picked = Array.from({ length: 300 }, () => storedSimulation(parseSimulation(body), true).seed);
     expect(new Set(picked).size).toBe(300);
     expect(picked.every((seed) => Number.isSafeInteger(seed))).toBe(true);
     const replay = await simulation.simulate(ORG, { ...body, seed: first.seed });
@@ -314,7 +328,7 @@ describe('engine failure paths with fake binaries', () => {
     const t = await boot('no-socket.sh', { RUNTIME_FALLBACK_MODE: 'allow' });
     const engine = t.app.get(EngineService);
     expect(engine.status()).toMatchObject({ mode: 'subprocess_fallback', version: '1.0.0' });
-    const result = await t.app.get(SimulationService).simulate(ORG, simple);
+    const result = await simulationOf(t).simulate(ORG, simple);
     expect(result.engine_mode).toBe('subprocess_fallback');
     expect(result.actions[0].name).toBe('proceed');
   });
@@ -340,8 +354,7 @@ describe('engine failure paths with fake binaries', () => {
 
   it('answers engine_unavailable with the engine_mode when neither path works but the fallback is allowed', async () => {
     const t = await boot('broken-compute.sh', { RUNTIME_FALLBACK_MODE: 'allow' });
-    const refused = await t.app
-      .get(SimulationService)
+    const refused = await simulationOf(t)
       .simulate(ORG, simple)
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
@@ -354,7 +367,7 @@ describe('engine failure paths with fake binaries', () => {
   it('does not serve an engine that computes wrong numbers, on either path', async () => {
     const t = await boot('broken-compute.sh', { RUNTIME_FALLBACK_MODE: 'allow' });
     expect(t.app.get(EngineService).status().mode).toBe('unavailable');
-    expect(await codeOf(t.app.get(SimulationService).simulate(ORG, simple))).toBe('engine_unavailable');
+    expect(await codeOf(simulationOf(t).simulate(ORG, simple))).toBe('engine_unavailable');
   });
 
   it('kills a worker that ignores its deadline (504), replaces it, and answers engine_busy when none is free', async () => {
@@ -366,7 +379,7 @@ describe('engine failure paths with fake binaries', () => {
     });
     const engine = t.app.get(EngineService);
     expect(engine.status().mode).toBe('pool');
-    const simulation = t.app.get(SimulationService);
+    const simulation = simulationOf(t);
     const hanging = { ...simple, scenario: { ...simple.scenario, variables: { hang: { low: 0, high: 1 } } } };
     const stuck = simulation.simulate(ORG, hanging);
     expect(await codeOf(simulation.simulate(ORG, simple))).toBe('engine_busy');

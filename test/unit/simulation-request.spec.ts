@@ -1,15 +1,11 @@
-import { AuditService } from '../../src/modules/audit/audit.service';
-import { DataFitService } from '../../src/modules/query/data-fit.service';
 import { AppError } from '../../src/common/errors';
-import { EngineOutcome, EnginePort, EngineStatus } from '../../src/modules/engine/engine.types';
-import { RunsRepository } from '../../src/modules/simulation/runs.repository';
-import { SimulationService } from '../../src/modules/simulation/simulation.service';
+import { parseSimulation, storedSimulation } from '../../src/modules/simulation/simulation.types';
 import { createValidationPipe } from '../../src/common/http';
 import { parseWire } from '../../src/common/validation';
 import { SimulateRequest, toSimulationRequest } from '../../src/modules/simulation/simulation.dto';
 import { seedToJson, toEngineRequest } from '../../src/modules/simulation/simulation-request';
 
-/** What SimulationService.validate does with a body kept to run later (a job's request). */
+/** What parseSimulation does with a body kept to run later (a job's request). */
 const validateSimulationRequest = (body: unknown) => toSimulationRequest(parseWire(SimulateRequest, body));
 
 const base = () => ({
@@ -345,25 +341,10 @@ describe('toEngineRequest', () => {
   });
 });
 
-class FakeEngine implements EnginePort {
-  simulate(): Promise<EngineOutcome> {
-    throw new Error('not used');
-  }
-  status(): EngineStatus {
-    throw new Error('not used');
-  }
-}
-
-describe('SimulationService.stored', () => {
+describe('storedSimulation', () => {
   it('returns the normalised body with the seed fixed, and it validates again unchanged', () => {
-    const service = new SimulationService(
-      new FakeEngine(),
-      {} as RunsRepository,
-      {} as DataFitService,
-      {} as AuditService,
-    );
-    const prepared = service.stored(
-      service.parse({ scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' } }),
+    const prepared = storedSimulation(
+      parseSimulation({ scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' } }),
       true,
     );
     const { seed, ...rest } = prepared;
@@ -374,8 +355,8 @@ describe('SimulationService.stored', () => {
       scenario: { variables: { x: { low: 0, high: 1 } }, objective: 'maximize_value' },
     });
     expect(Number.isSafeInteger(seed)).toBe(true);
-    expect(service.stored(service.parse(prepared), true)).toEqual(prepared);
-    expect(service.stored(service.parse({ ...prepared, seed: '123' }), true).seed).toBe(123);
+    expect(storedSimulation(parseSimulation(prepared), true)).toEqual(prepared);
+    expect(storedSimulation(parseSimulation({ ...prepared, seed: '123' }), true).seed).toBe(123);
   });
 });
 

@@ -12,6 +12,18 @@ import {
 import { RunsRepository } from '../../src/modules/simulation/runs.repository';
 import { SimulationRun } from '../../src/modules/simulation/simulation-run.entity';
 import { SimulationService } from '../../src/modules/simulation/simulation.service';
+import { SimulationRuns } from '../../src/modules/simulation/simulation-runs.service';
+import { parseSimulation, storedSimulation } from '../../src/modules/simulation/simulation.types';
+
+/** The /v1/simulate path over a service and a run recorder: parse, simulate, record. */
+function routeOver(service: SimulationService, runs: MemoryRuns) {
+  const recorder = new SimulationRuns(runs as unknown as RunsRepository);
+  const compute = (orgId: string, body: unknown) => service.simulate(parseSimulation(body), { orgId });
+  return {
+    simulate: async (orgId: string, body: unknown) => recorder.record(await compute(orgId, body)),
+    simulateToJson: async (orgId: string, body: unknown) => recorder.recordAsJson(await compute(orgId, body)),
+  };
+}
 
 class FakeEngine implements EnginePort {
   readonly requests: EngineRequest[] = [];
@@ -70,18 +82,13 @@ describe('SimulationService', () => {
     return {
       engine,
       runs,
-      service: new SimulationService(
-        engine,
-        runs as unknown as RunsRepository,
-        {} as DataFitService,
-        {} as AuditService,
-      ),
+      service: routeOver(new SimulationService(engine, {} as DataFitService, {} as AuditService), runs),
     };
   };
 
   it('picks a 53-bit seed, sends it to the engine, echoes it and records the run', async () => {
     const { engine, runs, service } = setup();
-    const response = await service.simulate({ orgId: 'org_1' } as never, body);
+    const response = await service.simulate('org_1', body);
     const seed = engine.requests[0].seed as number;
     expect(Number.isSafeInteger(seed)).toBe(true);
     expect(response).toMatchObject({ engine_mode: 'subprocess_fallback', seed, expected_value: 1.25 });
@@ -105,7 +112,7 @@ describe('SimulationService', () => {
 
   it('answers the HTTP route with the JSON text of the same answer, and records its run', async () => {
     const { runs, service } = setup();
-    const text = await service.simulateToJson({ orgId: 'org_1' } as never, { ...body, seed: 7 });
+    const text = await service.simulateToJson('org_1', { ...body, seed: 7 });
     const answer = JSON.parse(text) as { run_id: string };
     expect(answer).toEqual({
       ...(await service.simulate('org_1', { ...body, seed: 7 })),
@@ -201,11 +208,9 @@ describe('SimulationService with variables from data', () => {
     const runs = new MemoryRuns();
     const fits = new FixedFits();
     const audit = { record: async (entry: unknown) => void records.push(entry) };
-    const service = new SimulationService(
-      engine,
-      runs as unknown as RunsRepository,
-      fits as unknown as DataFitService,
-      audit as unknown as AuditService,
+    const service = routeOver(
+      new SimulationService(engine, fits as unknown as DataFitService, audit as unknown as AuditService),
+      runs,
     );
     return { engine, runs, fits, service };
   };
@@ -271,12 +276,12 @@ describe('SimulationService with variables from data', () => {
   });
 
   it('stores the request with its inputs from data as sent, and reads them only when it runs', () => {
-    const { engine, fits, service } = setup();
-    const stored = service.stored(service.parse(body), true);
+    const { engine, fits } = setup();
+    const stored = storedSimulation(parseSimulation(body), true);
     expect(stored.scenario).toEqual({ ...body.scenario });
     expect(stored.seed).toBe(9);
     expect(engine.requests).toHaveLength(0);
     expect(fits.correlated).toHaveLength(0);
-    expect(service.stored(service.parse(stored), true)).toEqual(stored);
+    expect(storedSimulation(parseSimulation(stored), true)).toEqual(stored);
   });
 });

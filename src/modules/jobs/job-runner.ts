@@ -8,6 +8,8 @@ import { GroupCommit } from '../../common/group-commit';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
 import { Job } from './job.entity';
 import { Finish, FinishedJob, JobsRepository } from './jobs.repository';
+import { parseSimulation } from '../simulation/simulation.types';
+import { SimulationRuns } from '../simulation/simulation-runs.service';
 import { ComputedSimulation, SimulationService } from '../simulation/simulation.service';
 
 const POLL_INTERVAL_MS = 1000;
@@ -68,6 +70,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     private readonly jobs: JobsRepository,
     private readonly outbox: WebhookOutboxService,
     private readonly simulation: SimulationService,
+    private readonly runs: SimulationRuns,
     private readonly leases: WorkLeases,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
@@ -208,7 +211,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   // One transaction per batch, so a job.completed callback exists iff its job finished.
   private finishAll(batch: readonly Finishing[]): Promise<boolean[]> {
     return this.jobs.finishAll(this.leases.owner, batch, async (tx, finished) => {
-      await this.simulation.recordRuns(
+      await this.runs.recordAll(
         tx,
         finished.flatMap(({ run }) => (run ? [run] : [])),
       );
@@ -235,7 +238,10 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private async run(job: Job): Promise<Computed> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;
-      const { response, run } = await this.simulation.compute(job.orgId, request, 'scheduled');
+      const { response, run } = await this.simulation.simulate(parseSimulation(request), {
+        orgId: job.orgId,
+        kind: 'scheduled',
+      });
       return { outcome: { status: 'succeeded', runId: response.run_id, result: response }, run };
     } catch (error) {
       if (isStoreUnavailable(error)) throw error;

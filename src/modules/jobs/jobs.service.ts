@@ -5,7 +5,7 @@ import { Job } from './job.entity';
 import { JobRunner } from './job-runner';
 import { MAX_CALLBACK_URL, SubmitJobDto } from './jobs.dto';
 import { JobPage, JobsRepository } from './jobs.repository';
-import { SimulationService } from '../simulation/simulation.service';
+import { parsePlainSimulation, parseSimulation, storedSimulation } from '../simulation/simulation.types';
 
 /** A callback must be an absolute http(s) URL; whether the egress policy allows it is decided at delivery time. */
 export function checkCallbackUrl(value: string): void {
@@ -18,7 +18,6 @@ export class JobsService {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly runner: JobRunner,
-    private readonly simulation: SimulationService,
   ) {}
 
   async submit(orgId: string, body: unknown, idempotencyId?: string): Promise<Job> {
@@ -40,18 +39,18 @@ export class JobsService {
       const isPlainUrl =
         callbackUrl === undefined ||
         (typeof callbackUrl === 'string' && callbackUrl.length <= MAX_CALLBACK_URL);
-      const parsed = isPlainUrl ? this.simulation.parsePlain(request) : undefined;
+      const parsed = isPlainUrl ? parsePlainSimulation(request) : undefined;
       if (parsed) {
         return {
           callbackUrl: callbackUrl as string | undefined,
-          request: this.simulation.stored(parsed, true),
+          request: storedSimulation(parsed, true),
         };
       }
     }
     const dto = parseWire(SubmitJobDto, body === undefined ? {} : body);
     return {
       callbackUrl: dto.callback_url,
-      request: this.simulation.stored(this.simulation.parse(dto.request), true),
+      request: storedSimulation(parseSimulation(dto.request), true),
     };
   }
 

@@ -4,16 +4,22 @@ import { principalOf, RequestWithPrincipal, RequireEntitlement } from '../../com
 import { ApiErrors } from '../../common/openapi';
 import { DataVariableDto, InputProvenanceResponse } from './data-inputs.dto';
 import { SimulateRequest, SimulationResponse } from './simulation.dto';
+import { actorOf } from '../audit/audit.types';
+import { parseSimulation } from './simulation.types';
+import { SimulationRuns } from './simulation-runs.service';
 import { SimulationService } from './simulation.service';
 
 @Controller('v1/simulate')
 @RequireEntitlement('simulation')
 export class SimulationController {
-  constructor(private readonly simulation: SimulationService) {}
+  constructor(
+    private readonly simulation: SimulationService,
+    private readonly runs: SimulationRuns,
+  ) {}
 
   /**
    * Any role may simulate. The body is validated by the service rather than the global pipe, so that the common
-   * shape skips the DTO classes (see SimulationService.validate); the contract still describes it by the DTO. Takes
+   * shape skips the DTO classes (parseSimulation); the contract still describes it by the DTO. Takes
    * the request rather than @CurrentPrincipal() and @Body(), whose values pass through the global pipe (an
    * asynchronous step each), and answers the JSON text the service serialised while the run was being recorded.
    */
@@ -37,7 +43,10 @@ export class SimulationController {
     description:
       'Synchronous: answers when the engine has computed the result. For a run that should not hold the connection, submit a job (`POST /v1/jobs`).',
   })
-  simulate(@Req() request: RequestWithPrincipal): Promise<string> {
-    return this.simulation.simulateToJson(principalOf(request), request.body);
+  async simulate(@Req() request: RequestWithPrincipal): Promise<string> {
+    const caller = principalOf(request);
+    const parsed = parseSimulation(request.body);
+    const computed = await this.simulation.simulate(parsed, { orgId: caller.orgId, actor: actorOf(caller) });
+    return this.runs.recordAsJson(computed);
   }
 }

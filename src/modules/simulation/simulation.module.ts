@@ -6,12 +6,13 @@ import { QueryModule } from '../query/query.module';
 import { RunsRepository } from './runs.repository';
 import { SimulationRunSchema } from './simulation-run.entity';
 import { SimulationController } from './simulation.controller';
+import { SimulationRuns } from './simulation-runs.service';
 import { SimulationService } from './simulation.service';
 
 @Module({
   imports: [DatabaseModule.forFeature([SimulationRunSchema]), EngineModule, QueryModule, AuditModule],
   controllers: [SimulationController],
-  providers: [SimulationService, RunsRepository],
-  exports: [SimulationService],
+  providers: [SimulationService, SimulationRuns, RunsRepository],
+  exports: [SimulationService, SimulationRuns],
 })
 export class SimulationModule {}

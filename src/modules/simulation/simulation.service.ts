@@ -1,138 +1,49 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_PORT, EnginePort, EngineWorkKind } from '../engine/engine.types';
-import { Principal } from '../../common/auth/principal';
-import type { Transaction } from '../../common/database';
 import { AppError } from '../../common/errors';
 import { AuditService } from '../audit/audit.service';
-import { actorOf, AuditActor } from '../audit/audit.types';
+import { AuditActor } from '../audit/audit.types';
 import { DataFitService } from '../query/data-fit.service';
 import { assertFiniteResult } from './result-guard';
-import { readPlainRequest } from './plain-request';
-import {
-  DataInputs,
-  engineVariable,
-  InputProvenance,
-  dataInputsOf,
-  NO_DATA_INPUTS,
-  provenanceOf,
-  sameRows,
-  withDataInputs,
-} from './data-inputs';
-import { RunsRepository } from './runs.repository';
+import { DataInputs, engineVariable, InputProvenance, provenanceOf, sameRows } from './data-inputs';
+import { ParsedSimulation, pickSeed } from './simulation.types';
 import { SimulationRun } from './simulation-run.entity';
-import { parseWire } from '../../common/validation';
-import {
-  SimulateRequest,
-  SimulationResponse,
-  toSimulationRequest,
-  toSimulationResponse,
-} from './simulation.dto';
-import { seedToJson, SimulationRequest, toEngineRequest } from './simulation-request';
-import { assertValidCorrelations } from './correlation-matrix';
+import { SimulationResponse, toSimulationResponse } from './simulation.dto';
+import { seedToJson, toEngineRequest } from './simulation-request';
 
-/** A simulation computed but not yet recorded: its answer, and the run `recordRuns` writes. */
+/** A simulation computed but not yet recorded: its answer, and the run SimulationRuns writes. */
 export interface ComputedSimulation {
   readonly response: SimulationResponse;
   readonly run: SimulationRun;
 }
 
-/** A request whose correlations the engine would refuse is refused now (a job or trigger stores it to run later). */
-function checked(request: SimulationRequest): SimulationRequest {
-  assertValidCorrelations(request);
-  return request;
+/** Who runs a simulation and how: the organization, the actor its dataset reads are audited as, the engine queue. */
+export interface SimulationCall {
+  readonly orgId: string;
+  readonly actor?: AuditActor;
+  readonly kind?: EngineWorkKind;
 }
 
-/** A validated `/v1/simulate` body: the request the engine takes, and its inputs from data, resolved when it runs. */
-export interface ParsedSimulation {
-  readonly request: SimulationRequest;
-  readonly inputs: DataInputs;
-}
-
-/** Runs simulations for an organization and records each run; the jobs and triggers modules call it too. */
+/** Runs parsed simulations for an organization; the HTTP route, jobs and triggers call it. */
 @Injectable()
 export class SimulationService {
   constructor(
     @Inject(ENGINE_PORT) private readonly engine: EnginePort,
-    private readonly runs: RunsRepository,
     private readonly fits: DataFitService,
     private readonly audit: AuditService,
   ) {}
 
   /**
-   * A body checked with the DTO's rules (the HTTP body, a job's stored request; or one a DTO already validated), the
-   * common shape first without the DTO classes (plain-request.ts). Throws AppError validation_failed (422, every
-   * problem in `details`) for one the engine would refuse, and
-   * correlation_matrix_invalid for rank correlations that are not a valid matrix.
+   * Computes one parsed simulation without recording it: the caller records the run (SimulationRuns), alone or in
+   * its own transaction with what the result changes (a job's finish, a trigger's fire). Reading a dataset for the
+   * run is audited (`datasets_read`, by `call.actor`) once the data has been read. Throws AppError: engine_busy,
+   * engine_timeout, engine_unavailable, internal_error, validation_failed for a result that is not finite, and for
+   * inputs from data dataset_not_found, column_not_numeric, insufficient_data, query_timeout.
    */
-  parse(body: unknown): ParsedSimulation {
-    const dto = body instanceof SimulateRequest ? body : undefined;
-    const plain = dto ? undefined : readPlainRequest(body);
-    if (plain) return { request: plain, inputs: NO_DATA_INPUTS };
-    const validated = dto ?? parseWire(SimulateRequest, body);
-    return { request: checked(toSimulationRequest(validated)), inputs: dataInputsOf(validated.scenario) };
-  }
-
-  /**
-   * `parse` for the common body shape only (plain-request.ts), without the DTO classes; undefined for anything
-   * else, which the caller then validates with its own DTO so that problems are named from its body's root.
-   */
-  parsePlain(body: unknown): ParsedSimulation | undefined {
-    const request = readPlainRequest(body);
-    return request && { request, inputs: NO_DATA_INPUTS };
-  }
-
-  /**
-   * The request as it will run, JSON-safe, for a caller that stores it to run later: with `fixSeed` a seed is
-   * picked when the caller gave none, so running it again gives the same numbers; inputs from data stay as given
-   * (a dataset id names one immutable version, so they resolve the same way whenever it runs).
-   */
-  stored(parsed: ParsedSimulation, fixSeed: boolean): Record<string, unknown> {
-    const seed = parsed.request.seed ?? (fixSeed ? pickSeed() : undefined);
-    return withDataInputs(toEngineRequest(parsed.request, seed), parsed.inputs);
-  }
-
-  /**
-   * Validates, computes and records one simulation. Throws AppError: validation_failed, engine_busy,
-   * engine_timeout, engine_unavailable, internal_error, and for inputs from data dataset_not_found,
-   * column_not_numeric, insufficient_data, query_timeout.
-   */
-  async simulate(
-    caller: Principal | string,
-    body: unknown,
-    kind: EngineWorkKind = 'interactive',
-  ): Promise<SimulationResponse> {
-    const { response, run } = await this.compute(
-      typeof caller === 'string' ? caller : caller.orgId,
-      body,
-      kind,
-      typeof caller === 'string' ? SYSTEM : actorOf(caller),
-    );
-    await this.runs.record(run);
-    return response;
-  }
-
-  /**
-   * `simulate` for the HTTP route: the answer as its JSON text, serialised while the run's insert runs on the SQLite
-   * driver's thread. The text is returned only once the run has committed, as `simulate` returns its answer.
-   */
-  async simulateToJson(caller: Principal, body: unknown): Promise<string> {
-    const { response, run } = await this.compute(caller.orgId, body, 'interactive', actorOf(caller));
-    return this.runs.recordWhile(run, () => JSON.stringify(response));
-  }
-
-  /**
-   * Validates and computes one simulation without recording it: for a caller that records the run in its own
-   * transaction (`recordRuns`), with what the result changes (a job's finish, a trigger's fire). Throws as `simulate`.
-   * Reading a dataset for the run is audited (`datasets_read`, by `actor`) once the data has been read.
-   */
-  async compute(
-    orgId: string,
-    body: unknown,
-    kind: EngineWorkKind = 'interactive',
-    actor: AuditActor = SYSTEM,
-  ): Promise<ComputedSimulation> {
-    const { request, inputs } = this.parse(body);
+  async simulate(parsed: ParsedSimulation, call: SimulationCall): Promise<ComputedSimulation> {
+    const { request, inputs } = parsed;
+    const { orgId, kind = 'interactive', actor = SYSTEM } = call;
     const seed = request.seed ?? pickSeed();
     const engineRequest = toEngineRequest(request, seed);
     // Without inputs from data the engine gets the request in this same tick, as a pool slot is free.
@@ -163,16 +74,6 @@ export class SimulationService {
     };
     const response = toSimulationResponse(run.id, mode, result, seedToJson(seed));
     return { response: provenance ? { ...response, inputs: provenance } : response, run };
-  }
-
-  /** Records computed runs in the caller's transaction, in one insert: they exist iff that transaction commits. */
-  recordRuns(tx: Transaction, runs: readonly SimulationRun[]): Promise<void> {
-    return this.runs.insertAll(tx, runs);
-  }
-
-  /** A recorded run of the organization, or null. */
-  findRun(orgId: string, runId: string): Promise<SimulationRun | null> {
-    return this.runs.findById(orgId, runId);
   }
 
   /** One audit event per run that read datasets: which versions, and which columns for which variable. */
@@ -272,21 +173,4 @@ async function namingVariable<T>(name: string, read: () => Promise<T>): Promise<
         : [{ field: `${field}.from`, problem: error.message }];
     throw new AppError(error.code, `Variable "${name}": ${error.message}`, details);
   }
-}
-
-/** Seeds drawn from the CSPRNG at a time: one call (and one buffer) for this many jobs or simulations. */
-const SEEDS_PER_DRAW = 128;
-const SEED_BITS = (1n << 53n) - 1n;
-let seedBytes = Buffer.alloc(0);
-let nextSeedAt = 0;
-
-/** 53 random bits: exact as a JSON number in every client, so the echoed seed reproduces the run. */
-function pickSeed(): bigint {
-  if (nextSeedAt >= seedBytes.length) {
-    seedBytes = randomBytes(8 * SEEDS_PER_DRAW);
-    nextSeedAt = 0;
-  }
-  const seed = seedBytes.readBigUInt64BE(nextSeedAt) & SEED_BITS;
-  nextSeedAt += 8;
-  return seed;
 }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { parseSimulation } from '../simulation/simulation.types';
+import { SimulationRuns } from '../simulation/simulation-runs.service';
 import { SimulationService } from '../simulation/simulation.service';
 import type { EngineWorkKind } from '../engine/engine.types';
 import { WebhookOutboxService } from '../webhook-outbox/webhook-outbox.service';
@@ -103,6 +105,7 @@ export function triggerFiredBody(trigger: Trigger, fire: TriggerFire): Record<st
 export class TriggerFiring {
   constructor(
     private readonly simulation: SimulationService,
+    private readonly runs: SimulationRuns,
     private readonly outbox: WebhookOutboxService,
     private readonly triggers: TriggerRepository,
     private readonly policies: ExecutionPolicyService,
@@ -110,8 +113,9 @@ export class TriggerFiring {
 
   /** `kind` is scheduled for an evaluation the appliance runs on its own, interactive for a caller's manual fire. */
   async compute(trigger: Trigger, value: number, firedAt: Date, kind: EngineWorkKind): Promise<ComputedFire> {
+    const parsed = parseSimulation(withCurrentValue(trigger.simulation, value));
     const [{ response: result, run }, policy] = await Promise.all([
-      this.simulation.compute(trigger.orgId, withCurrentValue(trigger.simulation, value), kind),
+      this.simulation.simulate(parsed, { orgId: trigger.orgId, kind }),
       this.policies.current(trigger.orgId),
     ]);
     const needsCalibration =
@@ -138,7 +142,7 @@ export class TriggerFiring {
     return {
       fire,
       alsoWrite: async (tx, recorded) => {
-        await this.simulation.recordRuns(tx, [run]);
+        await this.runs.recordAll(tx, [run]);
         await this.outbox.enqueueAll(tx, [
           ...(trigger.webhookUrl
             ? [

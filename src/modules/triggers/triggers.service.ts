@@ -5,7 +5,7 @@ import { AppError, toAppError } from '../../common/errors';
 import { parseWire } from '../../common/validation';
 import { QueryRequest } from '../query/query.dto';
 import { QueryService } from '../query/query.service';
-import { SimulationService } from '../simulation/simulation.service';
+import { parseSimulation, storedSimulation } from '../simulation/simulation.types';
 import { AuditService } from '../audit/audit.service';
 import { actorOf } from '../audit/audit.types';
 import type { Principal } from '../../common/auth/principal';
@@ -49,7 +49,6 @@ export class TriggersService {
   constructor(
     private readonly triggers: TriggerRepository,
     private readonly queries: QueryService,
-    private readonly simulation: SimulationService,
     private readonly reader: TriggerReader,
     private readonly firing: TriggerFiring,
     private readonly evaluator: TriggerEvaluator,
@@ -75,7 +74,7 @@ export class TriggersService {
         catchUpWindowS: schedule?.catch_up_window_s ?? 0,
         cooldownS: body.cooldown_s ?? 0,
         keepFiringS: body.keep_firing_s ?? 0,
-        simulation: JSON.stringify(this.simulation.stored(this.simulation.parse(body.simulation), false)),
+        simulation: JSON.stringify(storedSimulation(parseSimulation(body.simulation), false)),
         webhookUrl: body.webhook_url ?? null,
         executionWebhookUrl: body.execution_webhook_url ?? null,
         autoExecute: body.auto_execute ?? false,
@@ -157,7 +156,7 @@ export class TriggersService {
       ...(body.keep_firing_s !== undefined ? { keepFiringS: body.keep_firing_s } : {}),
       ...(body.simulation !== undefined
         ? {
-            simulation: JSON.stringify(this.simulation.stored(this.simulation.parse(body.simulation), false)),
+            simulation: JSON.stringify(storedSimulation(parseSimulation(body.simulation), false)),
           }
         : {}),
       ...(body.webhook_url !== undefined ? { webhookUrl: body.webhook_url } : {}),
