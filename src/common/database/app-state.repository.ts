@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from '@mikro-orm/knex';
 
-/** A tiny key/value table for appliance-wide facts (installation id, latest observed time, ...). */
 @Injectable()
 export class AppStateRepository {
   constructor(private readonly em: EntityManager) {}

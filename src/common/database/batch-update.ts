@@ -19,10 +19,8 @@ export interface BatchUpdate {
 }
 
 /**
- * Updates a batch of rows, each with its own values, in one statement:
- * `update t set c = case id when ? then ? … end, … where id in (…) and <guard> returning id`. An update per row cost
- * a trip to the database each, and on SQLite every trip holds the one connection. Returns the ids it updated (those
- * the guard still let through). PostgreSQL types a CASE of literals as text, so a timestamp column's CASE is cast
+ * Updates a batch of rows, each with its own values, in one statement (`set c = case id when ? then ? … end`): on
+ * SQLite every trip holds the one connection. Returns the ids the guard still let through. PostgreSQL types a CASE of literals as text, so a timestamp column's CASE is cast
  * there; on SQLite the connection inlines a Date as epoch milliseconds, as the ORM stores it.
  */
 export async function updateByIds(em: EntityManager, update: BatchUpdate): Promise<Set<string>> {

@@ -21,7 +21,6 @@ export class EntityRows<T extends object> {
       });
   }
 
-  /** The columns for a select list, `a, b, c`. */
   get fields(): string {
     return this.columns.map((column) => column.field).join(', ');
   }

@@ -12,13 +12,11 @@ import { SqliteStoreDriver, StatementKeepingSqliteDialect } from './sqlite-store
 
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
-/** The daemon's store: the SQLite file of one appliance, or a PostgreSQL database several replicas share. */
 export type StoreLocation =
   { readonly kind: 'sqlite'; readonly file: string } | { readonly kind: 'postgresql'; readonly url: string };
 
 export type StoreOrm = MikroORM<AbstractSqlDriver, EntityManager>;
 
-/** `SERVICE_DATABASE_URL` selects PostgreSQL; without it the state stays in the data dir's SQLite file. */
 export function storeLocationOf(config: {
   readonly databaseUrl?: string;
   readonly databaseFile: string;
@@ -28,13 +26,12 @@ export function storeLocationOf(config: {
     : { kind: 'sqlite', file: config.databaseFile };
 }
 
-/** A PostgreSQL store's server and database as `host:port/database`, the port spelled out; never the user or password. */
+/** Never the user or password: this goes to logs. */
 export function postgresServerOf(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname.slice(1))}`;
 }
 
-/** Where the state lives, for logs and operators: the file, or the server and database without any credential. */
 export function describeStore(location: StoreLocation): string {
   if (location.kind === 'sqlite') return `sqlite:${location.file}`;
   return `postgresql://${postgresServerOf(location.url)}`;
@@ -129,10 +126,7 @@ async function connect(location: StoreLocation, log?: StoreDriverLog): Promise<S
   return MikroORM.init(ormOptions(location.file));
 }
 
-/**
- * Opens the store and applies every pending committed migration (never schema auto-sync). A path names the SQLite
- * file.
- */
+/** Applies every pending committed migration, never schema auto-sync. */
 export async function openDatabase(
   location: StoreLocation | string,
   log?: StoreDriverLog,

@@ -13,7 +13,6 @@ export class PreparedWrite {
     private readonly sql: string,
   ) {}
 
-  /** Runs the statement; resolves once it has committed. */
   async run(params: readonly unknown[]): Promise<void> {
     await this.executed(params, 'run');
   }
@@ -41,19 +40,12 @@ export class PreparedWrite {
     return value;
   }
 
-  /**
-   * Runs a statement that answers rows (`update … returning *`) and resolves with them as the driver gives them: on
-   * SQLite a Date column is epoch milliseconds, on PostgreSQL a Date. Autocommitted, as `run` is.
-   */
+  /** Rows as the driver gives them: a Date column is epoch milliseconds on SQLite, a Date on PostgreSQL. */
   returning<R>(params: readonly unknown[]): Promise<R[]> {
     return this.executed(params, 'all') as Promise<R[]>;
   }
 
-  /**
-   * On SQLite through the ORM's knex (`em.getKnex().raw`) with the values bound, so the text is the same on every run
-   * and the connection runs it on its kept statement (`KeptStatements`); elsewhere through `execute`. Dates are bound
-   * as the platform stores them (epoch milliseconds on SQLite).
-   */
+  /** On SQLite the values are bound, not inlined, so the text is the same on every run and its statement is kept. */
   private async executed(params: readonly unknown[], method: 'run' | 'all'): Promise<unknown> {
     const platform = this.em.getPlatform();
     try {

@@ -50,7 +50,6 @@ function refuseUnknownMigrations(executed: readonly string[]): void {
   );
 }
 
-/** Applies every pending committed migration, after checking that the schema is not ahead of this build. */
 export async function migrateUnderLock(orm: MikroORM<AbstractSqlDriver, EntityManager>): Promise<void> {
   const migrator = orm.getMigrator();
   await withMigrationLock(orm, async () => {

@@ -8,13 +8,10 @@ export type WriteUnit<R> = (em: EntityManager) => Promise<R>;
 const writers = new WeakMap<EntityManager, GroupCommit<WriteUnit<unknown>, unknown>>();
 
 /**
- * On SQLite, runs `unit` in a transaction shared with the other units queued meanwhile (job finishes, attempt
- * records, egress decisions): one begin and one commit for all of them. SQLite has one connection,
- * and a transaction holds it across every trip to the driver's thread, so those trips are the scarce resource. A
- * unit that fails is retried alone (`GroupCommit`), so it fails only its own caller. One writer per root
- * EntityManager, that is per database. PostgreSQL runs transactions side by side on its pool, where queueing every
- * write behind one transaction only added latency (the jobs bench submitted at half the rate): there each unit is
- * its own transaction.
+ * On SQLite, runs `unit` in a transaction shared with the units queued meanwhile: SQLite has one connection, held
+ * across every trip to the driver's thread, so trips are the scarce resource. A failing unit is retried alone
+ * (`GroupCommit`), so it fails only its own caller. On PostgreSQL each unit is its own transaction: its pool runs
+ * them side by side, and queueing them behind one only added latency.
  */
 export function sharedWrite<R>(root: EntityManager, unit: WriteUnit<R>): Promise<R> {
   if (!hasOneWriter(root)) return root.fork().transactional(unit);

@@ -24,7 +24,6 @@ export class SqliteStorePlatform extends SqlitePlatform {
   }
 }
 
-/** `SqliteDriver` (node-sqlite3 through knex) on `SqliteStorePlatform`. */
 export class SqliteStoreDriver extends AbstractSqlDriver<SqliteConnection, SqlitePlatform> {
   constructor(config: Configuration) {
     super(config, new SqliteStorePlatform(), SqliteConnection, ['knex', 'sqlite3']);
@@ -36,7 +35,6 @@ export const KEPT_STATEMENTS = 128;
 
 type Callback = (this: unknown, error: Error | null, result?: unknown) => void;
 
-/** A kept statement, and while it is being prepared the callbacks of the calls queued on it. */
 interface Kept {
   readonly statement: Statement;
   waiting?: Callback[];
@@ -105,11 +103,7 @@ export class KeptStatements {
 /** Per connection rather than per dialect instance: knex runs a transaction's queries on a copy of the dialect. */
 const keptByConnection = new WeakMap<Database, KeptStatements>();
 
-/**
- * The ORM's SQLite dialect for knex, running queries on each connection's `KeptStatements`. Knex takes a dialect
- * class as its `client` (the ORM passes `driverOptions` through to knex), and `_query` is the method a dialect runs
- * queries with; the connection itself is node-sqlite3's, untouched.
- */
+/** Knex takes a dialect class as its `client` (the ORM passes `driverOptions` through); `_query` runs its queries. */
 export class StatementKeepingSqliteDialect extends SqliteKnexDialect {
   override _query(connection: Database, obj: unknown): Promise<unknown> {
     let kept = keptByConnection.get(connection);
@@ -120,7 +114,6 @@ export class StatementKeepingSqliteDialect extends SqliteKnexDialect {
     return super._query(kept, obj);
   }
 
-  /** The pool's close of a connection: its kept statements first. */
   async destroyRawConnection(connection: Database): Promise<void> {
     await keptByConnection.get(connection)?.finalizeAll();
     keptByConnection.delete(connection);

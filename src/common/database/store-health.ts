@@ -18,18 +18,13 @@ const WRITE_PROBE_KEY = 'store_write_probe';
 export type StoreStatus = 'ok' | 'unavailable';
 
 /**
- * Whether the store can serve writes, for readiness. PostgreSQL: whether the shared database answers `select 1`,
- * asked at every check (a replica that cannot reach it serves nothing but 503 `store_unavailable`, so its balancer
- * should route elsewhere). SQLite: whether the file takes a write — a disk failing or read-only answers every write
- * 503 while reads go on, so only a write tells. One row of `appliance_state` is written, at most once per
- * WRITE_PROBE_TTL_MS while it goes through; after a failure every check writes again, so readiness turns back as soon
- * as the disk takes writes. A store failure met by any statement in between (a request's, a background loop's) ends
- * the standing answer at once.
+ * Whether the store can serve writes, for readiness. PostgreSQL: `select 1` at every check. SQLite: a write, as a
+ * failing or read-only disk still serves reads; at most once per WRITE_PROBE_TTL_MS while writes go through, and
+ * at every check after a failure. A store failure met by any other statement ends the standing answer at once.
  */
 @Injectable()
 export class StoreHealth {
   private readonly isSqlite: boolean;
-  /** The wall-clock time of the last write probe that went through; undefined while none stands. */
   private wroteAt?: number;
   private probe?: Promise<StoreStatus>;
   private isFailing = false;
@@ -95,7 +90,6 @@ export class StoreHealth {
   }
 }
 
-/** What `check` answers, 'unavailable' if it fails or has not answered within PROBE_TIMEOUT_MS. */
 async function withinProbeTimeout(check: Promise<StoreStatus>): Promise<StoreStatus> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<StoreStatus>((resolve) => {

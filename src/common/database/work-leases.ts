@@ -8,7 +8,6 @@ import { dialectOf } from './dialect';
 import { EntityRows } from './entity-rows';
 import { PreparedWrite } from './prepared-write';
 
-/** Who holds a claim, and until when it holds unless renewed. */
 export interface Lease {
   readonly owner: string;
   readonly until: Date;
@@ -32,7 +31,6 @@ export class WorkLeases {
     this.renewEveryMs = Math.floor(this.durationMs / 3);
   }
 
-  /** This replica's lease taken or renewed at `now`. */
   leaseFrom(now: Date): Lease {
     return { owner: this.owner, until: new Date(now.getTime() + this.durationMs) };
   }
@@ -54,7 +52,6 @@ export interface ClaimSql<T extends object> {
   /** SQL over the table's columns, `?` for the values of `dueParams`: the rows claimable at `now`. */
   readonly due: string;
   readonly dueParams: (now: Date) => readonly unknown[];
-  /** The claim order, e.g. `created_at, id`. */
   readonly orderBy: string;
   /** The assignments claiming makes, `?` for the values of `setParams`. */
   readonly set: string;
@@ -96,7 +93,6 @@ export class PreparedClaim<T extends object> {
     this.rows = new EntityRows(em, claim.schema);
   }
 
-  /** The claimed rows, sorted by `compare`; `extra` goes to a custom `pick`. */
   async take(now: Date, limit: number, lease: Lease, ...extra: number[]): Promise<T[]> {
     const dueParams = this.claim.dueParams(now);
     const pickParams = this.claim.pick ? this.claim.pick.params(now, limit, ...extra) : [...dueParams, limit];
