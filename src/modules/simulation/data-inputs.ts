@@ -13,14 +13,12 @@ export interface DataVariable {
 }
 
 export interface DataInputs {
-  /** In declaration order. */
   readonly variables: ReadonlyMap<string, DataVariable>;
   readonly correlationsFromData: boolean;
 }
 
 export const NO_DATA_INPUTS: DataInputs = { variables: new Map(), correlationsFromData: false };
 
-/** The inputs from data of a validated scenario (`ScenarioDto`). */
 export function dataInputsOf(scenario: {
   readonly variables: ReadonlyMap<string, unknown>;
   readonly correlations_from_data?: boolean;
@@ -81,7 +79,6 @@ export function engineVariable(resolved: ResolvedColumn): Record<string, unknown
   }
 }
 
-/** What the answer and the stored run say about one input from data. */
 export interface InputProvenance {
   readonly source: SourceProvenance;
   readonly distribution: string;

@@ -165,7 +165,6 @@ function gammaVariate(shape: number, u: number): number {
   return g;
 }
 
-/** The value a variable takes for the engine's uniform `u` of a run. */
 export function drawOf(spec: VariableSpec, u: number): number {
   if (isEmpiricalSpec(spec)) {
     const sorted = [...spec.values].sort((a, b) => a - b);

@@ -1,8 +1,3 @@
-/**
- * The `/v1/simulate` request of DESIGN.md §5 as the engine takes it: its limits, the struct the validated body
- * (simulation.dto.ts) maps to, and the engine's wire format.
- */
-
 export const DISTRIBUTIONS = ['uniform', 'triangular', 'pert', 'normal', 'lognormal'] as const;
 export type DistributionName = (typeof DISTRIBUTIONS)[number];
 /** Families a variable may give by explicit parameters, `{distribution, params}`, with their parameter names. */
@@ -45,7 +40,6 @@ export interface RangeSpec {
   readonly mode?: number;
 }
 
-/** A family given by its parameters (names as PARAM_FAMILIES), e.g. gamma {shape, scale}. */
 export interface ParamSpec {
   readonly distribution: ParamFamily;
   readonly params: Readonly<Record<string, number>>;
@@ -59,7 +53,6 @@ export interface EmpiricalSpec {
 
 export type VariableSpec = RangeSpec | ParamSpec | EmpiricalSpec;
 
-/** A Spearman rank-correlation target between two variables. */
 export interface CorrelationSpec {
   readonly a: string;
   readonly b: string;

@@ -152,9 +152,7 @@ export class FixedValue {
 }
 
 interface ActionContext {
-  /** The scenario's variable names an action may use. */
   readonly variables: readonly string[];
-  /** The valid names of the actions before it. */
   readonly earlierNames: readonly string[];
 }
 
@@ -352,7 +350,6 @@ export function seedProblem(seed: unknown): string | undefined {
   return 'must be an unsigned 64-bit integer (0 to 18446744073709551615)';
 }
 
-/** The body of `POST /v1/simulate` (and the `request` of a job). */
 export class SimulateRequest {
   @IfPresent()
   @IsIn(['auto'], { message: 'must be "auto"' })
@@ -419,7 +416,6 @@ function toActionSpec(action: ActionDto): ActionSpec {
   };
 }
 
-/** The validated body as the engine's request struct, with the defaults applied. */
 export function toSimulationRequest(body: SimulateRequest): SimulationRequest {
   const { scenario } = body;
   return {
@@ -447,7 +443,6 @@ export function toSimulationRequest(body: SimulateRequest): SimulationRequest {
   };
 }
 
-/** One action's outcome statistics over the shared draws. */
 export class ActionStatisticsResponse implements ActionStatistics {
   @ApiProperty({ example: 'proceed' })
   name!: string;

@@ -12,7 +12,6 @@ import { SimulationRun } from './simulation-run.entity';
 import { SimulationResponse, toSimulationResponse } from './simulation.dto';
 import { seedToJson, toEngineRequest } from './simulation-request';
 
-/** A simulation computed but not yet recorded: its answer, and the run SimulationRuns writes. */
 export interface ComputedSimulation {
   readonly response: SimulationResponse;
   readonly run: SimulationRun;
@@ -25,7 +24,6 @@ export interface SimulationCall {
   readonly kind?: EngineWorkKind;
 }
 
-/** Runs parsed simulations for an organization; the HTTP route, jobs and triggers call it. */
 @Injectable()
 export class SimulationService {
   constructor(
@@ -35,11 +33,8 @@ export class SimulationService {
   ) {}
 
   /**
-   * Computes one parsed simulation without recording it: the caller records the run (SimulationRuns), alone or in
-   * its own transaction with what the result changes (a job's finish, a trigger's fire). Reading a dataset for the
-   * run is audited (`datasets_read`, by `call.actor`) once the data has been read. Throws AppError: engine_busy,
-   * engine_timeout, engine_unavailable, internal_error, validation_failed for a result that is not finite, and for
-   * inputs from data dataset_not_found, column_not_numeric, insufficient_data, query_timeout.
+   * Not recorded here: the caller records the run (SimulationRuns), alone or in its own transaction with what the
+   * result changes (a job's finish, a trigger's fire).
    */
   async simulate(parsed: ParsedSimulation, call: SimulationCall): Promise<ComputedSimulation> {
     const { request, inputs } = parsed;
@@ -76,7 +71,6 @@ export class SimulationService {
     return { response: provenance ? { ...response, inputs: provenance } : response, run };
   }
 
-  /** One audit event per run that read datasets: which versions, and which columns for which variable. */
   private auditReads(
     orgId: string,
     actor: AuditActor,
@@ -101,11 +95,7 @@ export class SimulationService {
     });
   }
 
-  /**
-   * Reads and fits each input from data into the engine request, in place of its placeholder, and adds the rank
-   * correlations estimated from the rows when asked (a pair the caller set keeps the caller's value). Answers the
-   * inputs' provenance.
-   */
+  /** Estimated rank correlations never override a pair the caller set. */
   private async resolveInputs(
     orgId: string,
     inputs: DataInputs,
