@@ -1,6 +1,5 @@
 import type { Principal, RequestFacts } from '../../common/auth/principal';
 
-/** The credential as it arrived; `scheme` tells where it came from. */
 export interface PresentedCredential {
   readonly value: string;
   readonly scheme: 'bearer' | 'x-api-key';

@@ -39,7 +39,6 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
     return this.reject(credential.value, request, 'not_an_api_key');
   }
 
-  /** Synchronous when the key is in memory, which is the steady state of every busy key. */
   private resolveApiKey(rawKey: string, request: RequestFacts): Resolution | Promise<Resolution> {
     const key = this.apiKeys.peek(rawKey);
     if (key === null) return this.reject(rawKey, request, 'malformed_or_expired');

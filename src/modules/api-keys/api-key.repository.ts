@@ -17,7 +17,6 @@ export class ApiKeyRepository {
     return this.em.fork().transactional((em) => work(transactionOf(em)));
   }
 
-  /** Inserts in `tx`, committed with it. */
   async insert(row: Omit<ApiKeyEntity, 'id'>, tx: Transaction): Promise<ApiKeyEntity> {
     const entity: ApiKeyEntity = { ...row, id: `key_${randomUUID().replace(/-/g, '')}` };
     await tx.insertAll(ApiKeySchema, [entity]);

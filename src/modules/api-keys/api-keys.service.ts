@@ -20,7 +20,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface CachedKey {
   readonly record: ApiKeyRecord;
-  /** expires_at in epoch milliseconds, Infinity for a key that never expires. */
+  /** Infinity for a key that never expires. */
   readonly expiresAtMs: number;
 }
 
@@ -172,7 +172,6 @@ export class ApiKeysService {
     return entry.record;
   }
 
-  /** The key behind a raw credential, or undefined when it is malformed, unknown, revoked or expired. */
   async resolve(rawKey: string): Promise<ApiKeyRecord | undefined> {
     const known = this.peek(rawKey);
     if (known !== undefined) return known ?? undefined;

@@ -1,7 +1,6 @@
 import type { Role } from '../../common/auth/principal';
 import type { AuditActor } from '../audit/audit.types';
 
-/** What credential resolution needs of a key; cached in memory. */
 export interface ApiKeyRecord {
   readonly id: string;
   readonly orgId: string;
@@ -22,7 +21,6 @@ export interface CreatedApiKey extends ApiKeyView {
   readonly rawKey: string;
 }
 
-/** Who is acting on keys: the caller's org and role, and who to name in the audit log. */
 export interface KeyActor {
   readonly orgId: string;
   readonly role: Role;
@@ -39,5 +37,4 @@ export interface NewApiKey {
   readonly idempotencyId?: string;
 }
 
-/** The shape of a raw key, for the credential resolver's first look at a presented secret. */
 export { isWellFormedApiKey, keyPrefixOf, looksLikeApiKey } from './api-key-format';
