@@ -14,7 +14,8 @@ export class PinnedDestinations {
   watch<S extends DecisionSink>(sink: S): S {
     const append = sink.append.bind(sink);
     sink.append = (decision: NewDecision) => {
-      if (decision.allowed && decision.address !== null) this.pins.add(pinKey(decision.address, decision.port));
+      if (decision.allowed && decision.address !== null)
+        this.pins.add(pinKey(decision.address, decision.port));
       return append(decision);
     };
     return sink;
