@@ -1,5 +1,6 @@
 import { EgressGuard } from '../egress/egress.types';
 import type { ParseLimits } from './formats';
+import type { PlainCsvFile } from './formats/plain-csv';
 import { batchRows, headOfBatch, RowBatch } from './formats/records';
 import { ImportArea } from './local-path';
 
@@ -67,6 +68,8 @@ export interface ConnectorDriver<C> {
   readRows(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<Record<string, unknown>[]>;
   /** readRows for a reader that takes text tables too (the dataset ingest); drivers without it answer readRows. */
   readTables?(config: C, selection: RowSelection, ctx: DriverContext): AsyncIterable<RowBatch>;
+  /** The source as a local CSV file DuckDB may read itself, when it is one (see PlainCsvFile). */
+  plainCsv?(config: C, selection: RowSelection, ctx: DriverContext): Promise<PlainCsvFile | undefined>;
 }
 
 export async function* limitBatches<B extends RowBatch>(

@@ -31,6 +31,7 @@ import {
 } from './connector-types';
 import { parseLimitsOf } from './formats/parse-limits';
 import type { RowBatch } from './formats/records';
+import type { PlainCsvFile } from './formats/plain-csv';
 import { SCRATCH_DIR_NAME } from './leftover-files';
 import { classifyNetworkError, errorMessage, withDeadline } from './network-errors';
 
@@ -273,6 +274,22 @@ export class ConnectorsService {
   ): AsyncIterable<RowBatch> {
     const load = (): Promise<Connector> => this.getForOrg(orgId, connectorId);
     return this.stream(orgId, load, selection, options, true);
+  }
+
+  /** The connector's source as a plain local CSV file (PlainCsvFile), when it is one. */
+  async plainCsv(
+    orgId: string,
+    connectorId: string,
+    selection: RowSelection = {},
+  ): Promise<PlainCsvFile | undefined> {
+    const { config } = await this.getForOrg(orgId, connectorId);
+    const driver = driverOf(config);
+    if (!driver.plainCsv) return undefined;
+    try {
+      return await driver.plainCsv(config.values, selection, await this.context(orgId));
+    } catch (error) {
+      throw toConnectorError(error);
+    }
   }
 
   readRowsInline(

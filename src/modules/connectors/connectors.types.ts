@@ -2,3 +2,4 @@ export { OBJECT_STORE_TYPES, selectionProblems, SQL_TYPES } from './connector-ty
 
 export { DeclaredText, isTextTable } from './formats/records';
 export type { RowBatch, TextTable } from './formats/records';
+export type { PlainCsvFile } from './formats/plain-csv';

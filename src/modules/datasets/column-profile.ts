@@ -64,9 +64,8 @@ export class ColumnProfile {
   private textMax: string | undefined;
   private textMinCut = false;
   private textMaxCut = false;
-  private samplesCut = false;
   private readonly distinct = new DistinctCounter();
-  private readonly samples: StoredValue[] = [];
+  private readonly samples = new SampleValues();
 
   constructor(
     readonly name: string,
@@ -104,19 +103,8 @@ export class ColumnProfile {
       }
     }
     this.distinct.add(value as number | string);
-    if (this.samples.length < SAMPLE_SIZE) this.addSample(value);
+    if (!this.samples.isFull) this.samples.add(value);
     return value;
-  }
-
-  private addSample(value: StoredValue): void {
-    if (typeof value !== 'string') {
-      if (!this.samples.includes(value)) this.samples.push(value);
-      return;
-    }
-    const { text, cut } = cutText(value);
-    if (this.samples.includes(text)) return;
-    this.samples.push(ownCopy(text));
-    this.samplesCut ||= cut;
   }
 
   get type(): ColumnType {
@@ -150,22 +138,73 @@ export class ColumnProfile {
       max = this.textMax ?? null;
       boundsCut = this.textMinCut || this.textMaxCut;
     }
-    const distinctCount = this.distinct.count();
-    const exactNumeric = exactNumericOfKinds(this.kinds);
-    return {
-      name: this.name,
-      type,
-      ...(exactNumeric && { exactNumeric }),
-      role: roleOf(this.name, type, distinctCount, rowCount - this.nullCount, this.distinct.isEstimate),
-      nullCount: this.nullCount,
-      distinctCount,
-      distinctEstimated: this.distinct.isEstimate,
-      min,
-      max,
-      sampleValues: this.samples.map(present),
-      valuesCut: boundsCut || this.samplesCut,
-    };
+    return columnSchemaOf(
+      {
+        name: this.name,
+        kinds: this.kinds,
+        nullCount: this.nullCount,
+        distinctCount: this.distinct.count(),
+        distinctEstimated: this.distinct.isEstimate,
+        min,
+        max,
+        boundsCut,
+        samples: this.samples,
+      },
+      rowCount,
+    );
   }
+}
+
+/** The first SAMPLE_SIZE distinct values of a column in row order, text cut as the profile keeps it. */
+export class SampleValues {
+  readonly values: StoredValue[] = [];
+  cut = false;
+
+  get isFull(): boolean {
+    return this.values.length >= SAMPLE_SIZE;
+  }
+
+  add(value: StoredValue): void {
+    if (typeof value !== 'string') {
+      if (!this.values.includes(value)) this.values.push(value);
+      return;
+    }
+    const { text, cut } = cutText(value);
+    if (this.values.includes(text)) return;
+    this.values.push(ownCopy(text));
+    this.cut ||= cut;
+  }
+}
+
+/** What a column's schema is made from, however its values were read. */
+export interface ColumnFacts {
+  readonly name: string;
+  readonly kinds: number;
+  readonly nullCount: number;
+  readonly distinctCount: number;
+  readonly distinctEstimated: boolean;
+  readonly min: ColumnValue;
+  readonly max: ColumnValue;
+  readonly boundsCut: boolean;
+  readonly samples: SampleValues;
+}
+
+export function columnSchemaOf(facts: ColumnFacts, rowCount: number): ColumnSchema {
+  const type = typeOfKinds(facts.kinds);
+  const exactNumeric = exactNumericOfKinds(facts.kinds);
+  return {
+    name: facts.name,
+    type,
+    ...(exactNumeric && { exactNumeric }),
+    role: roleOf(facts.name, type, facts.distinctCount, rowCount - facts.nullCount, facts.distinctEstimated),
+    nullCount: facts.nullCount,
+    distinctCount: facts.distinctCount,
+    distinctEstimated: facts.distinctEstimated,
+    min: facts.min,
+    max: facts.max,
+    sampleValues: facts.samples.values.map((value) => presentValue(value, type)),
+    valuesCut: facts.boundsCut || facts.samples.cut,
+  };
 }
 
 /** The wire form of a stored value: booleans back from 0/1, numbers as text in a column widened to text. */

@@ -4,6 +4,7 @@ import { AppError, isStorageExhausted, isStoreUnavailable } from '../../common/e
 import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { requireRole } from '../../common/auth/authorization';
 import { Principal } from '../../common/auth/principal';
+import type { PlainCsvFile } from '../connectors/connectors.types';
 import { OBJECT_STORE_TYPES, RowBatch, selectionProblems, SQL_TYPES } from '../connectors/connectors.types';
 import { DatasetFileError, DatasetShapeError } from './dataset-file-writer';
 import { DatasetRecord } from './dataset.entity';
@@ -33,6 +34,7 @@ export interface ConnectorRowSource {
   getForOrg(orgId: string, id: string): Promise<ConnectorView>;
   /** Record batches, or text tables where the source has them (CSV files). */
   readTables(orgId: string, connectorId: string, selection: RowSelection): AsyncIterable<RowBatch>;
+  plainCsv(orgId: string, connectorId: string, selection: RowSelection): Promise<PlainCsvFile | undefined>;
 }
 
 export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
@@ -144,6 +146,7 @@ export class DataConnectService {
       cypher: request.cypher,
     };
     try {
+      const plainCsv = await this.connectors.plainCsv(principal.orgId, connector.id, selection);
       const record = await this.datasets.ingest(
         {
           orgId: principal.orgId,
@@ -161,6 +164,7 @@ export class DataConnectService {
           idempotencyId,
         },
         this.connectors.readTables(principal.orgId, connector.id, selection),
+        plainCsv,
       );
       return readyResult(record);
     } catch (error) {

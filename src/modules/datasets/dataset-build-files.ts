@@ -5,12 +5,11 @@ import { STORE_LAYOUT_VERSION, STORE_META_TABLE } from './dataset-store-layout';
 export interface DatasetBuildOptions {
   readonly memoryMb: number;
   readonly tempDir: string;
+  /** 1 unless given: a build from appended rows gains nothing from more. */
+  readonly threads?: number;
 }
 
-/**
- * A fresh DuckDB file under its partial name for one build (an ingest or a conversion): one thread, the build's
- * memory, spilling into `tempDir`. A failed open leaves no partial file behind.
- */
+/** A fresh DuckDB file under its partial name for one build; a failed open leaves no partial file behind. */
 export async function openBuildInstance(
   partialPath: string,
   options: DatasetBuildOptions,
@@ -19,7 +18,7 @@ export async function openBuildInstance(
   mkdirSync(options.tempDir, { recursive: true, mode: 0o700 });
   try {
     return await DuckDBInstance.create(partialPath, {
-      threads: '1',
+      threads: String(options.threads ?? 1),
       memory_limit: `${options.memoryMb}MB`,
       temp_directory: options.tempDir,
       preserve_insertion_order: 'true',

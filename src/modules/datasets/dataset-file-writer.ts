@@ -11,15 +11,13 @@ import {
 } from './dataset-build-files';
 import { isTextTable, RowBatch, TextTable } from '../connectors/connectors.types';
 import { ColumnProfile, ColumnSchema } from './column-profile';
-import { DATA_TABLE, identifierKey, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
+import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
+import { ColumnNamer } from './column-names';
 import { KIND_INTEGER, KIND_BOOLEAN, StoredValue, ValueClassifier } from './value-kinds';
 import { duckMessage } from './readonly-database';
 import { storageTypeOf } from './dataset-store-layout';
 
 export const MAX_COLUMNS = 1000;
-const MAX_NAME_LENGTH = 200;
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 
 /** Values buffered before they are appended; a batch is appended whole, after any column change it needs. */
 const CELLS_PER_FLUSH = 1 << 16;
@@ -72,7 +70,7 @@ export class DatasetFileWriter {
   private readonly classifier = new ValueClassifier();
   private readonly slots: ColumnSlot[] = [];
   private readonly byKey = new Map<string, ColumnSlot>();
-  private readonly usedNames = new Set<string>([identifierKey(ROW_COLUMN)]);
+  private readonly names = new ColumnNamer();
   private rowCount = 0;
   private appended = 0;
   private readonly values: StoredValue[] = [];
@@ -263,20 +261,8 @@ export class DatasetFileWriter {
     await writeLayoutMeta((sql) => this.exec(sql));
     await this.exec('checkpoint');
     this.close();
-    try {
-      publishBuild(this.partialPath, this.finalPath);
-    } catch (error) {
-      throw fileError(error);
-    }
-    try {
-      // Until the directory is synced the rename may not survive a crash: a failed sync publishes nothing.
-      syncFile(dirname(this.finalPath));
-      const bytes = statSync(this.finalPath).size;
-      return { rowCount: this.rowCount, columns, bytes };
-    } catch (error) {
-      rmSync(this.finalPath, { force: true });
-      throw fileError(error);
-    }
+    const bytes = publishVersion(this.partialPath, this.finalPath);
+    return { rowCount: this.rowCount, columns, bytes };
   }
 
   /** Closes the file and drops it (after a failed source, for example). */
@@ -323,7 +309,7 @@ export class DatasetFileWriter {
     if (this.slots.length >= MAX_COLUMNS) {
       throw new DatasetShapeError(`The source has more than ${MAX_COLUMNS} columns.`);
     }
-    const name = this.uniqueName(key);
+    const name = this.names.nameOf(key);
     // Rows buffered so far have no cell for it: they go out first, and the column is null on them.
     await this.appendBuffered();
     this.closeAppender();
@@ -337,20 +323,27 @@ export class DatasetFileWriter {
     this.slots.push(slot);
     this.byKey.set(key, slot);
   }
+}
 
-  /** Column names compare case-insensitively in DuckDB too: a later name that collides gets a numeric suffix. */
-  private uniqueName(key: string): string {
-    let base = key.replace(CONTROL_CHARACTERS, '_').trim().slice(0, MAX_NAME_LENGTH);
-    if (base === '') base = `column_${this.slots.length + 1}`;
-    let name = base;
-    for (let n = 2; this.usedNames.has(identifierKey(name)); n++) name = `${base}_${n}`;
-    this.usedNames.add(identifierKey(name));
-    return name;
+/** Publishes a closed build as its version's file (publishBuild, then the directory synced); returns its size. */
+export function publishVersion(partialPath: string, finalPath: string): number {
+  try {
+    publishBuild(partialPath, finalPath);
+  } catch (error) {
+    throw fileError(error);
+  }
+  try {
+    // Until the directory is synced the rename may not survive a crash: a failed sync publishes nothing.
+    syncFile(dirname(finalPath));
+    return statSync(finalPath).size;
+  } catch (error) {
+    rmSync(finalPath, { force: true });
+    throw fileError(error);
   }
 }
 
 /** DuckDB reports a full disk in its message only; the errno is recovered so it is answered 507. */
-function duckError(error: unknown): DatasetFileError {
+export function duckError(error: unknown): DatasetFileError {
   if (error instanceof DatasetFileError) return error;
   const message = duckMessage(error) || String(error);
   const code = /No space left on device/i.test(message) ? 'ENOSPC' : undefined;

@@ -16,7 +16,10 @@ import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
 import { DatasetReaders } from './dataset-readers';
 import { DatasetShapes } from './dataset-shapes';
-import { DatasetFileWriter } from './dataset-file-writer';
+import { DatasetFileWriter, WrittenDataset } from './dataset-file-writer';
+import { buildFromPlainCsv } from './csv-file-build';
+import { DatasetBuildOptions } from './dataset-build-files';
+import type { PlainCsvFile } from '../connectors/connectors.types';
 import {
   CompactDatasetResponse,
   DatasetResponse,
@@ -41,10 +44,8 @@ export interface IngestRequest {
   readonly visibility: Visibility;
   readonly connectionId: string | null;
   readonly connectionType: string;
-  /** What was read, recorded with the dataset (never credentials). */
   readonly source: Record<string, unknown>;
   readonly createdBy: string | null;
-  /** The Idempotency-Key operation that reads it, recorded on the version so that `ingestedBy` finds it. */
   readonly idempotencyId?: string;
 }
 
@@ -54,7 +55,6 @@ export interface ListOptions {
   readonly allVersions?: boolean;
 }
 
-/** A dataset opened for querying: its catalogue record, its columns and formulas, and a pooled connection. */
 export interface OpenDataset {
   readonly record: DatasetRecord;
   readonly filePath: string;
@@ -71,17 +71,11 @@ export class EmptySourceError extends Error {
   }
 }
 
-/**
- * What a build writes before its rename and what sits beside it while open: DuckDB's `.wal`, and the previous
- * format's summaries (`-<random>`) and SQLite journals.
- */
+/** DuckDB's `.wal`, the previous format's summaries (`-<random>`) and SQLite journals. */
 const PARTIAL_FILE = /\.partial(-[0-9a-f]{12})?(-journal|-wal|-shm|\.wal|\.tmp)?$/;
-/** A version's own files: its rows (`ds_<id>.duckdb`, `ds_<id>.sqlite` before conversion), and old summaries. */
 const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(duckdb|sqlite|summaries\.sqlite)$/;
-/** The previous format's precomputed summaries: DuckDB scans faster than they were read (docs/query.md). */
 const OLD_SUMMARIES_FILE = /^ds_[0-9a-f]{24}\.summaries\.sqlite$/;
 
-/** The dataset catalogue and files: ingest snapshots, list, describe, delete, formulas. */
 @Injectable()
 export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   private readonly readers: DatasetReaders;
@@ -96,15 +90,16 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     this.readers = new DatasetReaders(this.queryBudget(), config.queryTimeoutS * 1000);
   }
 
-  /**
-   * A build appends and writes finished row groups as it goes, so it needs far less than a query: half the query
-   * budget (at least 64 MB, which held a 2M-row, 8-column build), beside the query instance's own.
-   */
+  /** A build writes finished row groups as it goes: half the query budget held a 2M-row, 8-column build in 64 MB. */
   private buildBudget(): { memoryMb: number; tempDir: string } {
     return {
       memoryMb: Math.max(64, Math.floor(this.config.queryMemoryMb / 2)),
       tempDir: this.config.queryTempDir,
     };
+  }
+
+  private csvBuildBudget(): DatasetBuildOptions {
+    return { ...this.buildBudget(), threads: this.config.queryThreads };
   }
 
   private queryBudget(): { memoryMb: number; threads: number; tempDir: string } {
@@ -135,16 +130,12 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /**
-   * How long a file must have been left alone before a start may remove it (`orphanAgeMs`): on a datasets dir shared
-   * by replicas, another node may be writing a partial file or be between publishing a file and inserting its row.
-   */
+  /** On a datasets dir shared by replicas another node may be between writing a file and cataloguing it. */
   private minAgeBeforeRemovalMs(): number {
     return orphanAgeMs(this.config);
   }
 
   /**
-   * A killed build leaves its partial file and, when SQLite was journaling at that moment, the journal beside it.
    * On a datasets dir shared by replicas, another node's build in progress writes its partial file continually, so
    * only one untouched for SHARED_ORPHAN_AGE_MS is left over from a killed one.
    */
@@ -159,10 +150,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /**
-   * A kill after a version's file is renamed into place and before its catalogue row is inserted leaves a complete
-   * file that nothing lists, queries, counts against a quota or deletes: removed at start, with its summaries.
-   */
+  /** A kill between the rename and the catalogue insert leaves a file nothing lists, counts or deletes. */
   private async removeUncataloguedFiles(): Promise<void> {
     const catalogued = new Set(await this.datasets.allIds());
     const minAgeMs = this.minAgeBeforeRemovalMs();
@@ -187,31 +175,20 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     await this.readers.closeAll();
   }
 
-  /**
-   * Snapshots a stream of row batches into a new dataset version. The file is complete and durable before the
-   * catalogue row exists, so a listed dataset always has its rows; a failed source leaves nothing behind.
-   */
+  /** The file is durable before its catalogue row exists, so a listed dataset always has its rows. */
   async ingest(
     request: IngestRequest,
     batches: AsyncIterable<RowBatch | readonly Record<string, unknown>[]>,
+    plainCsv?: PlainCsvFile,
   ): Promise<DatasetRecord> {
     await this.quota.assertRoomFor(request.orgId, 1);
     const id = `ds_${randomBytes(12).toString('hex')}`;
     const fileName = `${id}${DATASET_FILE_EXTENSION}`;
     const started = process.hrtime.bigint();
-    const writer = await DatasetFileWriter.create(
-      join(this.config.datasetsDir, fileName),
-      this.buildBudget(),
-    );
-    let written;
-    try {
-      for await (const batch of batches) await writer.addBatch(batch);
-      if (writer.rows === 0) throw new EmptySourceError();
-      written = await writer.finish();
-    } catch (error) {
-      await writer.abort();
-      throw error;
-    }
+    const path = join(this.config.datasetsDir, fileName);
+    const written =
+      (plainCsv && (await buildFromPlainCsv(plainCsv, path, this.csvBuildBudget()))) ??
+      (await this.writeBatches(path, batches));
     const now = new Date().toISOString();
     const record: DatasetRecord = {
       id,
@@ -257,7 +234,21 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     return record;
   }
 
-  /** Bytes on disk of every dataset version the org owns: its file and whatever sits beside it (summaries). */
+  private async writeBatches(
+    path: string,
+    batches: AsyncIterable<RowBatch | readonly Record<string, unknown>[]>,
+  ): Promise<WrittenDataset> {
+    const writer = await DatasetFileWriter.create(path, this.buildBudget());
+    try {
+      for await (const batch of batches) await writer.addBatch(batch);
+      if (writer.rows === 0) throw new EmptySourceError();
+      return await writer.finish();
+    } catch (error) {
+      await writer.abort();
+      throw error;
+    }
+  }
+
   private async bytesOnDisk(orgId: string): Promise<number> {
     const owned = new Set(
       (await this.datasets.fileNamesOfOrg(orgId)).map((name) => name.slice(0, name.indexOf('.'))),
@@ -271,8 +262,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     return total;
   }
 
-  /** Versions are numbered per org and name; a concurrent ingest of the same name takes the next number. */
-  /** The version an ingest with this Idempotency-Key operation catalogued, if any. */
   ingestedBy(orgId: string, idempotencyId: string): Promise<DatasetRecord | null> {
     return this.datasets.findByIdempotency(orgId, idempotencyId);
   }
@@ -317,7 +306,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     return { ...toSchemaResponse(record), summaries: [] };
   }
 
-  /** Every version of the dataset's name, newest first. */
   async versions(principal: Principal, id: string): Promise<DatasetResponse[]> {
     const record = await this.visible(principal.orgId, id);
     const all = await this.datasets.list({
@@ -339,7 +327,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     );
   }
 
-  /** Opens a dataset the org may read, for the query module. */
   async open(orgId: string, id: string): Promise<OpenDataset> {
     const record = await this.visible(orgId, id);
     const filePath = join(this.config.datasetsDir, record.fileName);
@@ -354,14 +341,12 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
-  /** A dataset the org owns or that is shared with every org; anything else does not exist for the caller. */
   private async visible(orgId: string, id: string): Promise<DatasetRecord> {
     const record = await this.datasets.findVisible(orgId, id, true);
     if (!record) throw new AppError('dataset_not_found');
     return record;
   }
 
-  /** Changing or deleting a dataset needs its owner org; a shared dataset of another org is read-only. */
   private async owned(principal: Principal, id: string): Promise<DatasetRecord> {
     const record = await this.visible(principal.orgId, id);
     if (record.orgId !== principal.orgId) {
@@ -379,7 +364,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     return parseSchema(record).columns;
   }
 
-  /** Formulas change the queryable columns, so the stored query hints are recomputed with them. */
   async replaceFormulas(record: DatasetRecord, formulas: readonly StoredFormula[]): Promise<void> {
     const columns = parseSchema(record).columns;
     const withFormulas: ColumnSchema[] = [

@@ -16,6 +16,7 @@ import {
   readFileRecordsInThread,
 } from '../formats/parse-thread';
 import { confinedFile } from '../local-path';
+import { plainCsvFile } from '../formats/plain-csv';
 import { defineConnector, RequestedType } from '../connector-descriptor';
 import { compact, ConfigString } from '../config-fields';
 import { FileType, inferFileType } from '../file-types';
@@ -123,6 +124,20 @@ export const fileDriver: ConnectorDriver<FileConfig> = {
 
   readTables(config, selection: RowSelection, ctx) {
     return limitBatches(readConfiguredFile(config, selection, ctx, readTablesInThread), selection.limit);
+  },
+
+  async plainCsv(config, selection: RowSelection, ctx) {
+    if (config.file_type !== 'csv' && config.file_type !== 'tsv') return undefined;
+    if (selection.limit !== undefined || (config.content !== undefined && config.content !== ''))
+      return undefined;
+    const { source } = await resolveSource(config, ctx);
+    if (source.kind !== 'path') return undefined;
+    const options = formatOptions(config, config.file_type);
+    return plainCsvFile(
+      source.path,
+      { ...options, delimiter: options.delimiter ?? (config.file_type === 'tsv' ? '\t' : undefined) },
+      ctx.parseLimits,
+    );
   },
 };
 
