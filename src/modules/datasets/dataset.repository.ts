@@ -13,7 +13,6 @@ export interface DatasetListFilter {
   readonly latestOnly: boolean;
 }
 
-/** Lexical search: every word appears in the dataset name or in one of its column names. */
 function matchesSearch(record: DatasetRecord, words: readonly string[]): boolean {
   const names = [record.datasetName, ...parseSchema(record).columns.map((c) => c.name)].map((n) =>
     n.toLowerCase(),
@@ -21,24 +20,14 @@ function matchesSearch(record: DatasetRecord, words: readonly string[]): boolean
   return words.every((word) => names.some((name) => name.includes(word)));
 }
 
-/** The only code touching the dataset catalogue; every read is scoped to what the org may see. */
 @Injectable()
 export class DatasetRepository {
-  /**
-   * Every query, schema read and summary of a dataset looks its version up first: prepared once and read as the
-   * record, not built and hydrated by the ORM each time (that cost more than the query's own SQLite work). Made on
-   * first use, from the ORM's metadata for the entity.
-   */
+  /** Prepared once and read as the record: hydrating through the ORM cost more than the query itself. */
   private byId?: { readonly statement: PreparedWrite; readonly records: EntityRows<DatasetRecord> };
 
   constructor(private readonly em: EntityManager) {}
 
-  /**
-   * Runs `work` (a version's file conversion) while holding that version's lease, and returns whether it ran. On
-   * PostgreSQL the lease is a transaction-scoped advisory lock taken without waiting: a replica that finds another
-   * converting returns false at once, and a replica that dies drops the lock with its session, so the next start
-   * converts it. SQLite has one daemon per data dir: the work just runs.
-   */
+  /** On PostgreSQL an advisory lock taken without waiting: one replica converts, a dead one drops it with its session. */
   async whileHoldingFileLease(datasetId: string, work: () => Promise<void>): Promise<boolean> {
     const em = this.em.fork();
     if (dialectOf(em.getPlatform()) !== 'postgresql') {
@@ -56,7 +45,7 @@ export class DatasetRepository {
     });
   }
 
-  /** Points a version at its converted file; only a row still naming `from` changes (another replica may be first). */
+  /** Only a row still naming `from` changes: another replica may have been first. */
   async replaceFileName(id: string, from: string, to: string): Promise<void> {
     await this.em
       .fork()
@@ -64,7 +53,6 @@ export class DatasetRepository {
       .execute('update datasets set file_name = ? where id = ? and file_name = ?', [to, id, from]);
   }
 
-  /** Versions whose file is still in the previous (SQLite) format. */
   async withFileSuffix(suffix: string): Promise<DatasetRecord[]> {
     return this.em
       .fork()
@@ -77,7 +65,6 @@ export class DatasetRepository {
     await em.flush();
   }
 
-  /** The next version number of a dataset name within an org (1 for a new name). */
   async nextVersion(orgId: string, datasetName: string): Promise<number> {
     const rows = await this.em
       .fork()
@@ -93,7 +80,6 @@ export class DatasetRepository {
     return this.em.fork().findOne(DatasetSchema, { orgId, idempotencyId });
   }
 
-  /** A dataset the org owns, or a shared one when `includeShared`. */
   async findVisible(orgId: string, id: string, includeShared: boolean): Promise<DatasetRecord | null> {
     const { statement, records } = this.lookupById();
     const [row] = await statement.returning<Record<string, unknown>>([id]);
@@ -147,13 +133,11 @@ export class DatasetRepository {
     await this.em.fork().nativeUpdate(DatasetSchema, { id }, { formulasJson, schemaJson, updatedAt });
   }
 
-  /** The files of every version the org owns, shared ones included. */
   async fileNamesOfOrg(orgId: string): Promise<string[]> {
     const records = await this.em.fork().find(DatasetSchema, { orgId }, { fields: ['fileName'] });
     return records.map((record) => record.fileName);
   }
 
-  /** Every version's id, of every org: the files the datasets dir may hold. */
   async allIds(): Promise<string[]> {
     const records = await this.em.fork().find(DatasetSchema, {}, { fields: ['id'] });
     return records.map((record) => record.id);

@@ -1,9 +1,8 @@
 import { DeclaredText } from '../connectors/connectors.types';
-/** Column types of a dataset (the wire names). */
+
 export const COLUMN_TYPES = ['integer', 'number', 'string', 'boolean', 'date', 'timestamp'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
 
-/** What a single value looked like; a column's type is the join of the kinds of its non-null values. */
 export const KIND_INTEGER = 1;
 export const KIND_NUMBER = 2;
 export const KIND_STRING = 4;
@@ -14,24 +13,18 @@ export const KIND_TIMESTAMP = 32;
 export const KIND_EXACT_INTEGER = 64;
 export const KIND_EXACT_DECIMAL = 128;
 
-/** What the numbers of a column kept as text are: whole numbers only, or any decimal. */
 export const EXACT_NUMERICS = ['integer', 'decimal'] as const;
 export type ExactNumeric = (typeof EXACT_NUMERICS)[number];
 
-/** A value as stored in a dataset file: numbers, text, booleans as 0/1 (SQLite's own convention), or null. */
 export type StoredValue = number | string | null;
 
 const DATE_TEXT = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$/;
 const TIMESTAMP_TEXT =
   /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])[T ](?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3])(?::?[0-5]\d)?)?$/;
-/** The parts of a TIMESTAMP_TEXT: date, time, seconds, fraction digits, offset (`Z`, `+05:30`, `-0400`, `+00`). */
 const TIMESTAMP_PARTS =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
-/**
- * Converts one source value to its stored form and reports its kind in `kind` (0 for null). One instance is reused
- * for every value of an ingest, so the hot loop allocates nothing per value.
- */
+/** Reused for every value of an ingest (the kind in a field, not a returned pair): the hot loop allocates nothing. */
 export class ValueClassifier {
   kind = 0;
 
@@ -76,11 +69,7 @@ export class ValueClassifier {
     }
   }
 
-  /**
-   * `convert(text.slice(start, end))` for text, reading plain integers and decimals of at most 15 digits in place:
-   * they need no string of their own. Such a decimal is its digits as an integer (exact below 2^53) divided by a
-   * power of ten (exact up to 10^22), and one IEEE division is correctly rounded, as `Number()` is.
-   */
+  /** Exact like Number(): digits below 2^53 over an exact power of ten, and one IEEE division is correctly rounded. */
   convertRange(text: string, start: number, end: number): StoredValue {
     if (end === start) {
       this.kind = 0;
@@ -98,7 +87,6 @@ export class ValueClassifier {
       i++;
     }
     const digits = i - digitsStart;
-    // Leading zeros (`007`), more than 15 digits and any other shape take the general path.
     if (digits > 15 || (digits > 1 && text.charCodeAt(digitsStart) === 48)) {
       return this.convertText(text.slice(start, end));
     }
@@ -128,7 +116,6 @@ export class ValueClassifier {
     return value;
   }
 
-  /** Text from CSV and similar sources: numbers, booleans, dates and timestamps are recognised by their shape. */
   private convertText(raw: string): StoredValue {
     const length = raw.length;
     if (length === 0) {
@@ -182,7 +169,6 @@ export class ValueClassifier {
   }
 }
 
-/** Written out: each literal is exactly its power of ten. */
 const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 /** At most this many significant digits survive the trip decimal → double → decimal unchanged. */
@@ -192,12 +178,7 @@ function isDigit(code: number): boolean {
   return code >= 48 && code <= 57;
 }
 
-/**
- * KIND_INTEGER for `-?(0|[1-9]\d{0,14})`, KIND_NUMBER for a decimal or exponent form
- * `-?(0|[1-9]\d*)?(\.\d+)?([eE][+-]?\d+)?` that is not digits only and has at most 15 significant digits, else 0.
- * Anything longer stays text: an 18-digit identifier or a numeric(38,10) must not lose its last digits. A scan
- * rather than regular expressions: it runs on every value of an ingest.
- */
+/** Past 15 significant digits a number stays text: an 18-digit identifier must not lose its last digits. */
 export function numberShape(text: string): number {
   const length = text.length;
   let i = text.charCodeAt(0) === 45 ? 1 : 0;
@@ -229,16 +210,12 @@ export function numberShape(text: string): number {
 const EXACT_INTEGER_TEXT = /^-?(?:0|[1-9]\d*)$/;
 const EXACT_DECIMAL_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/**
- * KIND_EXACT_INTEGER or KIND_EXACT_DECIMAL for a number text that numberShape refused (too many digits, or an
- * exponent no double reaches), else 0. Leading zeros (`007…`) mark an identifier, not a number.
- */
+/** Leading zeros (`007…`) mark an identifier, not a number. */
 function exactNumberKind(text: string): number {
   if (EXACT_INTEGER_TEXT.test(text)) return KIND_EXACT_INTEGER;
   return EXACT_DECIMAL_TEXT.test(text) ? KIND_EXACT_DECIMAL : 0;
 }
 
-/** Digits of `text[start, end)` (digits and one point) without leading zeros and the fraction's trailing zeros. */
 function significantDigits(text: string, start: number, end: number): number {
   let first = start;
   while (first < end && (text.charCodeAt(first) === 48 || text.charCodeAt(first) === 46)) first++;
@@ -251,11 +228,7 @@ function significantDigits(text: string, start: number, end: number): number {
   return count;
 }
 
-/**
- * A TIMESTAMP_TEXT in the stored form `YYYY-MM-DDTHH:MM:SS.fffZ`: the offset applied (a value without one is read
- * as UTC, never in the host's zone), the fraction's digits kept (at least three, more only when they are not zero).
- * Undefined for a day that does not exist (`2026-02-30`) or a year the shift moves out of 0000–9999.
- */
+/** A value without an offset is read as UTC, never in the host's zone (determinism whatever TZ). */
 export function utcTimestamp(text: string): string | undefined {
   const parts = TIMESTAMP_PARTS.exec(text);
   if (!parts) return undefined;
@@ -280,18 +253,11 @@ export function utcTimestamp(text: string): string | undefined {
 const NUMERIC_KINDS = KIND_INTEGER | KIND_NUMBER | KIND_EXACT_INTEGER | KIND_EXACT_DECIMAL;
 const EXACT_KINDS = KIND_EXACT_INTEGER | KIND_EXACT_DECIMAL;
 
-/**
- * For a string column whose values are all numbers, some kept as text because a double cannot hold them: `integer`
- * when every one is whole, else `decimal`. Undefined for every other column.
- */
 export function exactNumericOfKinds(mask: number): ExactNumeric | undefined {
   if ((mask & EXACT_KINDS) === 0 || (mask & ~NUMERIC_KINDS) !== 0) return undefined;
   return (mask & ~(KIND_INTEGER | KIND_EXACT_INTEGER)) === 0 ? 'integer' : 'decimal';
 }
 
-/** The type of a column from the union of its value kinds: integer+number widen to number, date+timestamp to
- * timestamp, any other mix to string (numbers kept as text among them). A column with no non-null value is a
- * string column. */
 export function typeOfKinds(mask: number): ColumnType {
   switch (mask) {
     case 0:
