@@ -13,7 +13,6 @@ export type ColumnRole = (typeof COLUMN_ROLES)[number];
 
 export type ColumnValue = number | string | boolean | null;
 
-/** A column as the catalogue stores it: computed once at ingest. */
 export interface ColumnSchema {
   readonly name: string;
   readonly type: ColumnType;
@@ -31,10 +30,8 @@ export interface ColumnSchema {
   readonly valuesCut?: boolean;
 }
 
-/** UTF-8 bytes a text value in the profile keeps: one huge cell must not make the catalogue huge. */
 const PROFILE_VALUE_MAX_BYTES = 1024;
 
-/** A text cut to at most `maxBytes` of UTF-8 on a character boundary, and whether it was cut. */
 export function cutText(text: string, maxBytes = PROFILE_VALUE_MAX_BYTES): { text: string; cut: boolean } {
   // A code unit takes at least 1 UTF-8 byte (at most 3), so only the first maxBytes units can matter.
   if (text.length * 3 <= maxBytes) return { text, cut: false };
@@ -52,14 +49,12 @@ export function cutText(text: string, maxBytes = PROFILE_VALUE_MAX_BYTES): { tex
 const SAMPLE_SIZE = 5;
 const ID_NAME = /(?:^|[_.\s-])(?:id|uuid|guid|key)$|^(?:id|uuid|guid)$|[a-z0-9](?:Id|ID|Uuid)$/;
 
-/** Running statistics of one column while rows stream in; `observe` returns the value to store. */
 export class ColumnProfile {
   kinds = 0;
   nullCount: number;
   private numMin = Infinity;
   private numMax = -Infinity;
-  /** Kept cut to PROFILE_VALUE_MAX_BYTES: a cut value shares its first bytes with every value between it and the
-   * uncut one, so comparing against the cut value finds the same bounds, cut the same way. */
+  /** Kept cut: a cut value shares its first bytes with every value between it and the uncut one. */
   private textMin: string | undefined;
   private textMax: string | undefined;
   private textMinCut = false;
@@ -79,7 +74,6 @@ export class ColumnProfile {
     return this.record(this.classifier.convert(raw));
   }
 
-  /** Profiles a value the classifier has just converted (its kind in `classifier.kind`); returns it. */
   record(value: StoredValue): StoredValue {
     const kind = this.classifier.kind;
     if (kind === 0) {
@@ -155,7 +149,6 @@ export class ColumnProfile {
   }
 }
 
-/** The first SAMPLE_SIZE distinct values of a column in row order, text cut as the profile keeps it. */
 export class SampleValues {
   readonly values: StoredValue[] = [];
   cut = false;
@@ -176,7 +169,6 @@ export class SampleValues {
   }
 }
 
-/** What a column's schema is made from, however its values were read. */
 export interface ColumnFacts {
   readonly name: string;
   readonly kinds: number;
@@ -207,7 +199,6 @@ export function columnSchemaOf(facts: ColumnFacts, rowCount: number): ColumnSche
   };
 }
 
-/** The wire form of a stored value: booleans back from 0/1, numbers as text in a column widened to text. */
 export function presentValue(value: StoredValue, type: ColumnType): ColumnValue {
   if (value === null) return null;
   if (type === 'boolean') return value === 1;

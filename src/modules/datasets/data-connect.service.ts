@@ -32,14 +32,12 @@ export interface RowSelection {
 
 export interface ConnectorRowSource {
   getForOrg(orgId: string, id: string): Promise<ConnectorView>;
-  /** Record batches, or text tables where the source has them (CSV files). */
   readTables(orgId: string, connectorId: string, selection: RowSelection): AsyncIterable<RowBatch>;
   plainCsv(orgId: string, connectorId: string, selection: RowSelection): Promise<PlainCsvFile | undefined>;
 }
 
 export const CONNECTOR_ROW_SOURCE = Symbol('CONNECTOR_ROW_SOURCE');
 
-/** The connector types a `connection_type` of data connect may name. */
 function acceptsType(connectionType: string, provider: string | undefined, connectorType: string): boolean {
   switch (connectionType) {
     case 'file':
@@ -189,7 +187,6 @@ export class DataConnectService {
     }
   }
 
-  /** The answer for the version an earlier run of a retried connect catalogued, if it got that far. */
   async connectedBy(principal: Principal, idempotencyId: string): Promise<DataConnectResponse | undefined> {
     const record = await this.datasets.ingestedBy(principal.orgId, idempotencyId);
     return record ? readyResult(record) : undefined;

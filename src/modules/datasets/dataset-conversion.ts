@@ -22,7 +22,6 @@ import { PlainValue, plainValue } from './readonly-database';
 import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 
 export const SQLITE_FILE_EXTENSION = '.sqlite';
-/** The previous format's table of rows (docs/datasets.md, "Upgrade"). */
 const SQLITE_TABLE = 'data';
 const PAGE_ROWS = 10_000;
 
@@ -33,7 +32,6 @@ export interface ConversionOptions {
   readonly build: DatasetBuildOptions;
 }
 
-/** Row count and one digest per column, over values in the form query answers give them. */
 interface Fingerprint {
   rows: number;
   readonly digests: Hash[];
@@ -55,7 +53,6 @@ function digestsOf(print: Fingerprint): string[] {
   return print.digests.map((digest) => digest.digest('hex'));
 }
 
-/** What the previous writer stored, read as a query answered it: booleans as 1/0, numbers in a text column as text. */
 function sqliteValue(value: unknown, column: ColumnSchema): PlainValue {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') return Number(value);
@@ -67,12 +64,7 @@ function sqliteValue(value: unknown, column: ColumnSchema): PlainValue {
   return value;
 }
 
-/**
- * Converts every version still in the previous SQLite format into the DuckDB layout, one at a time: the new file is
- * built under its partial name, its row count and a digest of every column compared with the old file's, then
- * published, the catalogue pointed at it, and only then the old file removed. A failure keeps the old file and
- * the catalogue as they were (the next start tries again). Replicas take a lease per version, so each converts once.
- */
+/** One version at a time; its old file is removed only after row count and column digests match (docs/datasets.md). */
 export async function convertSqliteVersions(options: ConversionOptions): Promise<void> {
   const pending = await options.repository.withFileSuffix(SQLITE_FILE_EXTENSION);
   if (pending.length === 0) return;
@@ -172,10 +164,7 @@ async function convertVersion(record: DatasetRecord, options: ConversionOptions)
   }
 }
 
-/**
- * Makes a version whose conversion failed readable: its old file is copied into an in-memory database of the query
- * instance (spilling like any query beyond the memory budget), attached under the version's id with the same layout.
- */
+/** A version whose conversion failed stays readable from its old file. */
 export async function attachPreviousFormat(
   instance: DuckDBInstance,
   id: string,
@@ -218,7 +207,6 @@ function sqliteAll(db: sqlite3.Database, sql: string, params: unknown[]): Promis
   });
 }
 
-/** Held types while copying: integers and booleans as BIGINT, numbers as DOUBLE, the rest as text. */
 function copyTypeOf(column: ColumnSchema): 'bigint' | 'double' | 'varchar' {
   if (column.type === 'integer' || column.type === 'boolean') return 'bigint';
   return column.type === 'number' ? 'double' : 'varchar';
@@ -282,7 +270,6 @@ async function fingerprintDuckDb(
   return print;
 }
 
-/** Gives each column the type a version's file stores it with, decided from the copied values. */
 async function applyStorageTypes(
   connection: DuckDBConnection,
   columns: readonly ColumnSchema[],

@@ -19,15 +19,11 @@ import { storageTypeOf } from './dataset-store-layout';
 
 export const MAX_COLUMNS = 1000;
 
-/** Values buffered before they are appended; a batch is appended whole, after any column change it needs. */
 const CELLS_PER_FLUSH = 1 << 16;
 
 export class DatasetShapeError extends Error {}
 
-/**
- * Writing the dataset's own file failed (errno or DuckDB's error in `code`): the data connect ends `failed`, or 507
- * for a full disk. Not a failure of the daemon's database, whatever its code says.
- */
+/** Not a failure of the daemon's database, whatever its code says: the connect ends `failed`, or 507. */
 export class DatasetFileError extends Error {
   constructor(
     message: string,
@@ -43,7 +39,6 @@ export interface WrittenDataset {
   readonly bytes: number;
 }
 
-/** How a column is held while it is built: its values so far decide it, and it only ever widens. */
 const enum Held {
   Nothing = 0,
   BigInt = 1,
@@ -59,13 +54,7 @@ interface ColumnSlot {
   held: Held;
 }
 
-/**
- * Builds one dataset version's DuckDB file from row batches, streaming: nothing but running column statistics and
- * one buffered batch are kept in memory; DuckDB spills to the temp dir beyond its memory limit. Columns are held in
- * the narrowest type their values so far allow and widened (ALTER) when a value does not fit, then given their
- * schema type at the end. The file is built under a temporary name (a crash leaves only a partial file to delete),
- * checkpointed, made durable, renamed into place and left read-only. See docs/datasets.md for the layout.
- */
+/** Columns are held in the narrowest type their values so far allow and only widen (docs/datasets.md). */
 export class DatasetFileWriter {
   private readonly classifier = new ValueClassifier();
   private readonly slots: ColumnSlot[] = [];
@@ -76,7 +65,6 @@ export class DatasetFileWriter {
   private readonly values: StoredValue[] = [];
   private readonly integers: boolean[] = [];
   private appender: DuckDBAppender | undefined;
-  /** The type each column has in the file now; `held` may be ahead of it until the next append. */
   private readonly declared = new Map<ColumnSlot, Held>();
   private closed = false;
 
@@ -109,7 +97,6 @@ export class DatasetFileWriter {
     return this.rowCount;
   }
 
-  /** Converts and profiles a batch, and appends what is buffered once enough has gathered. */
   async addBatch(batch: RowBatch | readonly Record<string, unknown>[]): Promise<void> {
     if (this.closed) throw new DatasetFileError('The dataset writer is closed.');
     if (isTextTable(batch)) await this.addTable(batch);
@@ -163,7 +150,6 @@ export class DatasetFileWriter {
     }
   }
 
-  /** Keeps a converted value for the next append and widens the column's held type when the value needs it. */
   private buffer(slot: ColumnSlot, value: StoredValue): void {
     const kind = this.classifier.kind;
     const integer = kind === KIND_INTEGER || kind === KIND_BOOLEAN;
@@ -174,7 +160,6 @@ export class DatasetFileWriter {
     if (needed > slot.held) slot.held = needed;
   }
 
-  /** Appends the buffered rows, first giving every column the type they need (a column only ever widens). */
   private async appendBuffered(): Promise<void> {
     const width = this.slots.length;
     const rows = width === 0 ? 0 : this.values.length / width;
@@ -205,7 +190,6 @@ export class DatasetFileWriter {
     integers.length = 0;
   }
 
-  /** Columns whose held type changed since the last append are altered; the appender is reopened after. */
   private async applyHeldTypes(): Promise<void> {
     const changes = this.slots.filter(
       (slot) => slot.held !== Held.Nothing && this.declared.get(slot) !== slot.held,
@@ -231,7 +215,6 @@ export class DatasetFileWriter {
     }
   }
 
-  /** Finishes the file and returns its profile; the writer cannot be used afterwards. */
   async finish(): Promise<WrittenDataset> {
     await this.appendBuffered();
     this.closeAppender();
@@ -265,7 +248,6 @@ export class DatasetFileWriter {
     return { rowCount: this.rowCount, columns, bytes };
   }
 
-  /** Closes the file and drops it (after a failed source, for example). */
   abort(): Promise<void> {
     try {
       this.close();
@@ -325,7 +307,6 @@ export class DatasetFileWriter {
   }
 }
 
-/** Publishes a closed build as its version's file (publishBuild, then the directory synced); returns its size. */
 export function publishVersion(partialPath: string, finalPath: string): number {
   try {
     publishBuild(partialPath, finalPath);

@@ -9,14 +9,12 @@ export interface DatasetRecord {
   visibility: string;
   connectionId: string | null;
   connectionType: string;
-  /** JSON: what was read (connector type and name, selection). */
   source: string;
   fileName: string;
   rowCount: number;
   columnCount: number;
   /** JSON: the column profiles and query hints computed at ingest. */
   schemaJson: string;
-  /** JSON: formula columns, [{name, expression}]. */
   formulasJson: string;
   createdBy: string | null;
   /** The Idempotency-Key operation that connected it (unique per organization), so a retry finds it. */

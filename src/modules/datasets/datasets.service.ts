@@ -135,10 +135,6 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     return orphanAgeMs(this.config);
   }
 
-  /**
-   * On a datasets dir shared by replicas, another node's build in progress writes its partial file continually, so
-   * only one untouched for SHARED_ORPHAN_AGE_MS is left over from a killed one.
-   */
   private removePartialFiles(): void {
     const minAgeMs = this.minAgeBeforeRemovalMs();
     for (const name of readdirSync(this.config.datasetsDir)) {

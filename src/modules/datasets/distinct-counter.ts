@@ -28,19 +28,12 @@ function hashNumber(value: number): number {
   return mix(Math.imul(floatWords[0] ^ 0x27d4eb2d, 0x165667b1) ^ floatWords[1]);
 }
 
-/**
- * A cell cut from a batch's text is, in V8, a view that keeps the whole batch alive (about 54 kB for 1,000 rows of
- * 8 columns); a kept value is therefore copied onto a string of its own, so the exact set holds its values and not
- * up to 4,096 batches. Concatenating forces the copy; slicing off the added character keeps the copy's size.
- */
+/** A cell cut from a batch's text is a V8 view keeping the whole batch alive: a kept value gets its own copy. */
 export function ownCopy(value: string): string {
   return (' ' + value).slice(1);
 }
 
-/**
- * Counts distinct values exactly up to a few thousand, then estimates with HyperLogLog (2^14 registers, about 0.8%
- * standard error), so profiling a column costs bounded memory whatever the source size.
- */
+/** Exact up to a few thousand, then HyperLogLog: bounded memory whatever the source size. */
 export class DistinctCounter {
   private exact: Set<number | string> | undefined = new Set();
   private registers: Uint8Array | undefined;

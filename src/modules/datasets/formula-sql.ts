@@ -17,13 +17,7 @@ export function formulaType(expression: Expression): 'number' | 'boolean' {
     : 'number';
 }
 
-/**
- * Translates an engine expression to one DuckDB expression over the stored columns, so filters and aggregates on a
- * formula run inside DuckDB. Names were checked by the parser against the dataset's columns; numbers are printed
- * from parsed values, so nothing of the request text reaches the SQL. Arithmetic is in doubles (booleans count as
- * 1/0), as in the engine; where the engine would give Infinity or NaN (division by zero, log of a negative) the
- * formula is NULL, as it was on SQLite.
- */
+/** Names come from the checked schema and literals from parsed values: no request text reaches the SQL. */
 export function formulaSql(expression: Expression): string {
   const sql = termSql(expression);
   return formulaType(expression) === 'number' ? `(case when isfinite(${sql}) then ${sql} end)` : sql;

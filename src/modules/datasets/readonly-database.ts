@@ -1,10 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import {
-  DuckDBConnection,
-  DuckDBDecimalValue,
-  DuckDBInstance,
-  DuckDBValue,
-} from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBDecimalValue, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { AppError } from '../../common/errors';
 import { quoteIdentifier } from './sql-identifiers';
 

@@ -13,7 +13,6 @@ export function quoteString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-/** Column names as DuckDB and SQLite compare them (case-insensitively, ASCII only). */
 export function identifierKey(name: string): string {
   return name.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
