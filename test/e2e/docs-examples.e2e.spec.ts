@@ -20,9 +20,10 @@ const DOCS = join(__dirname, '..', '..', 'docs');
  * - `dataset`: that connector ingested as the dataset `sales` (`ds_…`);
  * - `license`: the example runs on a daemon with the license docs/licensing.md shows (ACME Corp, enterprise,
  *   50 devices, 5 per key, expiring 2027-12-31), signed by the test license key;
- * - `trigger`: the trigger of docs/triggers.md's `create` example, on that dataset (`trg_…`).
+ * - `trigger`: the trigger of docs/triggers.md's `create` example, on that dataset (`trg_…`);
+ * - `fire`: that trigger fired as docs/triggers.md's `fire` example does (`fire_…`).
  */
-const SETUPS = ['connector', 'dataset', 'license', 'trigger'] as const;
+const SETUPS = ['connector', 'dataset', 'license', 'trigger', 'fire'] as const;
 type Setup = (typeof SETUPS)[number];
 
 interface DocExample {
@@ -131,7 +132,8 @@ async function setUp({ app, token }: Daemon, setup: readonly Setup[]): Promise<R
     return res.body;
   };
   const ids: Record<string, string> = {};
-  const needsDataset = setup.includes('dataset') || setup.includes('trigger');
+  const needsTrigger = setup.includes('trigger') || setup.includes('fire');
+  const needsDataset = setup.includes('dataset') || needsTrigger;
   if (setup.includes('connector') || needsDataset) {
     ids['con_…'] = (
       await ok('POST', '/v1/connectors', {
@@ -151,11 +153,13 @@ async function setUp({ app, token }: Daemon, setup: readonly Setup[]): Promise<R
       })
     ).dataset_id;
   }
-  if (setup.includes('trigger')) {
-    const create = EXAMPLES.find((e) => e.where === 'docs/triggers.md create');
-    if (!create) throw new Error('setup trigger: docs/triggers.md has no create example');
-    ids['trg_…'] = (await ok(create.method, create.path, withIds(create.request, ids))).id;
-  }
+  const documented = (name: string) => {
+    const example = EXAMPLES.find((e) => e.where === `docs/triggers.md ${name}`);
+    if (!example) throw new Error(`setup: docs/triggers.md has no ${name} example`);
+    return ok(example.method, withIds(example.path, ids), withIds(example.request, ids));
+  };
+  if (needsTrigger) ids['trg_…'] = (await documented('create')).id;
+  if (setup.includes('fire')) ids['fire_…'] = (await documented('fire')).fire_id;
   return ids;
 }
 
@@ -188,6 +192,8 @@ describe('request/response examples in docs/ against a booted daemon', () => {
         'docs/licensing.md license',
         'docs/triggers.md create',
         'docs/triggers.md fire',
+        'docs/triggers.md policy',
+        'docs/triggers.md outcome',
         'docs/query.md sql-report',
         'docs/query.md sql-report-dataset',
       ]),
