@@ -36,7 +36,6 @@ export interface FieldSpec {
   readonly name: string;
   readonly kind: FieldKind;
   readonly aliases: readonly string[];
-  /** `true`: always; `'conditional'`: depending on other fields (see the type's docs). */
   readonly required: boolean | 'conditional';
   readonly secret: boolean;
   readonly default?: unknown;
@@ -68,7 +67,6 @@ const defaultFor = <V extends string | number, T>(
 export interface FieldOptions<T> {
   /** Other accepted names; the canonical name wins when both are given. Problems are named by the canonical one. */
   readonly aliases?: readonly string[];
-  /** Write-only: masked in every answer, re-entered when the destination changes. */
   readonly secret?: boolean;
   readonly description?: string;
   readonly checks?: readonly FieldCheck<T>[];
@@ -164,7 +162,6 @@ const isRequired = <T>(required: Required<T> | undefined, config: T): boolean =>
 const requiredSpec = <T>(required: Required<T> | undefined): boolean | 'conditional' =>
   typeof required === 'function' ? 'conditional' : required === true;
 
-/** With a default, a missing or blank value is stored as the default; otherwise as given, not trimmed. */
 export function ConfigString<T = Dto>(
   options: FieldOptions<T> & { readonly required?: Required<T>; readonly default?: Default<string, T> } = {},
 ): PropertyDecorator {
@@ -278,7 +275,6 @@ export function matchOf(values: readonly string[], value: unknown): string | und
   return values.find((v) => v.toLowerCase() === normal);
 }
 
-/** One of `values`, matched without regard to case or surrounding blanks; missing or "" is the default. */
 export function ConfigEnum<T = Dto>(
   values: readonly string[],
   options: FieldOptions<T> & {
@@ -326,7 +322,6 @@ export function ConfigJson<T = Dto>(
 const mustBeObject: FieldCheck<unknown> = (value) =>
   value === undefined || isPlainObject(value) ? undefined : 'must be an object';
 
-/** An object of string values (headers): other values are refused, each at its own path (`headers.X-N`). */
 export function ConfigStringMap<T = Dto>(options: FieldOptions<T> = {}): PropertyDecorator {
   return (target, property) => {
     RawField((raw) => raw)(target, property);
@@ -421,10 +416,7 @@ function readFields(instance: object): void {
   }
 }
 
-/**
- * A declared field (or alias) given as null counts as missing; an alias names its field unless the field itself is
- * given.
- */
+/** A field (or alias) given as null counts as missing; an alias names its field unless the field is given. */
 function resolveAliases(raw: Dto, type: ClassConstructor<object>): Dto {
   const out: Dto = { ...raw };
   for (const spec of fieldsOf(type)) {
@@ -443,9 +435,7 @@ function isOpen(type: ClassConstructor<object>): boolean {
 
 const UNKNOWN = 'is not a known field';
 
-/**
- * Throws 422 validation_failed naming every problem by its path under `config`, in field order, unknown fields last.
- */
+/** Throws 422 validation_failed naming every problem by its path under `config`. */
 export function normalizeConfigClass<C>(
   type: ClassConstructor<ConnectorConfig<C>>,
   raw: Dto,

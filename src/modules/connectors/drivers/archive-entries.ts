@@ -33,12 +33,9 @@ export type ArchiveSource = {
 export type ArchiveEntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'other';
 
 export interface ArchiveEntry {
-  /** The path inside the archive, normalised: `/` separators, no leading `./`, no trailing `/`. */
   readonly name: string;
   readonly kind: ArchiveEntryKind;
-  /** What the entry's header declares (tar: the bytes that follow; zip: the uncompressed size). */
   readonly size: number;
-  /** Links: the archive path they point at. */
   readonly target?: string;
 }
 
@@ -65,10 +62,7 @@ function corrupt(source: ArchiveSource, error: unknown): ConnectorError {
   );
 }
 
-/**
- * An entry name as a relative archive path, or an unsafe_archive refusal: absolute paths (`/x`, `C:x`), `..`
- * segments and NUL characters. Backslashes count as separators, as Windows tools write them.
- */
+/** An entry name as a relative path; absolute paths, `..` and NUL are unsafe_archive (backslash is a separator). */
 function safeName(source: ArchiveSource, raw: string): string {
   const name = raw.replace(/\\/g, '/');
   if (name.includes('\0')) throw unsafe(source, 'an entry name contains a NUL character');
@@ -80,10 +74,7 @@ function safeName(source: ArchiveSource, raw: string): string {
   return segments.join('/');
 }
 
-/**
- * Where a link points inside the archive: a symlink's target is relative to its folder, a hard link's to the
- * archive root. One that is absolute or climbs above the root is refused.
- */
+/** A link's target inside the archive (symlink: from its folder; hard link: from the root); escaping is refused. */
 function linkTarget(
   source: ArchiveSource,
   name: string,

@@ -50,7 +50,6 @@ interface GaxiosLikeOptions {
 }
 type DefaultAdapter = (options: GaxiosLikeOptions) => Promise<unknown>;
 
-/** What the SDK constructors take: the signer's fields, or a ready client; never nothing (that would mean ADC). */
 export type SdkAuthOptions =
   { readonly credentials: Record<string, string> } | { readonly authClient: BearerHeaders };
 
@@ -65,17 +64,10 @@ interface SdkGoogleAuth {
   fromJSON(json: Record<string, string>, options?: Record<string, unknown>): unknown;
 }
 
-/**
- * One Google SDK session's way out: API requests (the SDKs' teeny-request takes a proxy but no agent) go through a
- * loopback proxy that asks the guard about every destination; google-auth-library's token grant goes through
- * guarded agents. Close it when the session's last response is consumed.
- */
+/** A Google SDK session's way out: API requests via a guarded loopback proxy, the token grant via guarded agents. */
 export interface GoogleEgress {
   readonly auth: SdkAuthOptions;
-  /**
-   * Hands the SDK's GoogleAuth a JWT client whose transport is guarded, before any request. @google-cloud/common
-   * (bigquery) does not pass clientOptions on, so the constructor alone would leave the token grant unguarded.
-   */
+  /** Binds a guarded JWT client first: @google-cloud/common drops clientOptions, leaving the grant unguarded. */
   bindAuth(googleAuth: unknown, scope: string): void;
   withProxy<T extends object>(options: T): T;
   refusal(): Error | undefined;
@@ -106,11 +98,7 @@ async function tokenRequest(ctx: DriverContext, context: EgressContext, url: str
   return body.access_token;
 }
 
-/**
- * Ambient credentials are the host's metadata server, asked by us through the guard: the libraries' own discovery
- * (GOOGLE_APPLICATION_CREDENTIALS, gcloud files, metadata probes through gcp-metadata's process-wide HTTP client)
- * never runs. Anonymous access sends no Authorization header.
- */
+/** Ambient credentials come from the metadata server through the guard; the libraries' own discovery never runs. */
 function bearerHeaders(fetchToken: (() => Promise<string>) | undefined): BearerHeaders {
   let token: Promise<string> | undefined;
   return {

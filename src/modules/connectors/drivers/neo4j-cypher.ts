@@ -1,9 +1,6 @@
 /**
- * The read-only check of a Cypher query, made before anything is sent. It is the first of two lines: the query
- * also runs in a READ access-mode session, where the server refuses writes. That session does not stop a
- * procedure that reads a URL or a file (`apoc.load.json` runs in READ mode), so procedures are judged by name
- * against a list of known reads, and names are read the way the server reads them: by tokens, with backquoted
- * parts, blanks and comments between the dots.
+ * Read-only check of a Cypher query before sending; it also runs in a READ session, which does not stop a procedure
+ * that reads a URL or file (`apoc.load.json`), so procedures are judged by name, tokenised as the server does.
  */
 
 type TokenKind = 'word' | 'quoted' | 'string' | 'parameter' | 'number' | 'symbol';
@@ -92,11 +89,7 @@ const WRITE_CLAUSES: readonly [readonly string[], string][] = [
   [['USE'], 'USE (the connector reads its configured database only)'],
 ];
 
-/**
- * The procedures a query may CALL: schema listings and index searches of Neo4j, APOC's graph walks and metadata,
- * and the GDS algorithms' stream and stats modes. Anything else — `apoc.load.*`, `dbms.*`, a plugin's own — is
- * refused, since the READ session would let a procedure that reads a URL or a file run.
- */
+/** Procedures a query may CALL; anything else (`apoc.load.*`, `dbms.*`) is refused, as READ mode would let it run. */
 const READ_PROCEDURES = new Set(
   [
     'db.labels',
@@ -155,7 +148,6 @@ function dottedName(tokens: readonly Token[], start: number): { name: string; en
   return { name: parts.join('.'), end: i };
 }
 
-/** A word that is a name, not a clause: a property (`n.set`), a label (`:Set`) or a map key (`{set: 1}`). */
 function isNameUse(tokens: readonly Token[], index: number): boolean {
   const before = tokens[index - 1]?.text;
   return before === '.' || before === ':' || tokens[index + 1]?.text === ':';
@@ -177,10 +169,7 @@ function procedureProblem(tokens: readonly Token[], callAt: number): string | un
     : `it calls the procedure ${name}, which is not a known read (see docs/connectors.md)`;
 }
 
-/**
- * Why a query is not read-only, or undefined when it is. Conservative: a keyword used as a map key or property
- * name is taken for a name only after `.` or `:` or before `:`; anywhere else it counts as the clause.
- */
+/** Why a query is not read-only; conservative: a keyword is a name only after `.`/`:` or before `:`. */
 export function cypherWriteReason(query: string): string | undefined {
   const tokens = cypherTokens(query);
   if (tokens.length === 0) return 'the query is empty';

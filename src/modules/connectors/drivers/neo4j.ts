@@ -24,7 +24,6 @@ export interface Neo4jConfig {
   readonly url: string;
   readonly username: string;
   readonly password?: string;
-  /** The database sessions use; the server's default database when absent. */
   readonly database?: string;
 }
 
@@ -105,10 +104,8 @@ function classifyNeo4jError(error: unknown, label: string): ConnectorError {
 }
 
 /**
- * A driver bound to the address the egress guard checked: the host is resolved once, by the guard, and the
- * driver gets that IP, so it does no lookup of its own (a DNS rebinding cannot move it) and opens no socket the
- * guard did not check. It is always a direct (bolt://) driver: with neo4j:// routing the driver would connect to
- * the servers a routing table names, which the guard never saw.
+ * A direct (bolt://) driver bound to the IP the egress guard resolved: no DNS rebinding, and no routing-table
+ * servers the guard never saw.
  */
 async function connect(config: Neo4jConfig, ctx: DriverContext): Promise<Connection> {
   const { host, port, label } = endpoint(config);
@@ -179,7 +176,6 @@ function plainValue(neo4j: Neo4jModule, value: unknown): unknown {
   if (isPlainObject(value)) {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plainValue(neo4j, item)]));
   }
-  // Dates, times, durations and points print in their Cypher form.
   if (typeof value === 'object') return (value as { toString(): string }).toString();
   return value;
 }
@@ -273,7 +269,6 @@ async function* readGraph(
   selection: RowSelection,
   ctx: DriverContext,
 ): AsyncGenerator<ParsedRecord[]> {
-  // Refused before any connection: a writing query never reaches the server.
   refuseWrites(selection);
   const { label } = endpoint(config);
   const collisions = new CollisionLog();

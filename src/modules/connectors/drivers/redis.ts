@@ -38,14 +38,10 @@ const SCAN_COUNT = 1000;
 /** Browse samples this many keys: SCAN walks the whole key space, so a big database is only sampled. */
 export const BROWSE_SCAN_KEYS = 10_000;
 const MAX_BROWSE_PATTERNS = 1000;
-/** SCAN may answer fewer keys than COUNT; browse stops after this many calls even short of its sample. */
 const BROWSE_SCAN_CALLS = 40;
 export const DEFAULT_MAX_KEYS = 100_000;
 export const MAX_KEYS = 1_000_000;
-/**
- * SCAN with MATCH still walks every key: this bounds one read, so a pattern over millions of keys stops with a message
- * instead of scanning for minutes.
- */
+/** SCAN with MATCH still walks every key: bounds one read so a pattern over millions of keys stops with a message. */
 export const MAX_SCAN_CALLS = 5000;
 const KEY_COLUMN = '_key';
 
@@ -161,7 +157,6 @@ async function sampleKeys(client: Client, ctx: DriverContext): Promise<ScanOutco
 }
 
 async function keyTypes(client: Client, keys: readonly string[]): Promise<string[]> {
-  // Commands issued together are pipelined on the one connection.
   return Promise.all(keys.map((key) => client.type(key)));
 }
 
@@ -206,10 +201,7 @@ async function browse(config: RedisConfig, ctx: DriverContext): Promise<BrowseRe
   });
 }
 
-/**
- * hGetAll assigns fields to an object, where `__proto__` sets the prototype and is lost; read as a Map, every name is
- * kept.
- */
+/** hGetAll would lose a `__proto__` field on an object; read as a Map, every name is kept. */
 async function hashFields(client: Client, key: string): Promise<Record<string, unknown>> {
   const { RESP_TYPES } = await loadRedis();
   const reply = await client.withTypeMapping({ [RESP_TYPES.MAP]: Map }).hGetAll(key);

@@ -16,10 +16,7 @@ export interface Endpoint {
   readonly params: URLSearchParams;
 }
 
-/**
- * The endpoint of a SQL server config. A `connection_string` (SQLAlchemy style: `postgresql+psycopg2://user:pass@host:
- * port/db?sslmode=require`) takes precedence; fields it lacks fall back to the discrete ones, then to defaults.
- */
+/** A SQL server's endpoint: a `connection_string` (SQLAlchemy style) wins; missing parts come from the fields. */
 export function sqlEndpoint(
   config: SqlServerConfig,
   defaultPort: number,
@@ -81,7 +78,6 @@ export function splitTable(selection: RowSelection): { schema?: string; table: s
   return dot > 0 ? { schema: table.slice(0, dot), table: table.slice(dot + 1) } : { table };
 }
 
-/** What to run for a selection: a whole table, or one read-only query (checked by the server's read-only mode). */
 export function selectionSql(selection: RowSelection, style: 'ansi' | 'mysql' | 'tsql'): string {
   if (selection.query !== undefined && selection.query.trim() !== '') {
     if (selection.table)
@@ -94,10 +90,7 @@ export function selectionSql(selection: RowSelection, style: 'ansi' | 'mysql' | 
   return `SELECT * FROM ${schema ? `${quoteIdent(schema, style)}.` : ''}${quoteIdent(table, style)}`;
 }
 
-/**
- * For servers without a read-only session mode we can set (SQL Server, Snowflake, BigQuery): one statement that
- * starts with SELECT or WITH. The connector's database role remains the real boundary.
- */
+/** For servers without a read-only session mode: one SELECT/WITH statement; the database role is the real boundary. */
 export function assertReadOnlyQuery(sql: string): void {
   const stripped = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\//g, ' ').trim();
   if (!/^(select|with)\b/i.test(stripped) || stripped.replace(/;\s*$/, '').includes(';')) {
@@ -112,11 +105,7 @@ export function assertReadOnlyQuery(sql: string): void {
   }
 }
 
-/**
- * A SQL value as a cell. Bytes and structured values become text that is never read as a number or a date; a string
- * is the column's declared text unless `shaped` (the server's text of a date, a decimal, a 64-bit integer, which the
- * dataset reads by its shape).
- */
+/** A SQL value as a cell; a string is declared text unless `shaped` (a server's text of a date or big number). */
 export function sqlCell(value: unknown, shaped = true): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return shaped ? value : new DeclaredText(value);
@@ -133,10 +122,6 @@ export function sqlCell(value: unknown, shaped = true): unknown {
   return value;
 }
 
-/**
- * A row as cells. `shaped` names the columns whose strings are typed values written as text; a driver that knows its
- * columns' types gives it, so every other string stays text. Without it every string is read by its shape.
- */
 export function sqlRecord(
   row: Record<string, unknown>,
   shaped?: ReadonlySet<string>,

@@ -18,12 +18,10 @@ import { compact, ConfigString, ConnectorConfig } from '../config-fields';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 
-/** Rows read per window of the selection: memory stays bounded whatever the consumer's pace. */
 const WINDOW_BATCHES = 8;
 
 type Row = Record<string, unknown>;
 
-/** `path`, or a `sqlite:///relative` / `sqlite:////absolute` DSN (the path wins when both are set). */
 export function sqlitePath(config: SqliteConfig): string {
   if (config.path) return config.path;
   const dsn = config.connection_string ?? '';
@@ -33,7 +31,6 @@ export function sqlitePath(config: SqliteConfig): string {
   return match[1].split('?')[0];
 }
 
-/** A read-only connection to the user's file (node-sqlite3, the store's driver), as promises. */
 class SourceFile {
   private constructor(private readonly db: sqlite3.Database) {}
 
@@ -125,10 +122,7 @@ async function listTables(db: SourceFile): Promise<BrowseItem[]> {
   return items;
 }
 
-/**
- * Whether `sql` holds anything after its first statement (node-sqlite3 would silently drop it). Reads SQLite's
- * lexical forms that may contain a `;`: quoted strings and identifiers, bracketed names, comments.
- */
+/** Whether `sql` holds a second statement (node-sqlite3 would silently drop it). */
 export function hasSecondStatement(sql: string): boolean {
   let i = 0;
   while (i < sql.length) {
@@ -137,7 +131,6 @@ export function hasSecondStatement(sql: string): boolean {
       const close = c === '[' ? ']' : c;
       i = sql.indexOf(close, i + 1);
       if (i < 0) return false;
-      // A doubled quote inside the quotes is the quote itself; the scan goes on past it either way.
       i++;
     } else if (c === '-' && sql[i + 1] === '-') {
       const end = sql.indexOf('\n', i);
@@ -156,11 +149,7 @@ export function hasSecondStatement(sql: string): boolean {
 
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
 
-/**
- * The selection as a temp view (a view can only be a SELECT, so this is also the read-only check), and a query over
- * it that gives integers beyond ±2^53 as their exact text: node-sqlite3 reads every integer as a double. `shaped`:
- * the columns without text affinity, whose text (dates by convention) is read by its shape.
- */
+/** The selection as a temp view (a view can only be a SELECT: the read-only check), integers past 2^53 as text. */
 async function selectionQuery(
   db: SourceFile,
   selection: RowSelection,
@@ -199,7 +188,6 @@ async function selectionQuery(
   };
 }
 
-/** SQLite's own affinity rule: a declared type naming INT is an integer; else CHAR, CLOB or TEXT make it text. */
 function hasTextAffinity(declared: string): boolean {
   return !/INT/i.test(declared) && /CHAR|CLOB|TEXT/i.test(declared);
 }

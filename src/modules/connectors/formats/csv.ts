@@ -4,13 +4,10 @@ import { tooManyColumns } from './parse-limits';
 import { emptyRecord, ParsedRecord, RowBatch, TextTable } from './records';
 
 export interface CsvOptions {
-  /** Forced delimiter (`\t` for tsv); sniffed from the first rows when absent. */
   readonly delimiter?: string;
-  /** Whether the first row names the columns; sniffed when absent. */
   readonly hasHeader?: boolean;
   readonly batchSize: number;
   readonly maxColumns?: number;
-  /** Batches as text tables rather than records (see TextTable). */
   readonly textTables?: boolean;
 }
 
@@ -23,7 +20,6 @@ const DELIMITERS = [',', '\t', ';', '|'];
 const SNIFF_ROWS = 50;
 const NUMERIC = /^[-+]?(\d+([.,]\d*)?|[.,]\d+)([eE][-+]?\d+)?%?$/;
 
-/** Chooses the delimiter and whether there is a header from the start of the text. */
 export function sniffCsv(sample: string, options: Pick<CsvOptions, 'delimiter' | 'hasHeader'>): CsvLayout {
   const delimiter =
     options.delimiter ??
@@ -59,7 +55,6 @@ export function looksLikeHeader(rows: readonly string[][]): boolean {
   return votes >= 0;
 }
 
-/** Header names made usable as columns: trimmed, blanks named `column_N`, duplicates suffixed `_2`, `_3`. */
 export function columnNames(header: readonly string[]): string[] {
   const seen = new Map<string, number>();
   return header.map((raw, index) => {
@@ -70,7 +65,6 @@ export function columnNames(header: readonly string[]): string[] {
   });
 }
 
-/** Streams CSV/TSV text as records (or text tables) in batches; empty cells become null, every value stays a string. */
 export async function* readCsv(text: AsyncIterable<string>, options: CsvOptions): AsyncGenerator<RowBatch> {
   const iterator = text[Symbol.asyncIterator]();
   let sample = '';
@@ -126,11 +120,9 @@ export async function* readCsv(text: AsyncIterable<string>, options: CsvOptions)
   if (table && table.rows > 0) yield table.take();
 }
 
-/** Rows of one width packed into a TextTable: cells concatenated once per batch, their ends in one array. */
 class TablePacker {
   rows = 0;
   private cells: string[] = [];
-  // Filled in place (no array of numbers to copy at the end); a batch of a usual width never grows it.
   private ends = new Uint32Array(1024);
   private cell = 0;
   private at = 0;
@@ -160,7 +152,6 @@ class TablePacker {
       columns: this.columns,
       rows: this.rows,
       text: this.cells.join(''),
-      // Its own buffer, transferred to the reader; the next batch starts with one of the size this one needed.
       ends: this.ends.slice(0, this.cell),
     };
     this.rows = 0;
@@ -171,11 +162,7 @@ class TablePacker {
   }
 }
 
-/**
- * Papa's chunk mode over a readable stream, as an async iterable of row arrays. It parses each text chunk in one
- * call (Papa's object-mode duplex stream costs a promise per row, twenty times slower on large files), and pauses
- * the source while a few parsed chunks wait, so memory stays bounded whatever the file size.
- */
+/** Papa's chunk mode (its object-mode stream costs a promise per row), pausing the source so memory stays bounded. */
 async function* parsedChunks(source: Readable, delimiter: string): AsyncGenerator<string[][]> {
   const queue: string[][][] = [];
   let finished = false;
@@ -243,7 +230,6 @@ async function* parsedChunks(source: Readable, delimiter: string): AsyncGenerato
   }
 }
 
-/** A row whose every cell is empty or white space (what Papa's greedy mode skips); most rows exit on the first cell. */
 function isBlankRow(row: readonly string[]): boolean {
   for (const cell of row) {
     if (cell === '') continue;

@@ -26,16 +26,10 @@ export interface FormatOptions {
   readonly delimiter?: string;
   readonly encoding?: string;
   readonly hasHeader?: boolean;
-  /** Checked while parsing when given (the parse thread always gives them). */
   readonly limits?: ParseLimits;
-  /** CSV and TSV batches as text tables rather than records (readFileBatches only). */
   readonly textTables?: boolean;
-  /**
-   * Told a Parquet file's footer once it is read, before any page is decoded: the parse thread sets the decode budget
-   * from it (parquetDecodeBudgetMs), describeFile takes the column types from it.
-   */
+  /** Told a Parquet footer before any page is decoded (the parse thread sets its decode budget from it). */
   readonly onParquetFooter?: (footer: ParquetInfo) => void;
-  /** Told an Excel workbook's sheet names once it is loaded: describeFile lists them without loading it again. */
   readonly onExcelSheets?: (sheets: readonly string[]) => void;
 }
 
@@ -67,10 +61,7 @@ async function wholeFile(source: FileSource): Promise<Uint8Array> {
   return source.kind === 'bytes' ? source.bytes : readFile(source.path);
 }
 
-/**
- * Streams a file's records in batches, in file order. JSON and Excel are parsed whole (their formats need it); CSV
- * and Parquet stream. Flattening collisions are added to `collisions`.
- */
+/** Streams a file's records in file order; JSON and Excel are parsed whole, CSV and Parquet stream. */
 export async function* readFileRecords(
   source: FileSource,
   options: FormatOptions,
@@ -83,12 +74,10 @@ export async function* readFileRecords(
     batchSize,
     collisions,
   )) {
-    // Without textTables every batch is records.
     if (!isTextTable(batch)) yield batch;
   }
 }
 
-/** readFileRecords, with CSV and TSV batches as text tables when `options.textTables` asks for them. */
 export async function* readFileBatches(
   source: FileSource,
   options: FormatOptions,
@@ -156,7 +145,6 @@ export interface FileDescription {
   readonly records: number;
   readonly columns: readonly string[];
   readonly sample: readonly ParsedRecord[];
-  /** Excel: every sheet name; the one read is `options.sheet` (default the first). */
   readonly sheets?: readonly string[];
   readonly columnTypes?: readonly { name: string; type: string }[];
   readonly warnings: readonly string[];

@@ -8,11 +8,7 @@ const DAY_MS = 86_400_000;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/**
- * Dates as `YYYY-MM-DD` (hyparquet's default is a Date at UTC midnight, which a dataset would take for a
- * timestamp), timestamps of micro- and nanosecond units as text keeping every digit (a Date keeps milliseconds),
- * JSON with its big numbers exact.
- */
+/** Dates as `YYYY-MM-DD` and micro/nanosecond timestamps as full-precision text (a Date would lose both). */
 export const EXACT_PARSERS: Partial<ParquetParsers> = {
   dateFromDays: (days: number) => new Date(days * DAY_MS).toISOString().slice(0, 10),
   timestampFromMicroseconds: (micros: bigint) => timestampText(micros, 6),
@@ -20,10 +16,7 @@ export const EXACT_PARSERS: Partial<ParquetParsers> = {
   jsonFromBytes: (bytes: Uint8Array) => parseExactJson(new TextDecoder().decode(bytes)),
 };
 
-/**
- * An unannotated BYTE_ARRAY (read with hyparquet's utf8 off): text when its bytes are UTF-8, as older writers store
- * strings; otherwise the bytes themselves (stored as base64), never text with replacement characters.
- */
+/** An unannotated BYTE_ARRAY: text when UTF-8 (older writers' strings), else the bytes, never replacement chars. */
 export function bytesOrText(value: unknown): unknown {
   if (!(value instanceof Uint8Array)) return value;
   try {
@@ -53,14 +46,9 @@ function decimalScale(element: SchemaElement): { precision: number; scale: numbe
   return undefined;
 }
 
-/** Scales of the top-level DECIMAL columns read as their raw integers, by column name. */
 export type ExactDecimals = ReadonlyMap<string, number>;
 
-/**
- * hyparquet turns a DECIMAL into a double, which rounds beyond 15 significant digits. Such top-level columns are
- * read unannotated (their unscaled integers) and written out as decimal text by `decimalText`; a nested one, or one
- * stored as BYTE_ARRAY (read as UTF-8 when unannotated), fails the ingest naming the column.
- */
+/** hyparquet rounds DECIMALs past 15 digits: top-level ones are read unscaled; nested ones fail the ingest. */
 export function exactDecimalReading(metadata: FileMetaData): {
   metadata: FileMetaData;
   decimals: ExactDecimals;
@@ -91,7 +79,6 @@ export function exactDecimalReading(metadata: FileMetaData): {
   return { metadata: decimals.size === 0 ? metadata : { ...metadata, schema }, decimals };
 }
 
-/** An unscaled DECIMAL (INT64 or big-endian two's complement bytes) as its exact decimal text. */
 export function decimalText(raw: unknown, scale: number): unknown {
   let unscaled: bigint;
   if (typeof raw === 'bigint') unscaled = raw;

@@ -15,7 +15,6 @@ const load = loadOnFirstUse((): Promise<[Hyparquet, Compressors]> =>
 
 const PARQUET_MAGIC = 'PAR1';
 
-/** An async buffer over a local file (read by ranges, never loaded whole). */
 export async function parquetFile(path: string): Promise<AsyncBuffer> {
   const [hyparquet] = await load();
   return hyparquet.asyncBufferFromFile(path);
@@ -66,19 +65,12 @@ async function readParquetInfo(file: AsyncBuffer, limits?: ParseLimits): Promise
   return { metadata, rows: Number(metadata.num_rows), columns };
 }
 
-/**
- * What one declared value and one declared page byte may cost to decode, in the parse thread's CPU time: a sound
- * file takes about a third of it (3 µs a value for 1M rows of an integer and a short string, in one row group).
- */
+/** Decode cost allowed per declared value and page byte (a sound file takes about a third of it). */
 const DECODE_MS_PER_CELL = 0.01;
 const DECODE_MS_PER_PAGE_BYTE = 1 / 20_000;
 const DECODE_BASE_MS = 500;
 
-/**
- * The CPU time decoding may take, from the footer's own counts (cells and page bytes, as checkParquetSize reads
- * them). A sound file decodes in a fraction of it; a damaged page whose run lengths claim billions of values (the
- * decoder loops over each) overruns it, and the parse thread is stopped rather than left spinning.
- */
+/** CPU time decoding may take, from the footer's counts: a damaged page claiming billions of values overruns it. */
 export function parquetDecodeBudgetMs(metadata: FileMetaData): number {
   const { cells, pageBytes } = declaredSize(metadata);
   return Math.ceil(DECODE_BASE_MS + cells * DECODE_MS_PER_CELL + pageBytes * DECODE_MS_PER_PAGE_BYTE);
@@ -104,11 +96,7 @@ function declaredSize(metadata: FileMetaData): { leaves: number; cells: number; 
   };
 }
 
-/**
- * Judges a Parquet file by its footer before any page is read: leaf columns, cells (rows × columns, from the file
- * and from its row groups, whichever is more) and the bytes its pages decompress to. Run-length encoding turns a
- * few bytes into millions of values, so the cells count too.
- */
+/** Judges a Parquet file by its footer: run-length encoding turns a few bytes into millions of values. */
 function checkParquetSize(metadata: FileMetaData, fileBytes: number, limits: ParseLimits): void {
   const { leaves, cells, pageBytes } = declaredSize(metadata);
   if (leaves > limits.maxColumns) throw tooManyColumns(leaves, limits);
@@ -116,10 +104,7 @@ function checkParquetSize(metadata: FileMetaData, fileBytes: number, limits: Par
   checkExpansion('The Parquet file', fileBytes, Math.max(pageBytes, cells * BYTES_PER_CELL), limits);
 }
 
-/**
- * Streams a Parquet file row group by row group (in batches of at most batchSize). INT64 values beyond 2^53 and
- * DECIMALs beyond 15 digits stay exact as strings, dates stay dates; nested groups are flattened to dotted columns.
- */
+/** Streams row groups; INT64 beyond 2^53 and DECIMAL beyond 15 digits stay exact as strings. */
 export async function* readParquet(
   file: AsyncBuffer,
   batchSize: number,

@@ -6,19 +6,15 @@ import { isTextTable, RowBatch, TextTable } from './records';
 export interface ParseLimits {
   readonly maxColumns: number;
   readonly maxCells: number;
-  /** UTF-8 bytes one text cell may have. */
   readonly maxCellBytes: number;
   readonly maxDecompressedBytes: number;
   /** Decompressed bytes per byte of file, enforced once the content expands beyond RATIO_FLOOR_BYTES. */
   readonly maxExpansionRatio: number;
-  /** The parse thread's V8 heap (old generation), in MB. */
   readonly memoryMb: number;
   /** Parse threads the appliance runs at once, and the heap they may take together (MB); more wait their turn. */
   readonly maxThreads: number;
   readonly totalMemoryMb: number;
-  /** Entries one archive (repo_archive) may hold, directories and links included. */
   readonly maxArchiveEntries: number;
-  /** Bytes one archive file may have: the upload limit, whichever way the archive arrived. */
   readonly maxArchiveBytes: number;
 }
 
@@ -43,7 +39,6 @@ export const RATIO_FLOOR_BYTES = 16 * 1024 * 1024;
 /** A decoded value costs at least this much, so a Parquet file's cells bound its expansion from below. */
 export const BYTES_PER_CELL = 8;
 
-/** Refuses content that would expand beyond the decompressed-bytes cap or the expansion ratio. */
 export function checkExpansion(
   what: string,
   fileBytes: number,
@@ -64,11 +59,7 @@ export function checkExpansion(
   }
 }
 
-/**
- * JSON is parsed whole, by V8's native parser, which cannot be interrupted: a parse that outgrows the thread's heap
- * takes the whole process down instead of the thread. Its objects take up to this many times the text's size, so a
- * text that could not fit is refused before parsing.
- */
+/** V8 cannot interrupt JSON.parse and its objects take up to this many times the text: bigger text is refused. */
 export const JSON_HEAP_FACTOR = 16;
 
 export function checkWholeParse(fileBytes: number, limits: ParseLimits): void {
@@ -97,9 +88,7 @@ export function checkCells(cells: number, limits: ParseLimits): void {
   }
 }
 
-/** UTF-8 takes at least 1 and at most 3 bytes per UTF-16 code unit. */
 const MAX_UTF8_BYTES_PER_UNIT = 3;
-/** How much of a column name an error message quotes. */
 const NAME_SHOWN = 100;
 
 function cellTooLarge(column: string, limits: ParseLimits): ConnectorError {
@@ -109,12 +98,10 @@ function cellTooLarge(column: string, limits: ParseLimits): ConnectorError {
   );
 }
 
-/** For text of at least `maxCellBytes / 3` code units only: shorter text always fits. */
 function exceedsCellBytes(text: string, limits: ParseLimits): boolean {
   return text.length > limits.maxCellBytes || Buffer.byteLength(text, 'utf8') > limits.maxCellBytes;
 }
 
-/** Counts the columns and cells of the records a parse produces and measures their text, whatever the format. */
 export class ShapeGuard {
   private readonly columns = new Set<string>();
   private cells = 0;
@@ -178,11 +165,7 @@ const EOCD_SIGNATURE = 0x06054b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
 const ZIP64_MARKER = 0xffffffff;
 
-/**
- * The uncompressed size a zip (an .xlsx) declares for all its entries, read from its central directory without
- * inflating anything. The inflater refuses an entry whose data does not match its declared size, so the sum holds;
- * a zip64 size (over 4 GiB for one entry) counts as infinite.
- */
+/** A zip's declared uncompressed size, from its central directory (the inflater holds entries to it); zip64 = ∞. */
 export function zipExpandedBytes(bytes: Uint8Array): number {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const lowest = Math.max(0, bytes.byteLength - 22 - 0xffff);

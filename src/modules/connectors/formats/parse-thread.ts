@@ -7,7 +7,6 @@ import { ParseLimits } from './parse-limits';
 import { ParseSlots } from './parse-slots';
 import { CollisionLog, isTextTable, ParsedRecord, RowBatch } from './records';
 
-/** What the parse thread is asked to do: describe a whole file, or stream its records. */
 export interface ParseJob {
   readonly op: 'describe' | 'read';
   readonly source: FileSource;
@@ -23,7 +22,6 @@ export type ParseReply =
   | { readonly type: 'budget'; readonly budgetMs: number }
   | { readonly type: 'failed'; readonly errorType: ConnectorErrorType; readonly message: string };
 
-/** Batches the parse thread may post before the reader asks for more: parsing runs ahead, memory stays bounded. */
 export const BATCHES_AHEAD = 2;
 
 export interface ParseRun {
@@ -37,7 +35,6 @@ const ENTRY = compiledEntry(__dirname, 'parse-worker');
 const live = new Set<Worker>();
 const slots = new ParseSlots();
 
-/** Parse threads running now, and parses waiting for one because the appliance-wide caps are reached. */
 export function parseThreadLoad(): { readonly running: number; readonly queued: number } {
   return { running: live.size, queued: slots.queued };
 }
@@ -48,23 +45,15 @@ const slotLimitsOf = (limits: ParseLimits) => ({
   memoryMb: limits.memoryMb,
 });
 
-/**
- * One parse on its own thread, so a hostile file can block neither the event loop nor anything else: its heap is
- * capped (`resourceLimits`), and stopping it terminates the thread mid-parse.
- */
+/** One parse on its own thread with a capped heap, so a hostile file cannot block the event loop. */
 class ParseThread {
   private readonly worker: Worker;
   private readonly replies: ParseReply[] = [];
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
   private stopped = false;
-  /** The job's last reply ('described' or 'end') has come: the thread ending on its own then is no failure. */
   private answered = false;
-  /**
-   * Busy time is the thread's own CPU time: waiting for the reader to pull does not count, a decoder spinning in one
-   * synchronous call does, and a machine busy with other work does not make a sound file look damaged (the
-   * event loop's active time is wall-clock time and grew tenfold under load).
-   */
+  /** The thread's own CPU time: waiting for the reader is free, and load elsewhere cannot fail a sound file. */
   private readonly budget = new DecodeBudget(
     () => {
       const from = this.cpuMs();
@@ -96,9 +85,7 @@ class ParseThread {
   ) {
     this.worker = new Worker(ENTRY, {
       workerData: { job },
-      // A parse's garbage is a few chunks' strings and rows: a small young generation keeps the thread's memory low
-      // (left to V8 it grew to about 50 MB on a 1M-row CSV). At 8 MB the rows waiting for the reader outlived
-      // scavenges and were promoted; 16 MB took a fifth off the ingest's CPU time and no more memory.
+      // A small young generation keeps the thread's memory low; 16 MB (vs 8) stops waiting rows being promoted.
       resourceLimits: { maxOldGenerationSizeMb: run.limits.memoryMb, maxYoungGenerationSizeMb: 16 },
     });
     live.add(this.worker);
@@ -147,7 +134,6 @@ class ParseThread {
       const usage = await this.worker.cpuUsage();
       return (usage.user + usage.system) / 1000;
     } catch {
-      // The thread has exited: it spends nothing more.
       return 0;
     }
   }
@@ -181,7 +167,6 @@ function unexpected(reply: ParseReply): ConnectorError {
   return new ConnectorError('driver_error', `The file parser answered "${reply.type}" out of turn.`);
 }
 
-/** describeFile on a parse thread, with the limits checked. */
 export async function describeFileInThread(
   source: FileSource,
   options: FormatOptions,
@@ -206,7 +191,6 @@ export async function describeFileInThread(
   }
 }
 
-/** readFileRecords on a parse thread, with the limits checked; the thread stops when the reader stops. */
 export async function* readFileRecordsInThread(
   source: FileSource,
   options: FormatOptions,
@@ -221,12 +205,10 @@ export async function* readFileRecordsInThread(
     collisions,
     run,
   )) {
-    // Without textTables every batch is records.
     if (!isTextTable(batch)) yield batch;
   }
 }
 
-/** readFileBatches on a parse thread: CSV and TSV as text tables when `options.textTables` asks for them. */
 export async function* readFileBatchesInThread(
   source: FileSource,
   options: FormatOptions,

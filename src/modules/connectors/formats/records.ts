@@ -1,4 +1,3 @@
-/** A parsed record: column name → JSON-safe value (string, number, boolean, null, array). */
 export type ParsedRecord = Record<string, unknown>;
 
 /**
@@ -9,10 +8,7 @@ export function emptyRecord(): ParsedRecord {
   return Object.create(null) as ParsedRecord;
 }
 
-/**
- * A value a typed source declares as text (a PostgreSQL `text`, a SQLite `TEXT` column): stored as text whatever it
- * looks like. Only untyped sources' text (CSV, JSON strings) is read by its shape.
- */
+/** Declared text (a PostgreSQL `text` column) stays text; only untyped sources' text is read by its shape. */
 export class DeclaredText {
   constructor(readonly text: string) {}
 
@@ -75,7 +71,6 @@ export function flattenRecord(source: Record<string, unknown>): Flattened {
   return { record, collisions };
 }
 
-/** Collects collision names across many records and reports each once. */
 export class CollisionLog {
   private readonly names = new Set<string>();
 
@@ -94,7 +89,6 @@ export class CollisionLog {
   }
 }
 
-/** Reads a dot-path (`results.items`) from a parsed JSON value; numeric segments index arrays. */
 export function getPath(value: unknown, path: string): unknown {
   let current = value;
   for (const segment of path.split('.').filter((s) => s !== '')) {
@@ -106,23 +100,17 @@ export function getPath(value: unknown, path: string): unknown {
   return current;
 }
 
-/**
- * CSV rows packed to cross from the parse thread cheaply: one string and one array per batch, where records cost an
- * object per row and a structured clone of every cell (most of an ingest's CPU time on a large file). Only a reader
- * that asks for them gets them (`readTables`, the dataset ingest).
- */
+/** CSV rows packed for the trip from the parse thread: one string and one array per batch, not an object per row. */
 export interface TextTable {
   /** Column names in order; a name given twice keeps the value of its last cell, as a record would. */
   readonly columns: readonly string[];
   readonly rows: number;
-  /** Every cell's text, row after row, concatenated. */
   readonly text: string;
   /** Where each cell ends in `text`: cell i (row i / width, column i % width) spans ends[i - 1]..ends[i]; an empty
    * cell is null. */
   readonly ends: Uint32Array<ArrayBuffer>;
 }
 
-/** A batch of rows as readers get it: records, or a text table when the reader asked for tables. */
 export type RowBatch = ParsedRecord[] | TextTable;
 
 export function isTextTable(batch: TextTable | readonly ParsedRecord[]): batch is TextTable {
@@ -133,7 +121,6 @@ export function batchRows(batch: RowBatch): number {
   return isTextTable(batch) ? batch.rows : batch.length;
 }
 
-/** The first `rows` rows of a batch. */
 export function headOfBatch(batch: RowBatch, rows: number): RowBatch {
   if (!isTextTable(batch)) return batch.slice(0, rows);
   const cells = rows * batch.columns.length;
