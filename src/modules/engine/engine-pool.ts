@@ -6,7 +6,6 @@ export interface PoolOptions {
   readonly size: number;
   readonly acquireTimeoutMs: number;
   readonly computeTimeoutMs: number;
-  /** Budget of one health ping. */
   readonly pingTimeoutMs: number;
   /** Recycle a worker after about this many requests (0 = never); each worker gets up to +10 % jitter. */
   readonly recycleAfter: number;
@@ -18,13 +17,11 @@ export interface CrashLoopOptions {
   /** Worker failures (deaths, timeouts, failed starts) within `windowMs` that open the breaker. */
   readonly maxFailures: number;
   readonly windowMs: number;
-  /** While open, a replacement is attempted only this often. */
   readonly coolDownMs: number;
 }
 
 export type LossReason = 'died' | 'timeout' | 'unhealthy' | 'recycled' | 'start_failed';
 
-/** Hooks for logs and metrics; the pool itself knows neither. */
 export interface PoolObserver {
   workerReady(pid: number, slot: number): void;
   workerLost(reason: LossReason, slot: number, detail: string, pid?: number): void;
@@ -54,7 +51,6 @@ interface Slot {
   recycleAt: number;
   retryTimer?: NodeJS.Timeout;
   consecutiveFailures: number;
-  /** What the busy worker is running. */
   kind?: EngineWorkKind;
 }
 
@@ -67,7 +63,6 @@ interface Waiter {
 
 const RESTART_BACKOFF_MS = 100;
 
-/** Counts recent failures; open when too many fell inside the window. */
 export class CrashLoopBreaker {
   private failures: number[] = [];
 
@@ -76,7 +71,6 @@ export class CrashLoopBreaker {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Records a failure; true when this one opened the breaker. */
   record(): boolean {
     const wasOpen = this.isOpen();
     this.failures.push(this.now());
@@ -94,11 +88,7 @@ export class CrashLoopBreaker {
   }
 }
 
-/**
- * Supervises ENGINE_POOL_SIZE warm workers: hands each request to one idle worker (one request per worker at a
- * time), bounds the wait for a free one, kills a worker that overruns, replaces dead ones and retries their request
- * once, recycles workers after N requests and pings idle ones periodically.
- */
+/** Supervises ENGINE_POOL_SIZE warm workers, one request each; overrunning or dead workers are replaced. */
 export class EnginePool {
   private readonly slots: Slot[];
   private readonly idle: Slot[] = [];
@@ -132,7 +122,6 @@ export class EnginePool {
     }));
   }
 
-  /** Adopts already-probed workers, starts the other slots and resolves once every slot has settled. */
   async start(adopted: readonly WorkerHandle[] = []): Promise<void> {
     adopted.slice(0, this.slots.length).forEach((worker, i) => this.install(this.slots[i], worker));
     await Promise.all(this.slots.filter((slot) => slot.state === 'empty').map((slot) => this.launch(slot)));
@@ -176,10 +165,7 @@ export class EnginePool {
     };
   }
 
-  /**
-   * Runs one request. Throws AppError engine_busy (no free worker in time), engine_timeout (the worker overran and
-   * was killed), internal_error (the worker died twice), or PoolUnavailableError (route it elsewhere).
-   */
+  /** Throws engine_busy, engine_timeout, internal_error (died twice), or PoolUnavailableError (route elsewhere). */
   async run(request: EngineRequest, ticket: EngineTicket = INTERACTIVE_TICKET): Promise<EngineReply> {
     for (let attempt = 1; ; attempt++) {
       const waitStarted = performance.now();
@@ -233,10 +219,7 @@ export class EnginePool {
     await Promise.all(exits);
   }
 
-  /**
-   * An idle worker is handed over synchronously, so the request is written to it before the caller's next statement
-   * runs (callers do their own work while the engine computes); otherwise a wait for one.
-   */
+  /** An idle worker is handed over synchronously, so the request is written before the caller's next statement. */
   private acquire(ticket: EngineTicket): Slot | Promise<Slot> {
     if (this.stopped) throw new PoolUnavailableError('the engine pool is stopping');
     if (!this.serving) throw new PoolUnavailableError('no engine worker is running');
@@ -281,10 +264,7 @@ export class EnginePool {
     this.offer(slot);
   }
 
-  /**
-   * A worker is free: it goes to a waiting interactive request before a scheduled one, and among those to the
-   * organization served longest ago (the longest waiter of it); otherwise it joins the idle list.
-   */
+  /** A free worker goes to interactive before scheduled work, then to the organization served longest ago. */
   private offer(slot: Slot): void {
     slot.kind = undefined;
     const waiter = this.nextWaiter();
@@ -388,7 +368,6 @@ export class EnginePool {
     slot.retryTimer.unref();
   }
 
-  /** Takes the slot's worker out of service (killed) and starts a replacement. */
   private replace(
     slot: Slot,
     reason: Exclude<LossReason, 'recycled' | 'start_failed'>,

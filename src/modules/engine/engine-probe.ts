@@ -1,10 +1,8 @@
 import { ActionStatistics, EngineReply, EngineRequest, EngineResult } from './engine.types';
 
 /**
- * The known computation every worker (and the one-shot fallback) must get right before it serves: the sum of two
- * uniforms on [0, 1] has the triangular density on [0, 2], so mean 1, std dev sqrt(1/6), p5 = sqrt(0.1),
- * p50 = 1, p95 = 2 - sqrt(0.1). The seed is fixed, so a correct engine passes or fails this deterministically;
- * the tolerances are six standard errors at this run count.
+ * The probe: the sum of two uniforms on [0, 1] is triangular on [0, 2] (mean 1, sd sqrt(1/6), p5 = sqrt(0.1)); the
+ * seed is fixed and the tolerances are six standard errors at this run count.
  */
 export const PROBE_REQUEST: EngineRequest = Object.freeze({
   runs: 20000,
@@ -47,7 +45,6 @@ export class ProbeComputeError extends Error {
   }
 }
 
-/** Checks a probe reply; returns the result or throws ProbeComputeError. */
 export function checkProbeReply(reply: EngineReply): EngineResult {
   if (reply.type === 'error')
     throw new ProbeComputeError(`it answered ${reply.error.code}: ${reply.error.message}`);
@@ -76,7 +73,6 @@ export function checkProbeReply(reply: EngineReply): EngineResult {
   return result;
 }
 
-/** The numbers of a result without its timing, for exact comparisons between paths and workers. */
 export function resultFingerprint(result: EngineResult): string {
   const { compute_ms: _computeMs, ...numbers } = result;
   return JSON.stringify(numbers);

@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FramedSocket, FramedSocketClosedError, FrameTimeoutError } from '../../common/framed-socket';
 import { EngineErrorBody, EngineReply, EngineRequest, EngineResult } from './engine.types';
 
-/** The worker process went away (exit, crash, closed socket, protocol violation). */
 export class WorkerLostError extends Error {
   constructor(reason: string) {
     super(`the engine worker was lost: ${reason}`);
@@ -31,25 +30,19 @@ export class WorkerStartError extends Error {
   }
 }
 
-/** One warm worker as the pool sees it; the fake in unit tests implements the same. */
 export interface WorkerHandle {
   readonly pid: number;
   readonly version: string;
   readonly isAlive: boolean;
-  /** Rejects with WorkerTimeoutError or WorkerLostError. */
   run(request: EngineRequest, budgetMs: number): Promise<EngineReply>;
-  /** Rejects when the worker does not answer a ping in time. */
   ping(timeoutMs: number): Promise<void>;
-  /** SIGKILL now. */
   kill(): void;
   /** Graceful stop: close the socket (the worker exits on EOF), SIGKILL after a grace period. */
   retire(): void;
-  /** Called once when the worker process exits or its connection closes. */
   onExit(listener: () => void): void;
 }
 
 export interface WorkerLauncher {
-  /** Starts a worker and waits for its hello; rejects with WorkerStartError. */
   launch(): Promise<WorkerHandle>;
 }
 
@@ -74,7 +67,6 @@ export const WORKER_ENV: Readonly<Record<string, string>> = Object.freeze({
 
 let socketSequence = 0;
 
-/** Starts `simulate --serve <socket>` processes and connects to them. */
 export class SocketWorkerLauncher implements WorkerLauncher {
   constructor(private readonly options: SocketWorkerOptions) {}
 

@@ -42,10 +42,7 @@ export function isFallbackAllowed(
   return byMode && config.engineAllowSubprocessFallback;
 }
 
-/**
- * Owns the engine: settles `engine_mode` before the HTTP listener opens (onModuleInit runs inside app.init()),
- * then routes every computation to the warm pool, the one-shot fallback, or a 503.
- */
+/** Owns the engine: settles `engine_mode` before the HTTP listener opens (onModuleInit runs inside app.init()). */
 @Injectable()
 export class EngineService implements EnginePort, OnModuleInit, OnApplicationShutdown {
   private settledMode: EngineMode = 'unavailable';
@@ -211,7 +208,6 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     );
   }
 
-  /** Probes server mode up to ENGINE_PROBE_ATTEMPTS times, then starts the pool around the validated worker. */
   private async startPool(): Promise<boolean> {
     const launcher = new SocketWorkerLauncher({
       binaryPath: this.config.engineBinaryPath,
@@ -257,7 +253,6 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     return false;
   }
 
-  /** One worker, launched and probed within ENGINE_PROBE_SOCKET_TIMEOUT_S. */
   private async launchProbed(launcher: WorkerLauncher): Promise<WorkerHandle> {
     const budgetMs = this.config.engineProbeSocketTimeoutS * 1000;
     let worker: WorkerHandle | undefined;
@@ -392,7 +387,6 @@ export class EngineService implements EnginePort, OnModuleInit, OnApplicationShu
     this.noteMode(mode);
   }
 
-  /** Keeps the engine_mode gauge current and logs run-time changes after start-up. */
   private noteMode(mode: EngineMode): void {
     if (mode === this.reportedMode) return;
     const previous = this.reportedMode;

@@ -28,7 +28,6 @@ export interface Sensitivity {
   readonly swing?: number;
 }
 
-/** The engine's result, as the binary writes it (snake_case is the wire format). */
 export interface EngineResult {
   readonly engine_version: string;
   readonly runs: number;
@@ -56,7 +55,6 @@ export interface CorrelationOutcome {
 
 export interface EngineOutcome {
   readonly result: EngineResult;
-  /** The path that computed this result. */
   readonly mode: ServingMode;
 }
 
@@ -91,7 +89,6 @@ export interface EnginePort {
 
 export const ENGINE_PORT = Symbol('ENGINE_PORT');
 
-/** What a worker or the one-shot binary answers for one run. */
 export type EngineReply =
   | { readonly type: 'result'; readonly result: EngineResult }
   | { readonly type: 'error'; readonly error: EngineErrorBody };
