@@ -14,7 +14,6 @@ import {
   UserSchema,
 } from './account.entities';
 
-/** Organizations, users, sessions and mail tokens: the only code of the accounts module touching the database. */
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly em: EntityManager) {}
@@ -31,11 +30,7 @@ export class AccountsRepository {
     return (tx ?? this.em.fork()).findOne(OrganizationSchema, { isOperator: true });
   }
 
-  /**
-   * The first organization ever created becomes the operator organization. Simultaneous first sign-ups on PostgreSQL
-   * would all count none and all claim it (one insert then breaks the one-operator index), so a transaction that
-   * counts none takes the lock and counts again, seeing what the others committed meanwhile.
-   */
+  /** The first organization is the operator's; on PostgreSQL a count of none takes the lock and counts again. */
   async insertOrganization(name: string, tx: EntityManager): Promise<OrganizationEntity> {
     let isFirst = (await tx.count(OrganizationSchema, {})) === 0;
     if (isFirst) {
@@ -93,7 +88,6 @@ export class AccountsRepository {
     return session;
   }
 
-  /** A live session together with its user, or null when revoked, expired or unknown. */
   async findLiveSession(
     sessionId: string,
     userId: string,
@@ -137,7 +131,6 @@ export class AccountsRepository {
       .findOne(AuthTokenSchema, { tokenHash, purpose, usedAt: null, expiresAt: { $gt: now } });
   }
 
-  /** Marks the token used if it still is usable; false when another request consumed it first. */
   async consumeAuthToken(tokenId: string, now: string, tx: EntityManager): Promise<boolean> {
     const changed = await tx.nativeUpdate(
       AuthTokenSchema,

@@ -96,7 +96,6 @@ export class AuthService implements OnApplicationShutdown {
     void work.finally(() => this.pending.delete(work));
   }
 
-  /** Sets the new password and ends every session of the user. */
   async resetPassword(token: string, newPassword: string, ip: string): Promise<void> {
     const usable = await this.repository.findUsableAuthToken(
       sha256Hex(token),

@@ -18,10 +18,8 @@ export interface LoginAttempt {
 }
 
 /**
- * Throttles failed logins per (account, client address) and per client address, which refuses (429) only the
- * sources that failed. Failures against one account from everywhere only slow that account's logins down (the
- * backstop), so nobody can lock a known account out by guessing its password from elsewhere. Replicas share the
- * counts (WindowCounters).
+ * Throttles failed logins per (account, address) and per address (429 for those sources only); failures against an
+ * account from everywhere only slow it down, so nobody can lock a known account out. Replicas share the counts.
  */
 @Injectable()
 export class LoginThrottle {
@@ -39,11 +37,7 @@ export class LoginThrottle {
     this.byAccount = counters.create('login_account', config.loginAccountBackstop + 1, windowMs);
   }
 
-  /**
-   * Counts the attempt before its password is checked, so that concurrent attempts cannot all pass a check of the
-   * failures so far: of any burst, at most the limit reach the password check. Throws 429 rate_limited for a
-   * throttled source; otherwise says how long to delay the attempt.
-   */
+  /** Counts the attempt before the password check, so of a concurrent burst at most the limit reach the check. */
   async admit(email: string, ip: string, now = Date.now()): Promise<LoginAttempt> {
     const accountSourceCount = await this.byAccountSource.tryHit([email, ip], now);
     const sourceCount = accountSourceCount === null ? null : await this.bySource.tryHit([ip], now);
@@ -70,7 +64,6 @@ export class LoginThrottle {
     };
   }
 
-  /** The attempt's reserved counts stand as failures; says which throttles this failure engaged. */
   async recordFailure(attempt: LoginAttempt, now = Date.now()): Promise<ThrottleEngagement[]> {
     const engaged: ThrottleEngagement[] = [];
     if (attempt.accountSourceCount === this.config.loginFailuresPerSource) engaged.push('account_source');
@@ -86,7 +79,6 @@ export class LoginThrottle {
     await this.bySource.release([attempt.ip], attempt.at);
   }
 
-  /** Gives back the attempt's reserved counts: it ended before a password was checked. */
   async release(attempt: LoginAttempt): Promise<void> {
     await this.byAccountSource.release([attempt.email, attempt.ip], attempt.at);
     await this.bySource.release([attempt.ip], attempt.at);

@@ -19,10 +19,8 @@ const FAILURE_MESSAGES = {
 } as const;
 
 /**
- * Session tokens are HS256 JWTs naming a session row (`sid`), so a password reset can revoke every session of a user.
- * One appliance caches resolutions briefly and drops the user's cached sessions at once when it revokes them.
- * Replicas sharing a database do not cache (as API keys, see ApiKeysService): a reset through one replica ends the
- * sessions on every replica at their next request, not when another replica's cache entry runs out.
+ * Session tokens are HS256 JWTs naming a session row (`sid`), so a reset can revoke every session. Replicas sharing
+ * a database do not cache resolutions, so a revocation reaches every replica at its next request.
  */
 @Injectable()
 export class SessionsService {
@@ -52,7 +50,6 @@ export class SessionsService {
     return { token, expiresIn: SESSION_LIFETIME_S };
   }
 
-  /** Throws invalid_session for a bad, expired or revoked token. */
   async resolve(token: string): Promise<SessionIdentity> {
     const verified = await verifyJwt(this.secrets.jwtKey, token);
     if (!verified.ok) throw new AppError('invalid_session', FAILURE_MESSAGES[verified.reason]);
