@@ -20,7 +20,6 @@ import {
 import { pinnedAgent } from './guarded-agent';
 import { formatIp, IpAddress, parseIp } from './ip-address';
 
-/** Resolves a DNS name to every address it has (the guard checks all of them). */
 export type EgressResolver = (name: string) => Promise<string[]>;
 
 export const systemResolver: EgressResolver = async (name) =>
@@ -37,7 +36,6 @@ export interface EgressGuardOptions {
   readonly decisions: Counter<'purpose' | 'decision'>;
   readonly resolver?: EgressResolver;
   readonly connectTimeoutMs?: number;
-  /** Extra trusted CA certificates (PEM) for TLS destinations, on top of Node's bundled roots. */
   readonly ca?: readonly string[];
   readonly now?: () => Date;
 }
@@ -49,10 +47,7 @@ const MAX_PINNED_AGENTS = 64;
 /** How much of an answer's body `send` reads (and discards) before it closes the connection instead. */
 const MAX_DISCARDED_BODY_BYTES = 64 * 1024;
 
-/**
- * The egress guard: normalises, checks against the policy, resolves names itself, checks every address, records one
- * hash-chained decision per attempt and hands out connections pinned to the checked address.
- */
+/** The egress guard: checks every name and address, records one hash-chained decision, pins the connection. */
 export class EgressGuardService implements EgressGuard {
   private readonly resolver: EgressResolver;
   private readonly connectTimeoutMs: number;

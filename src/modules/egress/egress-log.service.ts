@@ -31,7 +31,6 @@ export class EgressLogService {
     return this.decisions.verifyChain();
   }
 
-  /** The addresses of a destination that lie on the public internet. */
   publicAddressesOf(destination: DestinationSummary): string[] {
     return destination.addresses.filter((address) => {
       const ip = parseIp(address);

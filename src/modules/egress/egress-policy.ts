@@ -46,9 +46,8 @@ function deny(reason: string): Verdict {
 }
 
 /**
- * The allowlist, evaluated in two steps: `judgeName` before any DNS lookup (so a name no rule could allow is never
- * even resolved), then `judgeAddress` for each resolved address. Name rules never reach loopback, link-local,
- * metadata or reserved addresses: those need an address rule, so a DNS answer cannot move a destination onto them.
+ * The allowlist: `judgeName` before any DNS lookup, then `judgeAddress` per resolved address. Name rules never reach
+ * loopback, link-local, metadata or reserved addresses, so a DNS answer cannot move a destination onto them.
  */
 export class EgressPolicy {
   readonly mode: 'deny_all' | 'allowlist';
@@ -137,7 +136,6 @@ export class EgressPolicy {
     return { ...(first as Verdict), address: addresses[0] };
   }
 
-  /** Whether any rule lets traffic reach public address space (or a name that may resolve there). */
   publicReach(): string[] {
     const reasons: string[] = [];
     for (const rule of this.rules) {

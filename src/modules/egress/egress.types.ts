@@ -11,10 +11,8 @@ export interface EgressContext {
 export interface CheckedDestination {
   readonly host: string;
   readonly port: number;
-  /** The resolved, checked IP address to connect to; the host stays the TLS servername. */
   readonly address: string;
   readonly family: 4 | 6;
-  /** The TLS servername (SNI and certificate name) to use: the host name, or undefined for an IP literal. */
   readonly servername?: string;
 }
 
@@ -28,7 +26,6 @@ export class EgressBlockedError extends Error {
     this.name = 'EgressBlockedError';
   }
 
-  /** The stable first part of the reason (`loopback_address`, `no_rule`, `scheme_not_allowed`...). */
   get code(): string {
     return this.reason.split(':')[0];
   }

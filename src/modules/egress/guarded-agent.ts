@@ -2,11 +2,7 @@ import type { Agent } from 'undici';
 import { InvalidHostError, normaliseHost } from './egress-host';
 import { CheckedDestination, EgressBlockedError } from './egress.types';
 
-/**
- * An undici Agent that can only ever open connections to one checked address. Each connection goes to
- * `destination.address` (no DNS lookup), the original host name stays the TLS servername, and an origin other than
- * the checked one is refused, so nothing handed this dispatcher by mistake can reach anywhere else.
- */
+/** An undici Agent pinned to one checked address (no DNS lookup); any other origin is refused. */
 export async function pinnedAgent(
   destination: CheckedDestination,
   tls: { timeout: number; ca?: string[] },

@@ -2,10 +2,8 @@ import { BlockList } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * IP addresses as integers, so embedded IPv4 forms are read exactly (no string tricks); text is parsed and printed by
- * ipaddr.js and ranges are matched by node:net's BlockList. Only canonical dotted-quad IPv4 and RFC 4291 IPv6 text is
- * accepted here; the looser forms (decimal, hex, octal, short IPv4) are turned into dotted quads by the WHATWG host
- * parser before anything reaches this file.
+ * IP addresses as integers, so embedded IPv4 forms are read exactly. Only canonical text is accepted: the WHATWG
+ * host parser has turned the looser IPv4 forms into dotted quads before anything reaches this file.
  */
 export interface IpAddress {
   readonly family: 4 | 6;
@@ -109,10 +107,7 @@ function cidr(text: string): Cidr {
   return makeCidr({ family: address.kind() === 'ipv4' ? 4 : 6, value: valueOf(address) }, prefix);
 }
 
-/**
- * IPv4 addresses carried inside IPv6 ones. The connection goes to the IPv6 address, but the packet ends up at the
- * embedded IPv4 host (mapping, a NAT64 gateway, a 6to4 or Teredo relay), so that is the address that must be judged.
- */
+/** IPv4 carried inside IPv6 (mapping, NAT64, 6to4, Teredo): the packet reaches that host, so it is judged. */
 export function embeddedIpv4(ip: IpAddress): IpAddress | undefined {
   if (ip.family !== 6) return undefined;
   const low32 = ip.value & 0xffffffffn;
@@ -126,10 +121,7 @@ export function embeddedIpv4(ip: IpAddress): IpAddress | undefined {
   return undefined;
 }
 
-/**
- * `::ffff:a.b.c.d` is how a dual-stack socket spells an IPv4 peer: the very same socket, so IPv4 rules apply to it.
- * Every other embedding goes through a translator or relay and is a different destination for allow rules.
- */
+/** `::ffff:a.b.c.d` is a dual-stack socket's IPv4 peer, so IPv4 rules apply; other embeddings go through a relay. */
 export function isIpv4Mapped(ip: IpAddress): boolean {
   return ip.family === 6 && ip.value >> 32n === 0xffffn;
 }
