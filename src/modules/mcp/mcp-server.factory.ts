@@ -36,7 +36,6 @@ export function describeTool(tool: McpTool, contract: ContractDocument): ToolLis
   };
 }
 
-/** The error a tool answers with: the API's own error body (code, message, details) as the result text. */
 export function toolError(error: AppError): CallToolResult {
   const body = {
     error: {
@@ -48,10 +47,7 @@ export function toolError(error: AppError): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
-/**
- * Builds the MCP server of one session. The low-level `Server` (rather than `McpServer`) lets argument validation
- * fail with the API's `validation_failed` body and lets the visible tool set follow the license at each listing.
- */
+/** The low-level `Server` lets validation fail with `validation_failed` and the tool set follow the license. */
 @Injectable()
 export class McpServerFactory {
   constructor(

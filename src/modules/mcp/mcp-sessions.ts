@@ -19,7 +19,6 @@ export interface McpSession {
   lastSeenAt: number;
 }
 
-/** Who holds a session or a slot reserved for one. */
 interface Claimant {
   readonly owner: string;
   readonly orgId: string;
@@ -38,7 +37,7 @@ export function sessionOwner(principal: Principal): string {
   return `user:${principal.userId ?? 'unknown'}:org:${principal.orgId}`;
 }
 
-/** Open MCP sessions of both HTTP transports: bound to their owner, capped per credential, organization and appliance, closed when idle. */
+/** Open MCP sessions, bound to their owner and capped per credential, organization and appliance. */
 @Injectable()
 export class McpSessions implements OnModuleInit, OnApplicationShutdown {
   private readonly sessions = new Map<string, McpSession>();
@@ -66,10 +65,8 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Holds a slot for a session about to be opened by `principal`, or throws 503 mcp_session_limit_reached with
-   * Retry-After when the appliance, the organization or the credential has no slot left even after closing idle
-   * sessions. The slot is held from the check until the session is registered (or the returned release is called),
-   * so concurrent initializes cannot overshoot a limit.
+   * Holds a slot for a session about to open, or throws 503 mcp_session_limit_reached; the slot is held until the
+   * session is registered, so concurrent initializes cannot overshoot a limit.
    */
   async reserve(principal: Principal): Promise<() => void> {
     const claimant = { owner: sessionOwner(principal), orgId: principal.orgId };
@@ -170,7 +167,6 @@ export class McpSessions implements OnModuleInit, OnApplicationShutdown {
     return undefined;
   }
 
-  /** When the first of these sessions would be closed as idle, if nothing uses it before then. */
   private untilIdleExpiryMs(sessions: readonly McpSession[]): number {
     if (sessions.length === 0) return 0;
     const oldest = Math.min(...sessions.map((s) => s.lastSeenAt));

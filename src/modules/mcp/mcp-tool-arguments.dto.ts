@@ -16,11 +16,6 @@ import { FiniteNumber, IfPresent } from '../../common/validation';
 import { FitRequest } from '../query/data-fit.dto';
 import { ReportOutcomeDto } from '../triggers/triggers.dto';
 
-/**
- * The arguments of the tools that wrap a route without a body (a path parameter, a query string, the runtime
- * socket). The tools that wrap a body take the route's own request class.
- */
-
 @ContractComponent()
 export class NoToolArguments {}
 

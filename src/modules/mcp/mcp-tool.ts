@@ -12,22 +12,16 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-/**
- * One MCP tool: the /v1 endpoint it wraps, the entitlement that makes it visible (none: every edition), what a call
- * requires (checked by common/auth/authorization.ts, as the route guards check the endpoint's decorators), and a
- * handler that calls the same service the HTTP controller calls, with the caller's principal.
- */
+/** One MCP tool: the /v1 endpoint it wraps, its visibility, requirements, and a handler calling the same service. */
 export interface ToolDefinition<A extends object> {
   readonly name: string;
   readonly description: string;
   /** `METHOD /path` of the operation it wraps in the contract, whose success answer is the tool's output. */
   readonly endpoint: string;
-  /** The output's class (a @ContractComponent) for a tool that wraps no HTTP operation. */
   readonly answers?: Type<object>;
   /** Several: visible only when the license grants every one of them. */
   readonly visibleWith?: Entitlement | readonly Entitlement[];
   readonly requires?: Requirement;
-  /** The class of its arguments: checked as the route's body is, its JSON Schema read from the contract. */
   readonly input: Type<A>;
   readonly annotations: ToolAnnotations;
   readonly run: (principal: Principal, args: A) => Promise<Record<string, unknown>>;

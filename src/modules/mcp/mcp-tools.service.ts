@@ -38,7 +38,6 @@ import {
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
-/** The tool catalogue; which tools a caller sees is decided by `visibleTools`. */
 @Injectable()
 export class McpToolsService {
   readonly tools: readonly McpTool[];

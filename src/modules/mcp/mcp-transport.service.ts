@@ -28,7 +28,6 @@ function hijack(reply: FastifyReply): void {
   reply.hijack();
 }
 
-/** Glue between Fastify and the SDK's Streamable HTTP and HTTP+SSE server transports. */
 /** The media types Streamable HTTP requires a client to accept, per method (the SDK would answer a JSON-RPC 406). */
 const REQUIRED_ACCEPT: Readonly<Record<string, readonly string[]>> = {
   POST: ['application/json', 'text/event-stream'],

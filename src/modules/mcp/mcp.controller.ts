@@ -20,10 +20,7 @@ const EVENT_STREAM = {
   },
 };
 
-/**
- * MCP over HTTP. Every route sits behind the global credential guard; the transports write the raw response
- * themselves (after `reply.hijack()`), so these handlers return nothing.
- */
+/** MCP over HTTP; the transports write the raw response (after `reply.hijack()`), so handlers return nothing. */
 @Controller('mcp')
 @ApiExtraModels(JsonRpcResponse)
 @ApiErrors('forbidden', 'origin_not_allowed')

@@ -7,11 +7,8 @@ function isLoopback(hostname: string): boolean {
 }
 
 /**
- * Browsers send Origin on cross-site requests; MCP hosts outside a browser send none. A page from another origin
- * must not drive the MCP endpoints with a credential it got hold of (DNS rebinding, stray tabs), so only the
- * appliance's own origins pass: the Host the request was sent to, the configured public base URL, and another
- * loopback name for the same port when the daemon itself listens on loopback (localhost vs 127.0.0.1). Another
- * local port is another origin: a local web page is refused like any other.
+ * A page from another origin must not drive MCP with a credential it got hold of (DNS rebinding, stray tabs): only
+ * the Host requested, the public base URL and the other loopback name of the same port pass.
  */
 export function checkOrigin(
   origin: string | undefined,
