@@ -18,9 +18,8 @@ const LONE_SURROGATE_PROBLEM =
 const NOT_FINITE_PROBLEM = 'is a number too large to represent (it reads as Infinity)';
 
 /**
- * The first value in `value` JSON cannot carry faithfully, as a validation detail (field `a.b[2]`): a string or
- * key holding a lone UTF-16 surrogate (not Unicode: validators throw on it, PostgreSQL will not store it), or a
- * number that overflowed to ±Infinity (`1e999` is valid JSON). Recursion is bounded by the depth limit.
+ * The first value JSON cannot carry faithfully: a lone UTF-16 surrogate (validators throw, PostgreSQL will not
+ * store it) or a number that overflowed to ±Infinity (`1e999`).
  */
 function unrepresentable(value: unknown, path = ''): { field: string; problem: string } | undefined {
   const field = path || 'body';
@@ -99,10 +98,7 @@ function isJson(request: FastifyRequest): boolean {
   return (semicolon === -1 ? type : type.slice(0, semicolon)).trim().toLowerCase() === 'application/json';
 }
 
-/**
- * JSON bodies get a nesting limit and no U+0000; any other type is refused with 415 before it is read, except on
- * ACCEPTS_ANY_BODY routes. Call before app.init(), which registers the routes.
- */
+/** JSON bodies get a nesting limit and no U+0000; other types get 415 unless ACCEPTS_ANY_BODY. Before app.init(). */
 export function installBodyParsers(
   app: NestFastifyApplication,
   limits: { readonly maxBodyBytes: number; readonly maxJsonDepth: number },
@@ -119,7 +115,6 @@ export function installBodyParsers(
   });
   fastify.addHook('preParsing', (request, _reply, payload, done) => {
     const config = request.routeOptions.config as Partial<typeof ACCEPTS_ANY_BODY> | undefined;
-    // Unmatched routes answer 404 whatever they were sent.
     if (request.routeOptions.url === undefined || config?.acceptsAnyBody === true) return done(null, payload);
     if (hasBody(request) && !isJson(request)) {
       return done(

@@ -26,7 +26,6 @@ export interface CursorPage<T> {
   readonly nextCursor: string | null;
 }
 
-/** The rows to fetch for a page of `limit`: one more tells whether another page follows. */
 export function rowsToFetch(limit: number): number {
   return limit + 1;
 }

@@ -17,8 +17,7 @@ export function answerFrameworkError(logger: AppLogger) {
 /** A request line at least this long is what overflowed the header limit, not the headers after it. */
 const LONG_REQUEST_LINE = 8 * 1024;
 
-// Node counts the request line toward its header size limit: when the packet opens with a request line that does not
-// end in it, or ends late, the URL was too long (414), not the headers (431).
+// Node counts the request line toward its header limit: a packet whose request line does not end was a long URL (414).
 function isUrlOverflow(error: NodeJS.ErrnoException & { rawPacket?: unknown }): boolean {
   if (!Buffer.isBuffer(error.rawPacket)) return false;
   const head = error.rawPacket.subarray(0, LONG_REQUEST_LINE + 2).toString('latin1');

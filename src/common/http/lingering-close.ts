@@ -4,9 +4,8 @@ import type { FastifyInstance } from 'fastify';
 /** How long the rest of a refused body is read and discarded before the connection is dropped (nginx: 30 s). */
 const LINGER_MS = 5_000;
 
-// An answer given before the body has arrived (413, 415) must reach the client. Closing at once with the body unread
-// makes the kernel answer with a reset that can destroy the answer before the client reads it, so, as nginx's lingering
-// close does, the connection is half-closed and the rest is discarded for at most LINGER_MS.
+// An early answer (413, 415) must reach the client: closing with the body unread makes the kernel send a reset that
+// can destroy it, so the connection is half-closed and the rest discarded for LINGER_MS, as nginx does.
 export function installLingeringClose(fastify: FastifyInstance): void {
   const lingering = new Set<Socket>();
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -3,7 +3,6 @@ import { IncomingMessage } from 'node:http';
 
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Keeps a caller's X-Request-Id when it is safe to echo and log, otherwise makes one. */
 export function requestIdFor(request: IncomingMessage): string {
   const supplied = request.headers['x-request-id'];
   if (typeof supplied === 'string' && ACCEPTABLE_REQUEST_ID.test(supplied)) return supplied;
