@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { CliFailure, ExitCode } from './exit-codes';
 import { readOptionalFile, writePrivateFileAtomically } from './private-file';
 
-/** The CLI's own settings. Never a key: keys live in the credential store or the environment only. */
+/** Never a key: keys live in the credential store or the environment only. */
 export interface CliSettings {
   readonly base_url?: string;
   /** Which command put the stored key there: `logout` removes it only when `login` did. */

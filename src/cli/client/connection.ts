@@ -22,7 +22,6 @@ function firstSet(names: readonly string[]): { name: string; value: string } | u
   return undefined;
 }
 
-/** The base URL the way the SDK reads it (SERVICE_BASE_URL and its legacy names), then the config file. */
 export function resolveBaseURL(): { baseURL: string; source: string } {
   const fromEnv = firstSet(BASE_URL_VARIABLES);
   if (fromEnv) return { baseURL: normalizeBaseURL(fromEnv.value, fromEnv.name), source: fromEnv.name };

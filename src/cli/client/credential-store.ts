@@ -23,8 +23,7 @@ function reasonOf(error: unknown): string {
   return message.replace(/\s+/g, ' ').trim();
 }
 
-// On Linux the entry is pinned to the Secret Service: the kernel keyring lives only until reboot and any process of the
-// user reads it.
+// On Linux pinned to the Secret Service: the kernel keyring lasts until reboot and any process of the user reads it.
 export class CredentialStore {
   private async call<T>(
     account: string,
@@ -61,7 +60,6 @@ export class CredentialStore {
     }
   }
 
-  /** The stored key for this base URL; undefined when none is stored. Fails closed when there is no store. */
   async get(baseURL: string): Promise<string | undefined> {
     const key = await this.call(baseURL, (entry, signal) => entry.getPassword(signal));
     return key ?? undefined;
@@ -71,7 +69,6 @@ export class CredentialStore {
     await this.call(baseURL, (entry, signal) => entry.setPassword(apiKey, signal));
   }
 
-  /** The entry where a `config set-key` key waits while a `login` key is stored for the same base URL. */
   static keptSetKeyAccount(baseURL: string): string {
     return `${baseURL} (set-key, kept during login)`;
   }

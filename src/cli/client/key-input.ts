@@ -4,7 +4,6 @@ import { promptsAllowed } from './terminal';
 
 const KEY_SHAPE_HINT = '<prefix>_live_ or <prefix>_test_ followed by 43 characters';
 
-/** Refuses a value that cannot be an API key before it is stored or sent anywhere. */
 export function checkKeyShape(key: string, source: string, exitCode: ExitStatus = ExitCode.usage): string {
   if (!isWellFormedApiKey(key)) {
     throw new CliFailure(

@@ -25,10 +25,7 @@ export function withPaging(command: Command): Command {
     .option('--all', 'follow next_cursor and list every item, not one page');
 }
 
-/**
- * With `--all`, one document of the same shape, so `--format json` still matches the schema; a further page is
- * announced on stderr, away from a script reading stdout.
- */
+/** `--all` prints one document of the same shape (so `--format json` matches the schema); page notes go to stderr. */
 export async function pageToPrint<
   Field extends string,
   Page extends CursorPage & Record<Field, unknown>,

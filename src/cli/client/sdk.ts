@@ -1,5 +1,4 @@
-// The relative path resolves the same from src/cli/client and dist/cli/client, and the .deb ships sdk/dist beside
-// dist/.
+// The relative path resolves from src/ and dist/ alike; the .deb ships sdk/dist beside dist/.
 export {
   APIConnectionError,
   APIError,

@@ -1,10 +1,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import { CA_FILE_VARIABLE, FetchFunction, fetchTrusting, readCaFile } from './sdk';
 
-/**
- * How decisionctl trusts an https appliance: the system CAs, or SERVICE_CA_FILE (the SDK reads it). `--insecure`
- * skips verification for a first contact, and says so on every request it sends.
- */
+/** Trust: system CAs or SERVICE_CA_FILE; `--insecure` skips it for a first contact and says so on every request. */
 let insecure = false;
 
 export function setInsecure(on: boolean): void {
@@ -26,7 +23,6 @@ function insecureFetch(): FetchFunction {
   };
 }
 
-/** What every SDK client of the CLI is built with: nothing unless --insecure, since the SDK reads SERVICE_CA_FILE. */
 export function sdkTransport(): { fetch?: FetchFunction } {
   return insecure ? { fetch: insecureFetch() } : {};
 }
