@@ -1,7 +1,6 @@
 /**
- * Canonical JSON: object keys sorted by UTF-16 code units (JavaScript's default sort), no whitespace, strings and
- * numbers as JSON.stringify writes them. Two equal values always give the same bytes, so hashes and signatures can
- * be recomputed from a parsed document. Only JSON values are accepted (no undefined, functions, NaN or Infinity).
+ * Canonical JSON: keys sorted by UTF-16 code units, no whitespace, so equal values give the same bytes and hashes
+ * and signatures can be recomputed from a parsed document. JSON values only (no undefined, NaN or Infinity).
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);

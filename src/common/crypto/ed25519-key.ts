@@ -15,7 +15,6 @@ export interface Ed25519Key {
   readonly kid: string;
 }
 
-/** The first 16 hex characters of SHA-256 over the public key's SPKI DER encoding. */
 export function keyIdOf(publicKey: KeyObject): string {
   return createHash('sha256')
     .update(publicKey.export({ type: 'spki', format: 'der' }))
@@ -34,8 +33,7 @@ function isAlreadyThere(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'EEXIST';
 }
 
-// Written to a temporary file and hard-linked into place: the link creates `file` complete or fails with EEXIST, so a
-// racing process never reads a half-written key and the first link wins.
+// Written to a temp file and hard-linked into place: a racing process never reads a half-written key; first wins.
 function createIfAbsent(file: string): boolean {
   const { privateKey } = generateKeyPairSync('ed25519');
   const staging = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -51,7 +49,6 @@ function createIfAbsent(file: string): boolean {
   }
 }
 
-/** Created on first use (0600, directory 0700). */
 export function loadOrCreateEd25519Key(file: string): Ed25519Key & { readonly created: boolean } {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const created = !existsSync(file) && createIfAbsent(file);

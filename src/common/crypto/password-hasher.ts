@@ -7,8 +7,7 @@ import { burnPasswordCheck, hashPassword, verifyPassword } from './password';
 /** A full queue drains in about this long at the default sizes; the refused client is told to wait as much. */
 const RETRY_AFTER_MS = 1000;
 
-// scrypt runs on libuv's thread pool, which the SQLite driver and file I/O share: unbounded, a burst of logins would
-// queue every store query behind the hashes.
+// scrypt shares libuv's thread pool with the SQLite driver: unbounded, a login burst would queue every store query.
 @Injectable()
 export class PasswordHasher {
   private readonly queue: BoundedWorkQueue;

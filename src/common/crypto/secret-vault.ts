@@ -8,7 +8,6 @@ const TAG_BYTES = 16;
 export const DATA_KEY_FILE = 'data-key.b64';
 
 export interface SecretVaultKeys {
-  /** SERVICE_CONFIG_ENCRYPTION_KEY, when configured; new secrets are sealed with it. */
   readonly configured?: Buffer;
   readonly keysDir: string;
 }
@@ -20,8 +19,8 @@ export function keyId(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 
-// A sealed value names its key (`sv1:<key id>:…`), so values sealed under the generated key stay readable after
-// SERVICE_CONFIG_ENCRYPTION_KEY is configured. `aad` binds a value to its row and column.
+// A sealed value names its key (`sv1:<key id>:…`), so values stay readable when the configured key replaces the
+// generated one. `aad` binds a value to its row and column.
 export class SecretVault {
   private readonly keys = new Map<string, Buffer>();
   private readonly sealing: Buffer;
