@@ -50,7 +50,6 @@ export function ValidExpression<T extends object>(
 /** The name the contract generator recognises (src/cli/openapi-document/request-schemas.ts) to describe `T | null`. */
 export const NULLABLE_RULE = 'nullable';
 
-/** Described in the contract as the field's type or `null`. */
 export function Nullable(): PropertyDecorator {
   return (target, property) => {
     ValidateIf((_object, value) => value !== null && value !== undefined)(target, property);
@@ -85,7 +84,6 @@ export function HttpUrl(): PropertyDecorator {
 const LEADING_KEYWORD = /^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*([A-Za-z]+)/;
 const READING_KEYWORDS = ['select', 'with', 'values'];
 
-/** Read from its leading keyword before any database sees it. */
 export function readingStatementProblem(sql: string): string | undefined {
   const keyword = LEADING_KEYWORD.exec(sql)?.[1]?.toLowerCase();
   if (keyword === undefined || READING_KEYWORDS.includes(keyword)) return undefined;

@@ -102,15 +102,11 @@ export function IfPresent(): PropertyDecorator {
   return ValidateIf((_object, value) => value !== undefined);
 }
 
-/** Described as optional; its rules decide, missing or not. */
 export function DependsOnOtherFields(): PropertyDecorator {
   return ValidateIf(() => true);
 }
 
-/**
- * The pseudo-property that carries a rule about a whole object (a map entry that must not exist, a fixed value
- * given in place of a range); its problem is reported at the object's own path.
- */
+/** The pseudo-property for a rule about a whole object; its problem is reported at the object's own path. */
 export const WHOLE_OBJECT = '$object';
 
 export function WholeProblem<T extends object>(check: (object: T) => string | undefined): ClassDecorator {
@@ -138,9 +134,7 @@ export class Refused {
   }
 }
 
-/**
- * class-validator walks an array found where it expects an object as a list of its own, so `[[]]` would otherwise pass.
- */
+/** class-validator walks an array found where it expects an object as a list, so `[[]]` would otherwise pass. */
 export function toNestedDto(
   value: unknown,
   read: (raw: Record<string, unknown>) => object,
@@ -159,10 +153,7 @@ function rawFieldsOf(dto: object): ReadonlyMap<string, RawReader> {
   );
 }
 
-/**
- * For JSON objects whose names the client chooses: class-transformer skips a name such as `constructor` and fails on
- * its value.
- */
+/** For objects whose names the client chooses: class-transformer skips a name such as `constructor`. */
 export function RawField(read: RawReader): PropertyDecorator {
   return (target, property) => {
     Exclude({ toClassOnly: true })(target, property);
@@ -206,7 +197,6 @@ export function MapOf(
 
 const CONTEXT = Symbol('validation context');
 
-/** A symbol, so it is neither a field nor serialised. */
 export function withContext<T extends object, C>(dto: T, context: C): T {
   Object.defineProperty(dto, CONTEXT, { value: context, enumerable: false });
   return dto;

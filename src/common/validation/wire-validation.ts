@@ -28,9 +28,7 @@ function unknownFieldProblem(allowed: readonly string[]): string {
     : 'is not a known field';
 }
 
-/**
- * Decorators run from the one nearest the property outward, so the first rule in reading order is the last recorded.
- */
+/** Decorators run nearest-first, so the first rule in reading order is the last recorded. */
 function firstProblem(error: ValidationError): [rule: string, problem: string] | undefined {
   const entries = Object.entries(error.constraints ?? {});
   if (entries.length === 0) return undefined;
@@ -39,8 +37,7 @@ function firstProblem(error: ValidationError): [rule: string, problem: string] |
   }
   const rules = entries.filter(([name]) => name !== NESTED);
   const first = rules.length > 0 ? rules[rules.length - 1] : entries[0];
-  // Absent, yet a type rule ran (an optional field's are skipped): it is required, not "must be a string". JSON has
-  // no undefined value. The project's own checks (Problem, WholeProblem) say themselves what an absent value lacks.
+  // Absent, yet a type rule ran: it is required, not "must be a string" (the project's own checks say it themselves).
   if (error.value === undefined && !OWN_CHECK.test(first[0])) return [REQUIRED, 'is required'];
   return first;
 }
@@ -75,9 +72,7 @@ export function validationFailure(errors: readonly ValidationError[]): AppError 
   return AppError.validation(details.length > 0 ? details : [{ field: 'body', problem: 'is invalid' }]);
 }
 
-/**
- * Synchronously, with the global pipe's rules: for a body kept to run later, or nested in another service's request.
- */
+/** Synchronously, with the global pipe's rules: for a body kept to run later or nested in another request. */
 export function parseWire<T extends object>(dto: ClassConstructor<T>, value: unknown): T {
   if (!isPlainObject(value)) throw NOT_AN_OBJECT();
   const instance = toDto(dto, value);
