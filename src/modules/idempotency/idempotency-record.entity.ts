@@ -6,10 +6,8 @@ export type IdempotencyState = 'in_flight' | 'completed';
 export interface IdempotencyRecord {
   id: string;
   orgId: string;
-  /** SHA-256 of the method, route, caller and canonical body of the first request. */
   fingerprint: string;
   state: IdempotencyState;
-  /** Random per claim: only the request holding the claim may complete, renew or release it. */
   leaseToken: string;
   /** While in flight: when the claim lapses if the request that holds it stops renewing it (e.g. a crash). */
   leaseUntil: Date;

@@ -19,9 +19,8 @@ function callerOf(principal: Principal): string {
   return `org:${principal.orgId}`;
 }
 
-// The claim is taken before the body is validated and the answer stored before it is sent. For a daemon dying between
-// the handler's commit and the stored answer, the handler records the claim's operation id on what it creates under a
-// unique index, and a resumed retry answers what carries it (`FindCreated`).
+// The claim is taken before validation and the answer stored before it is sent; a handler records the claim's
+// operation id under a unique index so a retry after a crash finds what it created (`FindCreated`).
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(

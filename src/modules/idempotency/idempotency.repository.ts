@@ -38,10 +38,7 @@ export class IdempotencyRepository {
     }
   }
 
-  /**
-   * Replaces `seen` (an expired record, or an in-flight one whose lease lapsed) with a new claim, provided nobody
-   * changed it since it was read.
-   */
+  /** Replaces `seen` (expired, or its lease lapsed) with a new claim, provided nobody changed it since it was read. */
   async takeOver(seen: IdempotencyRecord, claim: NewClaim): Promise<boolean> {
     const updated = await this.em
       .fork()

@@ -8,7 +8,6 @@ import { APP_LOGGER, AppLogger } from '../../common/logging';
 import { idempotencyResponseAad, IdempotencyRecord } from './idempotency-record.entity';
 import { IdempotencyRepository, NewClaim } from './idempotency.repository';
 
-/** How long a key and its answer are kept: a retry within this time is recognised. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 // Renewed while the request runs, so only a claim whose daemon died lapses.
 export const IDEMPOTENCY_LEASE_MS = 2 * 60 * 1000;

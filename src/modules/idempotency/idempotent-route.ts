@@ -1,7 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { Principal } from '../../common/auth/principal';
 
-/** Route metadata: the handler honours Idempotency-Key; its value is the route's `FindCreated`. */
 export const IDEMPOTENT_ROUTE = 'idempotency:route';
 
 export interface IdempotentRetry {
