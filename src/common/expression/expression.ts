@@ -354,10 +354,7 @@ function lookup(scope: Scope, name: string, position: number): number {
   return value;
 }
 
-/**
- * `^` as the engine's `std::pow` (C99 Annex F), which JavaScript's `**` follows except that C gives 1 for 1 to any
- * power (NaN and ±Infinity included) and for −1 to ±Infinity. `x^2` is a multiply, as in the engine.
- */
+/** `^` as the engine's `std::pow` (C99 Annex F): unlike `**`, 1 to any power and −1 to ±Infinity give 1. */
 function power(a: number, b: number): number {
   if (b === 2) return a * a;
   if (a === 1 || (a === -1 && (b === Infinity || b === -Infinity))) return 1;
@@ -391,10 +388,7 @@ function applyBinary(operator: BinaryOperator, a: number, b: number): number {
   }
 }
 
-/**
- * Evaluates over one row of values with the engine's semantics: comparisons give 1 or 0, `if(c, a, b)` takes `a`
- * when c ≠ 0 (only the chosen branch is evaluated), division by zero gives ±Infinity or NaN as IEEE 754 says.
- */
+/** Evaluates one row with the engine's semantics: comparisons give 1/0, `if` evaluates only the chosen branch. */
 export function evaluate(expression: Expression, scope: Scope): number {
   switch (expression.kind) {
     case 'number':
