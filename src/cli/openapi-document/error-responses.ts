@@ -1,10 +1,7 @@
 import { ERROR_CATALOGUE, ErrorCode } from '../../common/errors';
 import { RouteFacts } from './route-facts';
 
-/**
- * Answers any operation can give, from the HTTP layer, the disk or the database (PostgreSQL unreachable): described
- * once, as the `default` response.
- */
+/** Answers any operation can give (HTTP layer, disk, database), described once as the `default` response. */
 export const ANY_OPERATION_ERRORS: readonly ErrorCode[] = [
   'malformed_request',
   'request_timeout',
@@ -52,8 +49,7 @@ export function errorCodesOf(facts: RouteFacts, shape: OperationShape): ErrorCod
   if (shape.hasBody || shape.parsesBody) BODY_ERRORS.forEach((c) => codes.add(c));
   if (shape.hasQuery) codes.add('validation_failed');
   if (shape.pagesByCursor) codes.add('invalid_cursor');
-  // An answer any operation can give is described by `default`, which a client consults only for a status the
-  // operation does not list: where the operation lists that status (400 for its own codes), it goes there too.
+  // `default` is consulted only for a status the operation does not list, so a listed status gets these too.
   const listed = new Set(
     [...codes].filter((c) => !ANY_OPERATION_ERRORS.includes(c)).map((c) => ERROR_CATALOGUE[c].status),
   );

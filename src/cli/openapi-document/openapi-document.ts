@@ -111,10 +111,7 @@ function describe(app: INestApplication): JsonObject {
   return toOpenApi31(document) as JsonObject;
 }
 
-/**
- * A class with validation rules is described by them; what a rule cannot say (a field checked by a custom rule, a
- * map of named entries) comes from the field's own @ApiProperty, which wins.
- */
+/** A class is described by its validation rules; a field's own @ApiProperty wins where a rule cannot say it. */
 function describeValidatedClasses(schemas: JsonObject, validated: Record<string, JsonObject>): void {
   for (const [name, schema] of Object.entries(schemas as Record<string, JsonObject>)) {
     const rules = validated[name];

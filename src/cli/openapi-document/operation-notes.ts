@@ -22,7 +22,6 @@ function isPaged(route: RouteFacts): boolean {
   return query !== undefined && (query === CursorPageQuery || query.prototype instanceof CursorPageQuery);
 }
 
-/** The operation's own description followed by the shared notes that hold for it; undefined when there is none. */
 export function operationDescription(own: string | undefined, route: RouteFacts): string | undefined {
   const parts = [
     own,

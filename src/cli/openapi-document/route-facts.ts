@@ -13,12 +13,10 @@ export interface RouteFacts {
   readonly entitlement?: string;
   readonly isIdempotent: boolean;
   readonly errors: readonly ErrorCode[];
-  /** The class of a whole-object `@Query()` argument: its properties are the query parameters. */
   readonly queryType?: Type;
   readonly bodyType?: Type;
 }
 
-/** The declared type of the handler argument that receives the whole query string (or body) as one object. */
 function argumentTypeOf(controller: Type, name: string, kind: RouteParamtypes): Type | undefined {
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<
     string,
