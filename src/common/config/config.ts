@@ -146,7 +146,6 @@ const SCHEMA = {
 type Schema = typeof SCHEMA;
 type Parsed = { readonly [K in keyof Schema]: ReturnType<Schema[K][1]['parse']> };
 
-/** Paths resolved against the data dir once, so no module joins them itself. */
 export interface DerivedPaths {
   readonly dataDir: string;
   readonly databaseFile: string;
@@ -192,10 +191,8 @@ function parseAll(env: NodeJS.ProcessEnv): Parsed {
 }
 
 /**
- * Replicas on one database must agree on the secrets that sign sessions, hash API keys and seal stored secrets, and
- * on the appliance's signing keys; a replica generating its own would split the appliance silently. The datasets
- * dir too: its default is under the node's own data dir, where another replica would not find the version files
- * (or the uploads under `imports/`) the database catalogues.
+ * Replicas on one database must share the signing, hashing and sealing secrets and the datasets dir (the version
+ * files the database catalogues): a replica generating its own would split the appliance silently.
  */
 const SHARED_WHEN_REPLICATED = [
   ['jwtSecret', 'SERVICE_JWT_SECRET'],
@@ -205,7 +202,6 @@ const SHARED_WHEN_REPLICATED = [
   ['datasetsDir', 'SERVICE_DATASETS_DIR'],
 ] as const satisfies readonly (readonly [keyof Parsed, string])[];
 
-/** `files` names its certificate and key; the chain stays optional. */
 function requireTlsFiles(parsed: Parsed): void {
   if (parsed.tls !== 'files') return;
   if (parsed.tlsCertFile === undefined) {
@@ -228,11 +224,7 @@ function requireSharedSecrets(parsed: Parsed): void {
   }
 }
 
-/**
- * `<data dir>/imports` on one appliance. Replicas sharing a database put it beside the dataset files on the shared
- * `SERVICE_DATASETS_DIR` (`<datasets dir>/imports`): an upload answered by one replica is read by the file connector
- * and the ingest of whichever replica the next request reaches.
- */
+/** Replicas put imports on the shared datasets dir, so an upload is readable by whichever replica ingests it. */
 function defaultImportDir(parsed: Parsed, dataDir: string, datasetsDir: string): string {
   return parsed.databaseUrl === undefined ? join(dataDir, 'imports') : join(datasetsDir, 'imports');
 }

@@ -113,7 +113,6 @@ export function postgresUrl(): EnvParser<string | undefined> {
 
 export interface PathGrant {
   readonly orgId: string;
-  /** Relative to the directory the grant is about, normalised, never leaving it. */
   readonly path: string;
 }
 
