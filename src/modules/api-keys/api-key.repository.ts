@@ -46,9 +46,8 @@ export class ApiKeyRepository {
   }
 
   /**
-   * Revokes the key only if another active key of the org remains. One statement, so the count and the update happen
-   * under SQLite's single write lock: of two concurrent revocations of an org's last two keys exactly one succeeds.
-   * (On PostgreSQL this needs the org's key rows locked first: `select ... for update`.)
+   * Revokes the key only if another active key of the org remains, in one statement so of two concurrent revocations
+   * of the last two keys exactly one succeeds (PostgreSQL needs the rows locked first: `select ... for update`).
    */
   async revokeUnlessLast(orgId: string, keyId: string, now: string, tx: EntityManager): Promise<boolean> {
     await serializeTransactionsOn(tx, `api_keys:${orgId}`);

@@ -54,10 +54,7 @@ export class ApiKeysController {
     return toCreatedApiKeyResponse(key);
   }
 
-  /**
-   * A retried creation whose first run made the key but died before its answer was stored cannot answer it: the
-   * raw key is kept nowhere. It is refused, naming the key, rather than answered without its secret or run again.
-   */
+  /** A retried creation whose answer was lost cannot show the raw key (kept nowhere): refused, naming the key. */
   async created(retry: IdempotentRetry): Promise<undefined> {
     const key = await this.apiKeys.createdBy(retry.principal.orgId, retry.operationId);
     if (!key) return undefined;

@@ -20,14 +20,10 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 interface CachedKey {
   readonly record: ApiKeyRecord;
-  /** Infinity for a key that never expires. */
   readonly expiresAtMs: number;
 }
 
-/**
- * The cache is indexed by a plain SHA-256 of the raw key, a quarter of the cost of the peppered HMAC the database
- * stores; the index never leaves memory, and the key's 256 random bits are what make it unguessable.
- */
+/** Cache index: plain SHA-256 (a quarter of the HMAC's cost); the key's 256 random bits make it unguessable. */
 const cacheIndexOf = sha256Hex;
 
 @Injectable()
@@ -36,11 +32,7 @@ export class ApiKeysService {
   private readonly lastUsedWritten = new Map<string, number>();
   /** Bumped on every revocation: a lookup that raced one is not cached (it may have read the key before the commit). */
   private revocationEpoch = 0;
-  /**
-   * The cache is dropped at once by a revocation in this process, which is every revocation only when this process
-   * is the one daemon on its database. Replicas sharing a database resolve every request from it, so a key revoked
-   * or expired through one is refused by all at their next request; their cache only answers wasRecentlyAccepted().
-   */
+  /** Only a lone daemon's cache answers: replicas resolve each request from the database, so revocations reach all. */
   private readonly isCacheAuthoritative: boolean;
 
   constructor(
@@ -68,7 +60,6 @@ export class ApiKeysService {
     return this.repository.writeTransaction((tx) => this.issue(by, { ...input, role, deviceLimit }, tx));
   }
 
-  /** Writes a key inside `tx` (sign-up and provisioning create the org, its owner and the bootstrap key together). */
   async issue(by: KeyActor, input: NewApiKey, tx: Transaction): Promise<CreatedApiKey> {
     const rawKey = generateApiKey(this.config.apiKeyPrefix);
     const entity = await this.repository.insert(
@@ -107,7 +98,6 @@ export class ApiKeysService {
     return { ...toView(entity), rawKey };
   }
 
-  /** The key a creation with this Idempotency-Key operation made, without its secret (kept nowhere). */
   async createdBy(orgId: string, idempotencyId: string): Promise<ApiKeyView | null> {
     const entity = await this.repository.findByIdempotency(orgId, idempotencyId);
     return entity ? toView(entity) : null;
@@ -153,10 +143,7 @@ export class ApiKeysService {
     return { id: keyId, revokedAt };
   }
 
-  /**
-   * Answers from memory alone: the key's record, `null` when the credential is malformed or the key has expired, or
-   * `undefined` when only the database can tell (call resolve()). Lets the hot path stay synchronous.
-   */
+  /** From memory alone: the record, `null` (malformed or expired), or `undefined` when only the database can tell. */
   peek(rawKey: string): ApiKeyRecord | null | undefined {
     if (!isWellFormedApiKey(rawKey)) return null;
     if (!this.isCacheAuthoritative) return undefined;
@@ -186,11 +173,7 @@ export class ApiKeysService {
     return entry.record;
   }
 
-  /**
-   * Whether this process resolved the key, unexpired, within the cache's lifetime: on every store, what lets an
-   * address throttled for guessing still present it (docs/security.md). It admits nothing by itself: on PostgreSQL
-   * the key is resolved from the database all the same.
-   */
+  /** Whether this process accepted the key recently: lets a throttled address still present it (docs/security.md). */
   wasRecentlyAccepted(rawKey: string): boolean {
     const entry = this.cache.get(cacheIndexOf(rawKey));
     return entry !== undefined && entry.expiresAtMs > Date.now();

@@ -33,7 +33,6 @@ export interface NewApiKey {
   readonly role?: Role;
   readonly deviceLimit?: number;
   readonly expiresAt?: string;
-  /** The Idempotency-Key operation that creates it, recorded on the key so that `createdBy` finds it. */
   readonly idempotencyId?: string;
 }
 
