@@ -29,10 +29,7 @@ export function presentedCredential(
   return undefined;
 }
 
-/**
- * Global guard: every route needs a credential unless marked @Public(); roles come from @RequireRole() and
- * @RequireOperatorAdmin(), checked by the functions of common/auth/authorization.ts.
- */
+/** Global guard: every route needs a credential unless @Public(); roles via common/auth/authorization.ts. */
 @Injectable()
 export class AccessGuard implements CanActivate {
   private readonly isPublic: RouteMetadata<boolean>;

@@ -11,15 +11,11 @@ import { CredentialResolver, PresentedCredential, Resolution } from './access.ty
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-/**
- * Tells the two kinds of credential apart by shape: `<prefix>_live_…`/`_test_…` is an API key (Bearer or the legacy
- * X-API-Key header), three dot-separated segments are a session JWT (Bearer only); anything else is an invalid key.
- */
+/** Tells API keys (`<prefix>_live_…`, Bearer or X-API-Key) from session JWTs (Bearer) by shape. */
 @Injectable()
 export class ApiKeyOrSessionResolver implements CredentialResolver {
   /**
-   * A key's principal, held only as long as the key's cache entry (ApiKeysService owns that record object): when a
-   * revocation drops the entry, peek() stops returning the record and this entry is never read again. Organizations
+   * A key's principal, held only as long as ApiKeysService caches the record: a revocation drops it. Organizations
    * never change name or operator status, so nothing else can make a principal stale.
    */
   private readonly keyPrincipals = new WeakMap<ApiKeyRecord, Principal>();

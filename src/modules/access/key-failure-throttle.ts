@@ -5,10 +5,7 @@ import { SlidingWindowLimiter } from '../../common/sliding-window-limiter';
 import { isWellFormedApiKey, keyPrefixOf } from '../api-keys/api-keys.types';
 import { AuditService } from '../audit/audit.service';
 
-/**
- * Throttles and audits failed API-key presentations per client address. Only the failure path and the database
- * lookup of an uncached key consult it: a key answered from memory never does, so valid traffic pays nothing.
- */
+/** Throttles and audits failed API-key presentations per address; keys answered from memory never consult it. */
 @Injectable()
 export class KeyFailureThrottle {
   private readonly bySource: SlidingWindowLimiter;
@@ -20,7 +17,6 @@ export class KeyFailureThrottle {
     this.bySource = new SlidingWindowLimiter(config.apiKeyFailuresPerIp, config.apiKeyFailureWindowS * 1000);
   }
 
-  /** Throws 429 rate_limited with Retry-After while the address is over its limit of failures. */
   assertAllowed(ip: string): void {
     const waitMs = this.bySource.retryAfterMs(ip);
     if (waitMs <= 0) return;
@@ -31,10 +27,7 @@ export class KeyFailureThrottle {
     );
   }
 
-  /**
-   * Counts a rejected credential and audits it with at most the key's non-secret prefix. Attempts refused by the
-   * throttle never get here, so the audit log grows by at most the limit per address and window.
-   */
+  /** Audits a rejected credential by its non-secret prefix; throttled attempts never get here (a bounded log). */
   async recordFailure(ip: string, rawCredential: string, reason: string): Promise<never> {
     const failures = this.bySource.hit(ip);
     await this.audit.record({
