@@ -10,10 +10,8 @@ export interface DriverContext {
   readonly egress: EgressGuard;
   /** Where `file_path`, the sqlite `path` and credential files may be read from (after realpath). */
   readonly imports: ImportArea;
-  /** Private scratch space for downloads (object stores stream large objects to disk here). */
   readonly scratchDir: string;
   readonly batchSize: number;
-  /** What parsing one file may use (file and object-store connectors). */
   readonly parseLimits: ParseLimits;
   readonly signal?: AbortSignal;
   readonly warn: (message: string) => void;
@@ -42,10 +40,8 @@ export interface BrowseResult {
 }
 
 /**
- * Which rows to read. SQL types read `table` (optionally in `schema`) whole, or run one read-only `query`; files,
- * objects and REST ignore both (their config says what to read) except `sheet`, which overrides an Excel sheet;
- * Redis reads the keys of `pattern`; Elasticsearch the documents of `index`; Neo4j the nodes of `label` or a
- * read-only `cypher` query; repositories and archives read the data file at `path`.
+ * Which rows to read: SQL a `table` or a read-only `query`; Excel a `sheet`; Redis a key `pattern`; Elasticsearch an
+ * `index`; Neo4j a `label` or `cypher`; repositories and archives the file at `path`. Others read their config.
  */
 export interface RowSelection {
   readonly table?: string;

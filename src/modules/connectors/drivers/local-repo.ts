@@ -21,7 +21,6 @@ import { assertParseableSize, DataFile, dataFileType, fileEntry, innerPath, read
 export interface LocalRepoConfig {
   /** The repository folder (a work tree with `.git`, or a bare repository), inside the import dir. */
   readonly path: string;
-  /** Branch, tag or commit read when a request names none; default HEAD. */
   readonly ref?: string;
 }
 
@@ -35,10 +34,7 @@ function missing(path: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
 }
 
-/**
- * The file system isomorphic-git gets: read-only, and only inside the repository's git folder after symlinks. A
- * path leading out reads as missing to git and fails the whole call with path_not_allowed afterwards.
- */
+/** Read-only file system for isomorphic-git, confined to the git folder; a path leading out reads as missing. */
 class ConfinedGitFs {
   escaped = false;
   readonly client: PromiseFsClient;

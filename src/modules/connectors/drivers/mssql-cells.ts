@@ -16,11 +16,7 @@ export type MssqlColumns = Readonly<Record<string, { readonly type?: unknown; re
 /** tedious divides the exact integer by 10^scale; within 15 digits that double is the decimal's nearest. */
 const EXACT_DIGITS = 15;
 
-/**
- * tedious reads DECIMAL, NUMERIC and MONEY as doubles. A value of at most 15 significant digits is kept as the
- * decimal's nearest double; a longer one has already been rounded, so the ingest stops naming the column rather
- * than store a changed number.
- */
+/** tedious reads DECIMAL and MONEY as doubles: past 15 digits the value is already rounded, so the ingest stops. */
 function exactDecimal(name: string, value: number, scale: number): number {
   if (Math.abs(value) < 10 ** (EXACT_DIGITS - scale)) return value;
   throw new ConnectorError(
@@ -31,10 +27,8 @@ function exactDecimal(name: string, value: number, scale: number): number {
 }
 
 /**
- * A SQL Server row as cells. tedious (useUTC) gives a DATE as a Date at UTC midnight and a TIME as a Date on
- * 1970-01-01, which a dataset would take for timestamps: they become `YYYY-MM-DD` and `HH:MM:SS.fff`. DATETIME2 is
- * read as UTC and DATETIMEOFFSET as its instant, both stored in UTC by sqlCell. Its only strings that are not the
- * column's text are BIGINTs.
+ * A SQL Server row as cells: tedious gives DATE and TIME as Dates a dataset would take for timestamps, so they
+ * become `YYYY-MM-DD` and `HH:MM:SS.fff`; DATETIME2 is UTC and DATETIMEOFFSET its instant.
  */
 export function mssqlRecord(
   row: Record<string, unknown>,

@@ -21,10 +21,8 @@ const TIMEOUT_MS = 60_000;
 type SnowflakeSdk = typeof import('snowflake-sdk');
 
 /**
- * On load it probes cloud metadata endpoints (169.254.169.254,
- * metadata.google.internal) with its own sockets, outside the egress guard; its documented switch turns that off,
- * and it must be set before the module is evaluated. Process-wide settings: no OCSP responder traffic, no console
- * logging, no proxy taken from the environment.
+ * On load the SDK probes cloud metadata endpoints with its own sockets, outside the egress guard: its switch must be
+ * set before the module is evaluated. Also process-wide: no OCSP traffic, console logging or environment proxy.
  */
 const loadSdk = loadOnFirstUse(async () => {
   // eslint-disable-next-line no-restricted-properties

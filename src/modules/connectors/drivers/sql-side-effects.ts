@@ -2,11 +2,7 @@ import { ConnectorError } from '../connector-error';
 
 export type SideEffectDialect = 'postgres' | 'mysql';
 
-/**
- * Functions a read-only transaction does not stop: they reach the database server's files (`lo_import`,
- * `lo_export`, `pg_read_file`), run SQL handed to them as text (`query_to_xml`, `ts_stat`, `dblink`), or act on the
- * server beyond the transaction (`pg_terminate_backend`, `pg_reload_conf`).
- */
+/** Functions a read-only transaction does not stop: server files (`lo_import`), SQL as text (`dblink`), admin acts. */
 const REFUSED_WORDS: Record<SideEffectDialect, RegExp> = {
   postgres:
     /^(lo_\w+|loread|lowrite|pg_read_\w+|pg_ls_\w+|pg_stat_file|pg_file_\w+|pg_logdir_ls|dblink\w*|query_to_xml\w*|cursor_to_xml\w*|ts_stat|ts_rewrite|pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile\w*|pg_switch_wal|pg_promote|pg_notify)$/i,
@@ -27,10 +23,8 @@ const REFUSAL =
   'SQL or acts on the database server';
 
 /**
- * Refuses a query with a side effect that a read-only transaction lets through (MariaDB `SELECT … INTO OUTFILE`,
- * PostgreSQL `lo_import`). Every word of the text counts, inside quotes and comments too: a quoted identifier is
- * still a callable name, and a word refused by mistake costs less than one let through by a mis-parse. Unicode
- * escapes (`U&"lo\005fimport"`) could spell a name without its letters, so they are refused as a whole.
+ * Refuses a side effect a read-only transaction lets through (`SELECT … INTO OUTFILE`, `lo_import`). Every word
+ * counts, inside quotes and comments too (a wrong refusal is cheaper than a mis-parse); Unicode escapes are refused.
  */
 export function refuseSideEffects(sql: string, dialect: SideEffectDialect): void {
   const words = sql.match(/[\p{L}\p{N}_$]+/gu) ?? [];

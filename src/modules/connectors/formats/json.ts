@@ -9,7 +9,6 @@ export const WRAPPER_KEYS = ['data', 'records', 'rows', 'results', 'items', 'val
 /** Deeper JSON is refused before it is parsed: flattening and storing its values recurse once per level. */
 export const MAX_JSON_NESTING = 512;
 
-/** invalid_payload when `bytes` nest objects and arrays deeper than MAX_JSON_NESTING; `what` names the source. */
 export function checkJsonNesting(bytes: Uint8Array, what: string): void {
   if (exceedsJsonDepth(bytes, MAX_JSON_NESTING)) {
     throw new ConnectorError(
@@ -19,7 +18,6 @@ export function checkJsonNesting(bytes: Uint8Array, what: string): void {
   }
 }
 
-/** Parses JSON text (or JSON Lines) into a value; invalid or too deeply nested text → invalid_payload. */
 export function parseJsonText(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') throw new ConnectorError('invalid_payload', 'Invalid JSON: the content is empty.');
@@ -39,10 +37,7 @@ export function parseJsonText(text: string): unknown {
   }
 }
 
-/**
- * Finds the records array: `jsonPath` when given (it must reach an array), else a top-level array, else the first
- * wrapper key holding an array, else the object itself as one record.
- */
+/** The records array: `jsonPath`, a top-level array, the first wrapper key's array, else the object as one record. */
 export function locateRecords(value: unknown, jsonPath?: string, what = 'json_path'): unknown[] {
   if (jsonPath !== undefined && jsonPath.trim() !== '') {
     const found = getPath(value, jsonPath);
@@ -62,7 +57,6 @@ export function locateRecords(value: unknown, jsonPath?: string, what = 'json_pa
   throw new ConnectorError('invalid_payload', 'Invalid JSON: expected an array of records or an object.');
 }
 
-/** Flattens records to dotted columns; scalars in the array become `{value: x}`. */
 export function toFlatRecords(items: readonly unknown[], collisions: CollisionLog): ParsedRecord[] {
   return items.map((item) => {
     if (!isPlainObject(item)) return { value: flattenRecord({ value: item }).record.value };
