@@ -55,8 +55,8 @@ interface Finishing extends Finish {
   readonly run?: ComputedSimulation['run'];
 }
 
-// The queue lives in the database, so a job accepted before a crash runs after it. Jobs are claimed under leases this
-// runner renews while they run; a dead replica's jobs are claimed again once their leases run out.
+// The queue is in the database (a job accepted before a crash runs after it), claimed under leases that a dead
+// replica stops renewing.
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly running = new Map<string, Promise<void>>();
@@ -234,7 +234,6 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     });
   }
 
-  /** Throws only when the database is unreachable; any other failure is the job's outcome. */
   private async run(job: Job): Promise<Computed> {
     try {
       const request = JSON.parse(job.request) as Record<string, unknown>;

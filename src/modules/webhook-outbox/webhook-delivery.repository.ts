@@ -68,9 +68,8 @@ function newRow(delivery: NewDelivery, now: Date): WebhookDelivery {
 const DUE = "status = 'pending' and next_attempt_at <= ? and (lease_until is null or lease_until < ?)";
 const IN_FLIGHT = "status = 'pending' and next_attempt_at <= ? and lease_until >= ?";
 
-// Organizations take turns, and a destination or organization at its cap of attempts in flight gets nothing more, so
-// one hanging receiver or one tenant's flood cannot hold every slot. PostgreSQL refuses `for update` beside window
-// functions, hence the subquery.
+// Organizations take turns and a destination or organization at its cap gets nothing more; PostgreSQL refuses
+// `for update` beside window functions, hence the subquery.
 const FAIR_PICK = `select id from webhook_deliveries where id in (select r.id from (
     select id, org_id, url, next_attempt_at,
       row_number() over (partition by org_id order by next_attempt_at, id) as org_turn,
@@ -122,7 +121,6 @@ export class WebhookDeliveryRepository {
     this.claimDeliveries = new PreparedClaim(em, DELIVERY_CLAIM);
   }
 
-  // The messages exist iff the caller's transaction commits.
   insertAll(tx: Transaction, deliveries: readonly NewDelivery[], now: Date): Promise<void> {
     return tx.insertAll(
       WebhookDeliverySchema,

@@ -11,7 +11,6 @@ import { DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-deliv
 import { DeliveryFilter, NewDelivery, WebhookDeliveryRepository } from './webhook-delivery.repository';
 
 const POLL_INTERVAL_MS = 500;
-/** How long a claim waits for more messages after being signalled (see JobRunner). */
 const CLAIM_LINGER_MS = 5;
 /** Attempts in flight at once; they wait on receivers, not on this process. */
 const WORKERS = 16;
