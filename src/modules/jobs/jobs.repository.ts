@@ -39,7 +39,6 @@ export function newJobId(now = Date.now()): string {
 
 const JOB_ID_PREFIX = 'job';
 
-/** The columns a new job sets, in the insert's order (the others start null); written out, so no query is built. */
 const NEW_JOB_COLUMNS = [
   ['id', 'id'],
   ['orgId', 'org_id'],
@@ -129,7 +128,6 @@ export class JobsRepository {
     return this.claimJobs.take(now, limit, lease);
   }
 
-  /** Unclaims jobs that never started, unless cancelled or taken over meanwhile. */
   async release(ids: readonly string[], owner: string): Promise<void> {
     if (ids.length === 0) return;
     await this.em.fork().nativeUpdate(

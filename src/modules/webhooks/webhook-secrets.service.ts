@@ -15,10 +15,7 @@ export interface RotationResult {
 export class WebhookSecretsService {
   /** Reads in flight by organization: deliveries signed at the same moment share one read of the row. */
   private readonly reading = new Map<string, Promise<WebhookSigningSecret>>();
-  /**
-   * Opened secrets by row slot and sealed text: every delivery reads the row, but decrypts only a value it has not
-   * seen (a rotation writes new sealed text). A ciphertext moved to another row misses and fails to open as before.
-   */
+  /** Opened secrets by row slot and sealed text: a delivery decrypts only a value it has not seen. */
   private readonly opened = new LRUCache<string, string>({ max: MAX_OPENED_SECRETS });
 
   constructor(
@@ -90,7 +87,6 @@ export class WebhookSecretsService {
   }
 }
 
-/** Two per organization signing at the moment (current and previous); more only on a large multi-tenant box. */
 const MAX_OPENED_SECRETS = 1024;
 
 function aad(orgId: string, slot: 'current' | 'previous'): string {

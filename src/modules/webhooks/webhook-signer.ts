@@ -3,7 +3,6 @@ import { LRUCache } from 'lru-cache';
 
 export const SECRET_PREFIX = 'whsec_';
 
-/** The secrets an organization signs with: the current one, and during a rotation's grace period the previous. */
 export interface SigningSecrets {
   readonly current: string;
   readonly previous?: string;
@@ -61,9 +60,7 @@ export interface SignedHeadersInput {
   readonly secrets: SigningSecrets;
 }
 
-/**
- * `webhook-signature` carries both secrets' signatures, space separated, as Standard Webhooks specifies for rotation.
- */
+/** `webhook-signature` carries both secrets' signatures, as Standard Webhooks specifies for rotation. */
 export function signedHeaders(input: SignedHeadersInput): Record<string, string> {
   const { id, timestamp, body, secrets } = input;
   const all = secrets.previous ? [secrets.current, secrets.previous] : [secrets.current];
