@@ -88,10 +88,7 @@ function resolveInLock(lock: PackageLock, from: string, name: string): string | 
   }
 }
 
-/**
- * npm counts an optional peer of a production package as production (`typescript` for `@nestjs/swagger`); nothing loads
- * it at run time.
- */
+/** npm counts an optional peer of a production package as production (`typescript`); nothing loads it at run time. */
 function reachableFromProduction(lock: PackageLock): Set<string> {
   const reached = new Set<string>();
   const pending = [''];
