@@ -3,11 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { verifyReportText } from '../modules/privacy/report-signature';
 
-/**
- * Verifies a saved privacy report offline (docs/privacy-report.md):
- *   npm run -s verify-report -- --public-key KEY.pem REPORT.json
- * Exit 0: intact. Exit 1: the report does not verify (reason on stderr). Exit 2: a file cannot be read.
- */
+/** Verifies a saved privacy report offline (docs/privacy-report.md); exit 0 intact, 1 not verified, 2 unreadable. */
 function main(argv: readonly string[]): number {
   const program = new Command()
     .name('verify-report')

@@ -1,8 +1,7 @@
 import { constants } from 'node:os';
 
-// `full` answers 507, `unwritable` and `unreachable` 503; none is the client's fault, and the request may be sent again
-// as is (SQLite rolls the statement back, a partial upload is removed). Drivers may wrap the error in `cause`: the
-// first five links are read, and `full` wins.
+// `full` answers 507, the others 503: not the client's fault, and the request may be sent again as is. Drivers wrap
+// the error in `cause`: the first five links are read, and `full` wins.
 export type StoreFault = 'full' | 'unwritable' | 'unreachable';
 
 export function storeFaultOf(error: unknown): StoreFault | undefined {

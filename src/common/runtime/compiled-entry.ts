@@ -1,9 +1,6 @@
 import { join } from 'node:path';
 
-/**
- * The compiled file `name.js` beside the module in `dir`, which a worker thread or child process starts from: its
- * code is the build's, so stack traces map through its source map and coverage tools see it as any other file.
- */
+/** The compiled `name.js` beside the module, for a worker or child to start from (source maps and coverage apply). */
 export function compiledEntry(dir: string, name: string): string {
   return join(dir, `${name}.js`);
 }

@@ -150,7 +150,6 @@ export class DevicesService implements DeviceBinder {
     return this.repository.listLive(orgId);
   }
 
-  /** Non-admins may revoke their own key's devices. */
   async revoke(
     caller: Caller,
     registrationId: string,

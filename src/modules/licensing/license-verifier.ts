@@ -21,7 +21,6 @@ export class LicenseRejectedError extends Error {
   }
 }
 
-/** A license whose signature held and whose payload is well formed. Dates are judged later, against a clock. */
 export interface VerifiedLicense {
   readonly id: string;
   readonly kid: string;

@@ -25,10 +25,7 @@ export interface LicenseSummary {
 export interface Caps {
   readonly maxDevices: number;
   readonly maxDevicesPerKey: number;
-  /**
-   * Whom max_devices counts: each organization (community edition, so a self-signed-up organization cannot take
-   * the operator's slots) or the whole appliance (a license's caps, as sold).
-   */
+  /** Whom max_devices counts: each organization (community, so sign-ups cannot take the operator's slots) or all. */
   readonly maxDevicesScope: 'organization' | 'appliance';
 }
 

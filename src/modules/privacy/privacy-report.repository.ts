@@ -36,8 +36,7 @@ export function sequenceOf(id: string): number | undefined {
 export class PrivacyReportRepository {
   constructor(private readonly em: EntityManager) {}
 
-  // The unique indexes on `sequence` and `previous_report_hash` turn a race with another writer into a retry, never a
-  // fork.
+  // Unique indexes on `sequence` and `previous_report_hash` turn a race with another writer into a retry, not a fork.
   async append(compose: (slot: ReportSlot) => ComposedReport | null): Promise<PrivacyReportRecord | null> {
     for (let attempt = 1; ; attempt++) {
       try {
