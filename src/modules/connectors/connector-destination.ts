@@ -43,9 +43,8 @@ export function maskedFields(incoming: Readonly<Record<string, unknown>>, prefix
 }
 
 /**
- * A config change that moves the destination must not carry kept secrets along: whoever can edit a connector
- * could otherwise point it at their own server and receive the stored password or token. Every masked value sent
- * back is named so the caller re-enters it (refusing is clearer than dropping it and failing at the next test).
+ * A change that moves the destination must not carry kept secrets along (an editor could point it at their own
+ * server); every masked value sent back is named so the caller re-enters it.
  */
 export function assertSecretsFollowDestination(
   incoming: Readonly<Record<string, unknown>>,

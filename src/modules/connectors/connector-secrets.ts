@@ -63,10 +63,7 @@ export function maskConfig(config: Readonly<Record<string, unknown>>, open = fal
   );
 }
 
-/**
- * A client that sends back a config it read (with masked values) keeps the stored secrets: every incoming value
- * equal to the masked form of the stored one is replaced by the stored one.
- */
+/** Incoming values equal to the masked form of a stored secret are replaced by the stored one. */
 export function restoreMasked(
   incoming: Readonly<Record<string, unknown>>,
   stored: Readonly<Record<string, unknown>>,

@@ -165,10 +165,7 @@ export class ConnectorsService {
     return { connectors: page.items.map((row) => this.open(row)), nextCursor: page.nextCursor };
   }
 
-  /**
-   * Renames and/or replaces the config. A config change re-validates, resets the status to `untested` and clears
-   * the error; masked secrets sent back unchanged keep the stored values, unless the destination changed (422).
-   */
+  /** A config change re-validates and resets the status; masked secrets sent back keep the stored values. */
   async update(orgId: string, id: string, changes: { name?: string; config?: unknown }): Promise<Connector> {
     const current = await this.getForOrg(orgId, id);
     let configSealed: string | undefined;
@@ -276,7 +273,6 @@ export class ConnectorsService {
     return this.stream(orgId, load, selection, options, true);
   }
 
-  /** The connector's source as a plain local CSV file (PlainCsvFile), when it is one. */
   async plainCsv(
     orgId: string,
     connectorId: string,

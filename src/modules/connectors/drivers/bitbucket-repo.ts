@@ -20,7 +20,6 @@ export interface BitbucketRepoConfig {
   readonly workspace: string;
   readonly repo: string;
   readonly token?: string;
-  /** The Cloud REST API 2.0 root, or a Data Center / Server instance's root URL. */
   readonly base_url: string;
   readonly ref?: string;
 }
@@ -30,10 +29,7 @@ const TREE_MAX_DEPTH = 20;
 const MAX_FOLDERS = 2000;
 const PAGE_LIMIT = 1000;
 
-/**
- * Whether base_url is Bitbucket Cloud's API (api.bitbucket.org, or any root ending in `/2.0`, such as a proxy of
- * it); any other base_url is a Data Center / Server instance, whose REST API lives under `/rest/api/1.0`.
- */
+/** Cloud's API (api.bitbucket.org, or a root ending in `/2.0`); anything else is Data Center under /rest/api/1.0. */
 export function isBitbucketCloud(baseUrl: string): boolean {
   const url = new URL(baseUrl);
   return url.hostname === 'api.bitbucket.org' || /\/2\.0\/?$/.test(url.pathname);

@@ -21,7 +21,6 @@ const KEPT_AS_TEXT = [
 /** Oids whose text is a typed value the dataset reads by its shape; any other text stays text. */
 const READ_BY_SHAPE = [1082, 1114, 1184, 1700, 20];
 
-/** The columns of a result whose strings are typed values (dates, timestamps, decimals, 64-bit integers). */
 export function shapedColumns(fields: readonly { name: string; dataTypeID: number }[]): ReadonlySet<string> {
   return new Set(fields.filter((field) => READ_BY_SHAPE.includes(field.dataTypeID)).map((f) => f.name));
 }
@@ -30,10 +29,7 @@ export function shapedColumns(fields: readonly { name: string; dataTypeID: numbe
 const ARRAYS_AS_TEXT = [1182, 1115, 1185, 1183, 1270];
 const TEXT_ARRAY_OID = 1009;
 
-/**
- * The type parsers of one pg client: the driver's defaults except where a default loses or shifts a value. Set per
- * client, so nothing else in the process that uses pg (the daemon's own store) is touched.
- */
+/** One pg client's type parsers, minus lossy defaults; per client, so the daemon's own store is untouched. */
 export function exactTypeParsers(defaults: CustomTypesConfig): CustomTypesConfig {
   const defaultParser = defaults.getTypeParser as (oid: number, format?: 'text' | 'binary') => unknown;
   const textArray = defaultParser(TEXT_ARRAY_OID, 'text');

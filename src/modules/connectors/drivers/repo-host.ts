@@ -26,10 +26,7 @@ function statusError(status: number, what: string): ConnectorError {
   return new ConnectorError('remote_error', `The server answered HTTP ${status} reading ${what}.`);
 }
 
-/**
- * One GET to a repository host's REST API through the egress guard. Redirects are not followed (a moved repository
- * or a link to another host is reported, not chased with the token).
- */
+/** One GET through the egress guard; redirects are reported, not chased with the token. */
 async function get(
   url: string,
   headers: Record<string, string>,

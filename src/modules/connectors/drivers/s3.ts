@@ -50,9 +50,8 @@ const NO_AMBIENT_CHAIN = (): (() => Promise<never>) => () =>
   Promise.reject(new ConnectorError('invalid_config', 'The AWS SDK asked for ambient credentials.'));
 
 /**
- * Explicit credentials in every mode, so the SDK's default chain (environment, profile files, SSO, processes,
- * container and instance metadata over its own sockets) never runs: static keys, nothing to sign with (anonymous:
- * requests go unsigned), or the instance role fetched by us through the guard (ambient_credentials).
+ * Explicit credentials in every mode (static keys, anonymous, or the instance role fetched through the guard), so the
+ * SDK's default chain, which reaches instance metadata over its own sockets, never runs.
  */
 async function credentialsFor(
   config: S3Config,

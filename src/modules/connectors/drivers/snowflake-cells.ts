@@ -1,7 +1,6 @@
 import { DeclaredText } from '../formats/records';
 import { sqlCell } from './sql-common';
 
-/** What a result column says of itself (snowflake-sdk's `Column`). */
 export interface SnowflakeColumn {
   getName(): string;
   getType(): string;
@@ -38,11 +37,7 @@ function instantText(seconds: number, nanos: number, scale: number): string {
   return `${whole}${fraction === '' ? '' : `.${fraction}`}Z`;
 }
 
-/**
- * One Snowflake value as a cell, by its column's type. The SDK's Dates are made from the exact epoch seconds and
- * nanoseconds, which are read here: the Date itself keeps milliseconds only, a DATE would be a timestamp at UTC
- * midnight and a TIME is an object whose JSON is its formatted text. Text columns stay text.
- */
+/** A Snowflake value as a cell: dates and times from the exact epoch seconds and nanos (the Date keeps only ms). */
 export function snowflakeCell(value: unknown, column: SnowflakeColumn | undefined): unknown {
   if (value === null || value === undefined || column === undefined) return sqlCell(value);
   const type = column.getType();

@@ -13,17 +13,12 @@ interface Waiter {
   readonly grant: () => void;
 }
 
-/**
- * The parse threads running at once, across every organization and request, and the heap they may grow to. A
- * parse past either cap waits its turn, first come first served; its deadline still runs while it waits. A
- * thread whose own heap is larger than the total runs alone rather than never.
- */
+/** Appliance-wide caps on parse threads and their heap; a parse waits its turn (its deadline still runs). */
 export class ParseSlots {
   private running = 0;
   private reservedMb = 0;
   private readonly waiting: Waiter[] = [];
 
-  /** Parses waiting for a slot now. */
   get queued(): number {
     return this.waiting.length;
   }

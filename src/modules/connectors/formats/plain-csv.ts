@@ -3,16 +3,11 @@ import { columnNames, sniffCsv } from './csv';
 import { ParseLimits } from './parse-limits';
 import { detectEncoding, SNIFF_BYTES } from './text';
 
-/**
- * A local CSV file simple enough for a dataset build to hand to DuckDB's own reader and get what readCsv would
- * give: UTF-8, no quote, carriage return or NUL byte anywhere, a non-blank first line (docs/datasets.md, "CSV files
- * read by DuckDB").
- */
+/** A CSV simple enough for DuckDB's own reader to match readCsv (docs/datasets.md, "CSV files read by DuckDB"). */
 export interface PlainCsvFile {
   readonly path: string;
   readonly delimiter: string;
   readonly hasHeader: boolean;
-  /** Column keys as readCsv names them. */
   readonly columns: readonly string[];
   readonly limits: Pick<ParseLimits, 'maxColumns' | 'maxCells' | 'maxCellBytes'>;
 }
