@@ -110,6 +110,37 @@ describe('datasets and queries (services over real files)', () => {
     expect(result.plan.order_by).toEqual([{ column: '_row', direction: 'asc' }]);
   });
 
+  it('compares, sorts and answers a text column stored as ENUM codes as the text itself', async () => {
+    const count = async (where: unknown[]): Promise<unknown> =>
+      (
+        await queries.query(
+          orgA,
+          parseWire(QueryRequest, { dataset_id: id, where, aggregates: [{ function: 'count' }] }),
+        )
+      ).rows[0].count_rows;
+    expect(await count([{ column: 'region', op: 'eq', value: 'Atlantis' }])).toBe(0);
+    expect(await count([{ column: 'region', op: 'in', value: ['West', 'Atlantis', 'east'] }])).toBe(250);
+    expect(await count([{ column: 'region', op: 'ne', value: 'Atlantis' }])).toBe(1000);
+    expect(await count([{ column: 'region', op: 'lt', value: 'North' }])).toBe(250);
+    const grouped = await queries.query(
+      orgA,
+      parseWire(QueryRequest, {
+        dataset_id: id,
+        group_by: ['region'],
+        aggregates: [{ function: 'max', column: 'region' }, { function: 'count' }],
+      }),
+    );
+    expect(grouped.rows).toEqual(
+      ['East', 'North', 'South', 'West'].map((region) => ({ region, max_region: region, count_rows: 250 })),
+    );
+
+    const report = await queries.sqlReport(orgA, {
+      dataset_id: id,
+      sql: "select typeof(region) as type, region || '!' as shout from dataset where region < 'F' limit 1",
+    });
+    expect(report.rows).toEqual([{ type: 'VARCHAR', shout: 'East!' }]);
+  });
+
   it('filters, orders with a row-ordinal tiebreak, and pages', async () => {
     const query = parseWire(QueryRequest, {
       dataset_id: id,

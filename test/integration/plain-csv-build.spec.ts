@@ -133,6 +133,31 @@ describe('a CSV file read by DuckDB', () => {
     expect(built.written.columns.find((c) => c.name === 'code')?.distinctEstimated).toBe(true);
   });
 
+  it('stores text of few distinct values as a sorted ENUM that filters, sorts and answers as the text does', async () => {
+    const names = ['b', 'B', 'a', 'é', 'a b', 'Z'];
+    const rows = ['id,name,unique_text'];
+    for (let i = 0; i < 60; i++) rows.push(`${i},${names[i % names.length]},u${i}`);
+    const built = await expectSame(lines(...rows));
+    expect(built.types.name).toBe("ENUM('B', 'Z', 'a', 'a b', 'b', 'é')");
+    expect(built.types.unique_text).toBe('VARCHAR');
+    const path = join(scratch, `f${files}.csv.direct.duckdb`);
+    const asText = async (where: string): Promise<unknown[]> =>
+      (await readDatasetFile(path, `select name from rows where ${where} order by name, _row`)).map(
+        (r) => r.name,
+      );
+    const expected = (keep: (name: string) => boolean): string[] =>
+      Array.from({ length: 60 }, (_, i) => names[i % names.length])
+        .filter(keep)
+        .sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    expect(await asText("name = 'zz'")).toEqual([]);
+    expect(await asText("name < 'a c'")).toEqual(
+      expected((n) => Buffer.compare(Buffer.from(n), Buffer.from('a c')) < 0),
+    );
+    expect(await asText("name in ('a', 'nope')")).toEqual(expected((n) => n === 'a'));
+    expect(await asText("instr(name, ' ') > 0")).toEqual(expected((n) => n.includes(' ')));
+    expect(await asText('true')).toEqual(expected(() => true));
+  });
+
   it('names columns as the row-by-row reader does: blanks, duplicates, case, _row, a tab file', async () => {
     await expectSame(lines('a,,A,a,_row, b ', '1,2,3,4,5,6'));
     await expectSame(lines('x\ty', '1\t2', '3\t4'), { file_type: 'tsv' });

@@ -44,12 +44,14 @@ describe('SQL reports on DuckDB files, locked down', () => {
       datasetId: 'ds_sales',
       filePath: join(dir, 'ds_sales.duckdb'),
       names: ['sales', 'dataset'],
+      columns: [],
       formulas: [],
     };
     returns = {
       datasetId: 'ds_returns',
       filePath: join(dir, 'ds_returns.duckdb'),
       names: ['returns'],
+      columns: [],
       formulas: [],
     };
     processes = new ReportProcesses(192, { memoryMb: 64, threads: 1, spillDir: join(dir, 'spill') });

@@ -232,6 +232,31 @@ describe('query compiler', () => {
     ]);
   });
 
+  it('compares coded columns with the code of each value and answers them as the storage says', () => {
+    const compiled = compileQuery(
+      validate({
+        group_by: ['region'],
+        aggregates: [{ function: 'max', column: 'region' }, { function: 'count' }],
+        where: [
+          { column: 'region', op: 'in', value: ['West', 'East'] },
+          { column: 'region', op: 'ne', value: 'North' },
+          { column: 'revenue', op: 'eq', value: 5 },
+        ],
+      }),
+      sql,
+      {
+        answerSql: (name, expression) => (name === 'region' ? `cast(${expression} as varchar)` : expression),
+        memberSql: (name) => (name === 'region' ? 'try_cast(? as "codes")' : '?'),
+      },
+    );
+    expect(compiled.sql).toBe(
+      'select cast("region" as varchar) as "region", cast(max("region") as varchar) as "max_region", count(*) as "count_rows" from rows ' +
+        'where "region" in (try_cast(? as "codes"), try_cast(? as "codes")) and ("region" <> ? or "region" is null) and "revenue" = ? ' +
+        'group by "region" order by "region" asc nulls first limit 101 offset 0',
+    );
+    expect(compiled.params).toEqual(['West', 'East', 'North', 5]);
+  });
+
   it('orders grouped results by the requested terms then every group key', () => {
     const compiled = compileQuery(
       validate({
@@ -256,11 +281,11 @@ describe('query compiler', () => {
         { function: 'max', column: 'revenue' },
       ],
     });
-    expect(compileQuery(spec, sql, () => ({ kind: 'fixed', scale: 24 })).sql).toBe(
+    expect(compileQuery(spec, sql, { sumForm: () => ({ kind: 'fixed', scale: 24 }) }).sql).toBe(
       'select sum(cast("revenue" as decimal(38, 24))) as "sum_revenue", avg(cast("revenue" as decimal(38, 24))) ' +
         'as "avg_revenue", max("revenue") as "max_revenue" from rows limit 101 offset 0',
     );
-    expect(compileQuery(spec, sql, () => ({ kind: 'ordered' })).sql).toBe(
+    expect(compileQuery(spec, sql, { sumForm: () => ({ kind: 'ordered' }) }).sql).toBe(
       'select list_sum(list("revenue" order by "_row")) as "sum_revenue", list_avg(list("revenue" order by "_row")) ' +
         'as "avg_revenue", max("revenue") as "max_revenue" from rows limit 101 offset 0',
     );

@@ -17,7 +17,7 @@ import {
   writeLayoutMeta,
 } from './dataset-build-files';
 import { duckError, MAX_COLUMNS, publishVersion, WrittenDataset } from './dataset-file-writer';
-import { storageTypeOf } from './dataset-store-layout';
+import { storeColumn } from './dataset-store-layout';
 import { DATA_TABLE, quoteIdentifier, quoteString, ROW_COLUMN } from './sql-identifiers';
 import {
   ColumnType,
@@ -214,17 +214,13 @@ async function load(
     const { [`n${i}`]: present, [`lo${i}`]: lo, [`hi${i}`]: hi, [`d${i}`]: approx } = bounds;
     schema.push(await profile(connection, columns[i], rowCount, { present, lo, hi, approx }));
   }
-  for (const column of columns) {
-    const quoted = quoteIdentifier(column.name);
-    const target = await storageTypeOf(
-      column.type,
-      column.kinds === 0,
-      (sql) => rowOf(connection, sql),
-      quoted,
-    );
-    if (target !== LOADED_SQL[column.type]) {
-      await connection.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
-    }
+  const statements = {
+    one: (sql: string) => rowOf(connection, sql),
+    run: (sql: string) => connection.run(sql),
+  };
+  for (let i = 0; i < columns.length; i++) {
+    const column = { ...columns[i], empty: columns[i].kinds === 0, distinctCount: schema[i].distinctCount };
+    await storeColumn(statements, column, rowCount, LOADED_SQL[column.type]);
   }
   await writeLayoutMeta((sql) => connection.run(sql));
   await connection.run('checkpoint');

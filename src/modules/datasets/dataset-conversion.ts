@@ -16,7 +16,7 @@ import {
 } from './dataset-build-files';
 import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
-import { DATASET_FILE_EXTENSION, storageTypeOf } from './dataset-store-layout';
+import { answeredAs, DATASET_FILE_EXTENSION, storeColumn } from './dataset-store-layout';
 import { parseSchema } from './datasets.dto';
 import { PlainValue, plainValue } from './readonly-database';
 import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
@@ -132,7 +132,7 @@ async function convertVersion(record: DatasetRecord, options: ConversionOptions)
     } finally {
       await new Promise<void>((resolve) => source.close(() => resolve()));
     }
-    await applyStorageTypes(connection, columns);
+    await applyStorageTypes(connection, columns, before.rows);
     const built = connection;
     await writeLayoutMeta((sql) => built.run(sql));
     const after = await fingerprintDuckDb(connection, columns);
@@ -177,12 +177,13 @@ export async function attachPreviousFormat(
     await connection.run(`use ${quoteIdentifier(id)}`);
     await connection.run(`drop table if exists ${DATA_TABLE}`);
     const source = await openSqlite(file);
+    let copied: Fingerprint;
     try {
-      await copyRows(source, connection, columns);
+      copied = await copyRows(source, connection, columns);
     } finally {
       await new Promise<void>((resolve) => source.close(() => resolve()));
     }
-    await applyStorageTypes(connection, columns);
+    await applyStorageTypes(connection, columns, copied.rows);
   } catch (error) {
     await connection.run(`detach database if exists ${quoteIdentifier(id)}`).catch(() => undefined);
     throw error;
@@ -257,7 +258,10 @@ async function fingerprintDuckDb(
   columns: readonly ColumnSchema[],
 ): Promise<Fingerprint> {
   const print = fingerprintOf(columns.length);
-  const select = [ROW_COLUMN, ...columns.map((c) => c.name)].map(quoteIdentifier).join(', ');
+  const select = [
+    quoteIdentifier(ROW_COLUMN),
+    ...columns.map((c) => answeredAs(c.type, quoteIdentifier(c.name))),
+  ].join(', ');
   for (let after = 0; ;) {
     const reader = await connection.runAndReadAll(
       `select ${select} from ${DATA_TABLE} where ${quoteIdentifier(ROW_COLUMN)} > ${after} order by 1 limit ${PAGE_ROWS}`,
@@ -273,10 +277,11 @@ async function fingerprintDuckDb(
 async function applyStorageTypes(
   connection: DuckDBConnection,
   columns: readonly ColumnSchema[],
+  rowCount: number,
 ): Promise<void> {
-  for (const column of columns) {
-    const quoted = quoteIdentifier(column.name);
-    const target = await storageTypeOf(column.type, false, (sql) => firstRow(connection, sql), quoted);
-    await connection.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
-  }
+  const statements = {
+    one: (sql: string) => firstRow(connection, sql),
+    run: (sql: string) => connection.run(sql),
+  };
+  for (const column of columns) await storeColumn(statements, { ...column, empty: false }, rowCount);
 }

@@ -15,7 +15,7 @@ import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
 import { ColumnNamer } from './column-names';
 import { KIND_INTEGER, KIND_BOOLEAN, StoredValue, ValueClassifier } from './value-kinds';
 import { duckMessage } from './readonly-database';
-import { storageTypeOf } from './dataset-store-layout';
+import { storeColumn } from './dataset-store-layout';
 
 export const MAX_COLUMNS = 1000;
 
@@ -219,27 +219,31 @@ export class DatasetFileWriter {
     await this.appendBuffered();
     this.closeAppender();
     const columns: ColumnSchema[] = [];
+    const statements = { one: (sql: string) => this.one(sql), run: (sql: string) => this.exec(sql) };
     for (const slot of this.slots) {
       const profile = slot.profile;
       const column = quoteIdentifier(profile.name);
-      const type = profile.type;
-      const target = await storageTypeOf(type, slot.held === Held.Nothing, (sql) => this.one(sql), column);
-      if (target !== HELD_SQL[slot.held] || slot.held === Held.Nothing) {
-        await this.exec(`alter table ${DATA_TABLE} alter ${column} type ${target}`);
+      const schema = profile.toSchema(this.rowCount);
+      const loadedAs = slot.held === Held.Nothing ? undefined : HELD_SQL[slot.held];
+      await storeColumn(
+        statements,
+        { ...schema, empty: slot.held === Held.Nothing },
+        this.rowCount,
+        loadedAs,
+      );
+      if (!profile.needsTextFixup) {
+        columns.push(schema);
+        continue;
       }
-      if (profile.needsTextFixup) {
-        const bounds = await this.one(
-          `select min(${column})::varchar as min, max(${column})::varchar as max from ${DATA_TABLE}`,
-        );
-        columns.push(
-          profile.toSchema(this.rowCount, {
-            min: (bounds.min as string | null) ?? null,
-            max: (bounds.max as string | null) ?? null,
-          }),
-        );
-      } else {
-        columns.push(profile.toSchema(this.rowCount));
-      }
+      const bounds = await this.one(
+        `select min(${column})::varchar as min, max(${column})::varchar as max from ${DATA_TABLE}`,
+      );
+      columns.push(
+        profile.toSchema(this.rowCount, {
+          min: (bounds.min as string | null) ?? null,
+          max: (bounds.max as string | null) ?? null,
+        }),
+      );
     }
     await writeLayoutMeta((sql) => this.exec(sql));
     await this.exec('checkpoint');

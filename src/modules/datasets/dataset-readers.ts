@@ -48,14 +48,18 @@ export class DatasetReaders {
     const control = await (this.control ??= instance.connect());
     if (file.endsWith(SQLITE_FILE_EXTENSION)) await attachPreviousFormat(instance, id, file, columns);
     else await control.run(`attach if not exists ${quoteString(file)} as ${quoteIdentifier(id)} (read_only)`);
+    // Classified by SQL: an ENUM column's data_type lists every one of its values.
     const described = await control.runAndReadAll(
-      `select column_name, data_type from duckdb_columns() where database_name = ${quoteString(id)} and table_name = ${quoteString(DATA_TABLE)}`,
+      `select column_name, regexp_matches(data_type, '^(BIGINT|BOOLEAN|DECIMAL)') as exact, starts_with(data_type, 'ENUM(') as coded
+       from duckdb_columns() where database_name = ${quoteString(id)} and table_name = ${quoteString(DATA_TABLE)}`,
     );
     const exact = new Set<string>();
-    for (const [name, type] of described.getRows()) {
-      if (/^(BIGINT|BOOLEAN|DECIMAL)/.test(String(type))) exact.add(String(name));
+    const coded = new Set<string>();
+    for (const [name, isExact, isCoded] of described.getRows()) {
+      if (isExact === true) exact.add(String(name));
+      if (isCoded === true) coded.add(String(name));
     }
-    return new ReadOnlyDatabase(instance, id, this.timeoutMs, exact);
+    return new ReadOnlyDatabase(instance, id, this.timeoutMs, exact, coded);
   }
 
   evict(id: string): void {

@@ -1,4 +1,4 @@
-import { DATA_TABLE } from './sql-identifiers';
+import { DATA_TABLE, quoteIdentifier } from './sql-identifiers';
 import { ColumnType } from './value-kinds';
 
 export const STORE_META_TABLE = '_ds_meta';
@@ -9,25 +9,85 @@ const DECIMAL_SCALES = [0, 1, 2, 3, 4, 5, 6, 8, 10, 12] as const;
 /** A DECIMAL column holds at most this many significant digits, as the classifier's own numbers do. */
 const DECIMAL_DIGITS = 15;
 
-/** DECIMAL sums are exact and independent of thread count (determinism); a value that does not round-trip stays DOUBLE. */
-export async function storageTypeOf(
-  type: ColumnType,
-  empty: boolean,
-  one: (sql: string) => Promise<Record<string, unknown>>,
-  column: string,
+/**
+ * A text column with at most 2^ENUM_VALUE_BITS distinct values is stored as an ENUM of them in sorted order: grouping
+ * compares integer codes (and the query instance aggregates up to that many groups in a directly indexed table), while
+ * comparisons, sorting and answers are those of the text.
+ */
+export const ENUM_VALUE_BITS = 18;
+
+/**
+ * A value of a column of this type as answers read it: text may be stored as ENUM codes, and node-api builds an ENUM's
+ * whole list of values for every vector it reads, so text leaves DuckDB as VARCHAR (a no-op on VARCHAR columns).
+ */
+export function answeredAs(type: ColumnType, expression: string): string {
+  return type === 'string' || type === 'date' || type === 'timestamp'
+    ? `cast(${expression} as varchar)`
+    : expression;
+}
+
+/** The ENUM type of the named column's values, when it has one: named after the column, so readers need only the name. */
+export function enumTypeOf(column: string): string {
+  return quoteIdentifier(`_ds_values_${column}`);
+}
+
+export interface StoredColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  /** No value at all: such a column is VARCHAR. */
+  readonly empty: boolean;
+  /** Exact or estimated; only decides whether an ENUM pays. */
+  readonly distinctCount: number;
+}
+
+export interface BuildStatements {
+  one(sql: string): Promise<Record<string, unknown>>;
+  run(sql: string): Promise<unknown>;
+}
+
+/**
+ * Gives a column, loaded as `loadedAs` (undefined: unknown), the type its version stores it in
+ * (docs/datasets.md, "Storage"). DECIMAL sums are exact and independent of thread count (determinism).
+ */
+export async function storeColumn(
+  db: BuildStatements,
+  column: StoredColumn,
+  rowCount: number,
+  loadedAs?: string,
+): Promise<void> {
+  const quoted = quoteIdentifier(column.name);
+  const target = await storageTypeOf(db, column, quoted, rowCount);
+  if (target === 'enum') {
+    const enumType = enumTypeOf(column.name);
+    await db.run(
+      `create type ${enumType} as enum (select distinct ${quoted} from ${DATA_TABLE} where ${quoted} is not null order by 1)`,
+    );
+    await db.run(`alter table ${DATA_TABLE} alter ${quoted} type ${enumType}`);
+  } else if (target !== loadedAs) {
+    await db.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
+  }
+}
+
+async function storageTypeOf(
+  db: BuildStatements,
+  column: StoredColumn,
+  quoted: string,
+  rowCount: number,
 ): Promise<string> {
-  if (empty) return 'varchar';
-  switch (type) {
+  if (column.empty) return 'varchar';
+  switch (column.type) {
     case 'integer':
       return 'bigint';
     case 'boolean':
       return 'boolean';
     case 'number':
-      return decimalOrDouble(one, column);
+      return decimalOrDouble((sql) => db.one(sql), quoted);
     case 'string':
     case 'date':
     case 'timestamp':
-      return 'varchar';
+      return column.distinctCount <= 2 ** ENUM_VALUE_BITS && column.distinctCount * 2 <= rowCount
+        ? 'enum'
+        : 'varchar';
   }
 }
 

@@ -6,6 +6,7 @@ export type { ColumnRole } from './column-profile';
 export { presentValue } from './column-profile';
 export type { Row } from './readonly-database';
 export { duckMessage } from './readonly-database';
+export { answeredAs, ENUM_VALUE_BITS, enumTypeOf } from './dataset-store-layout';
 export { DATA_TABLE, quoteIdentifier, quoteString, ROW_COLUMN } from './sql-identifiers';
 export type { ColumnType } from './value-kinds';
 export {

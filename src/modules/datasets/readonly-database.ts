@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { DuckDBConnection, DuckDBDecimalValue, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { AppError } from '../../common/errors';
+import { ENUM_VALUE_BITS } from './dataset-store-layout';
 import { quoteIdentifier } from './sql-identifiers';
 
 export type Row = Record<string, unknown>;
@@ -60,6 +61,8 @@ export class ReadOnlyDatabase {
     private readonly timeoutMs: number,
     /** Columns stored as integers, decimals or booleans: sums over them are exact in any order. */
     readonly exactColumns: ReadonlySet<string>,
+    /** Text columns stored as ENUM codes (dataset-store-layout). */
+    readonly enumColumns: ReadonlySet<string>,
   ) {}
 
   async all<T = Row>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
@@ -143,5 +146,6 @@ export async function openQueryInstance(budget: QueryBudget): Promise<DuckDBInst
     temp_directory: budget.tempDir,
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
+    perfect_ht_threshold: String(ENUM_VALUE_BITS),
   });
 }

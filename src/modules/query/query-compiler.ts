@@ -19,6 +19,14 @@ export type SumForm =
   | { readonly kind: 'fixed'; readonly scale: number }
   | { readonly kind: 'ordered' };
 export type SumFormOf = (name: string) => SumForm;
+/** How the storage reads a column's values, where it differs from the column's own expression. */
+export interface StoredForms {
+  readonly sumForm?: SumFormOf;
+  /** A value of the named column as answers carry it: its expression, possibly wrapped. */
+  readonly answerSql?: (name: string, expression: string) => string;
+  /** The placeholder an equality test on the named column compares it with. */
+  readonly memberSql?: (name: string) => string;
+}
 
 function aggregateSql(fn: string, argument: string, form: SumForm): string {
   if (fn !== 'sum' && fn !== 'avg') return `${fn}(${argument})`;
@@ -32,13 +40,18 @@ function aggregateSql(fn: string, argument: string, form: SumForm): string {
   }
 }
 
-function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): string {
+function condition(
+  c: Condition,
+  columnSql: ColumnSql,
+  memberSql: (name: string) => string,
+  params: SqlParam[],
+): string {
   const column = columnSql(c.column);
   const scalar = c.value as ScalarValue;
   switch (c.op) {
     case 'eq':
       params.push(scalar);
-      return `${column} = ?`;
+      return `${column} = ${memberSql(c.column)}`;
     case 'ne':
       params.push(scalar);
       return `(${column} <> ? or ${column} is null)`;
@@ -57,7 +70,7 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
     case 'in': {
       const values = c.value as readonly ScalarValue[];
       for (const value of values) params.push(value);
-      return `${column} in (${values.map(() => '?').join(', ')})`;
+      return `${column} in (${values.map(() => memberSql(c.column)).join(', ')})`;
     }
     case 'contains':
       params.push(scalar);
@@ -75,9 +88,10 @@ function condition(c: Condition, columnSql: ColumnSql, params: SqlParam[]): stri
 export function compileWhere(
   conditions: readonly Condition[],
   columnSql: ColumnSql,
+  memberSql: (name: string) => string = () => '?',
 ): { readonly sql: string; readonly params: readonly SqlParam[] } {
   const params: SqlParam[] = [];
-  const terms = conditions.map((c) => condition(c, columnSql, params));
+  const terms = conditions.map((c) => condition(c, columnSql, memberSql, params));
   return { sql: terms.length > 0 ? ` where ${terms.join(' and ')}` : '', params };
 }
 
@@ -85,21 +99,26 @@ export function compileWhere(
 export function compileQuery(
   spec: QuerySpec,
   columnSql: ColumnSql,
-  sumForm: SumFormOf = () => ({ kind: 'exact' }),
+  {
+    sumForm = () => ({ kind: 'exact' }),
+    answerSql = (_, expression) => expression,
+    memberSql = () => '?',
+  }: StoredForms = {},
 ): CompiledQuery {
   const params: SqlParam[] = [];
   const grouped = spec.groupBy.length > 0 || spec.aggregates.length > 0;
   const outputs = grouped
     ? [
-        ...spec.groupBy.map((name) => `${columnSql(name)} as ${quoteIdentifier(name)}`),
+        ...spec.groupBy.map((name) => `${answerSql(name, columnSql(name))} as ${quoteIdentifier(name)}`),
         ...spec.aggregates.map((a) => {
           if (a.column === undefined) return `${a.function}(*) as ${quoteIdentifier(a.as)}`;
           const sql = aggregateSql(a.function, columnSql(a.column), sumForm(a.column));
-          return `${sql} as ${quoteIdentifier(a.as)}`;
+          const answered = a.function === 'min' || a.function === 'max' ? answerSql(a.column, sql) : sql;
+          return `${answered} as ${quoteIdentifier(a.as)}`;
         }),
       ]
-    : spec.select.map((name) => `${columnSql(name)} as ${quoteIdentifier(name)}`);
-  const where = compileWhere(spec.where, columnSql);
+    : spec.select.map((name) => `${answerSql(name, columnSql(name))} as ${quoteIdentifier(name)}`);
+  const where = compileWhere(spec.where, columnSql, memberSql);
   params.push(...where.params);
 
   const orderBy: OrderTerm[] = [...spec.orderBy];

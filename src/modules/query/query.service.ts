@@ -5,7 +5,9 @@ import { AppError, toAppError } from '../../common/errors';
 import { parseWire } from '../../common/validation';
 import { Principal } from '../../common/auth/principal';
 import {
+  answeredAs,
   ColumnRole,
+  enumTypeOf,
   DATA_TABLE,
   duckMessage,
   presentValue,
@@ -13,7 +15,7 @@ import {
   ROW_COLUMN,
 } from '../datasets/datasets.types';
 import { DatasetsService, OpenDataset } from '../datasets/datasets.service';
-import { compileQuery, compileWhere, SumForm } from './query-compiler';
+import { compileQuery, compileWhere, StoredForms, SumForm } from './query-compiler';
 import { aggregateType, Condition, QueryableColumn, QuerySpec, ScalarValue } from './query-grammar';
 import {
   MAX_REPORT_DATASETS,
@@ -64,6 +66,11 @@ function sumFormOf(name: string, exactColumns: ReadonlySet<string>, dataset: Ope
   return Number.isFinite(scale) && scale >= 0
     ? { kind: 'fixed', scale: Math.min(scale, 30) }
     : { kind: 'ordered' };
+}
+
+/** An ENUM column is compared with the code of the value (no code: no row) instead of its every value as text. */
+function memberSqlOf(reader: { readonly enumColumns: ReadonlySet<string> }): (name: string) => string {
+  return (name) => (reader.enumColumns.has(name) ? `try_cast(? as ${enumTypeOf(name)})` : '?');
 }
 
 function isAscending(values: Float64Array): boolean {
@@ -164,7 +171,11 @@ export class QueryService implements OnApplicationShutdown {
         datasetId: dataset.record.id,
         filePath: dataset.filePath,
         names,
-        formulas: dataset.formulas.map((f) => ({ name: f.name, sql: f.sql })),
+        columns: dataset.columns.map((c) => ({
+          name: c.name,
+          sql: answeredAs(c.type, quoteIdentifier(c.name)),
+        })),
+        formulas: dataset.formulas.map((f) => ({ name: f.name, sql: answeredAs(f.type, `(${f.sql})`) })),
       };
     });
     const timeoutMs = this.config.sqlReportTimeoutS * 1000;
@@ -217,11 +228,12 @@ export class QueryService implements OnApplicationShutdown {
       }
     }
     const checked = toQuerySpec({ select: [...columns], ...(where ? { where } : {}) }, queryable);
+    const reader = await dataset.reader();
     const filter = compileWhere(
       [...checked.where, ...columns.map((column) => ({ column, op: 'not_null' as const }))],
       (name) => (byName.get(name) as QueryColumnInfo).sql,
+      memberSqlOf(reader),
     );
-    const reader = await dataset.reader();
     const [count] = await reader.all<{ n: number }>(
       `select count(*) as n from ${DATA_TABLE}${filter.sql}`,
       filter.params,
@@ -355,7 +367,7 @@ export class QueryService implements OnApplicationShutdown {
   ): Promise<string> {
     const reader = await dataset.reader();
     const rows = await reader.all<{ value: string }>(
-      `select distinct ${column.sql} as value from ${DATA_TABLE} where lower(${column.sql}) = lower(?) order by 1 limit 2`,
+      `select distinct ${answeredAs(column.type, column.sql)} as value from ${DATA_TABLE} where lower(${column.sql}) = lower(?) order by 1 limit 2`,
       [value],
     );
     return rows.length === 1 ? rows[0].value : value;
@@ -374,7 +386,12 @@ export class QueryService implements OnApplicationShutdown {
       this.orderedSums.has(`${dataset.record.id}\u0000${name}`) && !reader.exactColumns.has(name)
         ? { kind: 'ordered' }
         : sumFormOf(name, reader.exactColumns, dataset);
-    let compiled = compileQuery(spec, columnSql, sumForm);
+    const forms: StoredForms = {
+      sumForm,
+      answerSql: (name, sql) => answeredAs((byName.get(name) as QueryColumnInfo).type, sql),
+      memberSql: memberSqlOf(reader),
+    };
+    let compiled = compileQuery(spec, columnSql, forms);
     let raw = this.results.get(ResultCache.key(dataset.record.id, compiled.sql, compiled.params));
     if (!raw) {
       try {
@@ -385,7 +402,7 @@ export class QueryService implements OnApplicationShutdown {
         for (const a of spec.aggregates) {
           if (a.column !== undefined) this.orderedSums.add(`${dataset.record.id}\u0000${a.column}`);
         }
-        compiled = compileQuery(spec, columnSql, sumForm);
+        compiled = compileQuery(spec, columnSql, forms);
         raw = await reader.all(compiled.sql, compiled.params);
       }
       this.results.set(ResultCache.key(dataset.record.id, compiled.sql, compiled.params), raw);

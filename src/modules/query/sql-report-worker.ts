@@ -18,7 +18,7 @@ import {
   ReportReply,
   ReportRequest,
 } from './sql-report-process';
-import { quoteIdentifier, quoteString } from '../datasets/datasets.types';
+import { ENUM_VALUE_BITS, quoteIdentifier, quoteString } from '../datasets/datasets.types';
 import { statementProblem } from './sql-report-statement';
 
 /**
@@ -65,6 +65,7 @@ async function openLocked(
     allow_community_extensions: 'false',
     allow_unsigned_extensions: 'false',
     max_expression_depth: String(MAX_EXPRESSION_DEPTH),
+    perfect_ht_threshold: String(ENUM_VALUE_BITS),
   });
   const connection = await instance.connect();
   try {

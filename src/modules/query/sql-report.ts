@@ -9,6 +9,8 @@ export interface ReportTable {
   readonly filePath: string;
   /** Names the dataset is visible under in the report (its dataset_name, and `dataset` for the first). */
   readonly names: readonly string[];
+  /** The stored columns as the view answers them: name and SQL expression (see answeredAs). */
+  readonly columns: readonly { name: string; sql: string }[];
   /** Formula columns appended to the view: name and SQL expression over the stored columns. */
   readonly formulas: readonly { name: string; sql: string }[];
 }
@@ -33,9 +35,11 @@ function viewStatements(tables: readonly ReportTable[]): string[] {
   const statements: string[] = [];
   tables.forEach((table, index) => {
     const extra = table.formulas.map((f) => `, (${f.sql}) as ${quoteIdentifier(f.name)}`).join('');
+    const answered = table.columns.map((c) => `${c.sql} as ${quoteIdentifier(c.name)}`).join(', ');
+    const stored = answered === '' ? '*' : `* replace (${answered})`;
     for (const name of table.names) {
       statements.push(
-        `create temp view ${quoteIdentifier(name)} as select *${extra} from ${catalogName(index)}.main.${DATA_TABLE}`,
+        `create temp view ${quoteIdentifier(name)} as select ${stored}${extra} from ${catalogName(index)}.main.${DATA_TABLE}`,
       );
     }
   });
