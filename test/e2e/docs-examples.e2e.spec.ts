@@ -1,84 +1,62 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { signupAccount } from '../factories/accounts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { createApiKey, signupAccount } from '../factories/accounts';
+import { DocExample, Exchange, readDocExamples, Setup, unmarkedJsonBlocks } from '../support/doc-examples';
+import { Receiver, startReceiver } from '../support/egress-fixtures';
 import { writeTestLicense } from '../support/licenses';
+import { connectStreamable } from '../support/mcp-clients';
 import { makeTempDir, startTestApp, TestApp } from '../support/test-app';
+import { waitUntil } from '../support/wait';
 
 jest.setTimeout(120_000);
 
-const DOCS = join(__dirname, '..', '..', 'docs');
-
 /**
- * A documented exchange, marked in the markdown by a comment before each fenced JSON block:
- * `<!-- doc-example NAME: request METHOD PATH -->` and `<!-- doc-example NAME: response STATUS check FIELD … -->`.
- * The listed fields must equal the documented ones (numbers to the decimals the doc prints); every other top-level
- * field the doc shows must be in the answer with the same JSON type.
+ * Every ```json block in docs/*.md sits under one of these comments (blank lines between allowed); a block under
+ * neither fails "marks every JSON block", so a new example cannot escape:
+ * - `<!-- doc-fragment -->`: a part or a configuration, not a whole exchange; the sentence above says so to readers.
+ * - `<!-- doc-example NAME: request METHOD PATH -->` with the body (none for a GET), and
+ *   `<!-- doc-example NAME: response STATUS check FIELD … -->` with the answer: run against a booted daemon.
+ * - `<!-- doc-example NAME: request MCP TOOL -->` with the tool's arguments, and `response result|error check …` with
+ *   the JSON the tool's text content holds: a `tools/call` on a Streamable HTTP MCP session.
+ * - `<!-- doc-example NAME: delivery EVENT check FIELD … -->` (no request) with a webhook body: the EVENT the
+ *   `execution` setup's fire sent to a loopback receiver.
+ * The checked fields (dotted, `[i]` for array items) must equal the documented ones (numbers to the decimals the doc
+ * prints); every other top-level field the doc shows must be in the answer with the same JSON type.
  *
  * `<!-- doc-example NAME: setup THING … -->` (no block) names what the example needs first, made through the API as a
  * user would, its id put where the doc writes a placeholder (in the path and the request):
  * - `connector`: a file connector holding test/fixtures/docs/sales.csv (`con_…`);
  * - `dataset`: that connector ingested as the dataset `sales` (`ds_…`);
+ * - `orders`: test/fixtures/docs/orders.csv ingested the same way as the dataset `orders` (`ds_9f…`);
  * - `license`: the example runs on a daemon with the license docs/licensing.md shows (ACME Corp, enterprise,
  *   50 devices, 5 per key, expiring 2027-12-31), signed by the test license key;
  * - `trigger`: the trigger of docs/triggers.md's `create` example, on that dataset (`trg_…`);
- * - `fire`: that trigger fired as docs/triggers.md's `fire` example does (`fire_…`).
+ * - `fire`: that trigger fired as docs/triggers.md's `fire` example does (`fire_…`);
+ * - `outcomes`: that trigger fired once per outcome, with the outcomes the documented calibration counts: by the
+ *   owner `inside_band`, `below_band` and `above_band` ones, `judged` of them with realized variables of which
+ *   `recommended_best` find the recommendation best; by a member key `uncounted_outcomes` more;
+ * - `execution`: the `fire` setup on an organization of its own whose execution policy is `always`, the trigger's
+ *   webhook URLs pointed at the loopback receiver.
  */
-const SETUPS = ['connector', 'dataset', 'license', 'trigger', 'fire'] as const;
-type Setup = (typeof SETUPS)[number];
 
-interface DocExample {
-  readonly where: string;
-  readonly setup: readonly Setup[];
-  readonly method: string;
-  readonly path: string;
-  readonly request: unknown;
-  readonly status: number;
-  readonly checked: readonly string[];
-  readonly response: Record<string, unknown>;
-}
+const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'docs', name), 'utf8');
+const SALES_CSV = fixture('sales.csv');
+const ORDERS_CSV = fixture('orders.csv');
 
-/** The marking comment and the JSON block under it; a request without a body (GET) has no block. */
-const MARKED_BLOCK =
-  /<!-- doc-example ([\w-]+): (request|response|setup) ([^>]*?) -->(?:\s*```json\n([\s\S]*?)\n```)?/g;
+/** The license docs/licensing.md shows, as its vendor would issue it. */
+const DOCUMENTED_LICENSE = {
+  licensee: 'ACME Corp',
+  edition: 'enterprise',
+  caps: { max_devices: 50, max_devices_per_key: 5 },
+  expiresAt: '2027-12-31T00:00:00.000Z',
+};
 
-function docExamples(): DocExample[] {
-  const examples: DocExample[] = [];
-  for (const file of readdirSync(DOCS).filter((f) => f.endsWith('.md'))) {
-    const parts = new Map<
-      string,
-      { setup?: Setup[]; request?: [string, string, unknown]; response?: [number, string[], any] }
-    >();
-    for (const [, name, kind, spec, body] of readFileSync(join(DOCS, file), 'utf8').matchAll(MARKED_BLOCK)) {
-      const entry = parts.get(name) ?? {};
-      const words = spec.trim().split(/\s+/);
-      if (kind === 'setup') {
-        const unknown = words.filter((w) => !(SETUPS as readonly string[]).includes(w));
-        if (unknown.length > 0)
-          throw new Error(`docs/${file}: doc-example ${name} sets up ${unknown.join(', ')}`);
-        entry.setup = words as Setup[];
-      } else if (kind === 'request')
-        entry.request = [words[0], words[1], body === undefined ? undefined : JSON.parse(body)];
-      else
-        entry.response = [Number(words[0]), words[0 + 1] === 'check' ? words.slice(2) : [], JSON.parse(body)];
-      parts.set(name, entry);
-    }
-    for (const [name, { setup, request, response }] of parts) {
-      if (!request || !response)
-        throw new Error(`docs/${file}: doc-example ${name} lacks its request or response`);
-      examples.push({
-        where: `docs/${file} ${name}`,
-        setup: setup ?? [],
-        method: request[0],
-        path: request[1],
-        request: request[2],
-        status: response[0],
-        checked: response[1],
-        response: response[2],
-      });
-    }
-  }
-  return examples;
-}
+/** Realized variables of docs/triggers.md's trigger (reorder = demand · margin, wait = 0). */
+const REORDER_BEST = { demand: 520, margin: 3 };
+const WAIT_BEST = { demand: 520, margin: -3 };
+
+const EXAMPLES = readDocExamples();
 
 function at(value: unknown, path: string): unknown {
   return path
@@ -102,67 +80,6 @@ function asDocumented(documented: unknown, actual: unknown): unknown {
 const jsonType = (value: unknown): string =>
   Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
 
-const EXAMPLES = docExamples();
-
-const SALES_CSV = readFileSync(join(__dirname, '..', 'fixtures', 'docs', 'sales.csv'), 'utf8');
-
-/** The license docs/licensing.md shows, as its vendor would issue it. */
-const DOCUMENTED_LICENSE = {
-  licensee: 'ACME Corp',
-  edition: 'enterprise',
-  caps: { max_devices: 50, max_devices_per_key: 5 },
-  expiresAt: '2027-12-31T00:00:00.000Z',
-};
-
-interface Daemon {
-  readonly app: TestApp;
-  readonly token: string;
-}
-
-async function daemon(env: Record<string, string> = {}, dataDir = makeTempDir()): Promise<Daemon> {
-  const app = await startTestApp(env, dataDir);
-  return { app, token: (await signupAccount(app)).apiKey };
-}
-
-/** Makes what the example needs and answers the placeholders the doc writes for it. */
-async function setUp({ app, token }: Daemon, setup: readonly Setup[]): Promise<Record<string, string>> {
-  const ok = async (method: string, path: string, body: unknown) => {
-    const res = await app.request(method, path, { token, body });
-    if (res.status >= 300) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
-    return res.body;
-  };
-  const ids: Record<string, string> = {};
-  const needsTrigger = setup.includes('trigger') || setup.includes('fire');
-  const needsDataset = setup.includes('dataset') || needsTrigger;
-  if (setup.includes('connector') || needsDataset) {
-    ids['con_…'] = (
-      await ok('POST', '/v1/connectors', {
-        name: `sales-${Date.now()}-${Math.random()}`,
-        connector_type: 'file',
-        config: { file_type: 'csv', content: SALES_CSV },
-      })
-    ).id;
-  }
-  if (needsDataset) {
-    ids['ds_…'] = (
-      await ok('POST', '/v1/data/connect', {
-        connection_type: 'file',
-        dataset_name: 'sales',
-        connection_id: ids['con_…'],
-        visibility: 'private',
-      })
-    ).dataset_id;
-  }
-  const documented = (name: string) => {
-    const example = EXAMPLES.find((e) => e.where === `docs/triggers.md ${name}`);
-    if (!example) throw new Error(`setup: docs/triggers.md has no ${name} example`);
-    return ok(example.method, withIds(example.path, ids), withIds(example.request, ids));
-  };
-  if (needsTrigger) ids['trg_…'] = (await documented('create')).id;
-  if (setup.includes('fire')) ids['fire_…'] = (await documented('fire')).fire_id;
-  return ids;
-}
-
 function withIds<T>(value: T, ids: Record<string, string>): T {
   if (value === undefined) return value;
   let text = JSON.stringify(value);
@@ -170,15 +87,187 @@ function withIds<T>(value: T, ids: Record<string, string>): T {
   return JSON.parse(text) as T;
 }
 
+function documentedTriggerExample(name: string): DocExample & { exchange: { kind: 'http' } } {
+  const example = EXAMPLES.find((e) => e.where === `docs/triggers.md ${name}`);
+  if (example?.exchange.kind !== 'http') throw new Error(`setup: docs/triggers.md has no ${name} request`);
+  return example as DocExample & { exchange: { kind: 'http' } };
+}
+
+interface Caller {
+  readonly app: TestApp;
+  readonly token: string;
+}
+
+class Setting {
+  readonly ids: Record<string, string> = {};
+
+  constructor(
+    readonly caller: Caller,
+    private readonly receiver: Receiver,
+  ) {}
+
+  async ok(method: string, path: string, body?: unknown, token = this.caller.token): Promise<any> {
+    const res = await this.caller.app.request(method, withIds(path, this.ids), {
+      token,
+      body: withIds(body, this.ids),
+    });
+    if (res.status >= 300) throw new Error(`setup ${method} ${path}: ${res.status} ${res.text}`);
+    return res.body;
+  }
+
+  async make(example: DocExample): Promise<void> {
+    const needs = (...things: Setup[]) => things.some((t) => example.setup.includes(t));
+    if (needs('connector', 'dataset', 'trigger', 'fire', 'outcomes', 'execution'))
+      this.ids['con_…'] = await this.connector(SALES_CSV);
+    if (needs('dataset', 'trigger', 'fire', 'outcomes', 'execution'))
+      this.ids['ds_…'] = await this.dataset(this.ids['con_…'], 'sales');
+    if (needs('orders')) this.ids['ds_9f…'] = await this.dataset(await this.connector(ORDERS_CSV), 'orders');
+    if (needs('execution')) await this.ok('PUT', '/v1/execution-policy', { mode: 'always' });
+    if (needs('trigger', 'fire', 'outcomes', 'execution')) await this.trigger(needs('execution'));
+    if (needs('fire', 'execution')) this.ids['fire_…'] = (await this.fire()).fire_id;
+    if (needs('outcomes')) await this.outcomes(example.answer);
+  }
+
+  private async connector(csv: string): Promise<string> {
+    const config = { file_type: 'csv', content: csv };
+    const name = `docs-${Date.now()}-${Math.random()}`;
+    return (await this.ok('POST', '/v1/connectors', { name, connector_type: 'file', config })).id;
+  }
+
+  private async dataset(connectionId: string, name: string): Promise<string> {
+    const body = {
+      connection_type: 'file',
+      dataset_name: name,
+      connection_id: connectionId,
+      visibility: 'private',
+    };
+    return (await this.ok('POST', '/v1/data/connect', body)).dataset_id;
+  }
+
+  private async trigger(toReceiver: boolean) {
+    const { method, path, body } = documentedTriggerExample('create').exchange;
+    const urls = {
+      webhook_url: `${this.receiver.url}/fired`,
+      execution_webhook_url: `${this.receiver.url}/execute`,
+    };
+    this.ids['trg_…'] = (
+      await this.ok(method, path, toReceiver ? { ...(body as object), ...urls } : body)
+    ).id;
+  }
+
+  private fire(): Promise<any> {
+    const { method, path, body } = documentedTriggerExample('fire').exchange;
+    return this.ok(method, path, body);
+  }
+
+  private async outcomes(calibration: Record<string, unknown>) {
+    const count = (field: string) => calibration[field] as number;
+    const wrongJudged = count('judged') - count('recommended_best');
+    const times = <T>(n: number, outcome: (i: number) => T) =>
+      Array.from({ length: n }, (_, i) => outcome(i));
+    const owner = [
+      ...times(count('inside_band'), (i) =>
+        i < count('recommended_best')
+          ? { realized_value: 1560, realized_variables: REORDER_BEST }
+          : { realized_value: 1560 },
+      ),
+      ...times(count('below_band'), (i) =>
+        i < wrongJudged
+          ? { realized_value: -1560, realized_variables: WAIT_BEST }
+          : { realized_value: -1560 },
+      ),
+      ...times(count('above_band'), () => ({ realized_value: 5000 })),
+    ];
+    const member = (await createApiKey(this.caller.app, this.caller.token, { role: 'member' })).rawKey;
+    const reports = [
+      ...owner.map((body) => [body, this.caller.token] as const),
+      ...times(count('uncounted_outcomes'), () => [{ realized_value: 1560 }, member] as const),
+    ];
+    for (const [body, token] of reports) {
+      const { fire_id } = await this.fire();
+      await this.ok('POST', `/v1/triggers/trg_…/fires/${fire_id}/outcome`, body, token);
+    }
+  }
+}
+
 describe('request/response examples in docs/ against a booted daemon', () => {
-  let unlicensed: Daemon;
-  let licensed: Daemon | undefined;
+  let receiver: Receiver;
+  let unlicensed: Caller;
+  let licensed: Caller | undefined;
+  const mcpSessions = new Map<string, Client>();
+
+  const daemon = async (env: Record<string, string> = {}, dataDir = makeTempDir()): Promise<Caller> => {
+    const app = await startTestApp(env, dataDir);
+    return { app, token: (await signupAccount(app)).apiKey };
+  };
+  const daemonFor = async (example: DocExample): Promise<Caller> => {
+    if (!example.setup.includes('license')) return unlicensed;
+    if (!licensed) {
+      const dir = makeTempDir();
+      licensed = await daemon(writeTestLicense(dir, DOCUMENTED_LICENSE), dir);
+    }
+    return licensed;
+  };
+  const ownOrganization = async ({ app }: Caller): Promise<Caller> => ({
+    app,
+    token: (await signupAccount(app)).apiKey,
+  });
+  const mcpSession = async ({ app, token }: Caller): Promise<Client> => {
+    const session = mcpSessions.get(token) ?? (await connectStreamable(app.baseUrl, token)).client;
+    mcpSessions.set(token, session);
+    return session;
+  };
+
+  /** What the daemon answered the example: its status word and the JSON the doc shows for it. */
+  async function answer(
+    caller: Caller,
+    exchange: Exchange,
+    ids: Record<string, string>,
+  ): Promise<{ status: string; body: any }> {
+    switch (exchange.kind) {
+      case 'http': {
+        const res = await caller.app.request(exchange.method, withIds(exchange.path, ids), {
+          token: caller.token,
+          body: withIds(exchange.body, ids),
+        });
+        return { status: String(res.status), body: res.body };
+      }
+      case 'mcp': {
+        const session = await mcpSession(caller);
+        const result = await session.callTool({
+          name: exchange.tool,
+          arguments: withIds(exchange.args, ids) as any,
+        });
+        const [content] = result.content as { text: string }[];
+        return { status: result.isError ? 'error' : 'result', body: JSON.parse(content.text) };
+      }
+      case 'delivery': {
+        const delivery = await waitUntil(
+          () =>
+            receiver.requests
+              .map((r) => JSON.parse(r.body.toString()) as Record<string, unknown>)
+              .find((body) => body.event === exchange.event && body.trigger_id === ids['trg_…']),
+          10_000,
+          `${exchange.event} delivery`,
+        );
+        return { status: 'delivered', body: delivery };
+      }
+    }
+  }
+
   beforeAll(async () => {
-    unlicensed = await daemon();
+    receiver = await startReceiver();
+    unlicensed = await daemon({ SERVICE_EGRESS_ALLOW: `127.0.0.1:${receiver.port}` });
   });
   afterAll(async () => {
+    for (const session of mcpSessions.values()) await session.close();
     await unlicensed.app.close();
     await licensed?.app.close();
+    await receiver.close();
+  });
+
+  it('marks every JSON block in docs/ as an example or a fragment', () => {
+    expect(unmarkedJsonBlocks()).toEqual([]);
   });
 
   it('finds the marked examples', () => {
@@ -186,16 +275,21 @@ describe('request/response examples in docs/ against a booted daemon', () => {
       expect.arrayContaining([
         'docs/simulation.md simulate',
         'docs/simulation.md infrastructure',
+        'docs/simulation.md worked',
+        'docs/engine.md result',
         'docs/datasets.md connect',
         'docs/query.md typed',
         'docs/query.md natural-language',
-        'docs/licensing.md license',
-        'docs/triggers.md create',
-        'docs/triggers.md fire',
-        'docs/triggers.md policy',
-        'docs/triggers.md outcome',
         'docs/query.md sql-report',
         'docs/query.md sql-report-dataset',
+        'docs/licensing.md license',
+        'docs/mcp.md tool-error',
+        'docs/triggers.md create',
+        'docs/triggers.md fire',
+        'docs/triggers.md execute',
+        'docs/triggers.md policy',
+        'docs/triggers.md outcome',
+        'docs/triggers.md calibration',
       ]),
     );
   });
@@ -203,34 +297,26 @@ describe('request/response examples in docs/ against a booted daemon', () => {
   it.each(EXAMPLES.map((e) => [e.where, e] as const))(
     '%s answers what the doc says',
     async (_where, example) => {
-      let target = unlicensed;
-      if (example.setup.includes('license')) {
-        if (!licensed) {
-          const dir = makeTempDir();
-          licensed = await daemon(writeTestLicense(dir, DOCUMENTED_LICENSE), dir);
-        }
-        target = licensed;
-      }
-      const ids = await setUp(target, example.setup);
-      const res = await target.app.request(example.method, withIds(example.path, ids), {
-        token: target.token,
-        body: withIds(example.request, ids),
-      });
-      expect(res.status).toBe(example.status);
-      const checked = Object.fromEntries(
-        example.checked.map((field) => [
-          field,
-          asDocumented(at(example.response, field), at(res.body, field)),
-        ]),
+      const base = await daemonFor(example);
+      const setting = new Setting(
+        example.setup.includes('execution') ? await ownOrganization(base) : base,
+        receiver,
       );
-      expect(checked).toEqual(
+      await setting.make(example);
+      const { status, body } = await answer(setting.caller, example.exchange, setting.ids);
+      expect(status).toBe(example.status);
+      const documented = withIds(example.answer, setting.ids);
+      const fields = (source: unknown, asIs: boolean) =>
         Object.fromEntries(
-          example.checked.map((field) => [field, at(withIds(example.response, ids), field)]),
-        ),
-      );
-      const shapes = (body: Record<string, unknown>) =>
-        Object.fromEntries(Object.keys(example.response).map((key) => [key, jsonType(body[key])]));
-      expect(shapes(res.body)).toEqual(shapes(example.response));
+          example.checked.map((f) => [
+            f,
+            asIs ? at(source, f) : asDocumented(at(documented, f), at(source, f)),
+          ]),
+        );
+      expect(fields(body, false)).toEqual(fields(documented, true));
+      const shapes = (source: Record<string, unknown>) =>
+        Object.fromEntries(Object.keys(example.answer).map((key) => [key, jsonType(source[key])]));
+      expect(shapes(body)).toEqual(shapes(example.answer));
     },
   );
 });
