@@ -93,6 +93,28 @@ function documentedTriggerExample(name: string): DocExample & { exchange: { kind
   return example as DocExample & { exchange: { kind: 'http' } };
 }
 
+/** What each setup is made on. */
+const PREREQUISITES: Record<Setup, readonly Setup[]> = {
+  connector: [],
+  dataset: ['connector'],
+  orders: [],
+  license: [],
+  trigger: ['dataset'],
+  fire: ['trigger'],
+  outcomes: ['trigger'],
+  execution: ['fire'],
+};
+
+function withPrerequisites(setup: readonly Setup[]): Set<Setup> {
+  const needed = new Set<Setup>();
+  const add = (thing: Setup) => {
+    needed.add(thing);
+    PREREQUISITES[thing].forEach(add);
+  };
+  setup.forEach(add);
+  return needed;
+}
+
 interface Caller {
   readonly app: TestApp;
   readonly token: string;
@@ -116,16 +138,15 @@ class Setting {
   }
 
   async make(example: DocExample): Promise<void> {
-    const needs = (...things: Setup[]) => things.some((t) => example.setup.includes(t));
-    if (needs('connector', 'dataset', 'trigger', 'fire', 'outcomes', 'execution'))
-      this.ids['con_…'] = await this.connector(SALES_CSV);
-    if (needs('dataset', 'trigger', 'fire', 'outcomes', 'execution'))
-      this.ids['ds_…'] = await this.dataset(this.ids['con_…'], 'sales');
-    if (needs('orders')) this.ids['ds_9f…'] = await this.dataset(await this.connector(ORDERS_CSV), 'orders');
-    if (needs('execution')) await this.ok('PUT', '/v1/execution-policy', { mode: 'always' });
-    if (needs('trigger', 'fire', 'outcomes', 'execution')) await this.trigger(needs('execution'));
-    if (needs('fire', 'execution')) this.ids['fire_…'] = (await this.fire()).fire_id;
-    if (needs('outcomes')) await this.outcomes(example.answer);
+    const needs = withPrerequisites(example.setup);
+    if (needs.has('connector')) this.ids['con_…'] = await this.connector(SALES_CSV);
+    if (needs.has('dataset')) this.ids['ds_…'] = await this.dataset(this.ids['con_…'], 'sales');
+    if (needs.has('orders'))
+      this.ids['ds_9f…'] = await this.dataset(await this.connector(ORDERS_CSV), 'orders');
+    if (needs.has('execution')) await this.ok('PUT', '/v1/execution-policy', { mode: 'always' });
+    if (needs.has('trigger')) await this.trigger(needs.has('execution'));
+    if (needs.has('fire')) this.ids['fire_…'] = (await this.fire()).fire_id;
+    if (needs.has('outcomes')) await this.outcomes(example.answer);
   }
 
   private async connector(csv: string): Promise<string> {
@@ -236,7 +257,7 @@ describe('request/response examples in docs/ against a booted daemon', () => {
         const session = await mcpSession(caller);
         const result = await session.callTool({
           name: exchange.tool,
-          arguments: withIds(exchange.args, ids) as any,
+          arguments: withIds(exchange.args, ids) as Record<string, unknown>,
         });
         const [content] = result.content as { text: string }[];
         return { status: result.isError ? 'error' : 'result', body: JSON.parse(content.text) };
