@@ -20,7 +20,7 @@ jest.setTimeout(120_000);
  * - `<!-- doc-example NAME: request MCP TOOL -->` with the tool's arguments, and `response result|error check …` with
  *   the JSON the tool's text content holds: a `tools/call` on a Streamable HTTP MCP session.
  * - `<!-- doc-example NAME: delivery EVENT check FIELD … -->` (no request) with a webhook body: the EVENT the
- *   `execution` setup's fire sent to a loopback receiver.
+ *   setup's trigger sent to the loopback receiver.
  * The checked fields (dotted, `[i]` for array items) must equal the documented ones (numbers to the decimals the doc
  * prints); every other top-level field the doc shows must be in the answer with the same JSON type.
  *
@@ -31,13 +31,13 @@ jest.setTimeout(120_000);
  * - `orders`: test/fixtures/docs/orders.csv ingested the same way as the dataset `orders` (`ds_9f…`);
  * - `license`: the example runs on a daemon with the license docs/licensing.md shows (ACME Corp, enterprise,
  *   50 devices, 5 per key, expiring 2027-12-31), signed by the test license key;
- * - `trigger`: the trigger of docs/triggers.md's `create` example, on that dataset (`trg_…`);
+ * - `trigger`: the trigger of docs/triggers.md's `create` example, on that dataset, its webhook URLs pointed at the
+ *   loopback receiver (`trg_…`);
  * - `fire`: that trigger fired as docs/triggers.md's `fire` example does (`fire_…`);
  * - `outcomes`: that trigger fired once per outcome, with the outcomes the documented calibration counts: by the
  *   owner `inside_band`, `below_band` and `above_band` ones, `judged` of them with realized variables of which
  *   `recommended_best` find the recommendation best; by a member key `uncounted_outcomes` more;
- * - `execution`: the `fire` setup on an organization of its own whose execution policy is `always`, the trigger's
- *   webhook URLs pointed at the loopback receiver.
+ * - `execution`: the `fire` setup on an organization of its own whose execution policy is `always`.
  */
 
 const fixture = (name: string) => readFileSync(join(__dirname, '..', 'fixtures', 'docs', name), 'utf8');
@@ -144,7 +144,7 @@ class Setting {
     if (needs.has('orders'))
       this.ids['ds_9f…'] = await this.dataset(await this.connector(ORDERS_CSV), 'orders');
     if (needs.has('execution')) await this.ok('PUT', '/v1/execution-policy', { mode: 'always' });
-    if (needs.has('trigger')) await this.trigger(needs.has('execution'));
+    if (needs.has('trigger')) await this.trigger();
     if (needs.has('fire')) this.ids['fire_…'] = (await this.fire()).fire_id;
     if (needs.has('outcomes')) await this.outcomes(example.answer);
   }
@@ -165,15 +165,13 @@ class Setting {
     return (await this.ok('POST', '/v1/data/connect', body)).dataset_id;
   }
 
-  private async trigger(toReceiver: boolean) {
+  private async trigger() {
     const { method, path, body } = documentedTriggerExample('create').exchange;
     const urls = {
       webhook_url: `${this.receiver.url}/fired`,
       execution_webhook_url: `${this.receiver.url}/execute`,
     };
-    this.ids['trg_…'] = (
-      await this.ok(method, path, toReceiver ? { ...(body as object), ...urls } : body)
-    ).id;
+    this.ids['trg_…'] = (await this.ok(method, path, { ...(body as object), ...urls })).id;
   }
 
   private fire(): Promise<any> {
@@ -307,6 +305,7 @@ describe('request/response examples in docs/ against a booted daemon', () => {
         'docs/mcp.md tool-error',
         'docs/triggers.md create',
         'docs/triggers.md fire',
+        'docs/triggers.md fired',
         'docs/triggers.md execute',
         'docs/triggers.md policy',
         'docs/triggers.md outcome',
