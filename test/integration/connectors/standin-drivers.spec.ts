@@ -18,6 +18,7 @@ import { assertReadOnlyQuery } from '../../../src/modules/connectors/drivers/sql
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 import { parseLimits } from '../../factories/parse-limits';
 import { SocketAudit } from '../../support/socket-audit';
+import { storedRecord } from '../../support/stored-cell';
 import { connectorFailure } from '../../support/connector-failure';
 
 // No ClickHouse, SQL Server or Snowflake runs on this machine: these tests check config building, egress blocking
@@ -65,9 +66,25 @@ function respond(request: IncomingMessage, response: ServerResponse, body: strin
     );
     return;
   }
+  if (body.endsWith('FORMAT JSONCompactEachRowWithNamesAndTypes')) {
+    response.writeHead(200, {
+      'content-type': 'application/x-ndjson',
+      'x-clickhouse-format': 'JSONCompactEachRowWithNamesAndTypes',
+    });
+    response.end(TYPED_ROWS.map((row) => `${JSON.stringify(row)}\n`).join(''));
+    return;
+  }
   response.writeHead(200, { 'content-type': 'application/x-ndjson', 'x-clickhouse-format': 'JSONEachRow' });
   response.end(`${JSON.stringify({ version: '24.3.1.1', db: url.searchParams.get('database') })}\n`);
 }
+
+/** A typed result as ClickHouse writes it with the driver's settings: names, types, then rows. */
+const TYPED_ROWS = [
+  ['code', 'day', 'at', 'big', 'ratio'],
+  ['String', 'Date', "DateTime64(3, 'Asia/Kolkata')", 'UInt64', 'Nullable(Float64)'],
+  ['00123', '2026-11-02', '2026-11-01T19:30:00.250Z', '9007199254740993', 'nan'],
+  ['', '2026-11-03', '2026-11-02T00:00:00.000Z', '42', null],
+];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'conn-standin-'));
@@ -134,21 +151,39 @@ describe('clickhouse (stand-in)', () => {
     expect(new URL(last.url, 'http://x').searchParams.get('database')).toBe('sales');
   });
 
-  it('reads rows with 64-bit integers and decimals quoted and DateTime as ISO text in UTC', async () => {
+  it('reads rows typed by their columns, with wide numbers and nan quoted and DateTime as ISO text in UTC', async () => {
     const ctx = context(allowing);
     const read = clickhouseDriver.readRows(
       config({ url: `http://127.0.0.1:${httpPort}`, user: 'reader', password: 'right' }),
       { table: 'sales' },
       ctx,
     );
-    for await (const batch of read) expect(batch.length).toBeGreaterThan(0);
+    const rows: Record<string, unknown>[] = [];
+    for await (const batch of read) rows.push(...batch);
+    expect(rows.map(storedRecord)).toEqual([
+      {
+        code: ['string', '00123'],
+        day: ['date', '2026-11-02'],
+        at: ['timestamp', '2026-11-01T19:30:00.250Z'],
+        big: ['string/integer', '9007199254740993'],
+        ratio: ['string', 'NaN'],
+      },
+      {
+        code: ['string', ''],
+        day: ['date', '2026-11-03'],
+        at: ['timestamp', '2026-11-02T00:00:00.000Z'],
+        big: ['integer', 42],
+        ratio: ['null', null],
+      },
+    ]);
     const params = new URL(requests[requests.length - 1].url, 'http://x').searchParams;
     expect({
       readonly: params.get('readonly'),
       integers: params.get('output_format_json_quote_64bit_integers'),
       decimals: params.get('output_format_json_quote_decimals'),
+      denormals: params.get('output_format_json_quote_denormals'),
       datetime: params.get('date_time_output_format'),
-    }).toEqual({ readonly: '2', integers: '1', decimals: '1', datetime: 'iso' });
+    }).toEqual({ readonly: '2', integers: '1', decimals: '1', denormals: '1', datetime: 'iso' });
   });
 
   it('does not say Connected to an HTTP server that is not ClickHouse', async () => {

@@ -4,16 +4,7 @@ import { mssqlRecord } from '../../../src/modules/connectors/drivers/mssql-cells
 import { snowflakeRecord, SnowflakeColumn } from '../../../src/modules/connectors/drivers/snowflake-cells';
 import { sqlCell } from '../../../src/modules/connectors/drivers/sql-common';
 import { DeclaredText } from '../../../src/modules/connectors/formats/records';
-import { ValueClassifier } from '../../../src/modules/datasets/value-kinds';
-
-/** The type and value a cell becomes in a dataset column. */
-function stored(cell: unknown): [kind: string, value: unknown] {
-  const classifier = new ValueClassifier();
-  const value = classifier.convert(cell);
-  const kinds: Record<number, string> = { 0: 'null', 1: 'integer', 2: 'number', 4: 'string', 8: 'boolean' };
-  Object.assign(kinds, { 16: 'date', 32: 'timestamp', 64: 'string/integer', 128: 'string/decimal' });
-  return [kinds[classifier.kind], value];
-}
+import { stored, storedRecord } from '../../support/stored-cell';
 
 /** The cells the SQL drivers without a server on this machine hand to the dataset (docs/datasets.md). */
 describe('SQL cells of the other drivers', () => {
@@ -107,7 +98,7 @@ describe('SQL cells of the other drivers', () => {
         { code: { type: sql.NVarChar }, big: { type: sql.BigInt } },
         sql,
       );
-      expect(Object.fromEntries(Object.entries(record).map(([k, v]) => [k, stored(v)]))).toEqual({
+      expect(storedRecord(record)).toEqual({
         code: ['string', '123'],
         big: ['string/integer', '9007199254740993'],
       });
@@ -147,7 +138,7 @@ describe('SQL cells of the other drivers', () => {
 
     it('DATE stays a date, TIME a time, timestamps keep their instant and digits, in any host zone', () => {
       const record = snowflakeRecord(row, columns);
-      expect(Object.fromEntries(Object.entries(record).map(([k, v]) => [k, stored(v)]))).toEqual({
+      expect(storedRecord(record)).toEqual({
         d: ['date', '2026-11-02'],
         t: ['string', '10:30:00.250'],
         ntz: ['timestamp', '2026-11-02T10:00:00.123456789Z'],

@@ -11,7 +11,8 @@ import { ConnectorError } from '../connector-error';
 import { GuardedAgents, guardedAgents } from '../guarded-http-agent';
 import { loadOnFirstUse } from '../lazy-module';
 import { classifyNetworkError, errorMessage } from '../network-errors';
-import { quoteIdent, sqlRecord, tablesFromColumns } from './sql-common';
+import { quoteIdent, tablesFromColumns } from './sql-common';
+import { CLICKHOUSE_READ_SETTINGS, CLICKHOUSE_TYPED_FORMAT, ClickhouseTypedRows } from './clickhouse-cells';
 import { defineConnector } from '../connector-descriptor';
 import { parseUrl } from '../connector-config';
 import {
@@ -122,17 +123,6 @@ async function rowsOf<T>(client: ClickHouseClient, query: string, readonly = fal
   return result.json<T>();
 }
 
-/**
- * How rows are read: read-only, 64-bit integers and decimals quoted (JSON.parse would round them), DateTime as ISO
- * text in UTC (the default is the server's zone without an offset).
- */
-export const CLICKHOUSE_READ_SETTINGS = {
-  readonly: '2',
-  output_format_json_quote_64bit_integers: 1,
-  output_format_json_quote_decimals: 1,
-  date_time_output_format: 'iso',
-} as const;
-
 export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
   async test(config, ctx) {
     return withClient(config, ctx, async (client, label) => {
@@ -186,13 +176,16 @@ export const clickhouseDriver: ConnectorDriver<ClickhouseConfig> = {
       try {
         const result = await client.query({
           query,
-          format: 'JSONEachRow',
+          format: CLICKHOUSE_TYPED_FORMAT,
           clickhouse_settings: CLICKHOUSE_READ_SETTINGS,
         });
+        const typed = new ClickhouseTypedRows();
         let batch: Record<string, unknown>[] = [];
-        for await (const chunk of result.stream<Record<string, unknown>>()) {
+        for await (const chunk of result.stream<unknown[]>()) {
           for (const row of chunk) {
-            batch.push(sqlRecord(row.json()));
+            const record = typed.read(row.json());
+            if (record === undefined) continue;
+            batch.push(record);
             if (batch.length >= ctx.batchSize) {
               yield batch;
               batch = [];
