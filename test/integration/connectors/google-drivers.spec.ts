@@ -10,6 +10,7 @@ import { normalizeConfig } from '../../../src/modules/connectors/connector-types
 import { ConnectorDriver, DriverContext } from '../../../src/modules/connectors/connector-driver';
 import { importAreaFor } from '../../../src/modules/connectors/local-path';
 import { bigqueryDriver } from '../../../src/modules/connectors/drivers/bigquery';
+import { storedRecord } from '../../support/stored-cell';
 import { gcsDriver } from '../../../src/modules/connectors/drivers/gcs';
 import { GuardHarness, startGuard } from '../../support/egress-fixtures';
 import { parseLimits } from '../../factories/parse-limits';
@@ -28,6 +29,8 @@ let denying: GuardHarness;
 const seen: string[] = [];
 /** The Authorization header of every BigQuery request. */
 const bearers: string[] = [];
+/** What the BigQuery stand-in was asked: a POST's JSON body, a GET's query parameters. */
+const bigqueryRequests: { body?: Record<string, unknown>; query?: Record<string, string> }[] = [];
 
 function serviceAccount(): Record<string, string> {
   return {
@@ -92,6 +95,11 @@ function handle(request: IncomingMessage, response: ServerResponse, body: string
     return;
   }
   if (url.pathname === '/bigquery/v2/projects/proj/queries' && request.method === 'POST') {
+    bigqueryRequests.push({ body: JSON.parse(body) as Record<string, unknown> });
+    if (body.includes('sales.running')) {
+      json(response, 200, { jobComplete: false, jobReference: { jobId: 'job2', location: 'EU' } });
+      return;
+    }
     json(response, 200, {
       jobComplete: true,
       jobReference: { jobId: 'job1', location: 'EU' },
@@ -107,10 +115,27 @@ function handle(request: IncomingMessage, response: ServerResponse, body: string
     });
     return;
   }
+  if (url.pathname === '/bigquery/v2/projects/proj/queries/job2') {
+    bigqueryRequests.push({ query: Object.fromEntries(url.searchParams) });
+    json(response, 200, {
+      jobComplete: true,
+      jobReference: { jobId: 'job2', location: 'EU' },
+      schema: {
+        fields: [
+          { name: 'code', type: 'STRING' },
+          { name: 'at', type: 'TIMESTAMP' },
+          { name: 'day', type: 'DATE' },
+        ],
+      },
+      rows: [{ f: [{ v: '00123' }, { v: '-1' }, { v: '2026-11-02' }] }],
+    });
+    return;
+  }
   if (
     url.pathname === '/bigquery/v2/projects/proj/queries/job1' &&
     url.searchParams.get('pageToken') === 'p2'
   ) {
+    bigqueryRequests.push({ query: Object.fromEntries(url.searchParams) });
     json(response, 200, {
       jobComplete: true,
       schema: {
@@ -273,6 +298,37 @@ describe('bigquery (stand-in)', () => {
       { id: '9007199254740993', amount: 1.5, ok: true },
       { id: 2, amount: null, ok: false },
     ]);
+    expect(bigqueryRequests.at(-1)?.query).toEqual(expect.objectContaining({ pageToken: 'p2' }));
+  });
+
+  it('asks for exact timestamps, waits for a running query, and types cells by the schema', async () => {
+    bigqueryRequests.length = 0;
+    const rows = await readAll(bigqueryDriver, config(), context(allowing), {
+      query: 'SELECT * FROM sales.running',
+    });
+    expect(rows.map(storedRecord)).toEqual([
+      {
+        code: ['string', '00123'],
+        at: ['timestamp', '1969-12-31T23:59:59.999999Z'],
+        day: ['date', '2026-11-02'],
+      },
+    ]);
+    expect(bigqueryRequests).toEqual([
+      {
+        body: expect.objectContaining({
+          query: 'SELECT * FROM sales.running',
+          useLegacySql: false,
+          formatOptions: { useInt64Timestamp: true },
+        }) as unknown,
+      },
+      {
+        query: expect.objectContaining({
+          location: 'EU',
+          'formatOptions.useInt64Timestamp': 'true',
+        }) as unknown,
+      },
+    ]);
+    expect(bigqueryRequests[1].query).not.toHaveProperty('pageToken');
   });
 
   it('refuses writes before any request', async () => {

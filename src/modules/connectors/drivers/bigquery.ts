@@ -1,4 +1,5 @@
-import type { BigQuery, BigQueryOptions, Job, Query, QueryRowsResponse } from '@google-cloud/bigquery';
+import { randomUUID } from 'node:crypto';
+import type { BigQuery, BigQueryOptions } from '@google-cloud/bigquery';
 import { BigqueryConfig } from '../connector-config';
 import {
   BrowseItem,
@@ -17,6 +18,7 @@ import {
   openGoogleEgress,
 } from './google-auth';
 import { assertReadOnlyQuery, splitTable } from './sql-common';
+import { BIGQUERY_FORMAT_OPTIONS, BigqueryField, bigqueryRecord, BigqueryWireRow } from './bigquery-cells';
 import { loadOnFirstUse } from '../lazy-module';
 import { defineConnector } from '../connector-descriptor';
 import {
@@ -31,6 +33,8 @@ const SCOPE = 'https://www.googleapis.com/auth/bigquery.readonly';
 const DEFAULT_ENDPOINT = 'https://bigquery.googleapis.com';
 const MAX_BROWSE_TABLES = 200;
 const REQUEST_TIMEOUT_MS = 120_000;
+/** How long the API holds a results request open while the query runs. */
+const POLL_TIMEOUT_MS = 10_000;
 
 type ApiRequest = ReturnType<BigQuery['interceptors'][number]['request']>;
 
@@ -41,12 +45,6 @@ interface Session {
   readonly client: BigQuery;
   readonly project: string;
   readonly egress: GoogleEgress;
-}
-
-interface Field {
-  readonly name: string;
-  readonly type: string;
-  readonly mode?: string;
 }
 
 async function openSession(config: BigqueryConfig, ctx: DriverContext): Promise<Session> {
@@ -108,33 +106,24 @@ async function withSession<T>(
   }
 }
 
-/** The SDK's typed values (BigQueryDate, Big, BigQueryTimestamp...) back to the JSON scalars rows carry. */
-function plainValue(value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (Buffer.isBuffer(value)) return value.toString('base64');
-  if (Array.isArray(value) || typeof value !== 'object') return value;
-  if ('value' in value) return value.value;
-  // Big (NUMERIC) serialises to its decimal string; anything else to plain JSON.
-  return JSON.parse(JSON.stringify(value)) as unknown;
+/** A results page as the REST API sends it; the client library's own row parsing would shift or drop values. */
+interface QueryPage {
+  readonly jobComplete?: boolean;
+  readonly jobReference?: { readonly jobId?: string; readonly location?: string };
+  readonly schema?: { readonly fields?: BigqueryField[] };
+  readonly rows?: BigqueryWireRow[];
+  readonly pageToken?: string;
 }
 
-function toRecord(row: Record<string, unknown>, fields: Field[]): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
-  for (const field of fields) {
-    const value = row[field.name];
-    record[field.name] =
-      field.mode === 'REPEATED' || field.type === 'RECORD' || field.type === 'STRUCT'
-        ? value === null || value === undefined
-          ? null
-          : JSON.stringify(value)
-        : plainValue(value);
-  }
-  return record;
+/** One API request through the client's authenticated, egress-guarded transport. */
+function apiCall<T>(s: Session, label: string, request: Parameters<BigQuery['request']>[0]): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    s.client.request(request, (error, body) => {
+      if (error) reject(classifyGoogleError(error, label, s.egress));
+      else resolve(body as T);
+    });
+  });
 }
-
-/** INT64 stays exact: a number when it is safe, else its decimal string. */
-const exactInteger = (text: string): number | string =>
-  Number.isSafeInteger(Number(text)) ? Number(text) : text;
 
 async function listTables(s: Session, config: BigqueryConfig): Promise<BrowseItem[]> {
   const datasets = config.dataset
@@ -146,7 +135,7 @@ async function listTables(s: Session, config: BigqueryConfig): Promise<BrowseIte
     for (const table of tables) {
       if (items.length >= MAX_BROWSE_TABLES) return items;
       const [detail] = (await table.getMetadata()) as unknown as [
-        { schema?: { fields?: Field[] }; numRows?: string; type?: string },
+        { schema?: { fields?: BigqueryField[] }; numRows?: string; type?: string },
       ];
       items.push({
         name: table.id ?? '',
@@ -208,27 +197,39 @@ export const bigqueryDriver: ConnectorDriver<BigqueryConfig> = {
       const s = await openSession(config, ctx);
       const label = `BigQuery project ${s.project}`;
       try {
-        const options = {
-          maxResults: ctx.batchSize,
-          autoPaginate: false,
-          location: config.location,
-          wrapIntegers: { integerTypeCastFunction: exactInteger },
-        };
-        let page = (await s.client.query({ query, useLegacySql: false }, options).catch((error: unknown) => {
-          throw classifyGoogleError(error, label, s.egress);
-        })) as unknown as QueryRowsResponse;
+        let page = await apiCall<QueryPage>(s, label, {
+          method: 'POST',
+          uri: '/queries',
+          json: {
+            query,
+            useLegacySql: false,
+            maxResults: ctx.batchSize,
+            location: config.location,
+            timeoutMs: POLL_TIMEOUT_MS,
+            formatOptions: BIGQUERY_FORMAT_OPTIONS,
+            requestId: randomUUID(),
+          },
+        });
+        let fields: readonly BigqueryField[] = [];
         for (;;) {
-          const [records, next, response] = page as unknown as [
-            Record<string, unknown>[],
-            (Query & { job?: Job }) | null | undefined,
-            { schema?: { fields?: Field[] } } | undefined,
-          ];
-          const fields = response?.schema?.fields ?? [];
-          if (records.length > 0) yield records.map((row) => toRecord(row, fields));
-          if (!next?.job) return;
-          page = await next.job.getQueryResults({ ...next, ...options }).catch((error: unknown) => {
-            throw classifyGoogleError(error, label, s.egress);
+          fields = page.schema?.fields ?? fields;
+          const complete = page.jobComplete !== false;
+          if (complete && page.rows?.length) yield page.rows.map((row) => bigqueryRecord(row, fields));
+          if (complete && !page.pageToken) return;
+          const job = page.jobReference;
+          if (!job?.jobId)
+            throw new ConnectorError('remote_error', `${label} answered without a job to read.`);
+          page = await apiCall<QueryPage>(s, label, {
+            uri: `/queries/${encodeURIComponent(job.jobId)}`,
+            qs: {
+              location: job.location ?? config.location,
+              maxResults: ctx.batchSize,
+              timeoutMs: POLL_TIMEOUT_MS,
+              'formatOptions.useInt64Timestamp': BIGQUERY_FORMAT_OPTIONS.useInt64Timestamp,
+              ...(complete ? { pageToken: page.pageToken } : {}),
+            },
           });
+          page = { ...page, jobReference: page.jobReference ?? job };
         }
       } finally {
         await s.egress.close();

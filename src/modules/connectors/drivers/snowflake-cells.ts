@@ -1,5 +1,5 @@
 import { DeclaredText } from '../formats/records';
-import { sqlCell } from './sql-common';
+import { instantText, sqlCell } from './sql-common';
 
 export interface SnowflakeColumn {
   getName(): string;
@@ -26,15 +26,6 @@ function hasMethod<T>(value: unknown, name: keyof T): value is T {
     value !== null &&
     typeof (value as Record<string, unknown>)[name as string] === 'function'
   );
-}
-
-/** Seconds since the epoch and nanoseconds as `YYYY-MM-DDTHH:MM:SS[.f…]Z`, the fraction cut to the column's scale. */
-function instantText(seconds: number, nanos: number, scale: number): string {
-  const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
-  const fraction = String(nanos)
-    .padStart(9, '0')
-    .slice(0, Math.min(Math.max(scale, 0), 9));
-  return `${whole}${fraction === '' ? '' : `.${fraction}`}Z`;
 }
 
 /** A Snowflake value as a cell: dates and times from the exact epoch seconds and nanos (the Date keeps only ms). */

@@ -105,6 +105,15 @@ export function assertReadOnlyQuery(sql: string): void {
   }
 }
 
+/** Seconds since the epoch and nanoseconds as `YYYY-MM-DDTHH:MM:SS[.f…]Z`, the fraction cut to the column's scale. */
+export function instantText(seconds: number, nanos: number, scale: number): string {
+  const whole = new Date(seconds * 1000).toISOString().slice(0, 19);
+  const fraction = String(nanos)
+    .padStart(9, '0')
+    .slice(0, Math.min(Math.max(scale, 0), 9));
+  return `${whole}${fraction === '' ? '' : `.${fraction}`}Z`;
+}
+
 /** A SQL value as a cell; a string is declared text unless `shaped` (a server's text of a date or big number). */
 export function sqlCell(value: unknown, shaped = true): unknown {
   if (value === null || value === undefined) return null;
