@@ -2,7 +2,6 @@ import { ConnectorError } from '../connector-error';
 import { DeclaredText, emptyRecord, ParsedRecord } from '../formats/records';
 import { instantText, sqlCell } from './sql-common';
 
-/** A column of a query result's schema, as the REST API names its types (legacy and standard SQL names). */
 export interface BigqueryField {
   readonly name: string;
   readonly type: string;
@@ -10,7 +9,6 @@ export interface BigqueryField {
   readonly fields?: readonly BigqueryField[];
 }
 
-/** A value as the REST API sends it: a scalar's text, a REPEATED list of `{v}`, a RECORD's `{f: [{v}…]}`. */
 export type BigqueryWireValue =
   | string
   | null
@@ -66,7 +64,6 @@ function scalarCell(text: string, field: BigqueryField): unknown {
   }
 }
 
-/** A REPEATED or RECORD value becomes plain JSON with each leaf by its own field (declared text is its text). */
 function wireValue(
   value: BigqueryWireValue,
   field: BigqueryField,
@@ -84,11 +81,6 @@ function wireValue(
   return scalarCell(value as string, field);
 }
 
-/**
- * A BigQuery value as a cell, by its schema field: DATE, DATETIME (a wall clock, read as UTC), TIMESTAMP (the
- * instant in UTC, to the microsecond), INT64 and NUMERIC/BIGNUMERIC (exact digits) are read by their shape; STRING,
- * BYTES (base64), JSON, GEOGRAPHY, TIME, INTERVAL and RANGE are declared text; REPEATED and RECORD their JSON text.
- */
 export function bigqueryCell(value: BigqueryWireValue, field: BigqueryField): unknown {
   const cell = wireValue(value, field);
   if (cell === null || (field.mode !== 'REPEATED' && !isRecordField(field))) return cell;
