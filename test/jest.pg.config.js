@@ -42,6 +42,7 @@ const SKIPPED_ON_POSTGRESQL = [
   'test/e2e/privacy-report.e2e.spec.ts',
   'test/integration/egress-chain-replicas.spec.ts',
   'test/integration/login-throttle.spec.ts',
+  'test/integration/window-counters-replicas.spec.ts',
   'test/integration/postgres-store.spec.ts',
   'test/integration/store-unavailable.spec.ts',
   'test/integration/work-leases.spec.ts',

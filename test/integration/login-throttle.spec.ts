@@ -4,6 +4,7 @@ import { openDatabase, StoreOrm } from '../../src/common/database';
 import { AppError } from '../../src/common/errors';
 import { WindowCounters } from '../../src/common/rate-limits';
 import { LoginThrottle } from '../../src/modules/accounts/login-throttle';
+import { fakeDateOnly } from '../support/fake-date';
 import { createTestDatabase, sharedSecretsEnv, TestDatabase } from '../support/postgres';
 
 const MINUTE = 60_000;
@@ -59,6 +60,10 @@ async function postgresReplicas(): Promise<Throttles> {
   };
 }
 
+function at(ms: number): void {
+  jest.setSystemTime(ms);
+}
+
 async function refusal(run: () => Promise<unknown>): Promise<AppError | undefined> {
   try {
     await run();
@@ -74,15 +79,18 @@ describe.each([
 ])('login throttle: %s', (_name, open) => {
   let throttles: Throttles;
   beforeEach(async () => {
+    fakeDateOnly();
     throttles = await open();
   });
   afterEach(async () => {
     await throttles.close();
+    jest.useRealTimers();
   });
 
   /** One attempt that reaches the password check and fails. */
-  async function fail(t: LoginThrottle, email: string, ip: string, at: number) {
-    return t.recordFailure(await t.admit(email, ip, at), at);
+  async function fail(t: LoginThrottle, email: string, ip: string, ms: number) {
+    at(ms);
+    return t.recordFailure(await t.admit(email, ip));
   }
 
   it('refuses a (account, source) pair after 5 failures in 15 minutes and no other source', async () => {
@@ -92,12 +100,14 @@ describe.each([
     expect(engaged).toEqual([[], [], [], [], ['account_source']]);
 
     const other = throttles.b();
-    const error = await refusal(() => other.admit('a@x.test', '10.0.0.1', 5 * MINUTE));
+    at(5 * MINUTE);
+    const error = await refusal(() => other.admit('a@x.test', '10.0.0.1'));
     expect(error?.code).toBe('rate_limited');
     expect(error?.headers).toEqual({ 'retry-after': String(10 * 60) });
-    expect(await other.admit('a@x.test', '10.0.0.2', 5 * MINUTE)).toMatchObject({ delayMs: 0 });
-    expect(await other.admit('b@x.test', '10.0.0.1', 5 * MINUTE)).toMatchObject({ delayMs: 0 });
-    expect(await other.admit('a@x.test', '10.0.0.1', 15 * MINUTE + 1)).toMatchObject({ delayMs: 0 });
+    expect(await other.admit('a@x.test', '10.0.0.2')).toMatchObject({ delayMs: 0 });
+    expect(await other.admit('b@x.test', '10.0.0.1')).toMatchObject({ delayMs: 0 });
+    at(15 * MINUTE + 1);
+    expect(await other.admit('a@x.test', '10.0.0.1')).toMatchObject({ delayMs: 0 });
   });
 
   it('refuses a source after 20 failures against any accounts', async () => {
@@ -105,13 +115,15 @@ describe.each([
     for (let i = 0; i < 19; i += 1)
       expect(await fail(i % 2 ? a : b, `u${i}@x.test`, '10.0.0.9', i)).toEqual([]);
     expect(await fail(a, 'u19@x.test', '10.0.0.9', 19)).toEqual(['source']);
-    expect((await refusal(() => b.admit('new@x.test', '10.0.0.9', 20)))?.code).toBe('rate_limited');
+    at(20);
+    expect((await refusal(() => b.admit('new@x.test', '10.0.0.9')))?.code).toBe('rate_limited');
   });
 
   it('lets 5 of 200 simultaneous attempts on one account and address reach the password check', async () => {
     const [a, b] = [throttles.a(), throttles.b()];
+    at(1000);
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).admit('a@x.test', '10.0.0.1', 1000)),
+      Array.from({ length: 200 }, (_, i) => (i % 2 ? a : b).admit('a@x.test', '10.0.0.1')),
     );
     const admitted = outcomes.filter((o) => o.status === 'fulfilled');
     expect(admitted).toHaveLength(5);
@@ -121,8 +133,9 @@ describe.each([
 
   it('lets 20 of 100 simultaneous attempts on unknown accounts from one address through', async () => {
     const [a, b] = [throttles.a(), throttles.b()];
+    at(1000);
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).admit(`n${i}@x.test`, '10.0.0.7', 1000)),
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).admit(`n${i}@x.test`, '10.0.0.7')),
     );
     const admitted = outcomes.filter((o) => o.status === 'fulfilled');
     expect(admitted).toHaveLength(20);
@@ -130,7 +143,10 @@ describe.each([
 
   it('an attempt released before its password check does not count', async () => {
     const t = throttles.a();
-    for (let i = 0; i < 10; i += 1) await t.release(await t.admit('a@x.test', '10.0.0.3', i));
+    for (let i = 0; i < 10; i += 1) {
+      at(i);
+      await t.release(await t.admit('a@x.test', '10.0.0.3'));
+    }
     for (let i = 0; i < 4; i += 1) await fail(t, 'a@x.test', '10.0.0.3', 10 + i);
     expect(await fail(t, 'a@x.test', '10.0.0.3', 20)).toEqual(['account_source']);
   });
@@ -142,10 +158,12 @@ describe.each([
     ];
     for (let i = 0; i < 50; i += 1)
       expect(await fail(i % 2 ? a : b, 'a@x.test', `10.0.${i}.1`, i)).toEqual([]);
-    expect(await a.admit('a@x.test', '10.9.9.9', 60)).toMatchObject({ delayMs: 0 });
+    at(60);
+    expect(await a.admit('a@x.test', '10.9.9.9')).toMatchObject({ delayMs: 0 });
     expect(await fail(a, 'a@x.test', '10.0.99.1', 61)).toEqual(['account_backstop']);
-    expect(await b.admit('a@x.test', '10.9.9.9', 62)).toMatchObject({ delayMs: 4000 });
-    expect(await b.admit('other@x.test', '10.9.9.9', 62)).toMatchObject({ delayMs: 0 });
+    at(62);
+    expect(await b.admit('a@x.test', '10.9.9.9')).toMatchObject({ delayMs: 4000 });
+    expect(await b.admit('other@x.test', '10.9.9.9')).toMatchObject({ delayMs: 0 });
   });
 
   it('a success clears its own source, a password reset the whole account', async () => {
@@ -154,11 +172,13 @@ describe.each([
       throttles.b({ SERVICE_LOGIN_ACCOUNT_BACKSTOP: '6' }),
     ];
     for (let i = 0; i < 4; i += 1) await fail(a, 'a@x.test', '10.0.0.1', i);
-    await b.recordSuccess(await b.admit('a@x.test', '10.0.0.1', 5));
+    at(5);
+    await b.recordSuccess(await b.admit('a@x.test', '10.0.0.1'));
     for (let i = 0; i < 5; i += 1) await fail(a, 'a@x.test', '10.0.0.2', i);
-    expect((await a.admit('a@x.test', '10.0.0.1', 10)).delayMs).toBeGreaterThan(0);
-    expect((await refusal(() => a.admit('a@x.test', '10.0.0.2', 10)))?.code).toBe('rate_limited');
+    at(10);
+    expect((await a.admit('a@x.test', '10.0.0.1')).delayMs).toBeGreaterThan(0);
+    expect((await refusal(() => a.admit('a@x.test', '10.0.0.2')))?.code).toBe('rate_limited');
     await b.clearAccount('a@x.test');
-    expect(await a.admit('a@x.test', '10.0.0.2', 10)).toMatchObject({ delayMs: 0 });
+    expect(await a.admit('a@x.test', '10.0.0.2')).toMatchObject({ delayMs: 0 });
   });
 });

@@ -3,6 +3,7 @@ import { EntitySchema, MikroORM } from '@mikro-orm/core';
 import { EntityManager } from '@mikro-orm/knex';
 import { APP_CONFIG, AppConfig } from '../config';
 import { APP_LOGGER, AppLogger } from '../logging';
+import { WindowCounters } from '../rate-limits';
 import { registerEntities } from './entity-registry';
 import { AppStateRepository } from './app-state.repository';
 import { openDatabase, storeLocationOf, StoreOrm } from './orm';
@@ -30,8 +31,9 @@ import { WorkLeases } from './work-leases';
     WorkLeases,
     StoreHealth,
     ReplicaLock,
+    WindowCounters,
   ],
-  exports: [MikroORM, EntityManager, AppStateRepository, WorkLeases, StoreHealth],
+  exports: [MikroORM, EntityManager, AppStateRepository, WorkLeases, StoreHealth, WindowCounters],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(@Inject(MikroORM) private readonly orm: StoreOrm) {}

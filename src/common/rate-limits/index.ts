@@ -1,2 +1,2 @@
 export { WindowCounters } from './window-counters';
-export type { WindowCounter } from './window-counter';
+export type { Counted, WindowCounter } from './window-counter';

@@ -1,60 +1,71 @@
-import { SlidingWindowLimiter } from '../sliding-window-limiter';
+import { createHash } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** An event `take` counted: the key's count with it, and when the window it was counted in ends. */
+export interface Counted {
+  readonly counted: true;
+  readonly count: number;
+  readonly windowEndsAt: number;
+}
+
+/** What `take` answers: counted (and may be given back), or refused as the key is at its limit. */
+export type Take = Counted | { readonly counted: false; readonly retryAfterMs: number };
 
 /**
- * Counts events per key over a sliding window, for limits that must hold across every replica of the appliance.
- * A key is a list of parts (an account, a client address), so that every key sharing its first parts can be reset.
+ * Counts events per key over fixed windows (rate-limiter-flexible): a key's window starts at its first event and
+ * ends `duration` later. A key is a list of parts (an account, a client address); the store sees only its digest.
  */
-export interface WindowCounter {
-  /** Milliseconds until the key may try again; 0 while it is under the limit. */
-  retryAfterMs(key: readonly string[], now?: number): Promise<number>;
-  /** Counts one event; resolves with how many the key has in the window, this one included. */
-  hit(key: readonly string[], now?: number): Promise<number>;
-  /**
-   * Counts one event only while the key is under its limit, deciding and counting as one step so that concurrent
-   * callers cannot all pass: resolves with the key's count in the window, this one included, or null (nothing
-   * counted) when the key is at its limit.
-   */
-  tryHit(key: readonly string[], now?: number): Promise<number | null>;
-  /** Forgets one event of the key counted at `at`: a reserved attempt that turned out not to count. */
-  release(key: readonly string[], at: number): Promise<void>;
-  /** Forgets every event of each key that starts with these parts. */
-  resetPrefix(prefix: readonly string[]): Promise<void>;
+export class WindowCounter {
+  constructor(private readonly limiter: RateLimiterMemory | RateLimiterPostgres) {}
+
+  /** Counts one event only while the key is under its limit, as one atomic step in the store. */
+  async take(key: readonly string[]): Promise<Take> {
+    const stored = storedKey(key);
+    try {
+      const counted = await this.limiter.consume(stored);
+      return {
+        counted: true,
+        count: counted.consumedPoints,
+        windowEndsAt: Date.now() + counted.msBeforeNext,
+      };
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      await this.giveBack(stored);
+      return { counted: false, retryAfterMs: refusal.msBeforeNext };
+    }
+  }
+
+  /** Gives back an event `take` counted, unless its window has ended (the key then counts afresh). */
+  async release(key: readonly string[], taken: Counted): Promise<void> {
+    if (Date.now() < taken.windowEndsAt) await this.giveBack(storedKey(key));
+  }
+
+  /** Counts one event whatever the key's count; resolves with the count, this one included. */
+  async hit(key: readonly string[]): Promise<number> {
+    return (await this.limiter.penalty(storedKey(key))).consumedPoints;
+  }
+
+  async count(key: readonly string[]): Promise<number> {
+    return (await this.limiter.get(storedKey(key)))?.consumedPoints ?? 0;
+  }
+
+  /** Milliseconds until the key may try again; 0 while it is under its limit. */
+  async retryAfterMs(key: readonly string[]): Promise<number> {
+    const state = await this.limiter.get(storedKey(key));
+    return state && state.consumedPoints >= this.limiter.points ? Math.max(0, state.msBeforeNext) : 0;
+  }
+
+  async reset(key: readonly string[]): Promise<void> {
+    await this.limiter.delete(storedKey(key));
+  }
+
+  /** A reward that reaches zero (or below, if the window turned meanwhile) removes the key: no empty rows linger. */
+  private async giveBack(stored: string): Promise<void> {
+    if ((await this.limiter.reward(stored)).consumedPoints <= 0) await this.limiter.delete(stored);
+  }
 }
 
-/** One appliance on SQLite: the counts live in this process, as nothing else serves its clients. */
-export class MemoryWindowCounter implements WindowCounter {
-  private readonly limiter: SlidingWindowLimiter;
-
-  constructor(limit: number, windowMs: number) {
-    this.limiter = new SlidingWindowLimiter(limit, windowMs);
-  }
-
-  retryAfterMs(key: readonly string[], now = Date.now()): Promise<number> {
-    return Promise.resolve(this.limiter.retryAfterMs(joined(key), now));
-  }
-
-  hit(key: readonly string[], now = Date.now()): Promise<number> {
-    return Promise.resolve(this.limiter.hit(joined(key), now));
-  }
-
-  tryHit(key: readonly string[], now = Date.now()): Promise<number | null> {
-    const joinedKey = joined(key);
-    if (this.limiter.retryAfterMs(joinedKey, now) > 0) return Promise.resolve(null);
-    return Promise.resolve(this.limiter.hit(joinedKey, now));
-  }
-
-  release(key: readonly string[], at: number): Promise<void> {
-    this.limiter.release(joined(key), at);
-    return Promise.resolve();
-  }
-
-  resetPrefix(prefix: readonly string[]): Promise<void> {
-    const start = joined(prefix);
-    this.limiter.resetWhere((key) => key === start || key.startsWith(`${start}\n`));
-    return Promise.resolve();
-  }
-}
-
-function joined(parts: readonly string[]): string {
-  return parts.join('\n');
+/** Client addresses and account e-mails are not kept in the store, and every key fits its column. */
+function storedKey(parts: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }

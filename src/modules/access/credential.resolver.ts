@@ -46,7 +46,7 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
   private async resolveApiKeyFromDatabase(rawKey: string, request: RequestFacts): Promise<Resolution> {
     // A throttled address may still use a key this process accepted recently (on PostgreSQL, where keys are not
     // answered from memory, with one more lookup), but gets no more database lookups to guess with.
-    if (!this.apiKeys.wasRecentlyAccepted(rawKey)) this.failures.assertAllowed(request.ip);
+    if (!this.apiKeys.wasRecentlyAccepted(rawKey)) await this.failures.assertAllowed(request.ip);
     const key = await this.apiKeys.resolve(rawKey);
     if (!key) return this.reject(rawKey, request, 'unknown_revoked_or_expired');
     const org = await this.organizations.get(key.orgId);
@@ -65,7 +65,7 @@ export class ApiKeyOrSessionResolver implements CredentialResolver {
   }
 
   private async reject(rawCredential: string, request: RequestFacts, reason: string): Promise<never> {
-    this.failures.assertAllowed(request.ip);
+    await this.failures.assertAllowed(request.ip);
     return this.failures.recordFailure(request.ip, rawCredential, reason);
   }
 

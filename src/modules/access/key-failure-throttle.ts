@@ -1,24 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
-import { SlidingWindowLimiter } from '../../common/sliding-window-limiter';
+import { WindowCounter, WindowCounters } from '../../common/rate-limits';
 import { isWellFormedApiKey, keyPrefixOf } from '../api-keys/api-keys.types';
 import { AuditService } from '../audit/audit.service';
 
 /** Throttles and audits failed API-key presentations per address; keys answered from memory never consult it. */
 @Injectable()
 export class KeyFailureThrottle {
-  private readonly bySource: SlidingWindowLimiter;
+  private readonly bySource: WindowCounter;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditService,
+    counters: WindowCounters,
   ) {
-    this.bySource = new SlidingWindowLimiter(config.apiKeyFailuresPerIp, config.apiKeyFailureWindowS * 1000);
+    this.bySource = counters.create(
+      'api_key_source',
+      config.apiKeyFailuresPerIp,
+      config.apiKeyFailureWindowS,
+    );
   }
 
-  assertAllowed(ip: string): void {
-    const waitMs = this.bySource.retryAfterMs(ip);
+  async assertAllowed(ip: string): Promise<void> {
+    const waitMs = await this.bySource.retryAfterMs([ip]);
     if (waitMs <= 0) return;
     throw AppError.retryLater(
       'rate_limited',
@@ -29,7 +34,7 @@ export class KeyFailureThrottle {
 
   /** Audits a rejected credential by its non-secret prefix; throttled attempts never get here (a bounded log). */
   async recordFailure(ip: string, rawCredential: string, reason: string): Promise<never> {
-    const failures = this.bySource.hit(ip);
+    const failures = await this.bySource.hit([ip]);
     await this.audit.record({
       event: 'api_key_rejected',
       actor: { type: 'anonymous' },

@@ -10,7 +10,6 @@ import { AccountsService } from './accounts.service';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { LoginThrottle } from './login-throttle';
-import { WindowCounters } from '../../common/rate-limits';
 import { MeController } from './me.controller';
 import { OrganizationsService } from './organizations.service';
 import { SessionsService } from './sessions.service';
@@ -19,7 +18,6 @@ import { SessionsService } from './sessions.service';
   imports: [DatabaseModule.forFeature(ACCOUNT_SCHEMAS), ApiKeysModule, AuditModule, MailModule],
   controllers: [AuthController, MeController],
   providers: [
-    WindowCounters,
     AccountsRepository,
     AccountsService,
     AccountMailer,

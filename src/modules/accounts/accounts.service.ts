@@ -14,7 +14,7 @@ import { AccountsRepository } from './accounts.repository';
 import { CreatedAccount, NewAccount, normalizeEmail, UserView } from './accounts.types';
 import { toOrganization } from './organizations.service';
 
-const HOUR_MS = 3600_000;
+const HOUR_S = 3600;
 
 @Injectable()
 export class AccountsService {
@@ -34,7 +34,7 @@ export class AccountsService {
     this.signupsBySource =
       config.signupRateLimit === 0
         ? undefined
-        : counters.create('signup_source', config.signupRateLimit, HOUR_MS);
+        : counters.create('signup_source', config.signupRateLimit, HOUR_S);
   }
 
   /** Hosted sign-up: organization, owner and bootstrap key in one transaction, then a verification mail. */
@@ -65,9 +65,13 @@ export class AccountsService {
 
   /** Counted before any work, so a burst from one address cannot pass the limit; a failed sign-up still counts. */
   private async admitSignup(ip: string): Promise<void> {
-    if (!this.signupsBySource || (await this.signupsBySource.tryHit([ip])) !== null) return;
-    const waitMs = await this.signupsBySource.retryAfterMs([ip]);
-    throw AppError.retryLater('rate_limited', waitMs, 'Too many sign-ups from this address: retry later.');
+    const signup = await this.signupsBySource?.take([ip]);
+    if (!signup || signup.counted) return;
+    throw AppError.retryLater(
+      'rate_limited',
+      signup.retryAfterMs,
+      'Too many sign-ups from this address: retry later.',
+    );
   }
 
   private async createAccount(

@@ -36,7 +36,7 @@ export class AuthService implements OnApplicationShutdown {
     @Inject(APP_LOGGER) private readonly logger: AppLogger,
     counters: WindowCounters,
   ) {
-    this.resetMails = counters.create('password_reset_mail', RESET_MAILS_PER_HOUR, 3600_000);
+    this.resetMails = counters.create('password_reset_mail', RESET_MAILS_PER_HOUR, 3600);
   }
 
   /** Unknown address, missing password and wrong password all answer the same 401, after the same work. */
@@ -166,14 +166,13 @@ export class AuthService implements OnApplicationShutdown {
   private async sendReset(email: string, ip: string): Promise<void> {
     const user = await this.repository.findUserByEmail(email);
     if (!user) return;
-    if ((await this.resetMails.retryAfterMs([user.id])) > 0) {
+    if (!(await this.resetMails.take([user.id])).counted) {
       this.logger.warn(
         { event: 'password_reset_mail_throttled', user_id: user.id },
         'reset mail not sent: too many',
       );
       return;
     }
-    await this.resetMails.hit([user.id]);
     await this.mailer.sendPasswordReset(user);
     await this.audit.record({
       event: 'password_reset_requested',

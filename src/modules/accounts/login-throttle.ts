@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError } from '../../common/errors';
-import { WindowCounter, WindowCounters } from '../../common/rate-limits';
+import { Counted, WindowCounter, WindowCounters } from '../../common/rate-limits';
 
 /** A throttle that started to apply with the failure just recorded; each is audited once, when it engages. */
 export type ThrottleEngagement = 'account_source' | 'source' | 'account_backstop';
@@ -10,11 +10,11 @@ export type ThrottleEngagement = 'account_source' | 'source' | 'account_backstop
 export interface LoginAttempt {
   readonly email: string;
   readonly ip: string;
-  readonly at: number;
   /** How long to hold the attempt before checking the password: non-zero only under the account-wide backstop. */
   readonly delayMs: number;
-  readonly accountSourceCount: number;
-  readonly sourceCount: number;
+  readonly accountSourceKey: readonly string[];
+  readonly accountSource: Counted;
+  readonly source: Counted;
 }
 
 /**
@@ -26,67 +26,77 @@ export class LoginThrottle {
   private readonly byAccountSource: WindowCounter;
   private readonly bySource: WindowCounter;
   private readonly byAccount: WindowCounter;
+  /**
+   * Password resets per account, never expiring: part of every (account, address) key, so a reset starts the
+   * account's counts afresh on every replica without deleting keys it cannot list.
+   */
+  private readonly resets: WindowCounter;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     counters: WindowCounters,
   ) {
-    const windowMs = config.loginFailureWindowS * 1000;
-    this.byAccountSource = counters.create('login_account_source', config.loginFailuresPerSource, windowMs);
-    this.bySource = counters.create('login_source', config.loginFailuresPerIp, windowMs);
-    this.byAccount = counters.create('login_account', config.loginAccountBackstop + 1, windowMs);
+    const windowS = config.loginFailureWindowS;
+    this.byAccountSource = counters.create('login_account_source', config.loginFailuresPerSource, windowS);
+    this.bySource = counters.create('login_source', config.loginFailuresPerIp, windowS);
+    this.byAccount = counters.create('login_account', config.loginAccountBackstop + 1, windowS);
+    this.resets = counters.create('login_account_resets', 1, 0);
   }
 
   /** Counts the attempt before the password check, so of a concurrent burst at most the limit reach the check. */
-  async admit(email: string, ip: string, now = Date.now()): Promise<LoginAttempt> {
-    const accountSourceCount = await this.byAccountSource.tryHit([email, ip], now);
-    const sourceCount = accountSourceCount === null ? null : await this.bySource.tryHit([ip], now);
-    if (accountSourceCount === null || sourceCount === null) {
-      if (accountSourceCount !== null) await this.byAccountSource.release([email, ip], now);
-      const waitMs = Math.max(
-        await this.byAccountSource.retryAfterMs([email, ip], now),
-        await this.bySource.retryAfterMs([ip], now),
-      );
-      throw AppError.retryLater(
-        'rate_limited',
-        waitMs,
-        'Too many failed logins from this address: retry later.',
-      );
+  async admit(email: string, ip: string): Promise<LoginAttempt> {
+    const accountSourceKey = [email, String(await this.resets.count([email])), ip];
+    const source = await this.bySource.take([ip]);
+    if (!source.counted) {
+      throw refused(Math.max(source.retryAfterMs, await this.byAccountSource.retryAfterMs(accountSourceKey)));
     }
-    const overBackstop = (await this.byAccount.retryAfterMs([email], now)) > 0;
+    const accountSource = await this.byAccountSource.take(accountSourceKey);
+    if (!accountSource.counted) {
+      await this.bySource.release([ip], source);
+      throw refused(Math.max(accountSource.retryAfterMs, await this.bySource.retryAfterMs([ip])));
+    }
+    const overBackstop = (await this.byAccount.retryAfterMs([email])) > 0;
     return {
       email,
       ip,
-      at: now,
       delayMs: overBackstop ? this.config.loginBackstopDelayS * 1000 : 0,
-      accountSourceCount,
-      sourceCount,
+      accountSourceKey,
+      accountSource,
+      source,
     };
   }
 
-  async recordFailure(attempt: LoginAttempt, now = Date.now()): Promise<ThrottleEngagement[]> {
+  async recordFailure(attempt: LoginAttempt): Promise<ThrottleEngagement[]> {
     const engaged: ThrottleEngagement[] = [];
-    if (attempt.accountSourceCount === this.config.loginFailuresPerSource) engaged.push('account_source');
-    if (attempt.sourceCount === this.config.loginFailuresPerIp) engaged.push('source');
-    if ((await this.byAccount.hit([attempt.email], now)) === this.config.loginAccountBackstop + 1)
+    if (attempt.accountSource.count === this.config.loginFailuresPerSource) engaged.push('account_source');
+    if (attempt.source.count === this.config.loginFailuresPerIp) engaged.push('source');
+    if ((await this.byAccount.hit([attempt.email])) === this.config.loginAccountBackstop + 1)
       engaged.push('account_backstop');
     return engaged;
   }
 
   /** A successful login clears its own source only: failures from elsewhere still count against the account. */
   async recordSuccess(attempt: LoginAttempt): Promise<void> {
-    await this.byAccountSource.resetPrefix([attempt.email, attempt.ip]);
-    await this.bySource.release([attempt.ip], attempt.at);
+    await this.byAccountSource.reset(attempt.accountSourceKey);
+    await this.bySource.release([attempt.ip], attempt.source);
   }
 
   async release(attempt: LoginAttempt): Promise<void> {
-    await this.byAccountSource.release([attempt.email, attempt.ip], attempt.at);
-    await this.bySource.release([attempt.ip], attempt.at);
+    await this.byAccountSource.release(attempt.accountSourceKey, attempt.accountSource);
+    await this.bySource.release([attempt.ip], attempt.source);
   }
 
   /** A password reset proves control of the mailbox: every count against the account goes. */
   async clearAccount(email: string): Promise<void> {
-    await this.byAccount.resetPrefix([email]);
-    await this.byAccountSource.resetPrefix([email]);
+    await this.resets.hit([email]);
+    await this.byAccount.reset([email]);
   }
+}
+
+function refused(waitMs: number): AppError {
+  return AppError.retryLater(
+    'rate_limited',
+    waitMs,
+    'Too many failed logins from this address: retry later.',
+  );
 }

@@ -15,7 +15,6 @@ import { ImportAreas } from './import-areas';
 import { LeftoverFileSweeper } from './leftover-files';
 import { ParseThreadMetrics } from './parse-thread.metrics';
 import { PreviewRateLimiter } from './preview-rate-limiter';
-import { WindowCounters } from '../../common/rate-limits';
 
 @Module({
   imports: [
@@ -27,7 +26,6 @@ import { WindowCounters } from '../../common/rate-limits';
   ],
   controllers: [ConnectorsController],
   providers: [
-    WindowCounters,
     ConnectorsService,
     ConnectorRepository,
     PreviewRateLimiter,

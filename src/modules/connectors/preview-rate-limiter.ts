@@ -3,12 +3,11 @@ import { APP_CONFIG, AppConfig } from '../../common/config';
 import { AppError, retryAfterSeconds } from '../../common/errors';
 import { WindowCounter, WindowCounters } from '../../common/rate-limits';
 
-const WINDOW_MS = 60_000;
+const WINDOW_S = 60;
 
 /**
- * Inline connector test/browse calls per credential per minute (SERVICE_PREVIEW_RATE_LIMIT), over a sliding
- * minute shared by every replica. One appliance counts in memory: a restart forgets, which only errs towards
- * allowing.
+ * Inline connector test/browse calls per credential per minute (SERVICE_PREVIEW_RATE_LIMIT), shared by every
+ * replica. One appliance counts in memory: a restart forgets, which only errs towards allowing.
  */
 @Injectable()
 export class PreviewRateLimiter {
@@ -18,19 +17,17 @@ export class PreviewRateLimiter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     counters: WindowCounters,
   ) {
-    this.calls = counters.create('connector_preview', config.previewRateLimit, WINDOW_MS);
+    this.calls = counters.create('connector_preview', config.previewRateLimit, WINDOW_S);
   }
 
   /** Counts one call; throws 429 rate_limited with Retry-After when the caller is over the limit. */
-  async take(caller: string, now = Date.now()): Promise<void> {
-    const waitMs = await this.calls.retryAfterMs([caller], now);
-    if (waitMs > 0) {
-      throw AppError.retryLater(
-        'rate_limited',
-        waitMs,
-        `At most ${this.config.previewRateLimit} inline connector tests and browses per minute; retry in ${retryAfterSeconds(waitMs)} s.`,
-      );
-    }
-    await this.calls.hit([caller], now);
+  async take(caller: string): Promise<void> {
+    const call = await this.calls.take([caller]);
+    if (call.counted) return;
+    throw AppError.retryLater(
+      'rate_limited',
+      call.retryAfterMs,
+      `At most ${this.config.previewRateLimit} inline connector tests and browses per minute; retry in ${retryAfterSeconds(call.retryAfterMs)} s.`,
+    );
   }
 }

@@ -23,6 +23,7 @@ import { Migration1030IdempotentCreations } from './Migration1030IdempotentCreat
 import { Migration1060OutcomeReporters } from './Migration1060OutcomeReporters';
 import { Migration1070RunInputs } from './Migration1070RunInputs';
 import { Migration1050RateLimitHits } from './Migration1050RateLimitHits';
+import { Migration1080RateLimits } from './Migration1080RateLimits';
 
 /**
  * Every migration, in the order it runs. Listed explicitly so `src` (tests) and `dist` (daemon) run the same set.
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   { name: 'Migration0303EgressDecisionNode', class: Migration0303EgressDecisionNode },
   { name: 'Migration1060OutcomeReporters', class: Migration1060OutcomeReporters },
   { name: 'Migration1070RunInputs', class: Migration1070RunInputs },
+  { name: 'Migration1080RateLimits', class: Migration1080RateLimits },
 ];
