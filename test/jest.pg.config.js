@@ -96,8 +96,8 @@ const SKIPPED_ON_POSTGRESQL = [
   'test/e2e/http-input.e2e.spec.ts',
   'test/e2e/openapi.e2e.spec.ts',
   'test/e2e/text-nul.e2e.spec.ts',
-  // Throttles kept in memory whatever the store (API-key failures, MCP sessions), or the shared window counter,
-  // which login-throttle.spec drives on PostgreSQL in `npm test`.
+  // The throttles' counters, which login-throttle.spec and window-counters-replicas.spec drive on PostgreSQL in
+  // `npm test`, and the MCP session caps, kept in memory whatever the store.
   'test/e2e/api-key-guessing.e2e.spec.ts',
   'test/e2e/login-lockout.e2e.spec.ts',
   'test/e2e/mcp-session-limits.e2e.spec.ts',
