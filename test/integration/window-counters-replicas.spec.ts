@@ -43,6 +43,16 @@ describe('window counters of two replicas on one PostgreSQL database', () => {
     expect(rows).toEqual([{ key: expect.stringMatching(/^probe:[A-Za-z0-9_-]{43}$/) as string, points: 1 }]);
   });
 
+  it('never create their table themselves', async () => {
+    await queryTestDatabase(db.url, 'drop table rate_limits');
+    await expect(replicas[1].create('late', 5, 60).hit(['k'])).rejects.toMatchObject({ code: '42P01' });
+    const tables = await queryTestDatabase(
+      db.url,
+      "select 1 from information_schema.tables where table_name = 'rate_limits'",
+    );
+    expect(tables).toEqual([]);
+  });
+
   it('share one count: what one replica counts, gives back or resets, the other sees', async () => {
     const [a, b] = replicas.map((r) => r.create('shared', 3, 900));
     const first = await a.take(['k']);
