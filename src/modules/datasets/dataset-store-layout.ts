@@ -55,51 +55,52 @@ export async function storeColumn(
   rowCount: number,
   loadedAs?: string,
 ): Promise<void> {
-  const quoted = quoteIdentifier(column.name);
-  const target = await storageTypeOf(db, column, quoted, rowCount);
-  if (target === 'enum') {
-    const enumType = enumTypeOf(column.name);
-    await db.run(
-      `create type ${enumType} as enum (select distinct ${quoted} from ${DATA_TABLE} where ${quoted} is not null order by 1)`,
-    );
-    await db.run(`alter table ${DATA_TABLE} alter ${quoted} type ${enumType}`);
-  } else if (target !== loadedAs) {
-    await db.run(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
+  const target = await storedTypeOf(db, column, rowCount, DATA_TABLE);
+  if (target !== loadedAs) {
+    await db.run(`alter table ${DATA_TABLE} alter ${quoteIdentifier(column.name)} type ${target}`);
   }
 }
 
-async function storageTypeOf(
+/** The SQL type a column's version stores it in, judged from its values in table `from`; an ENUM is created there. */
+export async function storedTypeOf(
   db: BuildStatements,
   column: StoredColumn,
-  quoted: string,
   rowCount: number,
+  from: string,
 ): Promise<string> {
   if (column.empty) return 'varchar';
+  const quoted = quoteIdentifier(column.name);
   switch (column.type) {
     case 'integer':
       return 'bigint';
     case 'boolean':
       return 'boolean';
     case 'number':
-      return decimalOrDouble((sql) => db.one(sql), quoted);
+      return decimalOrDouble((sql) => db.one(sql), quoted, from);
     case 'string':
     case 'date':
-    case 'timestamp':
-      return column.distinctCount <= 2 ** ENUM_VALUE_BITS && column.distinctCount * 2 <= rowCount
-        ? 'enum'
-        : 'varchar';
+    case 'timestamp': {
+      if (column.distinctCount > 2 ** ENUM_VALUE_BITS || column.distinctCount * 2 > rowCount)
+        return 'varchar';
+      const enumType = enumTypeOf(column.name);
+      await db.run(
+        `create type ${enumType} as enum (select distinct ${quoted} from ${from} where ${quoted} is not null order by 1)`,
+      );
+      return enumType;
+    }
   }
 }
 
 async function decimalOrDouble(
   one: (sql: string) => Promise<Record<string, unknown>>,
   column: string,
+  from: string,
 ): Promise<string> {
   const fits = DECIMAL_SCALES.map(
     (s) => `coalesce(bool_and(round(${column}, ${s}) = ${column}), true) as s${s}`,
   );
   const row = await one(
-    `select coalesce(max(abs(${column})), 0)::double as magnitude, ${fits.join(', ')} from ${DATA_TABLE}`,
+    `select coalesce(max(abs(${column})), 0)::double as magnitude, ${fits.join(', ')} from ${from}`,
   );
   const magnitude = Number(row.magnitude);
   for (const scale of DECIMAL_SCALES) {
