@@ -257,6 +257,12 @@ describe('query compiler', () => {
     expect(compiled.params).toEqual(['West', 'East', 'North', 5]);
   });
 
+  it('leaves rows ordered by the row ordinal alone in scan order, without a sort', () => {
+    const compiled = compileQuery(validate({ select: ['region'], limit: 5, offset: 10 }), sql);
+    expect(compiled.sql).toBe('select "region" as "region" from rows limit 6 offset 10');
+    expect(compiled.orderBy).toEqual([{ column: '_row', direction: 'asc' }]);
+  });
+
   it('orders grouped results by the requested terms then every group key', () => {
     const compiled = compileQuery(
       validate({

@@ -147,5 +147,7 @@ export async function openQueryInstance(budget: QueryBudget): Promise<DuckDBInst
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
     perfect_ht_threshold: String(ENUM_VALUE_BITS),
+    // The query compiler leaves out ORDER BY "_row" alone: a scan answers in insertion order, which is row order.
+    preserve_insertion_order: 'true',
   });
 }

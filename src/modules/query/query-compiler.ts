@@ -139,7 +139,10 @@ export function compileQuery(
   let sql = `select ${outputs.length > 0 ? outputs.join(', ') : 'count(*) as "count_rows"'} from ${DATA_TABLE}`;
   sql += where.sql;
   if (spec.groupBy.length > 0) sql += ` group by ${spec.groupBy.map((name) => columnSql(name)).join(', ')}`;
-  if (orderSql.length > 0) sql += ` order by ${orderSql.join(', ')}`;
+  // Ordered by the row ordinal alone, rows come as the scan yields them: in insertion order, which is `_row` order, while
+  // the query instance preserves insertion order (openQueryInstance); the limit then stops the scan early.
+  const rowOrderOnly = !grouped && orderBy.length === 1;
+  if (orderSql.length > 0 && !rowOrderOnly) sql += ` order by ${orderSql.join(', ')}`;
   // Validated integers, written into the text: DuckDB would bind a JavaScript number as a double.
   sql += ` limit ${spec.limit + 1} offset ${spec.offset}`;
   return { sql, params, orderBy };
