@@ -235,7 +235,8 @@ async function load(
       isCoded || target === LOADED_SQL[column.type] ? quoted : `cast(${quoted} as ${target}) as ${quoted}`,
     );
   }
-  // Ordered, the table is written by one thread in full row groups: a third smaller, and in file order by construction.
+  // Ordered, the table is written in full row groups (the 10M-row bench file: 172 MB, 202 MB unordered) and in file
+  // order by construction.
   await connection.run(
     `create table ${DATA_TABLE} as select ${outputs.join(', ')} from ${STAGED} order by rowid`,
   );
