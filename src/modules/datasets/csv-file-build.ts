@@ -17,7 +17,7 @@ import {
   writeLayoutMeta,
 } from './dataset-build-files';
 import { duckError, MAX_COLUMNS, publishVersion, WrittenDataset } from './dataset-file-writer';
-import { enumTypeOf, storedTypeOf } from './dataset-store-layout';
+import { answeredAs, ENUM_VALUE_BITS, storeColumn, StoredColumn, storedTypeOf } from './dataset-store-layout';
 import { DATA_TABLE, quoteIdentifier, quoteString, ROW_COLUMN } from './sql-identifiers';
 import {
   ColumnType,
@@ -45,8 +45,8 @@ const DIRECT_MASKS: ReadonlySet<number> = new Set([
 // A DistinctCounter's count depends only on the set of values, so up to this many it is rebuilt from them.
 const COUNTED_DISTINCT_LIMIT = 1 << 18;
 const SAMPLE_ROWS = 1000;
-/** The scratch table the file is loaded into; its rows' ids are their order in the file. */
-const STAGED = 'stage.loaded';
+/** How far DuckDB's distinct estimate may fall short of the true count (it is within a few per cent). */
+const ESTIMATE_MARGIN = 1.25;
 
 // ValueClassifier's kinds for the shapes both read alike; any other text starting with a digit, - or . is unsure.
 const INTEGER_TEXT = `'-?(0|[1-9][0-9]{0,14})'`;
@@ -72,6 +72,8 @@ interface SourceColumn {
   readonly raw: string;
   readonly kinds: number;
   readonly type: ColumnType;
+  /** DuckDB's estimate of its distinct texts in the file. */
+  readonly approxDistinct: number;
 }
 
 /** Undefined, with nothing left behind, when the file needs the row-by-row reader (docs/datasets.md). */
@@ -90,9 +92,9 @@ export async function buildFromPlainCsv(
   try {
     instance = await openBuildInstance(partialPath, options);
     connection = await instance.connect();
-    const columns = await classify(connection, csv);
-    if (columns === undefined) return undefined;
-    const schema = await load(connection, csv, columns, `${partialPath}.stage`);
+    const classified = await classify(connection, csv);
+    if (classified === undefined) return undefined;
+    const schema = await load(connection, csv, classified.columns, classified.rowCount, options);
     connection.closeSync();
     instance.closeSync();
     connection = undefined;
@@ -121,13 +123,14 @@ async function rowOf(connection: DuckDBConnection, sql: string): Promise<Record<
 async function classify(
   connection: DuckDBConnection,
   csv: PlainCsvFile,
-): Promise<SourceColumn[] | undefined> {
+): Promise<{ columns: SourceColumn[]; rowCount: number } | undefined> {
   const raws = csv.columns.map((_, i) => `c${i}`);
   // Wider than readCsv's isBlankRow: a doubtful row only sends the file the row-by-row way.
   const blank = raws.map((c) => `(${c} is null or not (ord(${c}) between 33 and 126))`).join(' and ');
   const aggregates = raws.map(
     (c) =>
-      `bit_or(${kindSql(c)}) as k_${c}, max(strlen(${c})) as b_${c}, bool_or(strlen(${c}) <> length(${c})) as u_${c}`,
+      `bit_or(${kindSql(c)}) as k_${c}, max(strlen(${c})) as b_${c}, bool_or(strlen(${c}) <> length(${c})) as u_${c},
+       approx_count_distinct(${c}) as d_${c}`,
   );
   let row: Record<string, unknown>;
   try {
@@ -148,9 +151,15 @@ async function classify(
     const kinds = Number(row[`k_${c}`] ?? 0);
     if (!DIRECT_MASKS.has(kinds) || Number(row[`b_${c}`] ?? 0) > csv.limits.maxCellBytes) return undefined;
     if (row[`u_${c}`] === true && (await hasAstralCharacters(connection, csv, c))) return undefined;
-    columns.push({ name: names.nameOf(csv.columns[i]), raw: c, kinds, type: typeOfKinds(kinds) });
+    columns.push({
+      name: names.nameOf(csv.columns[i]),
+      raw: c,
+      kinds,
+      type: typeOfKinds(kinds),
+      approxDistinct: Number(row[`d_${c}`] ?? 0),
+    });
   }
-  return columns;
+  return { columns, rowCount: rows };
 }
 
 /** Text beyond the BMP orders differently in UTF-16 (how the profile compares) and UTF-8 (how DuckDB does). */
@@ -190,70 +199,120 @@ const LOADED_SQL: Record<ColumnType, string> = {
   timestamp: 'varchar',
 };
 
+/** Distinct text values of a column this many or fewer are cast to its ENUM as the file is read; more, afterwards. */
+const INLINE_ENUM_LIMIT = 1 << 12;
+/** The build's temporary table of every distinct value of the columns that may be coded, by grouping set. */
+const VALUES_TABLE = 'temp.distinct_values';
+
 /**
- * Loads the file in parallel into a scratch database (`<partial>.stage`, its rows in file order), profiles the columns
- * there, then writes the version's table from it in one pass: row numbers from the scratch rows' ids (insertion order
- * is kept), every column in its stored type.
+ * Writes the version's table in one ordered pass over the file on one thread: parallel writers leave partial row groups
+ * that a checkpoint rewrites at twice the cost. Text is written in its stored type, decided from the file's distinct
+ * values first. A cast to an ENUM of many values is slow per row, and a DECIMAL scale is judged best from the stored
+ * numbers, so those columns are altered afterwards, from the compressed table.
  */
 async function load(
   connection: DuckDBConnection,
   csv: PlainCsvFile,
   columns: readonly SourceColumn[],
-  stagePath: string,
+  rowCount: number,
+  options: DatasetBuildOptions,
 ): Promise<Omit<WrittenDataset, 'bytes'>> {
-  await connection.run(`attach ${quoteString(stagePath)} as stage`);
-  const declared = columns.map((c) => `${quoteIdentifier(c.name)} ${LOADED_SQL[c.type]}`);
-  await connection.run(`create table ${STAGED} (${declared.join(', ')})`);
-  await connection.run(
-    `insert into ${STAGED} select ${columns.map(loadExpression).join(', ')} from ${readCsvSql(csv)}`,
-  );
-  const rowCount = Number((await rowOf(connection, `select count(*) as n from ${STAGED}`)).n);
-  const stats = columns.map((column, i) => {
-    const quoted = quoteIdentifier(column.name);
-    const value = storedSql(column);
-    return `count(${quoted}) as n${i}, min(${value}) as lo${i}, max(${value}) as hi${i}, approx_count_distinct(${quoted}) as d${i}`;
-  });
-  const bounds = await rowOf(connection, `select ${stats.join(', ')} from ${STAGED}`);
-  const schema: ColumnSchema[] = [];
-  for (let i = 0; i < columns.length; i++) {
-    const { [`n${i}`]: present, [`lo${i}`]: lo, [`hi${i}`]: hi, [`d${i}`]: approx } = bounds;
-    schema.push(await profile(connection, columns[i], rowCount, { present, lo, hi, approx }));
-  }
+  const values = await valuesOfTextColumns(connection, csv, columns, rowCount);
   const statements = {
     one: (sql: string) => rowOf(connection, sql),
     run: (sql: string) => connection.run(sql),
   };
-  const outputs = [`rowid + 1 as ${quoteIdentifier(ROW_COLUMN)}`];
-  const coded: string[] = [];
-  for (let i = 0; i < columns.length; i++) {
-    const column = { ...columns[i], empty: columns[i].kinds === 0, distinctCount: schema[i].distinctCount };
+  const storedColumn = (column: SourceColumn): StoredColumn => ({
+    ...column,
+    empty: column.kinds === 0,
+    distinctCount: values.get(column.raw)?.count() ?? rowCount,
+  });
+  const outputs = [`row_number() over () as ${quoteIdentifier(ROW_COLUMN)}`];
+  const later: SourceColumn[] = [];
+  for (const column of columns) {
     const quoted = quoteIdentifier(column.name);
-    const target = await storedTypeOf(statements, column, rowCount, STAGED);
-    const isCoded = target === enumTypeOf(column.name);
-    if (isCoded) coded.push(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
-    outputs.push(
-      isCoded || target === LOADED_SQL[column.type] ? quoted : `cast(${quoted} as ${target}) as ${quoted}`,
-    );
+    const counter = values.get(column.raw);
+    if (!counter || counter.count() > INLINE_ENUM_LIMIT) {
+      if (counter || column.type === 'number') later.push(column);
+      outputs.push(`${loadExpression(column)} as ${quoted}`);
+      continue;
+    }
+    const from = `(select ${column.raw} as ${quoted} from ${VALUES_TABLE})`;
+    const target = await storedTypeOf(statements, storedColumn(column), rowCount, from);
+    outputs.push(`cast(${loadExpression(column)} as ${target}) as ${quoted}`);
   }
-  // Ordered, the table is written in full row groups (the 10M-row bench file: 172 MB, 202 MB unordered) and in file
-  // order by construction.
-  await connection.run(
-    `create table ${DATA_TABLE} as select ${outputs.join(', ')} from ${STAGED} order by rowid`,
-  );
-  await connection.run(`drop table ${STAGED}`);
-  await connection.run('detach stage');
-  // Column by column: text cast to a large ENUM in the same pass as every other column held twice the memory.
-  for (const alter of coded) await connection.run(alter);
+  await connection.run('set threads = 1');
+  await connection.run(`create table ${DATA_TABLE} as select ${outputs.join(', ')} from ${readCsvSql(csv)}`);
+  await connection.run(`set threads = ${options.threads ?? 1}`);
+  await connection.run('checkpoint');
+  const bounds = await rowOf(connection, `select ${columns.map(statsSql).join(', ')} from ${DATA_TABLE}`);
+  const schema: ColumnSchema[] = [];
+  for (let i = 0; i < columns.length; i++) {
+    const { [`n${i}`]: present, [`lo${i}`]: lo, [`hi${i}`]: hi, [`d${i}`]: approx } = bounds;
+    const counter = values.get(columns[i].raw);
+    schema.push(await profile(connection, columns[i], rowCount, { present, lo, hi, approx }, counter));
+  }
+  // Profiled before the DECIMAL casts, as the row-by-row reader's numbers are: -0 is a sample value.
+  for (const column of later) {
+    await storeColumn(statements, storedColumn(column), rowCount, LOADED_SQL[column.type]);
+  }
   await writeLayoutMeta((sql) => connection.run(sql));
   await connection.run('checkpoint');
   return { rowCount, columns: schema };
+}
+
+function statsSql(column: SourceColumn, i: number): string {
+  const quoted = quoteIdentifier(column.name);
+  const value = storedSql(column);
+  return `count(${quoted}) as n${i}, min(${value}) as lo${i}, max(${value}) as hi${i}, approx_count_distinct(${quoted}) as d${i}`;
+}
+
+/**
+ * Every distinct value of each text column that may be stored as codes (by its estimate from the file), gathered in
+ * one pass over the file into VALUES_TABLE, and counted.
+ */
+async function valuesOfTextColumns(
+  connection: DuckDBConnection,
+  csv: PlainCsvFile,
+  columns: readonly SourceColumn[],
+  rowCount: number,
+): Promise<Map<string, DistinctCounter>> {
+  const candidates = columns.filter(
+    (c) => isText(c) && c.kinds !== 0 && c.approxDistinct <= 2 ** ENUM_VALUE_BITS * ESTIMATE_MARGIN,
+  );
+  const counters = new Map<string, DistinctCounter>();
+  if (candidates.length === 0) return counters;
+  const raws = candidates.map((c) => c.raw);
+  await connection.run(
+    `create temp table distinct_values as select ${raws.join(', ')} from ${readCsvSql(csv)}
+     group by grouping sets (${raws.map((c) => `(${c})`).join(', ')})`,
+  );
+  for (const column of candidates) {
+    const counter = new DistinctCounter();
+    const result = await connection.stream(
+      `select ${column.raw} from ${VALUES_TABLE} where ${column.raw} is not null`,
+    );
+    for (
+      let chunk = await result.fetchChunk();
+      chunk && chunk.rowCount > 0;
+      chunk = await result.fetchChunk()
+    ) {
+      for (const cell of chunk.getColumnVector(0).toArray()) counter.add(cell as string);
+    }
+    if (counter.count() * 2 <= rowCount) counters.set(column.raw, counter);
+  }
+  return counters;
+}
+
+function isText(column: SourceColumn): boolean {
+  return column.type === 'string' || column.type === 'date' || column.type === 'timestamp';
 }
 
 function storedSql(column: SourceColumn): string {
   const quoted = quoteIdentifier(column.name);
   if (column.type === 'boolean') return `${quoted}::integer`;
   if (column.type === 'integer') return `${quoted}::double`;
-  return quoted;
+  return answeredAs(column.type, quoted);
 }
 
 async function profile(
@@ -261,21 +320,24 @@ async function profile(
   column: SourceColumn,
   rowCount: number,
   bounds: Record<'present' | 'lo' | 'hi' | 'approx', unknown>,
+  textValues: DistinctCounter | undefined,
 ): Promise<ColumnSchema> {
   const value = storedSql(column);
   const quoted = quoteIdentifier(column.name);
   let distinctCount = Number(bounds.approx);
   let distinctEstimated = true;
-  if (distinctCount <= COUNTED_DISTINCT_LIMIT) {
-    const counter = await distinctOf(connection, value, quoted);
+  const counter =
+    textValues ??
+    (distinctCount <= COUNTED_DISTINCT_LIMIT ? await distinctOf(connection, value, quoted) : undefined);
+  if (counter) {
     distinctCount = counter.count();
     distinctEstimated = counter.isEstimate;
   }
-  const isText = column.type === 'string' || column.type === 'date';
+  const isTextColumn = column.type === 'string' || column.type === 'date';
   let min: ColumnValue = null;
   let max: ColumnValue = null;
   let boundsCut = false;
-  if (bounds.lo !== null && isText) {
+  if (bounds.lo !== null && isTextColumn) {
     const cutMin = cutText(bounds.lo as string);
     const cutMax = cutText(bounds.hi as string);
     min = cutMin.text;
@@ -308,7 +370,7 @@ async function distinctOf(
 ): Promise<DistinctCounter> {
   const counter = new DistinctCounter();
   const result = await connection.stream(
-    `select distinct ${value} from ${STAGED} where ${quoted} is not null`,
+    `select distinct ${value} from ${DATA_TABLE} where ${quoted} is not null`,
   );
   for (
     let chunk = await result.fetchChunk();
@@ -333,11 +395,11 @@ async function samplesOf(connection: DuckDBConnection, value: string, quoted: st
     return { samples, rows: rows.length };
   };
   const first = await take(
-    `select ${value} from ${STAGED} where ${quoted} is not null order by rowid limit ${SAMPLE_ROWS}`,
+    `select ${value} from ${DATA_TABLE} where ${quoted} is not null order by rowid limit ${SAMPLE_ROWS}`,
   );
   if (first.samples.isFull || first.rows < SAMPLE_ROWS) return first.samples;
   const byFirstRow = await take(
-    `select ${value} from ${STAGED} where ${quoted} is not null group by ${value}
+    `select ${value} from ${DATA_TABLE} where ${quoted} is not null group by ${value}
      order by min(rowid) limit ${SAMPLE_ROWS}`,
   );
   return byFirstRow.samples;
