@@ -184,6 +184,7 @@ describe('a CSV file read by DuckDB', () => {
     await expectRowByRow(lines('a', 'x', '1'));
     await expectRowByRow(lines('a', 'x', 'true'));
     await expectRowByRow(lines('a', '\ud83d\ude00', '\uffee'));
+    await expectRowByRow(lines('a\ud83d\ude00', 'x'));
     await expectRowByRow(Buffer.concat([Buffer.from('a\nx'), Buffer.from([0xff]), Buffer.from('\n')]));
     await expectRowByRow(lines('a,b', '1,2'), { SERVICE_PARSE_MAX_CELLS: '1' });
     await expectRowByRow(lines('a,b,c', '1,2,3'), { SERVICE_PARSE_MAX_COLUMNS: '2' });

@@ -129,8 +129,7 @@ async function classify(
   const blank = raws.map((c) => `(${c} is null or not (ord(${c}) between 33 and 126))`).join(' and ');
   const aggregates = raws.map(
     (c) =>
-      `bit_or(${kindSql(c)}) as k_${c}, max(strlen(${c})) as b_${c}, bool_or(strlen(${c}) <> length(${c})) as u_${c},
-       approx_count_distinct(${c}) as d_${c}`,
+      `bit_or(${kindSql(c)}) as k_${c}, max(strlen(${c})) as b_${c}, approx_count_distinct(${c}) as d_${c}`,
   );
   let row: Record<string, unknown>;
   try {
@@ -150,7 +149,6 @@ async function classify(
     const c = raws[i];
     const kinds = Number(row[`k_${c}`] ?? 0);
     if (!DIRECT_MASKS.has(kinds) || Number(row[`b_${c}`] ?? 0) > csv.limits.maxCellBytes) return undefined;
-    if (row[`u_${c}`] === true && (await hasAstralCharacters(connection, csv, c))) return undefined;
     columns.push({
       name: names.nameOf(csv.columns[i]),
       raw: c,
@@ -160,19 +158,6 @@ async function classify(
     });
   }
   return { columns, rowCount: rows };
-}
-
-/** Text beyond the BMP orders differently in UTF-16 (how the profile compares) and UTF-8 (how DuckDB does). */
-async function hasAstralCharacters(
-  connection: DuckDBConnection,
-  csv: PlainCsvFile,
-  c: string,
-): Promise<boolean> {
-  const row = await rowOf(
-    connection,
-    `select bool_or(regexp_matches(${c}, '[\\x{10000}-\\x{10FFFF}]')) as astral from ${readCsvSql(csv)}`,
-  );
-  return row.astral === true;
 }
 
 function loadExpression(column: SourceColumn): string {

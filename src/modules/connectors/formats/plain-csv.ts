@@ -15,6 +15,11 @@ export interface PlainCsvFile {
 const QUOTE = 0x22;
 const CARRIAGE_RETURN = 0x0d;
 const NUL = 0x00;
+/**
+ * The lead bytes of UTF-8's four-byte sequences: text beyond the BMP, which UTF-16 (how the profile compares) and UTF-8
+ * (how DuckDB does) order differently.
+ */
+const ASTRAL_LEADS = [0xf0, 0xf1, 0xf2, 0xf3, 0xf4];
 const SCAN_BYTES = 1 << 20;
 
 export interface PlainCsvOptions {
@@ -72,6 +77,7 @@ async function isPlain(file: FileHandle, buffer: Buffer): Promise<boolean> {
     if (bytesRead === 0) return true;
     const chunk = buffer.subarray(0, bytesRead);
     if (chunk.includes(QUOTE) || chunk.includes(CARRIAGE_RETURN) || chunk.includes(NUL)) return false;
+    if (ASTRAL_LEADS.some((lead) => chunk.includes(lead))) return false;
     position += bytesRead;
   }
 }
