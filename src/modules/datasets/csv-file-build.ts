@@ -17,7 +17,7 @@ import {
   writeLayoutMeta,
 } from './dataset-build-files';
 import { duckError, MAX_COLUMNS, publishVersion, WrittenDataset } from './dataset-file-writer';
-import { answeredAs, ENUM_VALUE_BITS, storeColumn, StoredColumn, storedTypeOf } from './dataset-store-layout';
+import { decimalFitsSql, decimalOrDoubleOf, ENUM_VALUE_BITS, storedTypeOf } from './dataset-store-layout';
 import { DATA_TABLE, quoteIdentifier, quoteString, ROW_COLUMN } from './sql-identifiers';
 import {
   ColumnType,
@@ -89,12 +89,16 @@ export async function buildFromPlainCsv(
   const partialPath = `${finalPath}.partial`;
   let instance: DuckDBInstance | undefined;
   let connection: DuckDBConnection | undefined;
+  let profiler: DuckDBConnection | undefined;
   try {
     instance = await openBuildInstance(partialPath, options);
     connection = await instance.connect();
     const classified = await classify(connection, csv);
     if (classified === undefined) return undefined;
-    const schema = await load(connection, csv, classified.columns, classified.rowCount, options);
+    profiler = await instance.connect();
+    const schema = await load(connection, profiler, csv, classified.columns, classified.rowCount, options);
+    profiler.closeSync();
+    profiler = undefined;
     connection.closeSync();
     instance.closeSync();
     connection = undefined;
@@ -103,6 +107,7 @@ export async function buildFromPlainCsv(
   } catch (error) {
     throw duckError(error);
   } finally {
+    profiler?.closeSync();
     connection?.closeSync();
     instance?.closeSync();
     removeBuildFiles(partialPath);
@@ -175,15 +180,6 @@ function loadExpression(column: SourceColumn): string {
   }
 }
 
-const LOADED_SQL: Record<ColumnType, string> = {
-  integer: 'bigint',
-  number: 'double',
-  boolean: 'boolean',
-  string: 'varchar',
-  date: 'varchar',
-  timestamp: 'varchar',
-};
-
 /** Distinct text values of a column this many or fewer are cast to its ENUM as the file is read; more, afterwards. */
 const INLINE_ENUM_LIMIT = 1 << 12;
 /** The build's temporary table of every distinct value of the columns that may be coded, by grouping set. */
@@ -191,12 +187,14 @@ const VALUES_TABLE = 'temp.distinct_values';
 
 /**
  * Writes the version's table in one ordered pass over the file on one thread: parallel writers leave partial row groups
- * that a checkpoint rewrites at twice the cost. Text is written in its stored type, decided from the file's distinct
- * values first. A cast to an ENUM of many values is slow per row, and a DECIMAL scale is judged best from the stored
- * numbers, so those columns are altered afterwards, from the compressed table.
+ * that a checkpoint rewrites at twice the cost. The columns are profiled from the file on a second connection
+ * meanwhile, on the other thread. Text is written in its stored type, decided from the file's distinct values first;
+ * a cast to an ENUM of many values is slow per row, so such columns are converted afterwards from the compressed
+ * text, and numbers to the DECIMAL their profile found.
  */
 async function load(
   connection: DuckDBConnection,
+  profiler: DuckDBConnection,
   csv: PlainCsvFile,
   columns: readonly SourceColumn[],
   rowCount: number,
@@ -207,84 +205,111 @@ async function load(
     one: (sql: string) => rowOf(connection, sql),
     run: (sql: string) => connection.run(sql),
   };
-  const storedColumn = (column: SourceColumn): StoredColumn => ({
-    ...column,
-    empty: column.kinds === 0,
-    distinctCount: values.get(column.raw)?.count() ?? rowCount,
-  });
   const outputs = [`row_number() over () as ${quoteIdentifier(ROW_COLUMN)}`];
-  const later: SourceColumn[] = [];
+  const conversions: string[] = [];
   for (const column of columns) {
     const quoted = quoteIdentifier(column.name);
-    const counter = values.get(column.raw);
-    if (!counter || counter.count() > INLINE_ENUM_LIMIT) {
-      if (counter || column.type === 'number') later.push(column);
-      outputs.push(`${loadExpression(column)} as ${quoted}`);
+    const counter = values.get(column.raw)?.counter;
+    const loaded = loadExpression(column);
+    if (!counter) {
+      outputs.push(`${loaded} as ${quoted}`);
       continue;
     }
-    const from = `(select ${column.raw} as ${quoted} from ${VALUES_TABLE})`;
-    const target = await storedTypeOf(statements, storedColumn(column), rowCount, from);
-    outputs.push(`cast(${loadExpression(column)} as ${target}) as ${quoted}`);
+    const target = await storedTypeOf(
+      statements,
+      { ...column, empty: false, distinctCount: counter.count() },
+      rowCount,
+      `(select ${column.raw} as ${quoted} from ${VALUES_TABLE})`,
+    );
+    if (target === 'varchar' || counter.count() <= INLINE_ENUM_LIMIT) {
+      outputs.push(
+        target === 'varchar' ? `${loaded} as ${quoted}` : `cast(${loaded} as ${target}) as ${quoted}`,
+      );
+    } else {
+      outputs.push(`${loaded} as ${quoted}`);
+      conversions.push(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
+    }
   }
   await connection.run('set threads = 1');
-  await connection.run(`create table ${DATA_TABLE} as select ${outputs.join(', ')} from ${readCsvSql(csv)}`);
+  const [profiled] = await Promise.all([
+    profileFile(profiler, csv, columns, rowCount, values),
+    connection.run(`create table ${DATA_TABLE} as select ${outputs.join(', ')} from ${readCsvSql(csv)}`),
+  ]);
   await connection.run(`set threads = ${options.threads ?? 1}`);
-  await connection.run('checkpoint');
-  const bounds = await rowOf(connection, `select ${columns.map(statsSql).join(', ')} from ${DATA_TABLE}`);
-  const schema: ColumnSchema[] = [];
-  for (let i = 0; i < columns.length; i++) {
-    const { [`n${i}`]: present, [`lo${i}`]: lo, [`hi${i}`]: hi, [`d${i}`]: approx } = bounds;
-    const counter = values.get(columns[i].raw);
-    schema.push(await profile(connection, columns[i], rowCount, { present, lo, hi, approx }, counter));
+  for (const [name, decimal] of profiled.decimals) {
+    conversions.push(`alter table ${DATA_TABLE} alter ${quoteIdentifier(name)} type ${decimal}`);
   }
-  // Profiled before the DECIMAL casts, as the row-by-row reader's numbers are: -0 is a sample value.
-  for (const column of later) {
-    await storeColumn(statements, storedColumn(column), rowCount, LOADED_SQL[column.type]);
-  }
+  for (const conversion of conversions) await connection.run(conversion);
   await writeLayoutMeta((sql) => connection.run(sql));
   await connection.run('checkpoint');
-  return { rowCount, columns: schema };
+  return { rowCount, columns: profiled.schema };
 }
 
-function statsSql(column: SourceColumn, i: number): string {
-  const quoted = quoteIdentifier(column.name);
-  const value = storedSql(column);
-  return `count(${quoted}) as n${i}, min(${value}) as lo${i}, max(${value}) as hi${i}, approx_count_distinct(${quoted}) as d${i}`;
+/** What the distinct values of a text column tell its profile: their count and bounds. */
+interface TextValues {
+  readonly counter: DistinctCounter;
+  readonly lo: unknown;
+  readonly hi: unknown;
 }
 
 /**
  * Every distinct value of each text column that may be stored as codes (by its estimate from the file), gathered in
- * one pass over the file into VALUES_TABLE, and counted.
+ * one pass over the file into VALUES_TABLE, counted and bounded: the columns stored as codes.
  */
 async function valuesOfTextColumns(
   connection: DuckDBConnection,
   csv: PlainCsvFile,
   columns: readonly SourceColumn[],
   rowCount: number,
-): Promise<Map<string, DistinctCounter>> {
+): Promise<Map<string, TextValues>> {
   const candidates = columns.filter(
     (c) => isText(c) && c.kinds !== 0 && c.approxDistinct <= 2 ** ENUM_VALUE_BITS * ESTIMATE_MARGIN,
   );
-  const counters = new Map<string, DistinctCounter>();
-  if (candidates.length === 0) return counters;
+  const coded = new Map<string, TextValues>();
+  if (candidates.length === 0) return coded;
   const raws = candidates.map((c) => c.raw);
   await connection.run(
     `create temp table distinct_values as select ${raws.join(', ')} from ${readCsvSql(csv)}
      group by grouping sets (${raws.map((c) => `(${c})`).join(', ')})`,
   );
-  for (const column of candidates) {
-    const counter = new DistinctCounter();
-    const result = await connection.stream(
-      `select ${column.raw} from ${VALUES_TABLE} where ${column.raw} is not null`,
-    );
-    for (
-      let chunk = await result.fetchChunk();
-      chunk && chunk.rowCount > 0;
-      chunk = await result.fetchChunk()
-    ) {
-      for (const cell of chunk.getColumnVector(0).toArray()) counter.add(cell as string);
+  const counted = await countDistinct(
+    connection,
+    `select ${raws.join(', ')} from ${VALUES_TABLE}`,
+    raws.length,
+  );
+  const bounds = await rowOf(
+    connection,
+    `select ${raws.map((c) => `min(${c}) as lo_${c}, max(${c}) as hi_${c}`).join(', ')} from ${VALUES_TABLE}`,
+  );
+  candidates.forEach(({ raw }, i) => {
+    const counter = counted[i];
+    if (counter.count() * 2 <= rowCount)
+      coded.set(raw, { counter, lo: bounds[`lo_${raw}`], hi: bounds[`hi_${raw}`] });
+  });
+  return coded;
+}
+
+/**
+ * One DistinctCounter per column of `sql`'s answer: the rows of a query grouped by one grouping set per column, so
+ * each row holds at most one value (the others are not grouped, hence null).
+ */
+async function countDistinct(
+  connection: DuckDBConnection,
+  sql: string,
+  width: number,
+): Promise<DistinctCounter[]> {
+  const counters = Array.from({ length: width }, () => new DistinctCounter());
+  const result = await connection.stream(sql);
+  for (
+    let chunk = await result.fetchChunk();
+    chunk && chunk.rowCount > 0;
+    chunk = await result.fetchChunk()
+  ) {
+    for (let i = 0; i < width; i++) {
+      for (const cell of chunk.getColumnVector(i).toArray()) {
+        if (cell !== null) counters[i].add(typeof cell === 'string' ? cell : Number(cell));
+      }
     }
-    if (counter.count() * 2 <= rowCount) counters.set(column.raw, counter);
   }
   return counters;
 }
@@ -293,31 +318,87 @@ function isText(column: SourceColumn): boolean {
   return column.type === 'string' || column.type === 'date' || column.type === 'timestamp';
 }
 
-function storedSql(column: SourceColumn): string {
+/** A column's values as the row-by-row reader profiles them: integers and booleans as numbers. */
+function profiledSql(column: SourceColumn): string {
   const quoted = quoteIdentifier(column.name);
   if (column.type === 'boolean') return `${quoted}::integer`;
   if (column.type === 'integer') return `${quoted}::double`;
-  return answeredAs(column.type, quoted);
+  return quoted;
 }
 
-async function profile(
+interface FileProfile {
+  readonly schema: ColumnSchema[];
+  /** The DECIMAL type of each number column that has one, by column name. */
+  readonly decimals: Map<string, string>;
+}
+
+/** The columns' profiles and DECIMAL types, read from the file's typed rows (in file order on one thread). */
+async function profileFile(
   connection: DuckDBConnection,
+  csv: PlainCsvFile,
+  columns: readonly SourceColumn[],
+  rowCount: number,
+  textValues: ReadonlyMap<string, TextValues>,
+): Promise<FileProfile> {
+  const typed = `(select ${columns.map((c) => `${loadExpression(c)} as ${quoteIdentifier(c.name)}`).join(', ')}
+    from ${readCsvSql(csv)})`;
+  const aggregates = columns.map((column, i) => {
+    const quoted = quoteIdentifier(column.name);
+    const value = profiledSql(column);
+    if (textValues.has(column.raw)) return `count(${quoted}) as n${i}`;
+    const stats = `count(${quoted}) as n${i}, min(${value}) as lo${i}, max(${value}) as hi${i}, approx_count_distinct(${value}) as d${i}`;
+    return column.type === 'number' && column.kinds !== 0
+      ? `${stats}, ${decimalFitsSql(quoted, `f${i}_`)}`
+      : stats;
+  });
+  const bounds = await rowOf(connection, `select ${aggregates.join(', ')} from ${typed}`);
+  const counted = columns.map((column, i) =>
+    textValues.has(column.raw) || Number(bounds[`d${i}`]) > COUNTED_DISTINCT_LIMIT
+      ? undefined
+      : profiledSql(column),
+  );
+  const toCount = counted.filter((value): value is string => value !== undefined);
+  const counters =
+    toCount.length === 0
+      ? []
+      : await countDistinct(
+          connection,
+          `select ${toCount.map((value, i) => `${value} as v${i}`).join(', ')} from ${typed}
+           group by grouping sets (${toCount.map((_, i) => `(v${i})`).join(', ')})`,
+          toCount.length,
+        );
+  const schema: ColumnSchema[] = [];
+  const decimals = new Map<string, string>();
+  let next = 0;
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i];
+    const text = textValues.get(column.raw);
+    const counter = text?.counter ?? (counted[i] === undefined ? undefined : counters[next++]);
+    const { [`n${i}`]: present, [`d${i}`]: approx } = bounds;
+    const { lo, hi } = text ?? { lo: bounds[`lo${i}`], hi: bounds[`hi${i}`] };
+    const samples = await samplesOf(
+      connection,
+      typed,
+      profiledSql(column),
+      quoteIdentifier(column.name),
+      counter?.isEstimate === false ? counter.count() : undefined,
+    );
+    schema.push(profileOf(column, rowCount, { present, lo, hi, approx }, counter, samples));
+    if (column.type === 'number' && column.kinds !== 0) {
+      const decimal = decimalOrDoubleOf(bounds, `f${i}_`);
+      if (decimal !== 'double') decimals.set(column.name, decimal);
+    }
+  }
+  return { schema, decimals };
+}
+
+function profileOf(
   column: SourceColumn,
   rowCount: number,
   bounds: Record<'present' | 'lo' | 'hi' | 'approx', unknown>,
-  textValues: DistinctCounter | undefined,
-): Promise<ColumnSchema> {
-  const value = storedSql(column);
-  const quoted = quoteIdentifier(column.name);
-  let distinctCount = Number(bounds.approx);
-  let distinctEstimated = true;
-  const counter =
-    textValues ??
-    (distinctCount <= COUNTED_DISTINCT_LIMIT ? await distinctOf(connection, value, quoted) : undefined);
-  if (counter) {
-    distinctCount = counter.count();
-    distinctEstimated = counter.isEstimate;
-  }
+  counter: DistinctCounter | undefined,
+  samples: SampleValues,
+): ColumnSchema {
   const isTextColumn = column.type === 'string' || column.type === 'date';
   let min: ColumnValue = null;
   let max: ColumnValue = null;
@@ -337,39 +418,28 @@ async function profile(
       name: column.name,
       kinds: column.kinds,
       nullCount: rowCount - Number(bounds.present),
-      distinctCount,
-      distinctEstimated,
+      distinctCount: counter ? counter.count() : Number(bounds.approx),
+      distinctEstimated: counter ? counter.isEstimate : true,
       min,
       max,
       boundsCut,
-      samples: await samplesOf(connection, value, quoted),
+      samples,
     },
     rowCount,
   );
 }
 
-async function distinctOf(
+/**
+ * The values of the first SAMPLE_ROWS rows in file order (a scan on one thread keeps it), or else the first distinct
+ * ones, unless those rows already hold every one of the column's `distinct` values.
+ */
+async function samplesOf(
   connection: DuckDBConnection,
+  typed: string,
   value: string,
   quoted: string,
-): Promise<DistinctCounter> {
-  const counter = new DistinctCounter();
-  const result = await connection.stream(
-    `select distinct ${value} from ${DATA_TABLE} where ${quoted} is not null`,
-  );
-  for (
-    let chunk = await result.fetchChunk();
-    chunk && chunk.rowCount > 0;
-    chunk = await result.fetchChunk()
-  ) {
-    for (const cell of chunk.getColumnVector(0).toArray()) {
-      counter.add(typeof cell === 'string' ? cell : Number(cell));
-    }
-  }
-  return counter;
-}
-
-async function samplesOf(connection: DuckDBConnection, value: string, quoted: string): Promise<SampleValues> {
+  distinct: number | undefined,
+): Promise<SampleValues> {
   const take = async (sql: string): Promise<{ samples: SampleValues; rows: number }> => {
     const samples = new SampleValues();
     const rows = (await connection.runAndReadAll(sql)).getRowsJS();
@@ -379,13 +449,13 @@ async function samplesOf(connection: DuckDBConnection, value: string, quoted: st
     }
     return { samples, rows: rows.length };
   };
-  const first = await take(
-    `select ${value} from ${DATA_TABLE} where ${quoted} is not null order by rowid limit ${SAMPLE_ROWS}`,
-  );
-  if (first.samples.isFull || first.rows < SAMPLE_ROWS) return first.samples;
+  const first = await take(`select ${value} from ${typed} where ${quoted} is not null limit ${SAMPLE_ROWS}`);
+  if (first.samples.isFull || first.rows < SAMPLE_ROWS || first.samples.values.length === distinct) {
+    return first.samples;
+  }
   const byFirstRow = await take(
-    `select ${value} from ${DATA_TABLE} where ${quoted} is not null group by ${value}
-     order by min(rowid) limit ${SAMPLE_ROWS}`,
+    `select ${value} from (select *, row_number() over () as _n from ${typed}) where ${quoted} is not null
+     group by ${value} order by min(_n) limit ${SAMPLE_ROWS}`,
   );
   return byFirstRow.samples;
 }

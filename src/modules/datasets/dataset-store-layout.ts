@@ -96,15 +96,25 @@ async function decimalOrDouble(
   column: string,
   from: string,
 ): Promise<string> {
+  return decimalOrDoubleOf(await one(`select ${decimalFitsSql(column, '')} from ${from}`), '');
+}
+
+/**
+ * The aggregates over a number column that decide its stored type (decimalOrDoubleOf), named with `prefix`, for a
+ * build that reads them in a query of its own.
+ */
+export function decimalFitsSql(column: string, prefix: string): string {
   const fits = DECIMAL_SCALES.map(
-    (s) => `coalesce(bool_and(round(${column}, ${s}) = ${column}), true) as s${s}`,
+    (s) => `coalesce(bool_and(round(${column}, ${s}) = ${column}), true) as ${prefix}s${s}`,
   );
-  const row = await one(
-    `select coalesce(max(abs(${column})), 0)::double as magnitude, ${fits.join(', ')} from ${from}`,
-  );
-  const magnitude = Number(row.magnitude);
+  return `coalesce(max(abs(${column})), 0)::double as ${prefix}magnitude, ${fits.join(', ')}`;
+}
+
+/** The smallest DECIMAL that holds every value exactly in at most 15 significant digits, or DOUBLE. */
+export function decimalOrDoubleOf(row: Record<string, unknown>, prefix: string): string {
+  const magnitude = Number(row[`${prefix}magnitude`]);
   for (const scale of DECIMAL_SCALES) {
-    if (row[`s${scale}`] === true && magnitude * 10 ** scale < 10 ** DECIMAL_DIGITS) {
+    if (row[`${prefix}s${scale}`] === true && magnitude * 10 ** scale < 10 ** DECIMAL_DIGITS) {
       return `decimal(18, ${scale})`;
     }
   }
