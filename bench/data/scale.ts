@@ -226,6 +226,7 @@ async function main(): Promise<void> {
         connector_type: 'file',
         config: { file_type: 'csv', file_path: csv },
       });
+      const connectStarted = process.hrtime.bigint();
       const connected = await call(daemon.url, 'POST', '/v1/data/connect', token, {
         connection_type: 'file',
         dataset_name: name,
@@ -235,6 +236,7 @@ async function main(): Promise<void> {
       if (connected.status !== 'ready' || connected.schema_summary.rows !== rows) {
         throw new Error(`ingest failed: ${JSON.stringify(connected)}`);
       }
+      console.error(`${name}: POST /v1/data/connect alone ${seconds(connectStarted).toFixed(2)} s`);
       return connected.dataset_id as string;
     };
 
