@@ -120,6 +120,23 @@ describe('a CSV file read by DuckDB', () => {
     ]);
   });
 
+  it('classifies the same whatever kind the first rows lead with', async () => {
+    // The first 10,000 rows decide which shape is tested first; the rows after them change every column's kinds.
+    const rows = ['day,amount,count'];
+    for (let i = 0; i < 12_000; i++) {
+      const late = i >= 10_000;
+      rows.push(
+        `${late ? `note ${i % 7}` : `2024-0${1 + (i % 9)}-1${i % 10}`},${late ? i : `${i}.5`},${late ? `${i}.25` : i}`,
+      );
+    }
+    const built = await expectSame(lines(...rows));
+    expect(built.written.columns.map((c) => [c.name, c.type])).toEqual([
+      ['day', 'string'],
+      ['amount', 'number'],
+      ['count', 'number'],
+    ]);
+  });
+
   it('stores a decimal column as DECIMAL and keeps empty cells null', async () => {
     const built = await expectSame(lines('a;b;c', '1.25;x;', '2.5;;7', ';y;8'));
     expect(built.types.a).toBe('DECIMAL(18,2)');
