@@ -90,7 +90,7 @@ interface SourceColumn {
   readonly raw: string;
   readonly kinds: number;
   readonly type: ColumnType;
-  /** DuckDB's estimate of its distinct texts in the file. */
+  /** DuckDB's estimate of its distinct texts in the file; Infinity when it cannot be a text column (mayBeText). */
   readonly approxDistinct: number;
 }
 
@@ -154,7 +154,8 @@ async function classify(
   const blank = raws.map((c) => `(${c} is null or not (ord(${c}) between 33 and 126))`).join(' and ');
   const aggregates = raws.map(
     (c, i) =>
-      `bit_or(${kindSql(c, leads[i])}) as k_${c}, max(strlen(${c})) as b_${c}, approx_count_distinct(${c}) as d_${c}`,
+      `bit_or(${kindSql(c, leads[i])}) as k_${c}, max(strlen(${c})) as b_${c},
+       ${mayBeText(leads[i]) ? `approx_count_distinct(${c})` : 'null'} as d_${c}`,
   );
   let row: Record<string, unknown>;
   try {
@@ -179,10 +180,18 @@ async function classify(
       raw: c,
       kinds,
       type: typeOfKinds(kinds),
-      approxDistinct: Number(row[`d_${c}`] ?? 0),
+      approxDistinct: row[`d_${c}`] === null ? Infinity : Number(row[`d_${c}`]),
     });
   }
   return { columns, rowCount: rows };
+}
+
+/**
+ * Whether a column that leads with this kind can be a text column the DuckDB build reads: one that leads with numbers
+ * or booleans and holds text further down mixes kinds, which sends the file the row-by-row way.
+ */
+function mayBeText(lead: number): boolean {
+  return lead === 0 || lead === KIND_STRING || lead === KIND_DATE;
 }
 
 /** Each column's most common kind in the file's first LEADING_ROWS rows; undefined when DuckDB cannot read them. */
