@@ -57,7 +57,6 @@ const DATE_TEXT = `'[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])'`;
 const SIGNIFICANT = (c: string): string =>
   `(strlen(${c}) <= 16 + (${c}[1] = '-')::int or length(replace(trim(ltrim(${c}, '-'), '0.'), '.', '')) <= 15)`;
 
-/** The kinds of text starting with a digit, - or . that a regular expression recognises, each tested by its own. */
 const SHAPED_KINDS = [KIND_INTEGER, KIND_NUMBER, KIND_DATE] as const;
 
 function shapeTest(c: string, kind: (typeof SHAPED_KINDS)[number]): string {
@@ -71,10 +70,7 @@ function shapeTest(c: string, kind: (typeof SHAPED_KINDS)[number]): string {
   }
 }
 
-/**
- * A cell's kind. The shapes exclude one another, so their order changes only the cost: `lead`, the column's most
- * common kind in its first rows, is tested first (a date column otherwise ran two failing expressions per cell).
- */
+/** A cell's kind. The shapes exclude one another, so testing the column's `lead` kind first changes only the cost. */
 function kindSql(c: string, lead = 0): string {
   const shaped = [...SHAPED_KINDS].sort((a, b) => Number(b === lead) - Number(a === lead));
   return `case
@@ -186,10 +182,7 @@ async function classify(
   return { columns, rowCount: rows };
 }
 
-/**
- * Whether a column that leads with this kind can be a text column the DuckDB build reads: one that leads with numbers
- * or booleans and holds text further down mixes kinds, which sends the file the row-by-row way.
- */
+/** A column leading with numbers or booleans that holds text further down mixes kinds: it goes row by row. */
 function mayBeText(lead: number): boolean {
   return lead === 0 || lead === KIND_STRING || lead === KIND_DATE;
 }
@@ -233,11 +226,8 @@ const INLINE_ENUM_LIMIT = 1 << 12;
 const VALUES_TABLE = 'temp.distinct_values';
 
 /**
- * Writes the version's table in one ordered pass over the file on one thread: parallel writers leave partial row groups
- * that a checkpoint rewrites at twice the cost. The columns are profiled from the file on a second connection
- * meanwhile, on the other thread. Text is written in its stored type, decided from the file's distinct values first;
- * a cast to an ENUM of many values is slow per row, so such columns are converted afterwards from the compressed
- * text, and numbers to the DECIMAL their profile found.
+ * Writes the table in file order on one thread (parallel writers leave partial row groups a checkpoint rewrites) while
+ * a second connection profiles the file. Large ENUMs (slow to cast per row) and DECIMALs are converted afterwards.
  */
 async function load(
   connection: DuckDBConnection,
@@ -286,7 +276,7 @@ async function load(
   for (const [name, decimal] of profiled.decimals) {
     conversions.push(`alter table ${DATA_TABLE} alter ${quoteIdentifier(name)} type ${decimal}`);
   }
-  // Converting checkpointed columns took 1.8–2.5 s for the bench's customers, against 2.8–4.9 s straight after the write.
+  // Converting the bench's customers took 1.8–2.5 s once checkpointed, 2.8–4.9 s straight after the write.
   await connection.run('checkpoint');
   for (const conversion of conversions) await connection.run(conversion);
   await writeLayoutMeta((sql) => connection.run(sql));
@@ -301,10 +291,7 @@ interface TextValues {
   readonly hi: unknown;
 }
 
-/**
- * Every distinct value of each text column that may be stored as codes (by its estimate from the file), gathered in
- * one pass over the file into VALUES_TABLE, counted and bounded: the columns stored as codes.
- */
+/** The text columns stored as codes, from one pass gathering every distinct value of those that may be. */
 async function valuesOfTextColumns(
   connection: DuckDBConnection,
   csv: PlainCsvFile,
@@ -338,10 +325,7 @@ async function valuesOfTextColumns(
   return coded;
 }
 
-/**
- * One DistinctCounter per column of `sql`'s answer: the rows of a query grouped by one grouping set per column, so
- * each row holds at most one value (the others are not grouped, hence null).
- */
+/** One DistinctCounter per column of `sql`, grouped by one grouping set per column: a row's other cells are null. */
 async function countDistinct(
   connection: DuckDBConnection,
   sql: string,
@@ -478,10 +462,7 @@ function profileOf(
   );
 }
 
-/**
- * The values of the first SAMPLE_ROWS rows in file order (a scan on one thread keeps it), or else the first distinct
- * ones, unless those rows already hold every one of the column's `distinct` values.
- */
+/** The first rows' values (a scan on one thread keeps file order), else the first distinct ones if there are more. */
 async function samplesOf(
   connection: DuckDBConnection,
   typed: string,
