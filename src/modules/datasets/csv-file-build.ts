@@ -268,10 +268,10 @@ async function load(
     }
   }
   await connection.run('set threads = 1');
-  const [profiled] = await Promise.all([
+  const profiled = await bothSettled(
     profileFile(profiler, csv, columns, rowCount, values),
     connection.run(`create table ${DATA_TABLE} as select ${outputs.join(', ')} from ${readCsvSql(csv)}`),
-  ]);
+  );
   await connection.run(`set threads = ${options.threads ?? 1}`);
   for (const [name, decimal] of profiled.decimals) {
     conversions.push(`alter table ${DATA_TABLE} alter ${quoteIdentifier(name)} type ${decimal}`);
@@ -282,6 +282,14 @@ async function load(
   await writeLayoutMeta((sql) => connection.run(sql));
   await connection.run('checkpoint');
   return { rowCount, columns: profiled.schema };
+}
+
+/** The first's value once both have settled: a failure closes the connections, which must not still be running. */
+async function bothSettled<T>(first: Promise<T>, second: Promise<unknown>): Promise<T> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return a.value;
 }
 
 /** What the distinct values of a text column tell its profile: their count and bounds. */
