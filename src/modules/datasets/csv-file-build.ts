@@ -258,12 +258,9 @@ async function load(
       rowCount,
       `(select ${column.raw} as ${quoted} from ${VALUES_TABLE})`,
     );
-    if (target === 'varchar' || counter.count() <= INLINE_ENUM_LIMIT) {
-      outputs.push(
-        target === 'varchar' ? `${loaded} as ${quoted}` : `cast(${loaded} as ${target}) as ${quoted}`,
-      );
-    } else {
-      outputs.push(`${loaded} as ${quoted}`);
+    const castNow = target !== 'varchar' && counter.count() <= INLINE_ENUM_LIMIT;
+    outputs.push(castNow ? `cast(${loaded} as ${target}) as ${quoted}` : `${loaded} as ${quoted}`);
+    if (target !== 'varchar' && !castNow) {
       conversions.push(`alter table ${DATA_TABLE} alter ${quoted} type ${target}`);
     }
   }
