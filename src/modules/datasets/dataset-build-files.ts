@@ -32,8 +32,7 @@ export async function openBuildInstance(
 }
 
 export function removeBuildFiles(partialPath: string): void {
-  for (const suffix of ['', '.wal', '.tmp', '.stage', '.stage.wal', '.stage.tmp'])
-    rmSync(partialPath + suffix, { force: true, recursive: true });
+  for (const suffix of ['', '.wal', '.tmp']) rmSync(partialPath + suffix, { force: true, recursive: true });
 }
 
 /** The layout marker every finished version carries (docs/datasets.md, "Storage"). */

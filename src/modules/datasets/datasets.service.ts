@@ -71,7 +71,7 @@ export class EmptySourceError extends Error {
   }
 }
 
-/** DuckDB's `.wal`, the previous format's summaries (`-<random>`) and SQLite journals. */
+/** DuckDB's `.wal`, the previous format's summaries (`-<random>`), SQLite journals, older builds' scratch `.stage`. */
 const PARTIAL_FILE = /\.partial(-[0-9a-f]{12})?(\.stage)?(-journal|-wal|-shm|\.wal|\.tmp)?$/;
 const VERSION_FILE = /^(ds_[0-9a-f]{24})\.(duckdb|sqlite|summaries\.sqlite)$/;
 const OLD_SUMMARIES_FILE = /^ds_[0-9a-f]{24}\.summaries\.sqlite$/;
