@@ -17,7 +17,13 @@ import {
   writeLayoutMeta,
 } from './dataset-build-files';
 import { duckError, MAX_COLUMNS, publishVersion, WrittenDataset } from './dataset-file-writer';
-import { decimalFitsSql, decimalOrDoubleOf, ENUM_VALUE_BITS, storedTypeOf } from './dataset-store-layout';
+import {
+  decimalFitsSql,
+  decimalOrDoubleOf,
+  ENUM_VALUE_BITS,
+  isStoredAsText,
+  storedTypeOf,
+} from './dataset-store-layout';
 import { DATA_TABLE, quoteIdentifier, quoteString, ROW_COLUMN } from './sql-identifiers';
 import {
   ColumnType,
@@ -304,7 +310,8 @@ async function valuesOfTextColumns(
   rowCount: number,
 ): Promise<Map<string, TextValues>> {
   const candidates = columns.filter(
-    (c) => isText(c) && c.kinds !== 0 && c.approxDistinct <= 2 ** ENUM_VALUE_BITS * ESTIMATE_MARGIN,
+    (c) =>
+      isStoredAsText(c.type) && c.kinds !== 0 && c.approxDistinct <= 2 ** ENUM_VALUE_BITS * ESTIMATE_MARGIN,
   );
   const coded = new Map<string, TextValues>();
   if (candidates.length === 0) return coded;
@@ -350,10 +357,6 @@ async function countDistinct(
     }
   }
   return counters;
-}
-
-function isText(column: SourceColumn): boolean {
-  return column.type === 'string' || column.type === 'date' || column.type === 'timestamp';
 }
 
 /** A column's values as the row-by-row reader profiles them: integers and booleans as numbers. */

@@ -16,7 +16,7 @@ import {
 } from './dataset-build-files';
 import { DatasetRecord } from './dataset.entity';
 import { DatasetRepository } from './dataset.repository';
-import { answeredAs, DATASET_FILE_EXTENSION, storeColumn } from './dataset-store-layout';
+import { answeredAs, DATASET_FILE_EXTENSION, isStoredAsText, storeColumn } from './dataset-store-layout';
 import { parseSchema } from './datasets.dto';
 import { PlainValue, plainValue } from './readonly-database';
 import { DATA_TABLE, quoteIdentifier, ROW_COLUMN } from './sql-identifiers';
@@ -59,7 +59,7 @@ function sqliteValue(value: unknown, column: ColumnSchema): PlainValue {
   if (typeof value !== 'number' && typeof value !== 'string') {
     throw new Error(`column ${column.name} holds a ${typeof value}`);
   }
-  if (column.type === 'string' || column.type === 'date' || column.type === 'timestamp') return `${value}`;
+  if (isStoredAsText(column.type)) return `${value}`;
   if (column.type === 'boolean') return value ? 1 : 0;
   return value;
 }

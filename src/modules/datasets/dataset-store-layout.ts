@@ -21,9 +21,12 @@ export const ENUM_VALUE_BITS = 18;
  * whole list of values for every vector it reads, so text leaves DuckDB as VARCHAR (a no-op on VARCHAR columns).
  */
 export function answeredAs(type: ColumnType, expression: string): string {
-  return type === 'string' || type === 'date' || type === 'timestamp'
-    ? `cast(${expression} as varchar)`
-    : expression;
+  return isStoredAsText(type) ? `cast(${expression} as varchar)` : expression;
+}
+
+/** Whether a version stores this type's values as their text (VARCHAR or ENUM codes of it). */
+export function isStoredAsText(type: ColumnType): boolean {
+  return type === 'string' || type === 'date' || type === 'timestamp';
 }
 
 /** The ENUM type of the named column's values, when it has one: named after the column, so readers need only the name. */
