@@ -86,7 +86,7 @@ cp "$NODE_BIN" "$APP/node/bin/node"
 
 [ -f engine_build/sd_notify.node ] || die "engine_build/sd_notify.node is missing (npm run build)"
 cp engine_build/sd_notify.node "$APP/engine_build/"
-for binary in simulate runtime; do
+for binary in simulate runtime csvscan; do
   if [ -x "engine_build/$binary" ]; then
     cp "engine_build/$binary" "$APP/engine_build/"
   else
@@ -154,7 +154,7 @@ say "stripping native code"
 # Addons, and the shared libraries beside them (DuckDB's libduckdb.so, which its duckdb.node finds through $ORIGIN).
 find "$APP" \( -name '*.node' -o -name '*.so' \) -exec strip --strip-unneeded {} +
 strip --strip-unneeded "$APP/node/bin/node"
-for binary in simulate runtime; do
+for binary in simulate runtime csvscan; do
   [ -f "$APP/engine_build/$binary" ] && strip --strip-unneeded "$APP/engine_build/$binary"
 done
 
@@ -205,7 +205,7 @@ say "normalising permissions and timestamps"
 find "$STAGE" -type d -exec chmod 0755 {} +
 find "$STAGE" -type f -exec chmod 0644 {} +
 chmod 0755 "$STAGE/usr/bin/decisiond" "$STAGE/usr/bin/decisionctl" "$APP/node/bin/node"
-for binary in simulate runtime; do
+for binary in simulate runtime csvscan; do
   [ -f "$APP/engine_build/$binary" ] && chmod 0755 "$APP/engine_build/$binary"
 done
 

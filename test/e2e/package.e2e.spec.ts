@@ -153,6 +153,7 @@ describeIf('the .deb package', () => {
       'usr/share/doc/decision-service/privacy-report.md.gz',
       'usr/share/doc/decision-service/sbom.cdx.json',
       'usr/lib/decision-service/build-info.json',
+      'usr/lib/decision-service/engine_build/csvscan',
       'usr/share/man/man1/decisionctl.1.gz',
       'usr/share/doc/decision-service/sdk-python.md.gz',
       `usr/share/decision-service/sdk/decision-service-sdk-${sdkVersion}.tgz`,

@@ -203,6 +203,11 @@ describe('a CSV file read by DuckDB', () => {
     await expectRowByRow(lines('a', '\ud83d\ude00', '\uffee'));
     await expectRowByRow(lines('a\ud83d\ude00', 'x'));
     await expectRowByRow(Buffer.concat([Buffer.from('a\nx'), Buffer.from([0xff]), Buffer.from('\n')]));
+    await expectRowByRow(Buffer.from([0x61, 0x0a, 0xc0, 0x80, 0x0a])); // an overlong NUL
+    await expectRowByRow(Buffer.from([0x61, 0x0a, 0xed, 0xa0, 0x80, 0x0a])); // a surrogate
+    await expectRowByRow('a,b\n1,x\u0000y\n');
+    await expectRowByRow('"a",b\n1,2\n');
+    await expectRowByRow(lines('a', '1', '', '2'));
     await expectRowByRow(lines('a,b', '1,2'), { SERVICE_PARSE_MAX_CELLS: '1' });
     await expectRowByRow(lines('a,b,c', '1,2,3'), { SERVICE_PARSE_MAX_COLUMNS: '2' });
     await expectRowByRow('a,b\n');

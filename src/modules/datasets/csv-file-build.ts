@@ -17,13 +17,8 @@ import {
   writeLayoutMeta,
 } from './dataset-build-files';
 import { duckError, MAX_COLUMNS, publishVersion, WrittenDataset } from './dataset-file-writer';
-import {
-  decimalFitsSql,
-  decimalOrDoubleOf,
-  ENUM_VALUE_BITS,
-  isStoredAsText,
-  storedTypeOf,
-} from './dataset-store-layout';
+import { decimalFitsSql, decimalOrDoubleOf, isStoredAsText, storedTypeOf } from './dataset-store-layout';
+import { scanPlainCsv } from './csv-scan';
 import { DATA_TABLE, quoteIdentifier, quoteString, ROW_COLUMN } from './sql-identifiers';
 import {
   ColumnType,
@@ -34,8 +29,6 @@ import {
   KIND_STRING,
   typeOfKinds,
 } from './value-kinds';
-
-const KIND_UNSURE = 1 << 16;
 
 const DIRECT_MASKS: ReadonlySet<number> = new Set([
   0,
@@ -51,49 +44,14 @@ const DIRECT_MASKS: ReadonlySet<number> = new Set([
 // A DistinctCounter's count depends only on the set of values, so up to this many it is rebuilt from them.
 const COUNTED_DISTINCT_LIMIT = 1 << 18;
 const SAMPLE_ROWS = 1000;
-const LEADING_ROWS = 10_000;
-/** How far DuckDB's distinct estimate may fall short of the true count (it is within a few per cent). */
-const ESTIMATE_MARGIN = 1.25;
-
-// ValueClassifier's kinds for the shapes both read alike; any other text starting with a digit, - or . is unsure.
-const INTEGER_TEXT = `'-?(0|[1-9][0-9]{0,14})'`;
-const DECIMAL_TEXT = `'-?(0|[1-9][0-9]*)[.][0-9]+'`;
-const DATE_TEXT = `'[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])'`;
-// Only a decimal of more than 15 digits needs its significant digits counted (CASE runs a branch on its rows only).
-const SIGNIFICANT = (c: string): string =>
-  `(strlen(${c}) <= 16 + (${c}[1] = '-')::int or length(replace(trim(ltrim(${c}, '-'), '0.'), '.', '')) <= 15)`;
-
-const SHAPED_KINDS = [KIND_INTEGER, KIND_NUMBER, KIND_DATE] as const;
-
-function shapeTest(c: string, kind: (typeof SHAPED_KINDS)[number]): string {
-  switch (kind) {
-    case KIND_INTEGER:
-      return `regexp_full_match(${c}, ${INTEGER_TEXT})`;
-    case KIND_NUMBER:
-      return `regexp_full_match(${c}, ${DECIMAL_TEXT}) and ${SIGNIFICANT(c)}`;
-    case KIND_DATE:
-      return `regexp_full_match(${c}, ${DATE_TEXT})`;
-  }
-}
-
-/** A cell's kind. The shapes exclude one another, so testing the column's `lead` kind first changes only the cost. */
-function kindSql(c: string, lead = 0): string {
-  const shaped = [...SHAPED_KINDS].sort((a, b) => Number(b === lead) - Number(a === lead));
-  return `case
-    when ${c} is null then 0
-    when not (ord(${c}) between 48 and 57 or ord(${c}) in (45, 46)) then
-      case when strlen(${c}) in (4, 5) and lower(${c}) in ('true', 'false') then ${KIND_BOOLEAN} else ${KIND_STRING} end
-    ${shaped.map((kind) => `when ${shapeTest(c, kind)} then ${kind}`).join('\n    ')}
-    else ${KIND_UNSURE} end`;
-}
 
 interface SourceColumn {
   readonly name: string;
   readonly raw: string;
   readonly kinds: number;
   readonly type: ColumnType;
-  /** DuckDB's estimate of its distinct texts in the file; Infinity when it cannot be a text column (mayBeText). */
-  readonly approxDistinct: number;
+  /** Its distinct texts, sorted, when every cell is text or a date and they are few enough to code (ScannedColumn). */
+  readonly values: readonly string[] | undefined;
 }
 
 /** Undefined, with nothing left behind, when the file needs the row-by-row reader (docs/datasets.md). */
@@ -111,10 +69,10 @@ export async function buildFromPlainCsv(
   let connection: DuckDBConnection | undefined;
   let profiler: DuckDBConnection | undefined;
   try {
+    const classified = await classify(csv, options);
+    if (classified === undefined) return undefined;
     instance = await openBuildInstance(partialPath, options);
     connection = await instance.connect();
-    const classified = await classify(connection, csv);
-    if (classified === undefined) return undefined;
     profiler = await instance.connect();
     const schema = await load(connection, profiler, csv, classified.columns, classified.rowCount, options);
     profiler.closeSync();
@@ -146,69 +104,26 @@ async function rowOf(connection: DuckDBConnection, sql: string): Promise<Record<
 }
 
 async function classify(
-  connection: DuckDBConnection,
   csv: PlainCsvFile,
+  options: DatasetBuildOptions,
 ): Promise<{ columns: SourceColumn[]; rowCount: number } | undefined> {
-  const raws = csv.columns.map((_, i) => `c${i}`);
-  const leads = await leadingKinds(connection, csv, raws);
-  if (leads === undefined) return undefined;
-  // Wider than readCsv's isBlankRow: a doubtful row only sends the file the row-by-row way.
-  const blank = raws.map((c) => `(${c} is null or not (ord(${c}) between 33 and 126))`).join(' and ');
-  const aggregates = raws.map(
-    (c, i) =>
-      `bit_or(${kindSql(c, leads[i])}) as k_${c}, max(strlen(${c})) as b_${c},
-       ${mayBeText(leads[i]) ? `approx_count_distinct(${c})` : 'null'} as d_${c}`,
-  );
-  let row: Record<string, unknown>;
-  try {
-    row = await rowOf(
-      connection,
-      `select count(*) as n, count(*) filter (where ${blank}) as blank, ${aggregates.join(', ')} from ${readCsvSql(csv)}`,
-    );
-  } catch {
-    // Ragged rows, invalid UTF-8: readCsv reads them or refuses them in its own words.
-    return undefined;
-  }
-  const rows = Number(row.n);
-  if (rows === 0 || Number(row.blank) > 0 || rows * raws.length > csv.limits.maxCells) return undefined;
+  const scanned = await scanPlainCsv(csv, options.threads ?? 1);
+  if (scanned === undefined) return undefined;
+  const { rowCount } = scanned;
+  if (rowCount === 0 || rowCount * csv.columns.length > csv.limits.maxCells) return undefined;
   const names = new ColumnNamer();
   const columns: SourceColumn[] = [];
-  for (let i = 0; i < raws.length; i++) {
-    const c = raws[i];
-    const kinds = Number(row[`k_${c}`] ?? 0);
-    if (!DIRECT_MASKS.has(kinds) || Number(row[`b_${c}`] ?? 0) > csv.limits.maxCellBytes) return undefined;
+  for (const [i, { kinds, widest, values }] of scanned.columns.entries()) {
+    if (!DIRECT_MASKS.has(kinds) || widest > csv.limits.maxCellBytes) return undefined;
     columns.push({
       name: names.nameOf(csv.columns[i]),
-      raw: c,
+      raw: `c${i}`,
       kinds,
       type: typeOfKinds(kinds),
-      approxDistinct: row[`d_${c}`] === null ? Infinity : Number(row[`d_${c}`]),
+      values,
     });
   }
-  return { columns, rowCount: rows };
-}
-
-/** A column leading with numbers or booleans that holds text further down mixes kinds: it goes row by row. */
-function mayBeText(lead: number): boolean {
-  return lead === 0 || lead === KIND_STRING || lead === KIND_DATE;
-}
-
-/** Each column's most common kind in the file's first LEADING_ROWS rows; undefined when DuckDB cannot read them. */
-async function leadingKinds(
-  connection: DuckDBConnection,
-  csv: PlainCsvFile,
-  raws: readonly string[],
-): Promise<number[] | undefined> {
-  try {
-    const row = await rowOf(
-      connection,
-      `select ${raws.map((c) => `mode(${kindSql(c)}) as ${c}`).join(', ')}
-       from (select * from ${readCsvSql(csv)} limit ${LEADING_ROWS})`,
-    );
-    return raws.map((c) => Number(row[c] ?? 0));
-  } catch {
-    return undefined;
-  }
+  return { columns, rowCount };
 }
 
 function loadExpression(column: SourceColumn): string {
@@ -228,8 +143,6 @@ function loadExpression(column: SourceColumn): string {
 
 /** Distinct text values of a column this many or fewer are cast to its ENUM as the file is read; more, afterwards. */
 const INLINE_ENUM_LIMIT = 1 << 12;
-/** The build's temporary table of every distinct value of the columns that may be coded, by grouping set. */
-const VALUES_TABLE = 'temp.distinct_values';
 
 /**
  * Writes the table in file order on one thread (parallel writers leave partial row groups a checkpoint rewrites) while
@@ -243,7 +156,7 @@ async function load(
   rowCount: number,
   options: DatasetBuildOptions,
 ): Promise<Omit<WrittenDataset, 'bytes'>> {
-  const values = await valuesOfTextColumns(connection, csv, columns, rowCount);
+  const values = await valuesOfTextColumns(connection, columns, rowCount);
   const statements = {
     one: (sql: string) => rowOf(connection, sql),
     run: (sql: string) => connection.run(sql),
@@ -252,17 +165,18 @@ async function load(
   const conversions: string[] = [];
   for (const column of columns) {
     const quoted = quoteIdentifier(column.name);
-    const counter = values.get(column.raw)?.counter;
+    const text = values.get(column.raw);
     const loaded = loadExpression(column);
-    if (!counter) {
+    if (!text) {
       outputs.push(`${loaded} as ${quoted}`);
       continue;
     }
+    const { counter } = text;
     const target = await storedTypeOf(
       statements,
       { ...column, empty: false, distinctCount: counter.count() },
       rowCount,
-      `(select ${column.raw} as ${quoted} from ${VALUES_TABLE})`,
+      `(select value as ${quoted} from ${text.table})`,
     );
     const castNow = target !== 'varchar' && counter.count() <= INLINE_ENUM_LIMIT;
     outputs.push(castNow ? `cast(${loaded} as ${target}) as ${quoted}` : `${loaded} as ${quoted}`);
@@ -295,45 +209,36 @@ async function bothSettled<T>(first: Promise<T>, second: Promise<unknown>): Prom
   return a.value;
 }
 
-/** What the distinct values of a text column tell its profile: their count and bounds. */
+/** What the distinct values of a text column tell its profile (their count and bounds), and the table holding them. */
 interface TextValues {
   readonly counter: DistinctCounter;
-  readonly lo: unknown;
-  readonly hi: unknown;
+  readonly lo: string;
+  readonly hi: string;
+  readonly table: string;
 }
 
-/** The text columns stored as codes, from one pass gathering every distinct value of those that may be. */
+/** The text columns that may be stored as codes, each with a temporary table of its distinct values. */
 async function valuesOfTextColumns(
   connection: DuckDBConnection,
-  csv: PlainCsvFile,
   columns: readonly SourceColumn[],
   rowCount: number,
 ): Promise<Map<string, TextValues>> {
-  const candidates = columns.filter(
-    (c) =>
-      isStoredAsText(c.type) && c.kinds !== 0 && c.approxDistinct <= 2 ** ENUM_VALUE_BITS * ESTIMATE_MARGIN,
-  );
   const coded = new Map<string, TextValues>();
-  if (candidates.length === 0) return coded;
-  const raws = candidates.map((c) => c.raw);
-  await connection.run(
-    `create temp table distinct_values as select ${raws.join(', ')} from ${readCsvSql(csv)}
-     group by grouping sets (${raws.map((c) => `(${c})`).join(', ')})`,
-  );
-  const counted = await countDistinct(
-    connection,
-    `select ${raws.join(', ')} from ${VALUES_TABLE}`,
-    raws.length,
-  );
-  const bounds = await rowOf(
-    connection,
-    `select ${raws.map((c) => `min(${c}) as lo_${c}, max(${c}) as hi_${c}`).join(', ')} from ${VALUES_TABLE}`,
-  );
-  candidates.forEach(({ raw }, i) => {
-    const counter = counted[i];
-    if (counter.count() * 2 <= rowCount)
-      coded.set(raw, { counter, lo: bounds[`lo_${raw}`], hi: bounds[`hi_${raw}`] });
-  });
+  for (const { raw, type, kinds, values } of columns) {
+    if (!isStoredAsText(type) || kinds === 0 || values === undefined) continue;
+    const counter = new DistinctCounter();
+    for (const value of values) counter.add(value);
+    if (counter.count() * 2 > rowCount) continue;
+    const table = `values_${raw}`;
+    await connection.run(`create temp table ${table} (value varchar)`);
+    const appender = await connection.createAppender(table, 'main', 'temp');
+    for (const value of values) {
+      appender.appendVarchar(value);
+      appender.endRow();
+    }
+    appender.closeSync();
+    coded.set(raw, { counter, lo: values[0], hi: values[values.length - 1], table: `temp.${table}` });
+  }
   return coded;
 }
 

@@ -3,7 +3,10 @@ import { columnNames, sniffCsv } from './csv';
 import { ParseLimits } from './parse-limits';
 import { detectEncoding, SNIFF_BYTES } from './text';
 
-/** A CSV simple enough for DuckDB's own reader to match readCsv (docs/datasets.md, "CSV files read by DuckDB"). */
+/**
+ * A CSV that may be simple enough for DuckDB's own reader to match readCsv; the dataset build's scan of every byte
+ * decides (docs/datasets.md, "CSV files read by DuckDB").
+ */
 export interface PlainCsvFile {
   readonly path: string;
   readonly delimiter: string;
@@ -12,23 +15,16 @@ export interface PlainCsvFile {
   readonly limits: Pick<ParseLimits, 'maxColumns' | 'maxCells' | 'maxCellBytes'>;
 }
 
-const QUOTE = 0x22;
-const CARRIAGE_RETURN = 0x0d;
-const NUL = 0x00;
-/**
- * The lead bytes of UTF-8's four-byte sequences: text beyond the BMP, which UTF-16 (how the profile compares) and UTF-8
- * (how DuckDB does) order differently.
- */
-const ASTRAL_LEADS = [0xf0, 0xf1, 0xf2, 0xf3, 0xf4];
-const SCAN_BYTES = 1 << 20;
-
 export interface PlainCsvOptions {
   readonly delimiter?: string;
   readonly hasHeader?: boolean;
   readonly encoding?: string;
 }
 
-/** The file as a PlainCsvFile, or undefined when it needs readCsv (any quoting, CRLF, another encoding). */
+/**
+ * The file as a PlainCsvFile, or undefined when its encoding or first line needs readCsv. The dataset build's scan
+ * (csv-scan.ts) reads the whole file and still sends it row by row on a quote, a CR, a NUL or text beyond the BMP.
+ */
 export async function plainCsvFile(
   path: string,
   options: PlainCsvOptions,
@@ -37,7 +33,7 @@ export async function plainCsvFile(
   if (options.encoding !== undefined && !/^utf-?8$/i.test(options.encoding)) return undefined;
   const file = await open(path, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(SCAN_BYTES);
+    const buffer = Buffer.allocUnsafe(SNIFF_BYTES);
     const { bytesRead } = await file.read(buffer, 0, SNIFF_BYTES, 0);
     const head = buffer.subarray(0, bytesRead);
     if (bytesRead === 0 || detectEncoding(head, options.encoding) !== 'utf-8') return undefined;
@@ -50,7 +46,6 @@ export async function plainCsvFile(
     const cells = sample.slice(0, newline).split(layout.delimiter);
     if (cells.every((cell) => cell.trim() === '')) return undefined;
     const columns = layout.hasHeader ? columnNames(cells) : cells.map((_, index) => `column_${index + 1}`);
-    if (!(await isPlain(file, buffer))) return undefined;
     return { path, delimiter: layout.delimiter, hasHeader: layout.hasHeader, columns, limits };
   } finally {
     await file.close();
@@ -69,15 +64,4 @@ async function sampleText(file: FileHandle, head: Buffer): Promise<string> {
     position += bytesRead;
   }
   return sample;
-}
-
-async function isPlain(file: FileHandle, buffer: Buffer): Promise<boolean> {
-  for (let position = 0; ;) {
-    const { bytesRead } = await file.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) return true;
-    const chunk = buffer.subarray(0, bytesRead);
-    if (chunk.includes(QUOTE) || chunk.includes(CARRIAGE_RETURN) || chunk.includes(NUL)) return false;
-    if (ASTRAL_LEADS.some((lead) => chunk.includes(lead))) return false;
-    position += bytesRead;
-  }
 }
