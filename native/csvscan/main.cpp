@@ -15,7 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include <csignal>
+
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,6 +194,8 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A scan of a large file outlives nothing: it dies with the daemon that asked for it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@ import { fileDriver } from '../../src/modules/connectors/drivers/file';
 import { importAreaFor } from '../../src/modules/connectors/local-path';
 import { FileConfig } from '../../src/modules/connectors/connector-config';
 import { buildFromPlainCsv } from '../../src/modules/datasets/csv-file-build';
+import { scanPlainCsv } from '../../src/modules/datasets/csv-scan';
 import { DatasetFileWriter, WrittenDataset } from '../../src/modules/datasets/dataset-file-writer';
 import { datasetColumnTypes, readDatasetFile, TEST_BUILD } from '../support/dataset-files';
 import { TestEgressGuard } from '../support/test-egress-guard';
@@ -211,5 +212,15 @@ describe('a CSV file read by DuckDB', () => {
     await expectRowByRow(lines('a,b', '1,2'), { SERVICE_PARSE_MAX_CELLS: '1' });
     await expectRowByRow(lines('a,b,c', '1,2,3'), { SERVICE_PARSE_MAX_COLUMNS: '2' });
     await expectRowByRow('a,b\n');
+  });
+
+  it('fails a scan it cannot make without naming the file', async () => {
+    const gone = join(scratch, 'gone.csv');
+    const failure = scanPlainCsv(
+      { path: gone, delimiter: ',', hasHeader: true, columns: ['a'], limits: parseLimits() },
+      2,
+    );
+    await expect(failure).rejects.toThrow('csvscan: cannot open the file: No such file or directory');
+    await expect(failure).rejects.not.toThrow(scratch);
   });
 });

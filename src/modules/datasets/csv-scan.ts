@@ -59,8 +59,11 @@ export async function scanPlainCsv(csv: PlainCsvFile, threads: number): Promise<
       ],
       // JSON escapes a control character in six bytes.
       { maxBuffer: width * DISTINCT_BYTES * 6 + (1 << 20), encoding: 'utf8' },
+      // Not error.message: it holds the command line, and so the file's path.
       (error, out, err) =>
-        error ? reject(new Error(`csvscan failed: ${err.trim() || error.message}`)) : resolve(out),
+        error
+          ? reject(new Error(err.trim() || `csvscan failed: ${error.signal ?? error.code}`))
+          : resolve(out),
     );
   });
   const output = JSON.parse(stdout) as ScanOutput;
