@@ -4,7 +4,7 @@
 //
 // DELIMITER is one byte; HEADER is 1 when the first line names the columns. A column's distinct texts are collected
 // while they are at most DISTINCT_LIMIT and their bytes at most DISTINCT_BYTES (beyond, the file is refused). Prints one JSON object on stdout:
-// {"rows", "refusal", "columns": [{"shapes": [...], "widest", "values": [...] | null}]}, the values sorted bytewise.
+// {"rows", "longest_line", "refusal", "columns": [{"shapes": [...], "widest", "values": [...] | null}]}, the values sorted bytewise.
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -108,6 +108,7 @@ Value shapes_of(unsigned shapes) {
 Value report(const Facts& facts, const ScanOptions& options) {
   Value out = Value::object();
   out.set("rows", Value::u64(facts.rows));
+  out.set("longest_line", Value::u64(facts.longest_line));
   out.set("refusal", ds::csvscan::refusal_name(facts.refusal));
   Value columns = Value::array();
   for (std::size_t i = 0; i < options.width && facts.refusal == ds::csvscan::Refusal::None; ++i) {

@@ -312,6 +312,7 @@ void scan_lines(const char* begin, const char* end, const ScanOptions& options, 
     const char* newline = static_cast<const char*>(std::memchr(line, '\n', static_cast<std::size_t>(end - line)));
     const char* stop = newline ? newline : end;
     const auto length = static_cast<std::size_t>(stop - line);
+    if (length > facts.longest_line) facts.longest_line = length;
     // DuckDB's reader skips an empty line between rows of several cells; a one-cell file's is refused as blank.
     if (length == 0 && options.width > 1) {
       line = stop + 1;
@@ -380,6 +381,7 @@ Refusal check_header(std::string_view header) {
 void merge(Facts& facts, const Facts& later, const ScanOptions& options) {
   if (facts.columns.size() != options.width) facts.columns.resize(options.width);
   facts.rows += later.rows;
+  if (later.longest_line > facts.longest_line) facts.longest_line = later.longest_line;
   if (facts.refusal == Refusal::None) facts.refusal = later.refusal;
   if (later.columns.empty()) return;
   for (std::size_t i = 0; i < options.width; ++i) {

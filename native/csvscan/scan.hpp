@@ -91,6 +91,7 @@ enum class Refusal { None, Quoted, Ragged, Blank, Utf8, Texts };
 
 struct Facts {
   std::uint64_t rows = 0;
+  std::size_t longest_line = 0;  // in bytes, without its newline
   Refusal refusal = Refusal::None;
   std::vector<ColumnFacts> columns;
 };

@@ -81,6 +81,7 @@ TEST(csvscan_collects_distinct_texts_until_another_shape_or_the_limit) {
   const cs::Facts facts = scan("b,1,x,2024-01-01\na,2,,2024-01-01\nb,x,y,z\n", 4, 100, 1000);
   CHECK(facts.refusal == cs::Refusal::None);
   CHECK(facts.rows == 3);
+  CHECK(facts.longest_line == 16);
   CHECK(facts.columns[0].collecting && facts.columns[0].texts.size() == 2);
   CHECK(!facts.columns[1].collecting);
   CHECK(facts.columns[1].shapes == (cs::kInteger | cs::kString));

@@ -185,6 +185,11 @@ describe('a CSV file read by DuckDB', () => {
     await expectSame(lines('a,b', '1,2', '', '3,4'));
   });
 
+  it('reads a line just within what DuckDB takes', async () => {
+    const wide = Array.from({ length: 19 }, (_, i) => `c${i}`);
+    await expectSame(lines(wide.join(','), wide.map((c) => c.padEnd(100_000, 'x')).join(',')));
+  });
+
   it('keeps a byte-order mark out of the first name and reads non-ASCII text', async () => {
     await expectSame(Buffer.from('\ufeffnom,ville\n1,Zürich\n2,São Paulo\n3,東京\n', 'utf8'));
   });
@@ -209,6 +214,9 @@ describe('a CSV file read by DuckDB', () => {
     await expectRowByRow('a,b\n1,x\u0000y\n');
     await expectRowByRow('"a",b\n1,2\n');
     await expectRowByRow(lines('a', '1', '', '2'));
+    // A line longer than DuckDB's reader takes (2,000,000 bytes), of cells each within the cell limit.
+    const wide = Array.from({ length: 24 }, (_, i) => `c${i}`);
+    await expectRowByRow(lines(wide.join(','), wide.map((c) => c.padEnd(100_000, 'x')).join(',')));
     await expectRowByRow(lines('a,b', '1,2'), { SERVICE_PARSE_MAX_CELLS: '1' });
     await expectRowByRow(lines('a,b,c', '1,2,3'), { SERVICE_PARSE_MAX_COLUMNS: '2' });
     await expectRowByRow('a,b\n');

@@ -9,6 +9,8 @@ export const CSV_SCAN_PATH = join(APP_ROOT, 'engine_build', 'csvscan');
 
 /** Past this many bytes of distinct text in one column, the file goes the row-by-row way (which bounds its memory). */
 const DISTINCT_BYTES = 16 << 20;
+/** DuckDB's read_csv refuses a longer line (its max_line_size, 2,000,000 bytes with the newline); readCsv takes it. */
+const LONGEST_LINE_BYTES = 1_999_999;
 
 const KIND_OF_SHAPE: Readonly<Record<string, number>> = {
   integer: KIND_INTEGER,
@@ -34,13 +36,14 @@ export interface ScannedCsv {
 
 interface ScanOutput {
   rows: number;
+  longest_line: number;
   refusal: string;
   columns: { shapes: string[]; widest: number; values: string[] | null }[];
 }
 
 /**
- * One pass of engine_build/csvscan over the file (native/csvscan): undefined when a row, a cell's UTF-8 or a shape
- * only the row-by-row reader judges sends the file that way.
+ * One pass of engine_build/csvscan over the file (native/csvscan): undefined when a row, a cell's UTF-8, a line
+ * longer than DuckDB reads, or a shape only the row-by-row reader judges sends the file that way.
  */
 export async function scanPlainCsv(csv: PlainCsvFile, threads: number): Promise<ScannedCsv | undefined> {
   if (Buffer.byteLength(csv.delimiter) !== 1) return undefined;
@@ -67,7 +70,7 @@ export async function scanPlainCsv(csv: PlainCsvFile, threads: number): Promise<
     );
   });
   const output = JSON.parse(stdout) as ScanOutput;
-  if (output.refusal !== 'none') return undefined;
+  if (output.refusal !== 'none' || output.longest_line > LONGEST_LINE_BYTES) return undefined;
   const columns: ScannedColumn[] = [];
   for (const column of output.columns) {
     if (column.shapes.some((shape) => KIND_OF_SHAPE[shape] === undefined)) return undefined;
