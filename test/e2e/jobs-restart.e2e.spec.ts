@@ -148,8 +148,11 @@ describe('jobs and callbacks across a hard kill', () => {
       scenario: { ...SIMULATION.scenario, model: 'a*a*a + sqrt(a)' },
     };
     const job = await appliance.call('POST', '/v1/jobs', { request: slow });
+    // 10 s was once too short in a CI run with both cores busy (the package suite beside it).
     await waitUntil(
       async () => (await appliance.call('GET', `/v1/jobs/${job.body.job_id}`)).body.status === 'running',
+      30000,
+      'the job running',
     );
     await appliance.kill();
     await appliance.start();
