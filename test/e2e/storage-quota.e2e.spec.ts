@@ -164,7 +164,8 @@ describe('per-organization storage quota (SERVICE_ORG_STORAGE_QUOTA_MB=1)', () =
     const deleted = await t.request('DELETE', `/v1/data/${first.body.dataset_id}`, { token: key });
     expect(deleted.status).toBe(204);
     const again = await connect(key, 'second', csv(8000));
-    expect(again.status).toBe(200);
+    // The message names what refused it (quota, full disk) if this ever fails: once seen in CI, not reproduced.
+    expect([again.status, again.body.error?.message]).toEqual([200, undefined]);
     expect(again.body.status).toBe('ready');
   });
 });
