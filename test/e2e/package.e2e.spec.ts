@@ -82,6 +82,28 @@ function packagesUnder(app: string, modules: string): { path: string; name: stri
   });
 }
 
+/**
+ * Only errors fail the lintian test, so the checks that can only warn are left out: half of the four minutes lintian
+ * takes on this package goes to them (languages/javascript/embedded alone reads every .js file of node_modules).
+ * Read from lintian's own tag descriptions, so a check that gains an error tag in a new lintian is run.
+ */
+function lintianChecksThatCanErr(): string[] {
+  const checks = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.tag')) {
+        const header = readFileSync(path, 'utf8');
+        const check = /^Check: (\S+)$/m.exec(header)?.[1];
+        if (check && /^Severity: error$/m.test(header)) checks.add(check);
+      }
+    }
+  };
+  walk('/usr/share/lintian/tags');
+  return [...checks].sort();
+}
+
 function mustSucceed(result: SpawnSyncReturns<string>, what: string): string {
   if (result.status !== 0)
     throw new Error(`${what} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
@@ -337,9 +359,12 @@ describeIf('the .deb package', () => {
         console.warn('lintian is not installed (apt-get install lintian): lintian check skipped');
         return;
       }
-      const lint = run('lintian', ['--no-tag-display-limit', deb]);
+      const checks = lintianChecksThatCanErr();
+      expect(checks).toEqual(expect.arrayContaining(['files/privacy-breach', 'systemd']));
+      const lint = run('lintian', ['--tag-display-limit', '0', '--check-part', checks.join(','), deb]);
       const errors = `${lint.stdout}${lint.stderr}`.split('\n').filter((line) => line.startsWith('E:'));
       expect(errors).toEqual([]);
+      expect(lint.status).toBe(0);
     },
     30 * MINUTES,
   );
