@@ -28,4 +28,5 @@ module.exports = {
   collectCoverageFrom: ['<rootDir>/src/**/*.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
   testTimeout: 120000,
+  testSequencer: '<rootDir>/test/support/longest-first-sequencer.js',
 };

@@ -1,7 +1,7 @@
 'use strict';
 const { join } = require('node:path');
 const root = join(__dirname, '..', '..');
-const { projects, testTimeout } = require(join(root, 'jest.config.js'));
+const { projects, testTimeout, testSequencer } = require(join(root, 'jest.config.js'));
 const { displayName: _unit, testMatch: _match, ...base } = projects[0];
 
 /** The reliability suite (docs/reliability.md): `npm run test:reliability`, kept out of `npm test`. */
@@ -16,4 +16,5 @@ module.exports = {
     },
   ],
   testTimeout: Math.max(testTimeout, 600000),
+  testSequencer,
 };
