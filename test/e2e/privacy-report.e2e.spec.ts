@@ -265,7 +265,9 @@ describe('GET /v1/admin/privacy-report', () => {
       );
       const row = {
         seq: last.seq + 1,
-        decidedAt: new Date().toISOString(),
+        // A second ago: the report's window ends at its own "now", exclusive, which an in-process request can share
+        // to the millisecond with a row written just before it.
+        decidedAt: new Date(Date.now() - 1000).toISOString(),
         purpose: 'webhook',
         orgId: null,
         host: 'b.example',
