@@ -98,8 +98,14 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
     };
   }
 
+  // A CSV build streams into its table, so its memory limit mostly caches: 3/8 keeps the daemon under 600 MB at 10M
+  // rows, where a quarter hit an allocation DuckDB cannot spill (docs/datasets.md, "CSV files read by DuckDB").
   private csvBuildBudget(): DatasetBuildOptions {
-    return { ...this.buildBudget(), threads: this.config.queryThreads };
+    return {
+      ...this.buildBudget(),
+      memoryMb: Math.max(64, Math.floor((this.config.queryMemoryMb * 3) / 8)),
+      threads: this.config.queryThreads,
+    };
   }
 
   private queryBudget(): { memoryMb: number; threads: number; tempDir: string } {
