@@ -91,9 +91,9 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** A build writes finished row groups as it goes: half the query budget held a 2M-row, 8-column build in 64 MB. */
-  private buildBudget(): { memoryMb: number; tempDir: string } {
+  private buildBudget(shareOfQueryMemory = 1 / 2): { memoryMb: number; tempDir: string } {
     return {
-      memoryMb: Math.max(64, Math.floor(this.config.queryMemoryMb / 2)),
+      memoryMb: Math.max(64, Math.floor(this.config.queryMemoryMb * shareOfQueryMemory)),
       tempDir: this.config.queryTempDir,
     };
   }
@@ -101,11 +101,7 @@ export class DatasetsService implements OnModuleInit, OnApplicationShutdown {
   // A CSV build streams into its table, so its memory limit mostly caches: 3/8 keeps the daemon under 600 MB at 10M
   // rows, where a quarter hit an allocation DuckDB cannot spill (docs/datasets.md, "CSV files read by DuckDB").
   private csvBuildBudget(): DatasetBuildOptions {
-    return {
-      ...this.buildBudget(),
-      memoryMb: Math.max(64, Math.floor((this.config.queryMemoryMb * 3) / 8)),
-      threads: this.config.queryThreads,
-    };
+    return { ...this.buildBudget(3 / 8), threads: this.config.queryThreads };
   }
 
   private queryBudget(): { memoryMb: number; threads: number; tempDir: string } {
